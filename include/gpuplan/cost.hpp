@@ -1,0 +1,48 @@
+// Rental cost: GPU-hours times a price, in CNY and USD.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+enum class Currency { kUsd, kCny };
+const char* currency_code(Currency c);
+
+struct PriceInput {
+  std::optional<std::string> text;  // "2.49", "15cny", "$2.5", "15-30cny" (a range)
+  std::optional<Currency> currency; // for a bare number
+  bool spot = false;
+  std::optional<double> spot_discount;  // fraction off on-demand when no spot quote exists
+  double spot_overhead = 0.10;          // extra GPU-hours lost to preemptions and restarts
+};
+
+struct Price {
+  double low_per_gpu_hour = 0;
+  double high_per_gpu_hour = 0;     // == low unless a range was given
+  Currency currency = Currency::kUsd;
+  bool spot = false;
+  double spot_overhead = 0;         // fraction of GPU-hours added when spot
+  std::string source;               // where the number came from
+  std::string date;
+};
+
+// The user's price, or the catalog default for the GPU (spot quote or a
+// discount off on-demand when --spot). Throws InputError on bad text.
+Price resolve_price(const std::string& gpu_id, const PriceInput& in);
+
+double convert(double amount, Currency from, Currency to);  // via data/prices.json's rate
+
+// A phase of a run that is not solved, only priced (e.g. a debugging phase on 10 A100s for 72 h).
+struct Phase {
+  std::string name;
+  std::string gpu_id;
+  double gpus = 0;
+  double hours = 0;
+  Price price;
+  double gpu_hours() const { return gpus * hours; }
+};
+// Parses "NAME:GPU:COUNT:DURATION[:PRICE]", e.g. "debug:a100-80g:10:72h:12cny".
+Phase parse_phase(const std::string& text);
+
+}  // namespace gpuplan

@@ -1,0 +1,80 @@
+// Accelerator and cluster descriptions.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8, kInt8 };
+const char* precision_name(Precision p);
+Precision parse_precision(const std::string& text, const std::string& field);
+
+struct GpuSpec {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  double memory_bytes = 0;           // vendor capacity, e.g. 80 GiB
+  double hbm_bytes_per_s = 0;
+  // Dense peak per precision in FLOP/s (OP/s for int8); absent = the part lacks it.
+  std::map<Precision, double> peak_flop_per_s;
+  std::string intra_link;            // "NVLink 4", empty for PCIe-only parts
+  double intra_bytes_per_s = 0;      // per GPU, one direction
+  bool intra_switched = false;       // NVSwitch / all-to-all fabric
+  int pcie_gen = 0;                  // 0 = unknown
+  double tdp_w = 0;
+  int gpus_per_node = 8;
+  int nvlink_domain_gpus = 0;        // > gpus_per_node for NVL72-style racks; 0 = the node
+  double scaleout_bytes_per_s = 0;   // per GPU, one direction
+  std::string scaleout;
+  double gemm_efficiency = 0;        // best measured dense GEMM fraction of peak; 0 = unmeasured
+  double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured
+  std::map<std::string, std::string> sources;
+  std::string notes;
+  std::vector<std::string> aliases;
+
+  // Peak for a precision; throws InputError (field "--precision") if the part lacks it.
+  double peak(Precision p) const;
+  bool has(Precision p) const { return peak_flop_per_s.count(p) > 0; }
+};
+
+const std::vector<GpuSpec>& gpu_catalog();
+
+// Adds or overrides GPUs from a user's JSON file in the data/gpus.json format.
+void load_user_gpu_file(const std::string& path);
+
+// Accepts an id or an alias (case-insensitive). Unknown names and ambiguous
+// aliases throw InputError listing the candidates.
+const GpuSpec& find_gpu(const std::string& name);
+
+// The machines a run uses: a GPU type, a count, and the node shape.
+struct Cluster {
+  GpuSpec gpu;
+  int gpus_per_node = 8;
+  double scaleout_bytes_per_s = 0;   // per GPU
+};
+Cluster default_cluster(const GpuSpec& gpu);
+
+// Rental prices (data/prices.json).
+struct PriceQuote {
+  std::string gpu;
+  std::string provider;
+  std::string currency;              // "USD" or "CNY"
+  double on_demand_per_gpu_hour = 0;
+  double spot_per_gpu_hour = 0;      // 0 = not quoted
+  std::string date;
+  std::string source;
+  std::string confidence;
+  bool is_default = false;
+};
+struct ExchangeRate {
+  double cny_per_usd = 0;
+  std::string date;
+  std::string source;
+};
+const std::vector<PriceQuote>& price_catalog();
+const PriceQuote* default_price(const std::string& gpu_id);
+const ExchangeRate& exchange_rate();
+
+}  // namespace gpuplan

@@ -1,0 +1,125 @@
+// Model descriptions: what a transformer is, independent of how it is trained.
+//
+// A ModelSpec is built once (from a Hugging Face config.json, the built-in
+// catalog, a validation case or a bare parameter count), validated there, and
+// then trusted by every estimator.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace gpuplan {
+
+enum class MlpKind { kGated, kPlain };   // gated: SwiGLU/GeGLU, 3 matrices; plain: 2 matrices
+enum class NormKind { kRms, kLayer };    // RMSNorm: weight only; LayerNorm: weight and bias
+
+// Mixture-of-experts feed-forward (Mixtral-, Qwen- and DeepSeek-style).
+struct MoeSpec {
+  int64_t routed_experts = 0;
+  int64_t experts_per_token = 0;
+  int64_t shared_experts = 0;           // always active
+  int64_t expert_intermediate = 0;      // width of one routed expert
+  int64_t shared_intermediate = 0;      // total width of the shared experts
+  int64_t first_dense_layers = 0;       // DeepSeek's first_k_dense_replace
+  int64_t layer_frequency = 1;          // every k-th layer (after the dense ones) is MoE
+  bool router_bias = false;             // DeepSeek-V3's e_score_correction_bias
+  bool shared_expert_gate = false;      // Qwen2-MoE's sigmoid gate on the shared expert
+};
+
+// DeepSeek multi-head latent attention (DeepSeek-V2 paper, section 2.1).
+struct MlaSpec {
+  int64_t q_lora_rank = 0;  // 0: queries are projected directly (V2-Lite)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t v_head_dim = 0;
+};
+
+struct ModelSpec {
+  std::string id;       // catalog id or a name derived from the file
+  std::string name;     // for display
+  std::string source;   // where the description came from
+
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;       // == heads for MHA, 1 for MQA
+  int64_t head_dim = 0;       // usually hidden / heads; Gemma and Qwen3 set it
+  int64_t intermediate = 0;   // dense MLP width
+  int64_t vocab = 0;
+  int64_t learned_positions = 0;  // rows of a learned position table (GPT-2/3); 0 for RoPE/ALiBi
+  bool tied_embeddings = false;
+
+  MlpKind mlp = MlpKind::kGated;
+  NormKind norm = NormKind::kRms;
+  int64_t norms_per_layer = 2;  // Gemma 2 has 4; Falcon-7B's parallel block has 1
+  bool qk_norm = false;         // Qwen3 normalises q and k per head
+  bool qkv_bias = false;
+  bool out_bias = false;        // attention output projection
+  bool mlp_bias = false;
+  bool parallel_block = false;  // attention and MLP read the same input (Falcon, GPT-J)
+
+  std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;
+
+  // As the authors state it (0 if unknown); tests compare our exact count to it.
+  double params_official = 0;
+  double active_params_official = 0;
+
+  // A bare parameter count ("--params 70B"): no architecture, only the 6·N rule works.
+  bool count_only = false;
+  double count_only_params = 0;
+
+  bool is_moe() const { return moe.has_value(); }
+  bool is_moe_layer(int64_t layer) const;
+  int64_t q_width() const { return heads * head_dim; }    // width of all query heads
+  int64_t kv_width() const { return kv_heads * head_dim; }
+};
+
+// Parameter counts. "Embedding" means the token embedding, any learned
+// position table and an untied LM head (the convention of Kaplan et al. 2020,
+// section 2.1, and of the Qwen2.5 model cards' "non-embedding" counts).
+struct ParamCounts {
+  double total = 0;
+  double active = 0;          // per token: routed experts counted top-k only
+  double embedding = 0;
+  double non_embedding = 0;   // total - embedding
+  double attention = 0;       // all layers
+  double mlp_dense = 0;       // all dense MLP layers
+  double mlp_experts = 0;     // routed + shared experts + routers, all layers
+  double norms = 0;
+  double lm_head = 0;         // 0 when tied
+};
+
+ParamCounts count_params(const ModelSpec& m);
+
+// Parameters of one layer's attention block (projections, biases, q/k norms).
+double attention_params_per_layer(const ModelSpec& m);
+// One dense MLP of width `width`.
+double dense_mlp_params(const ModelSpec& m, int64_t width);
+
+// Builds a ModelSpec from a Hugging Face config.json object. Accepts the key
+// names of the families in the catalog (Llama, Qwen, Mistral/Mixtral, DeepSeek,
+// GPT-2/NeoX/OPT/BLOOM, Falcon, ChatGLM, Baichuan, InternLM2, Gemma, Phi-3).
+// Throws InputError naming each missing or invalid key.
+ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& origin);
+
+// A bare parameter count, for the 6·N rule.
+ModelSpec model_from_param_count(double params);
+
+// Catalog: built-in models plus aliases. `find_model` accepts an id, an alias
+// or a path to a config.json (or a folder holding one); throws InputError with
+// close candidates when nothing matches.
+struct CatalogModel {
+  ModelSpec spec;
+  std::vector<std::string> aliases;
+  std::string hf_repo;
+  std::string notes;
+};
+const std::vector<CatalogModel>& model_catalog();
+ModelSpec find_model(const std::string& name_or_path);
+
+}  // namespace gpuplan

@@ -1,0 +1,75 @@
+// A Report is what every command produces: sections of rows, each a number
+// with its unit (or a text), plus the assumptions behind them and warnings.
+// Renderers turn it into a table (English or Chinese), JSON, CSV or Markdown;
+// estimators never print.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuplan {
+
+enum class Unit {
+  kText,       // value is in `text`
+  kFlop,       // FLOP
+  kFlopPerS,   // FLOP/s
+  kSeconds,    // s
+  kGpuHours,   // GPU-hours
+  kGpuDays,    // GPU-days ("card-days")
+  kCount,      // a plain number
+  kParams,     // parameters
+  kGpus,       // GPUs
+  kFraction,   // 0..1, shown as %
+  kBytes,      // bytes, shown in GiB
+  kBytesPerS,  // bytes/s
+  kUsd,        // US dollars
+  kCny,        // Chinese yuan
+  kFlag,       // true/false in `value` (1/0)
+};
+
+struct Row {
+  std::string key;   // stable JSON key, unit in the name: total_flop, wall_clock_s, cost_cny
+  std::string en;    // label
+  std::string zh;
+  double value = 0;
+  Unit unit = Unit::kText;
+  std::string text;  // for kText, or an annotation shown after the value
+};
+
+struct Section {
+  std::string key;
+  std::string en;
+  std::string zh;
+  std::vector<Row> rows;
+  // A section may instead be a table of records (e.g. the planner's ranking).
+  std::vector<std::string> columns;
+  std::vector<std::vector<Row>> records;
+};
+
+struct Note {
+  std::string en;
+  std::string zh;
+};
+
+struct Report {
+  std::string command;
+  std::string title_en;
+  std::string title_zh;
+  nlohmann::json inputs = nlohmann::json::object();
+  std::vector<Section> sections;
+  std::vector<Note> assumptions;
+  std::vector<Note> warnings;
+};
+
+enum class Format { kTable, kJson, kCsv, kMarkdown };
+enum class Lang { kEn, kZh };
+Format parse_format(const std::string& text);
+Lang parse_lang(const std::string& text);
+
+std::string render(const Report& report, Format format, Lang lang);
+nlohmann::json to_json(const Report& report);
+// The value of one row as a person reads it: "315 ZFLOP", "93,483 GPU-hours".
+std::string format_value(const Row& row, Lang lang);
+
+}  // namespace gpuplan

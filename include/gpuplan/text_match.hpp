@@ -1,0 +1,18 @@
+// Helpers for matching what a user typed against catalog ids and aliases.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+// Lower-case, with '_' and ' ' read as '-'.
+std::string normalize_name(const std::string& s);
+
+// Up to `limit` entries of `names` closest to `typed` (substring matches
+// first, then by edit distance), for "did you mean" messages.
+std::vector<std::string> closest_names(const std::string& typed, const std::vector<std::string>& names,
+                                       size_t limit = 5);
+
+std::string join(const std::vector<std::string>& items, const std::string& sep);
+
+}  // namespace gpuplan

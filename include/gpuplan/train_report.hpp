@@ -1,0 +1,43 @@
+// `gpuplan train`: compute, time, GPU count and cost of a training run,
+// assembled from the estimators into one Report. The CLI and the web server
+// both call this.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/flops.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/report.hpp"
+#include "gpuplan/workload.hpp"
+
+namespace gpuplan {
+
+struct TrainRequest {
+  std::string model;                      // catalog id, alias or config.json path
+  std::optional<double> params;           // or a bare parameter count
+  WorkloadInput workload;
+  std::optional<double> flop_per_sample;  // non-LLM workloads: FLOPs of one training sample
+  std::string gpu;
+  std::optional<double> gpus;
+  std::optional<double> deadline_s;
+  std::optional<double> mfu;
+  std::optional<double> tflops_per_gpu;   // achieved TFLOP/s per GPU, instead of --mfu
+  Precision precision = Precision::kBf16;
+  Recompute recompute = Recompute::kNone;
+  bool causal_half = false;
+  bool six_n = false;                     // time the run with 6·N instead of the exact count
+  double fault_budget = 0.20;
+  double comm_margin = 0.0;
+  std::optional<int> gpus_per_node;
+  PriceInput price;
+  std::vector<std::string> phases;        // "NAME:GPU:COUNT:DURATION[:PRICE]"
+};
+
+Report train_report(const TrainRequest& request);
+
+// Echo of the model section shared by several commands.
+Section model_section(const ModelSpec& model);
+
+}  // namespace gpuplan

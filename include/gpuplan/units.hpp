@@ -1,0 +1,39 @@
+// Units and the parsing and formatting of quantities.
+//
+// Quantities crossing module boundaries are doubles whose names end in their
+// unit (_flop, _s, _bytes, _flop_per_s, _gib); the constants here convert.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gpuplan {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // bytes
+inline constexpr double kGB = 1e9;                        // bytes
+inline constexpr double kTera = 1e12;
+inline constexpr double kSecondsPerHour = 3600.0;
+inline constexpr double kSecondsPerDay = 86400.0;
+
+// Parses a positive count with an optional SI suffix: "7e9", "70B", "15T",
+// "1.5M", "300k", "2,048". B means billion (1e9), as parameter counts use it.
+// Throws InputError naming `field` on anything else, NaN, inf or <= 0.
+double parse_count(std::string_view text, const std::string& field);
+
+// Parses a duration: "90d", "12h", "30min", "2w", "3600s", plain number = days.
+double parse_duration_s(std::string_view text, const std::string& field);
+
+// Parses a fraction in (0, 1]; accepts "0.4" or "40%".
+double parse_fraction(std::string_view text, const std::string& field);
+
+// Checks that a number is finite and inside [lo, hi]; throws InputError otherwise.
+void require_range(double value, double lo, double hi, const std::string& field,
+                   const std::string& allowed);
+
+// Formatting for people: "315 ZFLOP", "93,483", "12.3 days", "1.40 M".
+std::string format_si(double value, const std::string& unit, int significant = 3);
+std::string format_thousands(double value, int decimals = 0);
+std::string format_duration(double seconds);
+std::string format_sig(double value, int significant = 3);
+
+}  // namespace gpuplan

@@ -1,0 +1,131 @@
+// gpuplan models / gpus: what the built-in catalogs hold.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/train_report.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+Row cell(const char* key, const std::string& en, double v, Unit u, std::string text = "") {
+  return Row{key, en, "", v, u, std::move(text)};
+}
+
+Report models_report(const std::string& show) {
+  Report rep;
+  rep.command = "models";
+  if (!show.empty()) {
+    const ModelSpec m = find_model(show);
+    rep.title_en = "Model " + m.name;
+    rep.title_zh = "模型 " + m.name;
+    rep.sections.push_back(model_section(m));
+    Section src{"source", "Source", "来源", {}, {}, {}};
+    src.rows.push_back(Row{"id", "Id", "编号", 0, Unit::kText, m.id});
+    src.rows.push_back(Row{"source", "Config from", "配置来源", 0, Unit::kText, m.source});
+    if (m.params_official > 0) src.rows.push_back(Row{"params_official", "Official count", "官方参数量", m.params_official, Unit::kParams});
+    rep.sections.push_back(src);
+    return rep;
+  }
+  rep.title_en = "Built-in models";
+  rep.title_zh = "内置模型";
+  Section s{"models", "Models", "模型", {}, {"id", "name", "total", "active", "layers", "hidden", "heads/kv", "vocab"}, {}};
+  for (const auto& e : model_catalog()) {
+    const ParamCounts p = count_params(e.spec);
+    const ModelSpec& m = e.spec;
+    s.records.push_back({cell("id", "id", 0, Unit::kText, m.id), cell("name", "name", 0, Unit::kText, m.name),
+                         cell("params_total", "total", p.total, Unit::kParams),
+                         cell("params_active", "active", p.active, Unit::kParams),
+                         cell("layers", "layers", static_cast<double>(m.layers), Unit::kCount),
+                         cell("hidden", "hidden", static_cast<double>(m.hidden), Unit::kCount),
+                         cell("heads", "heads", 0, Unit::kText, m.mla ? fmt::format("{}/MLA", m.heads) : fmt::format("{}/{}", m.heads, m.kv_heads)),
+                         cell("vocab", "vocab", static_cast<double>(m.vocab), Unit::kCount)});
+  }
+  rep.sections.push_back(s);
+  return rep;
+}
+
+std::string tflops(const GpuSpec& g, Precision p) {
+  return g.has(p) ? format_sig(g.peak(p) / kTera, 4) : "—";
+}
+
+Report gpus_report(const std::string& show) {
+  Report rep;
+  rep.command = "gpus";
+  if (!show.empty()) {
+    const GpuSpec& g = find_gpu(show);
+    rep.title_en = g.name;
+    rep.title_zh = g.name;
+    Section s{"gpu", "Specification", "规格", {}, {}, {}};
+    s.rows.push_back(Row{"id", "Id", "编号", 0, Unit::kText, g.id});
+    s.rows.push_back(Row{"memory_bytes", "Memory", "显存", g.memory_bytes, Unit::kBytes});
+    s.rows.push_back(Row{"hbm_bytes_per_s", "Memory bandwidth", "显存带宽", g.hbm_bytes_per_s, Unit::kBytesPerS});
+    const std::pair<const char*, Precision> kinds[] = {{"fp32", Precision::kFp32}, {"tf32", Precision::kTf32}, {"bf16", Precision::kBf16},
+                                                       {"fp16", Precision::kFp16}, {"fp8", Precision::kFp8},   {"int8", Precision::kInt8}};
+    for (const auto& [name, p] : kinds) {
+      Row r{fmt::format("peak_{}_flop_per_s", name), fmt::format("Dense peak {}", name), fmt::format("{} 稠密峰值", name), 0, Unit::kText, "not supported"};
+      if (g.has(p)) { r.value = g.peak(p); r.unit = Unit::kFlopPerS; r.text.clear(); }
+      s.rows.push_back(r);
+    }
+    s.rows.push_back(Row{"intra_link", "Intra-node link", "节点内互联", 0, Unit::kText, g.intra_link.empty() ? "PCIe only" : g.intra_link});
+    s.rows.push_back(Row{"intra_bytes_per_s", "Intra-node bandwidth per GPU, one direction", "节点内单向带宽", g.intra_bytes_per_s, Unit::kBytesPerS});
+    s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", static_cast<double>(g.pcie_gen), Unit::kCount, g.pcie_gen ? "" : "(unknown)"});
+    s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", g.tdp_w, Unit::kCount});
+    s.rows.push_back(Row{"gpus_per_node", "GPUs per node (default)", "每节点卡数（默认）", static_cast<double>(g.gpus_per_node), Unit::kCount});
+    s.rows.push_back(Row{"scaleout_bytes_per_s", "Scale-out per GPU, one direction", "跨节点单卡带宽", g.scaleout_bytes_per_s, Unit::kBytesPerS, g.scaleout});
+    s.rows.push_back(Row{"aliases", "Aliases", "别名", 0, Unit::kText, join(g.aliases, ", ")});
+    rep.sections.push_back(s);
+    Section src{"sources", "Sources", "来源", {}, {}, {}};
+    for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v});
+    if (!g.notes.empty()) src.rows.push_back(Row{"notes", "Notes", "备注", 0, Unit::kText, g.notes});
+    rep.sections.push_back(src);
+    return rep;
+  }
+  rep.title_en = "Built-in GPUs (dense peaks, TFLOP/s)";
+  rep.title_zh = "内置 GPU（稠密峰值 TFLOP/s）";
+  Section s{"gpus", "GPUs", "GPU", {}, {"id", "memory", "HBM TB/s", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "link", "default price"}, {}};
+  for (const auto& g : gpu_catalog()) {
+    const PriceQuote* q = default_price(g.id);
+    std::string price = q ? fmt::format("{}{:.2f}/h", q->currency == "CNY" ? "¥" : "$", q->on_demand_per_gpu_hour) : "—";
+    s.records.push_back({cell("id", "id", 0, Unit::kText, g.id), cell("memory_bytes", "memory", g.memory_bytes, Unit::kBytes),
+                         cell("hbm_tbps", "HBM", 0, Unit::kText, format_sig(g.hbm_bytes_per_s / kTera, 3)),
+                         cell("fp32", "fp32", 0, Unit::kText, tflops(g, Precision::kFp32)),
+                         cell("tf32", "tf32", 0, Unit::kText, tflops(g, Precision::kTf32)),
+                         cell("bf16", "bf16", 0, Unit::kText, tflops(g, Precision::kBf16)),
+                         cell("fp16", "fp16", 0, Unit::kText, tflops(g, Precision::kFp16)),
+                         cell("fp8", "fp8", 0, Unit::kText, tflops(g, Precision::kFp8)),
+                         cell("int8", "int8", 0, Unit::kText, tflops(g, Precision::kInt8)),
+                         cell("link", "link", 0, Unit::kText, g.intra_link.empty() ? "PCIe" : g.intra_link),
+                         cell("default_price", "price", 0, Unit::kText, price)});
+  }
+  rep.sections.push_back(s);
+  return rep;
+}
+
+}  // namespace
+
+void add_models_command(CLI::App& app) {
+  auto out = std::make_shared<OutputOptions>();
+  auto show = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("models", "List the built-in models, or show one (gpuplan models llama-3.1-70b, or a config.json path)");
+  cmd->add_option("model", *show, "A model id, alias or config.json to describe");
+  add_output_options(cmd, out.get());
+  cmd->callback([out, show] { load_gpu_file(*out); print_report(models_report(*show), *out); });
+}
+
+void add_gpus_command(CLI::App& app) {
+  auto out = std::make_shared<OutputOptions>();
+  auto show = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("gpus", "List the built-in GPUs with dense peaks and default prices, or show one with sources");
+  cmd->add_option("gpu", *show, "A GPU id or alias to describe");
+  add_output_options(cmd, out.get());
+  cmd->callback([out, show] { load_gpu_file(*out); print_report(gpus_report(*show), *out); });
+}
+
+}  // namespace gpuplan::cli

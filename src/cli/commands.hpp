@@ -1,0 +1,17 @@
+// Registration of every subcommand. Each add_* lives in cmd_<name>.cpp.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace gpuplan::cli {
+
+void add_train_command(CLI::App& app);
+void add_models_command(CLI::App& app);
+void add_gpus_command(CLI::App& app);
+
+inline void register_commands(CLI::App& app) {
+  add_train_command(app);
+  add_models_command(app);
+  add_gpus_command(app);
+}
+
+}  // namespace gpuplan::cli

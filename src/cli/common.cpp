@@ -1,0 +1,30 @@
+#include "common.hpp"
+
+#include <cstdio>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan::cli {
+
+void add_output_options(CLI::App* app, OutputOptions* out) {
+  app->add_option("--format", out->format, "Output: table, json, csv or markdown")->capture_default_str();
+  app->add_option("--lang", out->lang, "Labels: en or zh (中文)")->capture_default_str();
+  app->add_option("--gpu-file", out->gpu_file, "JSON file adding or overriding GPUs (format: docs/data-formats.md)");
+}
+
+void load_gpu_file(const OutputOptions& out) {
+  if (!out.gpu_file.empty()) load_user_gpu_file(out.gpu_file);
+}
+
+void print_report(const Report& report, const OutputOptions& out) {
+  const std::string text = render(report, parse_format(out.format), parse_lang(out.lang));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+std::optional<double> count_flag(const std::optional<std::string>& text, const std::string& flag) {
+  if (!text) return std::nullopt;
+  return parse_count(*text, flag);
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,27 @@
+// Pieces every subcommand shares: output options and number parsing for flags.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "gpuplan/report.hpp"
+
+namespace gpuplan::cli {
+
+struct OutputOptions {
+  std::string format = "table";
+  std::string lang = "en";
+  std::string gpu_file;
+};
+
+// --format, --lang and --gpu-file on a subcommand.
+void add_output_options(CLI::App* app, OutputOptions* out);
+
+// Loads --gpu-file if given, then renders and prints the report.
+void load_gpu_file(const OutputOptions& out);
+void print_report(const Report& report, const OutputOptions& out);
+
+// A flag given as text, parsed later so errors name the flag.
+std::optional<double> count_flag(const std::optional<std::string>& text, const std::string& flag);
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,144 @@
+#include "gpuplan/cost.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+const char* currency_code(Currency c) { return c == Currency::kUsd ? "USD" : "CNY"; }
+
+double convert(double amount, Currency from, Currency to) {
+  if (from == to) return amount;
+  const double rate = exchange_rate().cny_per_usd;
+  return from == Currency::kUsd ? amount * rate : amount / rate;
+}
+
+namespace {
+
+Currency currency_of(const std::string& code) { return code == "CNY" ? Currency::kCny : Currency::kUsd; }
+
+// "15-30cny" -> {15, 30, CNY}; "$2.5" -> {2.5, 2.5, USD}.
+void parse_price_text(const std::string& raw, const std::string& field, double* low, double* high,
+                      std::optional<Currency>* currency) {
+  std::string s;
+  for (char c : raw) {
+    if (!std::isspace(static_cast<unsigned char>(c))) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  auto strip = [&](const std::string& token, Currency c) {
+    const auto pos = s.find(token);
+    if (pos != std::string::npos) {
+      s.erase(pos, token.size());
+      *currency = c;
+    }
+  };
+  strip("cny", Currency::kCny);
+  strip("rmb", Currency::kCny);
+  strip("元", Currency::kCny);
+  strip("¥", Currency::kCny);
+  strip("usd", Currency::kUsd);
+  strip("$", Currency::kUsd);
+  const std::string allowed = "a positive price per GPU-hour such as 2.49, 2.49usd, $2.49, 15cny or a range 15-30cny";
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  *low = std::strtod(begin, &end);
+  if (end == begin) throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+  *high = *low;
+  if (*end == '-') {
+    const char* second = end + 1;
+    *high = std::strtod(second, &end);
+    if (end == second) throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+  }
+  if (*end != '\0') throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+  if (!std::isfinite(*low) || !std::isfinite(*high) || *low <= 0 || *high < *low || *high > 1e5) {
+    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+  }
+}
+
+}  // namespace
+
+Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
+  Price p;
+  p.spot = in.spot;
+  if (in.spot) {
+    require_range(in.spot_overhead, 0, 1, "--spot-overhead", "a fraction between 0 and 1");
+    p.spot_overhead = in.spot_overhead;
+  }
+  if (in.spot_discount) require_range(*in.spot_discount, 0, 0.99, "--spot-discount", "a fraction between 0 and 0.99");
+  if (in.text) {
+    std::optional<Currency> cur = in.currency;
+    parse_price_text(*in.text, "--price", &p.low_per_gpu_hour, &p.high_per_gpu_hour, &cur);
+    p.currency = cur.value_or(Currency::kUsd);
+    p.source = "--price (yours)";
+    if (in.spot && in.spot_discount) {
+      p.low_per_gpu_hour *= 1 - *in.spot_discount;
+      p.high_per_gpu_hour *= 1 - *in.spot_discount;
+      p.source += fmt::format(", {:.0f}% spot discount", *in.spot_discount * 100);
+    }
+    return p;
+  }
+  const PriceQuote* q = default_price(gpu_id);
+  if (!q) {
+    throw InputError("--price", fmt::format("--price is required: the catalog has no rental price for {}.", gpu_id));
+  }
+  p.currency = currency_of(q->currency);
+  p.date = q->date;
+  p.source = fmt::format("{} ({}, {})", q->provider, q->date, q->source);
+  double per = q->on_demand_per_gpu_hour;
+  if (in.spot) {
+    if (in.spot_discount) {
+      per *= 1 - *in.spot_discount;
+      p.source += fmt::format(", {:.0f}% spot discount", *in.spot_discount * 100);
+    } else if (q->spot_per_gpu_hour > 0) {
+      per = q->spot_per_gpu_hour;
+      p.source += ", spot quote";
+    } else {
+      // Seed 004 says spot cuts cost by "60% or more"; without a quote we assume 60% off.
+      per *= 0.4;
+      p.source += ", assumed 60% spot discount (no spot quote in the catalog)";
+    }
+  }
+  if (in.currency && *in.currency != p.currency) {
+    per = convert(per, p.currency, *in.currency);
+    p.currency = *in.currency;
+  }
+  p.low_per_gpu_hour = p.high_per_gpu_hour = per;
+  return p;
+}
+
+Phase parse_phase(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : text) {
+    if (c == ':') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  parts.push_back(cur);
+  if (parts.size() < 4 || parts.size() > 5 || parts[0].empty()) {
+    throw InputError("--phase", fmt::format("--phase must look like NAME:GPU:COUNT:DURATION[:PRICE], e.g. "
+                                            "debug:a100-80g:10:72h:12cny (got '{}').", text));
+  }
+  Phase ph;
+  ph.name = parts[0];
+  ph.gpu_id = find_gpu(parts[1]).id;
+  ph.gpus = parse_count(parts[2], "--phase GPU count");
+  require_range(ph.gpus, 1, 1e7, "--phase GPU count", "a whole number of GPUs from 1 to 10,000,000");
+  ph.hours = parse_duration_s(parts[3], "--phase duration") / kSecondsPerHour;
+  PriceInput pi;
+  if (parts.size() == 5) pi.text = parts[4];
+  ph.price = resolve_price(ph.gpu_id, pi);
+  return ph;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,120 @@
+// FLOPs per training token from the architecture.
+//
+// A matmul of an (m×k) by (k×n) matrix costs 2·m·k·n FLOP (one multiply and
+// one add per term); per token each weight matrix therefore costs 2 FLOP per
+// weight (Kaplan et al. 2020, section 2.1). The backward pass costs twice the
+// forward (gradients with respect to inputs and to weights; Kaplan 2020,
+// Narayanan et al. 2021 section 5.1). Full activation recomputation adds one
+// forward of the transformer layers but not of the LM head, which gives
+// Narayanan's 96·B·s·l·h²·(1 + s/6h + V/16lh) per iteration; selective
+// recomputation (Korthikanti et al. 2022, section 4.2) re-runs only the
+// attention core.
+#include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/flops.hpp"
+#include "gpuplan/text_match.hpp"
+
+namespace gpuplan {
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+Recompute parse_recompute(const std::string& text, const std::string& field) {
+  const std::string t = normalize_name(text);
+  if (t == "none" || t == "off" || t == "no") return Recompute::kNone;
+  if (t == "selective") return Recompute::kSelective;
+  if (t == "full" || t == "on" || t == "yes") return Recompute::kFull;
+  throw InputError(field, fmt::format("{} must be none, selective or full (got '{}').", field, text));
+}
+
+namespace {
+
+// Weights of one layer's attention projections that take part in matmuls
+// (biases and q/k norms excluded).
+double attention_matmul_weights(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden);
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    const double heads = static_cast<double>(m.heads);
+    const double qk_head = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + static_cast<double>(a.q_lora_rank) * heads * qk_head
+                                       : h * heads * qk_head;
+    const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) +
+                      static_cast<double>(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim);
+    return q + kv + heads * a.v_head_dim * h;
+  }
+  const double q = static_cast<double>(m.q_width());
+  const double kv = static_cast<double>(m.kv_width());
+  return 2 * h * q + 2 * h * kv;
+}
+
+double mlp_matmul_weights(const ModelSpec& m, int64_t width) {
+  const double per = m.mlp == MlpKind::kGated ? 3.0 : 2.0;
+  return per * static_cast<double>(m.hidden) * static_cast<double>(width);
+}
+
+}  // namespace
+
+FlopsPerToken flops_per_token(const ModelSpec& m, const FlopOptions& o) {
+  FlopsPerToken f;
+  const ParamCounts params = count_params(m);
+  f.six_n_flop = 6.0 * params.active;
+  if (m.count_only) {
+    // No architecture: the 6·N rule is all we can say (Kaplan 2020, eq. 2.1).
+    f.exact = false;
+    f.forward_flop = 2.0 * params.active;
+    f.forward_linear_flop = f.forward_flop;
+    f.backward_flop = 2.0 * f.forward_flop;
+    f.model_flop = f.six_n_flop;
+    f.recompute_flop = o.recompute == Recompute::kFull ? f.forward_flop : 0.0;
+    f.hardware_flop = f.model_flop + f.recompute_flop;
+    return f;
+  }
+
+  const double s = static_cast<double>(o.seq_len);
+  // Keys each query attends to, on average: s in the full-matrix convention,
+  // (s+1)/2 when only the causal lower triangle is counted.
+  const double keys = o.causal_half ? (s + 1) / 2 : s;
+  double qk_dim = static_cast<double>(m.head_dim);
+  double v_dim = static_cast<double>(m.head_dim);
+  if (m.mla) {
+    qk_dim = static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim);
+    v_dim = static_cast<double>(m.mla->v_head_dim);
+  }
+  // Per layer: Q·Kᵀ is 2·keys·a·d_qk per token, softmax·V is 2·keys·a·d_v.
+  const double attention_core = 2.0 * keys * m.heads * (qk_dim + v_dim);
+  const double attention_linear = 2.0 * attention_matmul_weights(m);
+
+  for (int64_t layer = 0; layer < m.layers; ++layer) {
+    f.forward_linear_flop += attention_linear;
+    f.forward_attention_flop += attention_core;
+    if (m.is_moe_layer(layer)) {
+      const MoeSpec& e = *m.moe;
+      f.forward_linear_flop += 2.0 * e.experts_per_token * mlp_matmul_weights(m, e.expert_intermediate);
+      if (e.shared_intermediate > 0) f.forward_linear_flop += 2.0 * mlp_matmul_weights(m, e.shared_intermediate);
+      f.forward_router_flop += 2.0 * static_cast<double>(m.hidden) * e.routed_experts;
+    } else {
+      f.forward_linear_flop += 2.0 * mlp_matmul_weights(m, m.intermediate);
+    }
+  }
+  f.forward_lm_head_flop = 2.0 * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
+  f.forward_flop = f.forward_linear_flop + f.forward_attention_flop + f.forward_lm_head_flop + f.forward_router_flop;
+  f.backward_flop = 2.0 * f.forward_flop;
+  f.model_flop = f.forward_flop + f.backward_flop;
+  switch (o.recompute) {
+    case Recompute::kNone: f.recompute_flop = 0; break;
+    case Recompute::kSelective: f.recompute_flop = f.forward_attention_flop; break;
+    case Recompute::kFull: f.recompute_flop = f.forward_flop - f.forward_lm_head_flop; break;
+  }
+  f.hardware_flop = f.model_flop + f.recompute_flop;
+  return f;
+}
+
+}  // namespace gpuplan

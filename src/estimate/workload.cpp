@@ -1,0 +1,49 @@
+#include "gpuplan/workload.hpp"
+
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+
+Workload make_workload(const WorkloadInput& in) {
+  Workload w;
+  w.seq_len = in.seq_len;
+  w.epochs = in.epochs;
+  int sources = (in.tokens ? 1 : 0) + (in.samples ? 1 : 0) + (in.dataset_bytes ? 1 : 0);
+  if (sources == 0) {
+    throw InputError("--tokens", "--tokens is required: give the token budget (e.g. --tokens 15T), or --samples "
+                                 "with --seq-len or --tokens-per-sample, or --dataset-bytes.");
+  }
+  if (sources > 1) {
+    throw InputError("--tokens", "--tokens, --samples and --dataset-bytes each give the amount of data; give only one of them.");
+  }
+  if (in.tokens) {
+    w.tokens_per_epoch = *in.tokens;
+    w.tokens_from = "tokens";
+  } else if (in.samples) {
+    const double per = in.tokens_per_sample.value_or(static_cast<double>(in.seq_len));
+    w.tokens_per_epoch = *in.samples * per;
+    w.tokens_from = "samples";
+  } else {
+    w.tokens_per_epoch = *in.dataset_bytes / in.bytes_per_token;
+    w.tokens_from = "dataset_bytes";
+  }
+  w.total_tokens = w.tokens_per_epoch * w.epochs;
+  if (in.global_batch_tokens && in.global_batch_seqs) {
+    throw InputError("--batch-tokens", "--batch-tokens and --global-batch both set the batch; give only one of them.");
+  }
+  if (in.global_batch_tokens) w.batch_tokens = *in.global_batch_tokens;
+  if (in.global_batch_seqs) {
+    const double per = in.tokens_per_sample.value_or(static_cast<double>(in.seq_len));
+    w.batch_tokens = *in.global_batch_seqs * per;
+  }
+  if (w.batch_tokens > 0) {
+    // Seed 000: 1e11 tokens at 4,096 tokens per step is 24.4 thousand... steps per epoch.
+    w.steps_per_epoch = std::ceil(w.tokens_per_epoch / w.batch_tokens);
+    w.total_steps = w.steps_per_epoch * w.epochs;
+  }
+  return w;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,206 @@
+// The accelerator catalog (data/gpus.json) and the lookup of --gpu.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "gpuplan/embedded_data.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kTf32: return "tf32";
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp16: return "fp16";
+    case Precision::kFp8: return "fp8";
+    case Precision::kInt8: return "int8";
+  }
+  return "?";
+}
+
+Precision parse_precision(const std::string& text, const std::string& field) {
+  const std::string t = normalize_name(text);
+  if (t == "fp32" || t == "float32") return Precision::kFp32;
+  if (t == "tf32") return Precision::kTf32;
+  if (t == "bf16" || t == "bfloat16") return Precision::kBf16;
+  if (t == "fp16" || t == "float16" || t == "half") return Precision::kFp16;
+  if (t == "fp8" || t == "e4m3") return Precision::kFp8;
+  if (t == "int8") return Precision::kInt8;
+  throw InputError(field, fmt::format("{} must be one of fp32, tf32, bf16, fp16, fp8, int8 (got '{}').", field, text));
+}
+
+double GpuSpec::peak(Precision p) const {
+  auto it = peak_flop_per_s.find(p);
+  if (it == peak_flop_per_s.end()) {
+    std::vector<std::string> have;
+    for (const auto& [q, v] : peak_flop_per_s) have.push_back(precision_name(q));
+    throw InputError("--precision", fmt::format("--precision: {} has no {} tensor-core path; it supports {}.", id,
+                                                precision_name(p), join(have, ", ")));
+  }
+  return it->second;
+}
+
+namespace {
+
+std::string string_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+double number_or(const nlohmann::json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null() || !it->is_number()) return fallback;
+  return it->get<double>();
+}
+
+GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
+  GpuSpec g;
+  if (!j.is_object() || !j.contains("id") || !j["id"].is_string()) {
+    throw InputError("--gpu-file", fmt::format("{}: every GPU entry needs a string \"id\".", origin));
+  }
+  g.id = normalize_name(j["id"].get<std::string>());
+  g.name = string_or(j, "name", g.id);
+  g.vendor = string_or(j, "vendor", "");
+  const double mem_gib = number_or(j, "memory_gib", 0);
+  const double hbm_tbps = number_or(j, "hbm_tbps", 0);
+  if (!(mem_gib > 0 && mem_gib < 1e5)) {
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs memory_gib, a positive number of GiB.", origin, g.id));
+  }
+  if (!(hbm_tbps > 0 && hbm_tbps < 1e3)) {
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs hbm_tbps, a positive memory bandwidth in TB/s.", origin, g.id));
+  }
+  g.memory_bytes = mem_gib * kGiB;
+  g.hbm_bytes_per_s = hbm_tbps * kTera;
+  const auto peaks = j.value("peak_tflops", nlohmann::json::object());
+  const std::pair<const char*, Precision> kinds[] = {{"fp32", Precision::kFp32}, {"tf32", Precision::kTf32},
+                                                     {"bf16", Precision::kBf16}, {"fp16", Precision::kFp16},
+                                                     {"fp8", Precision::kFp8},   {"int8", Precision::kInt8}};
+  for (const auto& [key, p] : kinds) {
+    const double v = number_or(peaks, key, 0);
+    if (v > 0 && v < 1e6) g.peak_flop_per_s[p] = v * kTera;
+  }
+  if (!g.has(Precision::kBf16) && !g.has(Precision::kFp16)) {
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs peak_tflops.bf16 or peak_tflops.fp16 (dense TFLOP/s).", origin, g.id));
+  }
+  if (j.contains("intra_node") && j["intra_node"].is_object()) {
+    const auto& link = j["intra_node"];
+    if (link.contains("link") && link["link"].is_string()) g.intra_link = link["link"].get<std::string>();
+    g.intra_bytes_per_s = number_or(link, "uni_gbytes_per_s", 0) * kGB;
+    g.intra_switched = link.contains("switched") && link["switched"].is_boolean() && link["switched"].get<bool>();
+  }
+  g.pcie_gen = static_cast<int>(number_or(j, "pcie_gen", 0));
+  g.tdp_w = number_or(j, "tdp_w", 0);
+  if (j.contains("node") && j["node"].is_object()) {
+    const auto& node = j["node"];
+    g.gpus_per_node = static_cast<int>(number_or(node, "gpus_per_node", 8));
+    g.scaleout_bytes_per_s = number_or(node, "scaleout_gbit_per_s_per_gpu", 0) * 1e9 / 8;
+    g.scaleout = string_or(node, "scaleout", "");
+    g.nvlink_domain_gpus = static_cast<int>(number_or(node, "nvlink_domain_gpus", 0));
+  }
+  if (g.gpus_per_node < 1 || g.gpus_per_node > 1024) g.gpus_per_node = 8;
+  g.gemm_efficiency = number_or(j, "gemm_efficiency", 0);
+  g.allreduce_busbw_bytes_per_s = number_or(j, "allreduce_busbw_gbytes_per_s", 0) * kGB;
+  if (j.contains("sources") && j["sources"].is_object()) {
+    for (const auto& [k, v] : j["sources"].items()) {
+      if (v.is_string()) g.sources[k] = v.get<std::string>();
+    }
+  }
+  g.notes = string_or(j, "notes", "");
+  for (const auto& a : j.value("aliases", nlohmann::json::array())) {
+    if (a.is_string()) g.aliases.push_back(normalize_name(a.get<std::string>()));
+  }
+  return g;
+}
+
+std::vector<GpuSpec>& mutable_catalog() {
+  static std::vector<GpuSpec> catalog = [] {
+    std::vector<GpuSpec> out;
+    for (const auto& f : embedded_files()) {
+      if (f.path != "gpus.json") continue;
+      const auto doc = nlohmann::json::parse(f.content);
+      for (const auto& j : doc.at("gpus")) out.push_back(parse_gpu(j, "data/gpus.json"));
+    }
+    return out;
+  }();
+  return catalog;
+}
+
+}  // namespace
+
+const std::vector<GpuSpec>& gpu_catalog() { return mutable_catalog(); }
+
+void load_user_gpu_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--gpu-file", fmt::format("--gpu-file: cannot read {}.", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("--gpu-file", fmt::format("--gpu-file: {} is not valid JSON (byte {}).", path, e.byte));
+  }
+  const nlohmann::json list = doc.is_object() && doc.contains("gpus") ? doc["gpus"] : doc;
+  if (!list.is_array()) {
+    throw InputError("--gpu-file", fmt::format("--gpu-file: {} must hold {{\"gpus\": [...]}} or an array of GPU objects.", path));
+  }
+  auto& catalog = mutable_catalog();
+  for (const auto& j : list) {
+    GpuSpec g = parse_gpu(j, path);
+    auto it = std::find_if(catalog.begin(), catalog.end(), [&](const GpuSpec& x) { return x.id == g.id; });
+    if (it != catalog.end()) *it = std::move(g);
+    else catalog.push_back(std::move(g));
+  }
+}
+
+const GpuSpec& find_gpu(const std::string& name) {
+  const std::string key = normalize_name(name);
+  const auto& catalog = gpu_catalog();
+  for (const auto& g : catalog) {
+    if (g.id == key) return g;
+  }
+  std::vector<const GpuSpec*> alias_hits;
+  for (const auto& g : catalog) {
+    if (std::find(g.aliases.begin(), g.aliases.end(), key) != g.aliases.end()) alias_hits.push_back(&g);
+  }
+  if (alias_hits.size() == 1) return *alias_hits.front();
+  // Nothing exact: a prefix of several ids ("a100") is ambiguous, of one id is that id.
+  std::vector<const GpuSpec*> prefix_hits = alias_hits;
+  if (prefix_hits.empty()) {
+    for (const auto& g : catalog) {
+      if (!key.empty() && g.id.rfind(key, 0) == 0) prefix_hits.push_back(&g);
+    }
+  }
+  if (prefix_hits.size() == 1) return *prefix_hits.front();
+  if (prefix_hits.size() > 1) {
+    std::vector<std::string> ids;
+    for (const auto* g : prefix_hits) ids.push_back(g->id);
+    throw InputError("--gpu", fmt::format("--gpu: '{}' is ambiguous; it could be {}. Name one of them.", name,
+                                          join(ids, ", ")));
+  }
+  std::vector<std::string> names;
+  for (const auto& g : catalog) names.push_back(g.id);
+  const auto near = closest_names(name, names);
+  throw InputError("--gpu", fmt::format("--gpu: unknown GPU '{}'{}; 'gpuplan gpus' lists the catalog, and --gpu-file adds your own.",
+                                        name, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+}
+
+Cluster default_cluster(const GpuSpec& gpu) {
+  Cluster c;
+  c.gpu = gpu;
+  c.gpus_per_node = gpu.gpus_per_node;
+  c.scaleout_bytes_per_s = gpu.scaleout_bytes_per_s;
+  return c;
+}
+
+}  // namespace gpuplan

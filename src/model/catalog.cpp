@@ -1,0 +1,114 @@
+// The built-in model catalog (data/models/*.json, embedded at build time) and
+// the lookup of a user's --model argument.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "gpuplan/embedded_data.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/text_match.hpp"
+
+namespace gpuplan {
+namespace {
+
+std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+double number(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+CatalogModel load_catalog_entry(const EmbeddedFile& file) {
+  const nlohmann::json config = nlohmann::json::parse(file.content);
+  const nlohmann::json meta = config.value("gpuplan", nlohmann::json::object());
+  CatalogModel entry;
+  entry.spec = model_from_hf_config(config, "data/" + file.path);
+  entry.spec.id = str(meta, "id");
+  entry.spec.name = str(meta, "name", entry.spec.id);
+  entry.spec.source = str(meta, "source", "data/" + file.path);
+  entry.spec.params_official = number(meta, "params_official");
+  entry.spec.active_params_official = number(meta, "active_params_official");
+  entry.hf_repo = str(meta, "hf_repo");
+  entry.notes = str(meta, "notes");
+  for (const auto& a : meta.value("aliases", nlohmann::json::array())) {
+    if (a.is_string()) entry.aliases.push_back(normalize_name(a.get<std::string>()));
+  }
+  if (!entry.hf_repo.empty() && entry.hf_repo != "none") entry.aliases.push_back(normalize_name(entry.hf_repo));
+  return entry;
+}
+
+}  // namespace
+
+const std::vector<CatalogModel>& model_catalog() {
+  static const std::vector<CatalogModel> catalog = [] {
+    std::vector<CatalogModel> out;
+    for (const auto& f : embedded_files()) {
+      if (f.path.rfind("models/", 0) == 0) out.push_back(load_catalog_entry(f));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const CatalogModel& a, const CatalogModel& b) { return a.spec.id < b.spec.id; });
+    return out;
+  }();
+  return catalog;
+}
+
+namespace {
+
+ModelSpec load_config_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--model", fmt::format("--model: cannot read {}.", path.string()));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("config.json", fmt::format("{} is not valid JSON (byte {}): fix the file or pass a catalog model id.",
+                                                path.string(), e.byte));
+  }
+  ModelSpec m = model_from_hf_config(config, path.string());
+  if (m.name == path.string()) {
+    m.name = path.parent_path().filename().string();
+    if (m.name.empty()) m.name = path.stem().string();
+  }
+  m.id = normalize_name(m.name);
+  return m;
+}
+
+}  // namespace
+
+ModelSpec find_model(const std::string& name_or_path) {
+  const std::string key = normalize_name(name_or_path);
+  std::vector<std::string> names;
+  for (const auto& entry : model_catalog()) {
+    if (entry.spec.id == key) return entry.spec;
+    for (const auto& a : entry.aliases) {
+      if (a == key) return entry.spec;
+    }
+    names.push_back(entry.spec.id);
+  }
+  std::error_code ec;
+  const std::filesystem::path path(name_or_path);
+  if (std::filesystem::is_directory(path, ec)) {
+    const auto config = path / "config.json";
+    if (!std::filesystem::exists(config, ec)) {
+      throw InputError("--model", fmt::format("--model: the folder {} holds no config.json.", name_or_path));
+    }
+    return load_config_file(config);
+  }
+  if (std::filesystem::is_regular_file(path, ec)) return load_config_file(path);
+
+  const auto near = closest_names(name_or_path, names);
+  throw InputError("--model",
+                   fmt::format("--model: '{}' is neither a catalog model nor a config.json file{}; "
+                               "'gpuplan models' lists the catalog.",
+                               name_or_path, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,263 @@
+// Reads a Hugging Face config.json into a ModelSpec.
+//
+// Families spell the same quantity differently (hidden_size / n_embd /
+// d_model, num_key_value_heads / num_kv_heads / multi_query_group_num, ...);
+// the tables below list every spelling we accept. Family conventions that the
+// file does not state (biases, norm type, MLP shape) follow each family's
+// modeling_<family>.py in Hugging Face transformers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+namespace {
+
+using nlohmann::json;
+
+bool is_one_of(const std::string& s, std::initializer_list<const char*> set) {
+  return std::any_of(set.begin(), set.end(), [&](const char* x) { return s == x; });
+}
+
+class ConfigReader {
+ public:
+  ConfigReader(const json& config, std::string origin) : c_(config), origin_(std::move(origin)) {}
+
+  // The first key present among `names`, as a positive integer.
+  std::optional<int64_t> get_int(std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+      auto it = c_.find(name);
+      if (it == c_.end() || it->is_null()) continue;
+      if (!it->is_number()) {
+        bad_.push_back(fmt::format("{} must be a number", name));
+        return std::nullopt;
+      }
+      const double v = it->get<double>();
+      if (!std::isfinite(v) || v < 0 || v > 1e12 || v != std::floor(v)) {
+        bad_.push_back(fmt::format("{} must be a non-negative whole number (got {})", name, it->dump()));
+        return std::nullopt;
+      }
+      return static_cast<int64_t>(v);
+    }
+    return std::nullopt;
+  }
+
+  int64_t require_int(std::initializer_list<const char*> names) {
+    auto v = get_int(names);
+    if (!v) {
+      missing_.push_back(*names.begin());
+      return 0;
+    }
+    if (*v == 0) bad_.push_back(fmt::format("{} must be positive", *names.begin()));
+    return *v;
+  }
+
+  std::optional<bool> get_bool(const char* name) {
+    auto it = c_.find(name);
+    if (it == c_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) {
+      bad_.push_back(fmt::format("{} must be true or false", name));
+      return std::nullopt;
+    }
+    return it->get<bool>();
+  }
+
+  std::string get_string(std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+      auto it = c_.find(name);
+      if (it != c_.end() && it->is_string()) return it->get<std::string>();
+    }
+    return "";
+  }
+
+  bool has(const char* name) const { return c_.contains(name) && !c_.at(name).is_null(); }
+
+  void finish() const {
+    if (!missing_.empty()) {
+      std::string list;
+      for (size_t i = 0; i < missing_.size(); ++i) list += (i ? ", " : "") + missing_[i];
+      throw InputError("config.json", fmt::format("{} is missing {} (a model config needs each of them).",
+                                                  origin_, list));
+    }
+    if (!bad_.empty()) {
+      std::string list;
+      for (size_t i = 0; i < bad_.size(); ++i) list += (i ? "; " : "") + bad_[i];
+      throw InputError("config.json", fmt::format("{}: {}.", origin_, list));
+    }
+  }
+
+  void fail(const std::string& message) { bad_.push_back(message); }
+
+ private:
+  const json& c_;
+  std::string origin_;
+  std::vector<std::string> missing_;
+  std::vector<std::string> bad_;
+};
+
+}  // namespace
+
+ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
+  if (!config.is_object()) {
+    throw InputError("config.json", fmt::format("{} must hold a JSON object with the model's Hugging Face config keys.", origin));
+  }
+  ConfigReader r(config, origin);
+  ModelSpec m;
+  m.source = origin;
+  const std::string type = r.get_string({"model_type"});
+  const std::string act = r.get_string({"hidden_act", "hidden_activation", "activation_function"});
+  m.name = r.get_string({"name", "_name_or_path"});
+
+  m.hidden = r.require_int({"hidden_size", "n_embd", "d_model", "dim"});
+  m.layers = r.require_int({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  m.heads = r.require_int({"num_attention_heads", "n_head", "num_heads", "n_heads"});
+  m.vocab = r.require_int({"padded_vocab_size", "vocab_size"});
+
+  // GPT-2-shaped families ship no "intermediate" key and use 4h.
+  const bool gpt_style_type = is_one_of(type, {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "mpt", "phi"});
+  const bool gpt_style = gpt_style_type || (type.empty() && (act == "gelu" || act == "gelu_new" || act == "relu"));
+
+  // K/V heads: MQA (Shazeer 2019) and GQA (Ainslie et al. 2023) spellings.
+  if (auto kv = r.get_int({"num_key_value_heads", "num_kv_heads", "n_head_kv"})) {
+    m.kv_heads = *kv;
+  } else if (r.get_bool("multi_query_attention").value_or(false)) {
+    m.kv_heads = r.get_int({"multi_query_group_num"}).value_or(1);  // ChatGLM
+  } else if (r.get_bool("multi_query").value_or(false)) {
+    m.kv_heads = 1;  // Falcon-7B
+  } else {
+    m.kv_heads = m.heads;
+  }
+  if (m.kv_heads == 0) m.kv_heads = m.heads;
+
+  if (auto hd = r.get_int({"head_dim", "kv_channels"})) m.head_dim = *hd;
+  else if (m.heads > 0) m.head_dim = m.hidden / m.heads;
+
+  if (auto ffn = r.get_int({"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "ff_intermediate_size"})) {
+    m.intermediate = *ffn;
+  } else if (gpt_style) {
+    m.intermediate = 4 * m.hidden;
+  }
+
+  // MLP shape: by family, else by activation (silu/swiglu = gated).
+  std::string mlp_override;
+  if (config.contains("gpuplan") && config["gpuplan"].is_object()) {
+    mlp_override = config["gpuplan"].value("mlp", "");
+  }
+  if (mlp_override == "gated") m.mlp = MlpKind::kGated;
+  else if (mlp_override == "plain") m.mlp = MlpKind::kPlain;
+  else if (gpt_style_type) m.mlp = MlpKind::kPlain;
+  else if (!type.empty()) m.mlp = MlpKind::kGated;  // Llama-era families
+  else m.mlp = (act == "silu" || act == "swiglu" || act == "swish") ? MlpKind::kGated : MlpKind::kPlain;
+
+  // Norm type and biases.
+  const bool layernorm_family = is_one_of(type, {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "phi3small"}) ||
+                                (type.empty() && m.mlp == MlpKind::kPlain);
+  m.norm = layernorm_family ? NormKind::kLayer : NormKind::kRms;
+  if (is_one_of(type, {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "phi"}) || (type.empty() && m.mlp == MlpKind::kPlain)) {
+    m.qkv_bias = m.out_bias = m.mlp_bias = true;  // GPT-2/3 linear layers carry biases
+  }
+  if (type == "falcon" || type == "internlm2") {
+    const bool b = r.get_bool("bias").value_or(false);
+    m.qkv_bias = m.out_bias = m.mlp_bias = b;
+  }
+  if (is_one_of(type, {"qwen2", "qwen2_moe"})) m.qkv_bias = true;  // Qwen2 q/k/v carry biases, o does not
+  if (r.get_bool("add_qkv_bias").value_or(false)) m.qkv_bias = true;  // ChatGLM
+  if (auto b = r.get_bool("add_bias_linear")) m.out_bias = m.mlp_bias = *b;
+  if (auto b = r.get_bool("attention_bias")) m.qkv_bias = m.out_bias = *b;
+  if (auto b = r.get_bool("mlp_bias")) m.mlp_bias = *b;
+  if (type == "phi3small") {
+    // Phi-3-small's fused query_key_value and dense layers, and its MLP, carry biases
+    // (modeling_phi3_small.py).
+    m.qkv_bias = m.out_bias = m.mlp_bias = true;
+  }
+  m.qk_norm = is_one_of(type, {"qwen3", "qwen3_moe", "olmo2"});
+
+  // Norms per layer.
+  m.parallel_block = r.get_bool("parallel_attn").value_or(false) || type == "gptj" || type == "phi";
+  if (type == "gemma2" || type == "gemma3_text") m.norms_per_layer = 4;
+  else if (m.parallel_block && !r.get_bool("new_decoder_architecture").value_or(false)) m.norms_per_layer = 1;
+  else m.norms_per_layer = 2;
+
+  // Learned absolute position table: GPT-2/3 (n_positions rows), OPT (+2 offset rows).
+  if (type == "gpt2") m.learned_positions = r.get_int({"n_positions", "max_position_embeddings"}).value_or(0);
+  if (type == "opt") m.learned_positions = r.get_int({"max_position_embeddings"}).value_or(0) + 2;
+
+  // Tied embeddings: HF's PretrainedConfig default is true, but most modern
+  // families override it to false; when the file is silent use the family's default.
+  if (auto tied = r.get_bool("tie_word_embeddings")) m.tied_embeddings = *tied;
+  else m.tied_embeddings = is_one_of(type, {"gpt2", "opt", "bloom", "falcon", "gemma", "gemma2", "gptj"});
+
+  // Mixture of experts.
+  if (auto routed = r.get_int({"n_routed_experts", "num_local_experts", "num_experts"}); routed && *routed > 1) {
+    MoeSpec e;
+    e.routed_experts = *routed;
+    if (auto k = r.get_int({"num_experts_per_tok", "num_experts_per_token", "moe_topk"})) e.experts_per_token = *k;
+    else r.fail("num_experts_per_tok is required for a mixture-of-experts model");
+    if (auto w = r.get_int({"moe_intermediate_size"})) e.expert_intermediate = *w;
+    else e.expert_intermediate = m.intermediate;  // Mixtral: intermediate_size is the expert width
+    e.shared_experts = r.get_int({"n_shared_experts"}).value_or(0);
+    if (auto sw = r.get_int({"shared_expert_intermediate_size"}); sw && *sw > 0) {
+      e.shared_intermediate = *sw;  // Qwen2-MoE
+      e.shared_experts = std::max<int64_t>(e.shared_experts, 1);
+      e.shared_expert_gate = true;
+    } else {
+      e.shared_intermediate = e.shared_experts * e.expert_intermediate;  // DeepSeek
+    }
+    e.first_dense_layers = r.get_int({"first_k_dense_replace"}).value_or(0);
+    e.layer_frequency = r.get_int({"moe_layer_freq", "decoder_sparse_step"}).value_or(1);
+    e.router_bias = r.get_string({"topk_method"}) == "noaux_tc";
+    if (e.experts_per_token > e.routed_experts) {
+      r.fail(fmt::format("num_experts_per_tok ({}) cannot exceed the number of experts ({})",
+                         e.experts_per_token, e.routed_experts));
+    }
+    if (e.expert_intermediate <= 0) r.fail("moe_intermediate_size must be positive");
+    m.moe = e;
+  }
+
+  // Multi-head latent attention.
+  if (r.has("kv_lora_rank")) {
+    MlaSpec a;
+    a.q_lora_rank = r.get_int({"q_lora_rank"}).value_or(0);
+    a.kv_lora_rank = r.require_int({"kv_lora_rank"});
+    a.qk_rope_head_dim = r.require_int({"qk_rope_head_dim"});
+    a.qk_nope_head_dim = r.require_int({"qk_nope_head_dim"});
+    a.v_head_dim = r.require_int({"v_head_dim"});
+    m.mla = a;
+    m.kv_heads = m.heads;
+    m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  }
+
+  if (m.intermediate <= 0 && !(m.moe && m.moe->first_dense_layers == 0)) {
+    r.require_int({"intermediate_size"});
+  }
+  if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+    r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads));
+  }
+  if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size");
+  if (m.head_dim <= 0 && m.heads > 0) r.fail("head_dim must be positive");
+  r.finish();
+
+  if (m.name.empty()) m.name = origin;
+  m.id = m.name;
+  return m;
+}
+
+ModelSpec model_from_param_count(double params) {
+  ModelSpec m;
+  m.count_only = true;
+  m.count_only_params = params;
+  m.id = "params";
+  m.name = fmt::format("{:.4g}-parameter model", params);
+  m.source = "--params";
+  return m;
+}
+
+}  // namespace gpuplan

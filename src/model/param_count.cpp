@@ -1,0 +1,110 @@
+// Exact parameter counts from the architecture.
+//
+// Each term is the shape of one weight tensor as the reference implementation
+// (Hugging Face transformers' modeling_<family>.py) allocates it; the sums are
+// checked against the authors' published counts in tests/test_param_count.cpp.
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+
+bool ModelSpec::is_moe_layer(int64_t layer) const {
+  if (!moe) return false;
+  if (layer < moe->first_dense_layers) return false;
+  return moe->layer_frequency <= 1 || (layer % moe->layer_frequency) == 0;
+}
+
+namespace {
+
+double norm_params(const ModelSpec& m, int64_t width) {
+  return m.norm == NormKind::kLayer ? 2.0 * width : 1.0 * width;
+}
+
+}  // namespace
+
+double attention_params_per_layer(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden);
+  if (m.mla) {
+    // DeepSeek-V2 (arXiv:2405.04434) eqs. 9-13 and modeling_deepseek.py:
+    // q_a_proj h×r_q, q_a_layernorm r_q, q_b_proj r_q×a(d_nope+d_rope)
+    // (or q_proj h×a(d_nope+d_rope) without a query LoRA);
+    // kv_a_proj_with_mqa h×(r_kv+d_rope), kv_a_layernorm r_kv,
+    // kv_b_proj r_kv×a(d_nope+d_v), o_proj a·d_v×h.
+    const MlaSpec& a = *m.mla;
+    const double heads = static_cast<double>(m.heads);
+    const double qk_head = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    double q = 0;
+    if (a.q_lora_rank > 0) {
+      q = h * a.q_lora_rank + a.q_lora_rank + static_cast<double>(a.q_lora_rank) * heads * qk_head;
+    } else {
+      q = h * heads * qk_head;
+    }
+    const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank +
+                      static_cast<double>(a.kv_lora_rank) * heads *
+                          (a.qk_nope_head_dim + a.v_head_dim);
+    const double o = heads * a.v_head_dim * h + (m.out_bias ? h : 0);
+    return q + kv + o;
+  }
+  // Standard multi-head attention with grouped K/V heads (Ainslie et al. 2023):
+  // W_q h×(a·d), W_k and W_v h×(g·d), W_o (a·d)×h.
+  const double q = static_cast<double>(m.q_width());
+  const double kv = static_cast<double>(m.kv_width());
+  double p = h * q + 2 * h * kv + q * h;
+  if (m.qkv_bias) p += q + 2 * kv;
+  if (m.out_bias) p += h;
+  if (m.qk_norm) p += 2.0 * m.head_dim;  // Qwen3: RMSNorm over each head's q and k
+  return p;
+}
+
+double dense_mlp_params(const ModelSpec& m, int64_t width) {
+  const double h = static_cast<double>(m.hidden);
+  const double w = static_cast<double>(width);
+  if (m.mlp == MlpKind::kGated) {
+    // Gated linear unit (Shazeer 2020): gate and up h×w, down w×h.
+    return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);
+  }
+  // Two-matrix MLP (Vaswani 2017; GPT-2/3): up h×w, down w×h.
+  return 2 * h * w + (m.mlp_bias ? w + h : 0);
+}
+
+ParamCounts count_params(const ModelSpec& m) {
+  ParamCounts c;
+  if (m.count_only) {
+    c.total = c.active = c.non_embedding = m.count_only_params;
+    return c;
+  }
+  const double h = static_cast<double>(m.hidden);
+  const double token_embedding = static_cast<double>(m.vocab) * h;
+  const double positions = static_cast<double>(m.learned_positions) * h;
+  c.lm_head = m.tied_embeddings ? 0.0 : token_embedding;
+  c.embedding = token_embedding + positions + c.lm_head;
+
+  const double attention = attention_params_per_layer(m);
+  const double layer_norms = m.norms_per_layer * norm_params(m, m.hidden);
+  double active_mlp = 0;
+  for (int64_t layer = 0; layer < m.layers; ++layer) {
+    c.attention += attention;
+    c.norms += layer_norms;
+    if (m.is_moe_layer(layer)) {
+      const MoeSpec& e = *m.moe;
+      const double one_expert = dense_mlp_params(m, e.expert_intermediate);
+      const double shared = e.shared_intermediate > 0 ? dense_mlp_params(m, e.shared_intermediate) : 0;
+      // Router: a linear h×E (Fedus et al. 2021), plus DeepSeek-V3's per-expert
+      // bias and Qwen2-MoE's h×1 shared-expert gate.
+      const double router = h * e.routed_experts + (e.router_bias ? e.routed_experts : 0) +
+                            (e.shared_expert_gate ? h : 0);
+      c.mlp_experts += e.routed_experts * one_expert + shared + router;
+      active_mlp += e.experts_per_token * one_expert + shared + router;
+    } else {
+      const double dense = dense_mlp_params(m, m.intermediate);
+      c.mlp_dense += dense;
+      active_mlp += dense;
+    }
+  }
+  c.norms += norm_params(m, m.hidden);  // final norm before the LM head
+  c.total = c.embedding + c.attention + c.mlp_dense + c.mlp_experts + c.norms;
+  c.non_embedding = c.total - c.embedding;
+  c.active = c.embedding + c.attention + c.norms + active_mlp;
+  return c;
+}
+
+}  // namespace gpuplan

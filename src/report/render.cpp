@@ -1,0 +1,279 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/report.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+Format parse_format(const std::string& text) {
+  const std::string t = normalize_name(text);
+  if (t == "table" || t == "text") return Format::kTable;
+  if (t == "json") return Format::kJson;
+  if (t == "csv") return Format::kCsv;
+  if (t == "markdown" || t == "md") return Format::kMarkdown;
+  throw InputError("--format", fmt::format("--format must be table, json, csv or markdown (got '{}').", text));
+}
+
+Lang parse_lang(const std::string& text) {
+  const std::string t = normalize_name(text);
+  if (t == "en" || t == "english") return Lang::kEn;
+  if (t == "zh" || t == "cn" || t == "zh-cn" || t == "chinese") return Lang::kZh;
+  throw InputError("--lang", fmt::format("--lang must be en or zh (got '{}').", text));
+}
+
+std::string format_value(const Row& row, Lang lang) {
+  const bool zh = lang == Lang::kZh;
+  const double v = row.value;
+  std::string out;
+  switch (row.unit) {
+    case Unit::kText: return row.text;
+    case Unit::kFlop: out = v == 0 ? "0 FLOP" : fmt::format("{} ({:.3g} FLOP)", format_si(v, "FLOP"), v); break;
+    case Unit::kFlopPerS: out = format_si(v, "FLOP/s"); break;
+    case Unit::kSeconds:
+      out = v >= 2 * kSecondsPerDay ? fmt::format("{} ({} h)", format_duration(v), format_thousands(v / 3600, 0))
+                                    : format_duration(v);
+      if (zh) {
+        out = v >= 2 * kSecondsPerDay ? fmt::format("{} 天 ({} 小时)", format_sig(v / kSecondsPerDay),
+                                                    format_thousands(v / 3600, 0))
+                                      : format_duration(v);
+      }
+      break;
+    case Unit::kGpuHours: out = format_thousands(v, v < 100 ? 1 : 0) + (zh ? " 卡时" : " GPU-hours"); break;
+    case Unit::kGpuDays: out = format_thousands(v, v < 100 ? 1 : 0) + (zh ? " 卡天" : " GPU-days"); break;
+    case Unit::kCount: out = std::fabs(v) >= 1e15 ? fmt::format("{:.4g}", v) : format_thousands(v, v == std::floor(v) ? 0 : 2); break;
+    case Unit::kParams:
+      // Parameter counts read in billions ("70.55B"), as model cards write them.
+      out = std::fabs(v) >= 1e9 ? format_sig(v / 1e9, 4) + "B" : std::fabs(v) >= 1e6 ? format_sig(v / 1e6, 4) + "M" : format_thousands(v);
+      out += zh ? " 参数" : " params";
+      break;
+    case Unit::kGpus: out = format_thousands(v, v == std::floor(v) ? 0 : 1) + (zh ? " 卡" : " GPUs"); break;
+    case Unit::kFraction: out = fmt::format("{:.1f}%", v * 100); break;
+    case Unit::kBytes: out = fmt::format("{} GiB", format_sig(v / kGiB, 4)); break;
+    case Unit::kBytesPerS: out = format_si(v, "B/s"); break;
+    case Unit::kUsd: out = "$" + format_thousands(v, std::fabs(v) < 100 ? 2 : 0); break;
+    case Unit::kCny: out = "¥" + format_thousands(v, std::fabs(v) < 100 ? 2 : 0); break;
+    case Unit::kFlag: out = v != 0 ? (zh ? "是" : "yes") : (zh ? "否" : "no"); break;
+  }
+  if (!row.text.empty()) out += "  " + row.text;
+  return out;
+}
+
+namespace {
+
+// Display width: CJK characters take two terminal columns.
+size_t display_width(const std::string& s) {
+  size_t width = 0;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) { width += 1; i += 1; }
+    else if ((c >> 5) == 0x6) { width += 1; i += 2; }
+    else if ((c >> 4) == 0xE) { width += c >= 0xE3 ? 2 : 1; i += 3; }  // CJK from U+3000 is double width
+    else { width += 2; i += 4; }
+  }
+  return width;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  const size_t w = display_width(s);
+  return s + std::string(w < width ? width - w : 0, ' ');
+}
+
+const std::string& label(const Row& r, Lang lang) { return lang == Lang::kZh && !r.zh.empty() ? r.zh : r.en; }
+const std::string& title(const Section& s, Lang lang) { return lang == Lang::kZh && !s.zh.empty() ? s.zh : s.en; }
+const std::string& note_text(const Note& n, Lang lang) { return lang == Lang::kZh && !n.zh.empty() ? n.zh : n.en; }
+
+nlohmann::json row_value(const Row& r) {
+  if (r.unit == Unit::kText) return r.text;
+  if (r.unit == Unit::kFlag) return r.value != 0;
+  if (!std::isfinite(r.value)) return nullptr;
+  return r.value;
+}
+
+std::string render_table(const Report& rep, Lang lang) {
+  std::string out;
+  const std::string& t = lang == Lang::kZh && !rep.title_zh.empty() ? rep.title_zh : rep.title_en;
+  if (!t.empty()) out += t + "\n" + std::string(std::min<size_t>(display_width(t), 78), '=') + "\n";
+  for (const auto& s : rep.sections) {
+    out += "\n" + title(s, lang) + "\n";
+    if (!s.columns.empty()) {
+      std::vector<size_t> widths(s.columns.size(), 0);
+      std::vector<std::vector<std::string>> cells;
+      for (size_t c = 0; c < s.columns.size(); ++c) widths[c] = display_width(s.columns[c]);
+      for (const auto& rec : s.records) {
+        std::vector<std::string> line;
+        for (size_t c = 0; c < rec.size() && c < s.columns.size(); ++c) {
+          line.push_back(format_value(rec[c], lang));
+          widths[c] = std::max(widths[c], display_width(line.back()));
+        }
+        cells.push_back(line);
+      }
+      std::string header = "  ";
+      for (size_t c = 0; c < s.columns.size(); ++c) header += pad(s.columns[c], widths[c] + 2);
+      out += header + "\n";
+      for (const auto& line : cells) {
+        std::string l = "  ";
+        for (size_t c = 0; c < line.size(); ++c) l += pad(line[c], widths[c] + 2);
+        out += l + "\n";
+      }
+      continue;
+    }
+    size_t width = 0;
+    for (const auto& r : s.rows) width = std::max(width, display_width(label(r, lang)));
+    for (const auto& r : s.rows) out += "  " + pad(label(r, lang), width + 2) + format_value(r, lang) + "\n";
+  }
+  if (!rep.assumptions.empty()) {
+    out += lang == Lang::kZh ? "\n假设\n" : "\nAssumptions\n";
+    for (const auto& a : rep.assumptions) out += "  - " + note_text(a, lang) + "\n";
+  }
+  if (!rep.warnings.empty()) {
+    out += lang == Lang::kZh ? "\n警告\n" : "\nWarnings\n";
+    for (const auto& w : rep.warnings) out += "  ! " + note_text(w, lang) + "\n";
+  }
+  return out;
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += "\"\"";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string raw_value(const Row& r) {
+  if (r.unit == Unit::kText) return r.text;
+  if (r.unit == Unit::kFlag) return r.value != 0 ? "true" : "false";
+  return fmt::format("{:.17g}", r.value);
+}
+
+const char* unit_name(Unit u) {
+  switch (u) {
+    case Unit::kText: return "";
+    case Unit::kFlop: return "FLOP";
+    case Unit::kFlopPerS: return "FLOP/s";
+    case Unit::kSeconds: return "s";
+    case Unit::kGpuHours: return "GPU-hours";
+    case Unit::kGpuDays: return "GPU-days";
+    case Unit::kCount: return "count";
+    case Unit::kParams: return "parameters";
+    case Unit::kGpus: return "GPUs";
+    case Unit::kFraction: return "fraction";
+    case Unit::kBytes: return "bytes";
+    case Unit::kBytesPerS: return "bytes/s";
+    case Unit::kUsd: return "USD";
+    case Unit::kCny: return "CNY";
+    case Unit::kFlag: return "boolean";
+  }
+  return "";
+}
+
+std::string render_csv(const Report& rep, Lang lang) {
+  std::string out = "section,key,label,value,unit\n";
+  for (const auto& s : rep.sections) {
+    if (!s.columns.empty()) {
+      for (size_t i = 0; i < s.records.size(); ++i) {
+        for (const auto& r : s.records[i]) {
+          out += fmt::format("{},{}.{},{},{},{}\n", s.key, i, r.key, csv_escape(label(r, lang)), csv_escape(raw_value(r)),
+                             unit_name(r.unit));
+        }
+      }
+      continue;
+    }
+    for (const auto& r : s.rows) {
+      out += fmt::format("{},{},{},{},{}\n", s.key, r.key, csv_escape(label(r, lang)), csv_escape(raw_value(r)),
+                         unit_name(r.unit));
+    }
+  }
+  return out;
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+std::string render_markdown(const Report& rep, Lang lang) {
+  std::string out;
+  const std::string& t = lang == Lang::kZh && !rep.title_zh.empty() ? rep.title_zh : rep.title_en;
+  if (!t.empty()) out += "# " + t + "\n";
+  for (const auto& s : rep.sections) {
+    out += "\n## " + title(s, lang) + "\n\n";
+    if (!s.columns.empty()) {
+      out += "|";
+      for (const auto& c : s.columns) out += " " + md_escape(c) + " |";
+      out += "\n|";
+      for (size_t c = 0; c < s.columns.size(); ++c) out += "---|";
+      out += "\n";
+      for (const auto& rec : s.records) {
+        out += "|";
+        for (const auto& r : rec) out += " " + md_escape(format_value(r, lang)) + " |";
+        out += "\n";
+      }
+      continue;
+    }
+    out += lang == Lang::kZh ? "| 项目 | 数值 |\n|---|---|\n" : "| item | value |\n|---|---|\n";
+    for (const auto& r : s.rows) out += "| " + md_escape(label(r, lang)) + " | " + md_escape(format_value(r, lang)) + " |\n";
+  }
+  if (!rep.assumptions.empty()) {
+    out += lang == Lang::kZh ? "\n## 假设\n\n" : "\n## Assumptions\n\n";
+    for (const auto& a : rep.assumptions) out += "- " + note_text(a, lang) + "\n";
+  }
+  if (!rep.warnings.empty()) {
+    out += lang == Lang::kZh ? "\n## 警告\n\n" : "\n## Warnings\n\n";
+    for (const auto& w : rep.warnings) out += "- " + note_text(w, lang) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& rep) {
+  nlohmann::json j = nlohmann::json::object();
+  j["command"] = rep.command;
+  j["inputs"] = rep.inputs;
+  for (const auto& s : rep.sections) {
+    if (!s.columns.empty()) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& rec : s.records) {
+        nlohmann::json o = nlohmann::json::object();
+        for (const auto& r : rec) o[r.key] = row_value(r);
+        arr.push_back(o);
+      }
+      j[s.key] = arr;
+      continue;
+    }
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& r : s.rows) o[r.key] = row_value(r);
+    j[s.key] = o;
+  }
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& n : rep.assumptions) a.push_back(n.en);
+  j["assumptions"] = a;
+  nlohmann::json w = nlohmann::json::array();
+  for (const auto& n : rep.warnings) w.push_back(n.en);
+  j["warnings"] = w;
+  return j;
+}
+
+std::string render(const Report& report, Format format, Lang lang) {
+  switch (format) {
+    case Format::kTable: return render_table(report, lang);
+    case Format::kJson: return to_json(report).dump(2) + "\n";
+    case Format::kCsv: return render_csv(report, lang);
+    case Format::kMarkdown: return render_markdown(report, lang);
+  }
+  return "";
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,333 @@
+#include "gpuplan/train_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/training_run.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+Row num(const char* key, const char* en, const char* zh, double value, Unit unit, std::string text = "") {
+  return Row{key, en, zh, value, unit, std::move(text)};
+}
+Row txt(const char* key, const char* en, const char* zh, std::string text) {
+  return Row{key, en, zh, 0, Unit::kText, std::move(text)};
+}
+
+void validate(const TrainRequest& r) {
+  if (r.gpus) require_range(*r.gpus, 1, 1e7, "--gpus", "a whole number of GPUs from 1 to 10,000,000");
+  if (r.gpus && std::floor(*r.gpus) != *r.gpus) {
+    throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus));
+  }
+  if (r.mfu) require_range(*r.mfu, 1e-4, 1, "--mfu", "a fraction greater than 0 and at most 1 (e.g. 0.4)");
+  if (r.tflops_per_gpu) require_range(*r.tflops_per_gpu, 1e-3, 1e6, "--tflops-per-gpu", "a positive achieved TFLOP/s per GPU");
+  if (r.mfu && r.tflops_per_gpu) {
+    throw InputError("--mfu", "--mfu and --tflops-per-gpu both set the utilisation; give only one of them.");
+  }
+  if (r.deadline_s) require_range(*r.deadline_s, 1, 1e11, "--deadline", "a positive duration up to about 3,000 years");
+  require_range(r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
+  require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
+  require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
+  require_range(static_cast<double>(r.workload.seq_len), 1, 1e8, "--seq-len", "a whole number of tokens from 1 to 100,000,000");
+  if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18");
+  if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18");
+  if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
+  if (r.flop_per_sample) require_range(*r.flop_per_sample, 1, 1e30, "--flops-per-sample", "a positive FLOP count");
+  if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024");
+  if (r.model.empty() == !r.params.has_value()) {
+    if (!r.flop_per_sample) {
+      throw InputError("--model", r.model.empty()
+                                      ? "--model is required: a catalog id (gpuplan models), a config.json path, or --params 7B."
+                                      : "--model and --params both describe the model; give only one of them.");
+    }
+  }
+  if (r.params) require_range(*r.params, 1e3, 1e15, "--params", "a parameter count from 1e3 to 1e15 (e.g. 7B, 70e9)");
+}
+
+}  // namespace
+
+Section model_section(const ModelSpec& m) {
+  Section s{"model", "Model", "模型", {}, {}, {}};
+  const ParamCounts p = count_params(m);
+  s.rows.push_back(txt("name", "Model", "模型", m.name));
+  if (m.count_only) {
+    s.rows.push_back(num("params_total", "Parameters (given)", "参数量（输入）", p.total, Unit::kParams));
+    return s;
+  }
+  s.rows.push_back(num("params_total", "Parameters, total", "参数量（总）", p.total, Unit::kParams));
+  if (m.is_moe()) s.rows.push_back(num("params_active", "Parameters active per token", "每 token 激活参数", p.active, Unit::kParams));
+  s.rows.push_back(num("params_embedding", "Embedding parameters (incl. untied LM head)", "嵌入参数（含非共享输出层）", p.embedding, Unit::kParams));
+  s.rows.push_back(num("params_non_embedding", "Non-embedding parameters", "非嵌入参数", p.non_embedding, Unit::kParams));
+  std::string shape = fmt::format("{} layers, hidden {}, {} heads ({} KV), {} MLP {}", m.layers, m.hidden, m.heads,
+                                  m.mla ? std::string("MLA") : std::to_string(m.kv_heads),
+                                  m.mlp == MlpKind::kGated ? "gated" : "2-matrix", m.intermediate);
+  if (m.moe) shape += fmt::format(", MoE {}+{} experts, top-{}", m.moe->routed_experts, m.moe->shared_experts, m.moe->experts_per_token);
+  s.rows.push_back(txt("shape", "Architecture", "结构", shape));
+  return s;
+}
+
+Report train_report(const TrainRequest& r) {
+  validate(r);
+  Report rep;
+  rep.command = "train";
+  rep.title_en = "Training run estimate";
+  rep.title_zh = "训练资源估算";
+
+  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).") : r.gpu);
+  const double peak = gpu.peak(r.precision);
+  const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
+
+  ModelSpec model;
+  const bool have_model = !r.model.empty() || r.params.has_value();
+  if (!r.model.empty()) model = find_model(r.model);
+  else if (r.params) model = model_from_param_count(*r.params);
+
+  const Workload w = make_workload(r.workload);
+
+  // FLOPs.
+  double flop_per_token_used = 0;
+  double total_model_flop = 0;
+  double total_six_n_flop = 0;
+  FlopsPerToken f;
+  if (r.flop_per_sample) {
+    if (!r.workload.samples) throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).");
+    total_model_flop = *r.flop_per_sample * *r.workload.samples * w.epochs;
+  } else {
+    FlopOptions fo;
+    fo.seq_len = w.seq_len;
+    fo.causal_half = r.causal_half;
+    fo.recompute = r.recompute;
+    f = flops_per_token(model, fo);
+    flop_per_token_used = (r.six_n || !f.exact) ? f.six_n_flop : f.model_flop;
+    total_model_flop = flop_per_token_used * w.total_tokens;
+    total_six_n_flop = f.six_n_flop * w.total_tokens;
+  }
+
+  std::optional<double> mfu = r.mfu;
+  if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
+  if (mfu && *mfu > 1) {
+    throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
+                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera));
+  }
+  RunInput ri;
+  ri.total_model_flop = total_model_flop;
+  ri.peak_flop_per_s = peak;
+  ri.gpus = r.gpus;
+  ri.deadline_s = r.deadline_s;
+  ri.mfu = mfu;
+  ri.gpus_per_node = gpus_per_node;
+  ri.fault_budget = r.fault_budget;
+  ri.comm_margin = r.comm_margin;
+  const RunEstimate run = solve_run(ri);
+
+  Price price = resolve_price(gpu.id, r.price);
+
+  rep.inputs = {{"model", have_model ? model.name : std::string("(FLOPs per sample)")},
+                {"gpu", gpu.id},
+                {"precision", precision_name(r.precision)},
+                {"recompute", recompute_name(r.recompute)},
+                {"seq_len", w.seq_len},
+                {"total_tokens", w.total_tokens},
+                {"fault_budget", r.fault_budget},
+                {"comm_margin", r.comm_margin}};
+  if (r.gpus) rep.inputs["gpus"] = *r.gpus;
+  if (r.deadline_s) rep.inputs["deadline_s"] = *r.deadline_s;
+  if (mfu && !run.mfu_solved) rep.inputs["mfu"] = *mfu;
+
+  if (have_model) rep.sections.push_back(model_section(model));
+
+  Section ws{"workload", "Workload", "训练数据", {}, {}, {}};
+  if (r.flop_per_sample) {
+    ws.rows.push_back(num("samples_per_epoch", "Samples per epoch", "每轮样本数", *r.workload.samples, Unit::kCount));
+    ws.rows.push_back(num("flop_per_sample", "FLOPs per sample (given)", "每样本计算量（输入）", *r.flop_per_sample, Unit::kFlop));
+  } else {
+    ws.rows.push_back(num("tokens_per_epoch", "Tokens per epoch", "每轮 token 数", w.tokens_per_epoch, Unit::kCount));
+    if (r.workload.samples && r.workload.tokens_per_sample) {
+      ws.rows.push_back(num("tokens_per_sample", "Tokens per sample", "每样本 token 数", *r.workload.tokens_per_sample, Unit::kCount));
+    }
+  }
+  ws.rows.push_back(num("epochs", "Epochs", "训练轮数", w.epochs, Unit::kCount));
+  if (!r.flop_per_sample) ws.rows.push_back(num("total_tokens", "Tokens in total", "总 token 数", w.total_tokens, Unit::kCount));
+  ws.rows.push_back(num("seq_len", "Sequence length", "序列长度", static_cast<double>(w.seq_len), Unit::kCount));
+  if (w.batch_tokens > 0) {
+    ws.rows.push_back(num("batch_tokens", "Tokens per optimizer step", "每步 token 数", w.batch_tokens, Unit::kCount));
+    ws.rows.push_back(num("steps_per_epoch", "Optimizer steps per epoch", "每轮步数", w.steps_per_epoch, Unit::kCount));
+    ws.rows.push_back(num("total_steps", "Optimizer steps in total", "总步数", w.total_steps, Unit::kCount));
+  }
+  rep.sections.push_back(ws);
+
+  Section cs{"compute", "Compute", "计算量", {}, {}, {}};
+  if (!r.flop_per_sample) {
+    cs.rows.push_back(num("six_n_flop_per_token", "6·N per token (quick rule)", "6·N 每 token（经验公式）", f.six_n_flop, Unit::kFlop));
+    if (f.exact) {
+      cs.rows.push_back(num("forward_flop_per_token", "Forward per token (exact)", "前向每 token（精确）", f.forward_flop, Unit::kFlop));
+      cs.rows.push_back(num("forward_attention_flop_per_token", "  of which attention scores+context", "  其中注意力", f.forward_attention_flop, Unit::kFlop));
+      cs.rows.push_back(num("forward_lm_head_flop_per_token", "  of which LM head", "  其中输出层", f.forward_lm_head_flop, Unit::kFlop));
+      cs.rows.push_back(num("backward_flop_per_token", "Backward per token (2× forward)", "反向每 token（前向的 2 倍）", f.backward_flop, Unit::kFlop));
+      cs.rows.push_back(num("model_flop_per_token", "Model FLOPs per token (fwd+bwd)", "模型计算量每 token（前向+反向）", f.model_flop, Unit::kFlop));
+      cs.rows.push_back(num("recompute_flop_per_token", "Recompute extra per token", "重计算额外每 token", f.recompute_flop, Unit::kFlop,
+                            fmt::format("(recompute {})", recompute_name(r.recompute))));
+      cs.rows.push_back(num("hardware_flop_per_token", "Hardware FLOPs per token", "硬件计算量每 token", f.hardware_flop, Unit::kFlop));
+    }
+    cs.rows.push_back(num("total_six_n_flop", "Total by 6·N", "总计算量（6·N）", total_six_n_flop, Unit::kFlop));
+    if (f.exact) {
+      cs.rows.push_back(num("total_exact_flop", "Total, exact model FLOPs", "总计算量（精确）", f.model_flop * w.total_tokens, Unit::kFlop));
+      cs.rows.push_back(num("total_hardware_flop", "Total hardware FLOPs (with recompute)", "总硬件计算量（含重计算）", f.hardware_flop * w.total_tokens, Unit::kFlop));
+    }
+  }
+  cs.rows.push_back(num("total_flop", "Total used for time and MFU", "用于时间与 MFU 的总计算量", total_model_flop, Unit::kFlop,
+                        r.flop_per_sample ? "(samples × FLOPs per sample)" : (r.six_n || !f.exact) ? "(6·N)" : "(exact)"));
+  rep.sections.push_back(cs);
+
+  Section hs{"hardware", "Hardware", "硬件", {}, {}, {}};
+  hs.rows.push_back(txt("gpu", "GPU", "GPU", fmt::format("{} ({})", gpu.name, gpu.id)));
+  hs.rows.push_back(num("peak_flop_per_s", fmt::format("Dense peak, {}", precision_name(r.precision)).c_str(),
+                        fmt::format("{} 稠密峰值", precision_name(r.precision)).c_str(), peak, Unit::kFlopPerS));
+  hs.rows.push_back(num("gpus_per_node", "GPUs per node", "每节点 GPU 数", gpus_per_node, Unit::kCount));
+  rep.sections.push_back(hs);
+
+  Section ts{"time", "Time and GPUs", "时间与卡数", {}, {}, {}};
+  if (run.gpus_solved) {
+    ts.rows.push_back(num("gpus_exact", "GPUs needed (unrounded)", "所需卡数（未取整）", run.gpus_exact, Unit::kCount));
+  }
+  ts.rows.push_back(num("gpus", run.gpus_solved ? "GPUs (rounded up to whole nodes)" : "GPUs", run.gpus_solved ? "卡数（按整节点取整）" : "卡数",
+                        static_cast<double>(run.gpus), Unit::kGpus));
+  ts.rows.push_back(num("nodes", "Nodes", "节点数", static_cast<double>(run.nodes), Unit::kCount));
+  ts.rows.push_back(num("mfu", run.mfu_solved ? "MFU needed" : "MFU", run.mfu_solved ? "所需 MFU" : "MFU（算力利用率）", run.mfu, Unit::kFraction));
+  ts.rows.push_back(num("achieved_flop_per_s_per_gpu", "Achieved per GPU", "单卡有效算力", peak * run.mfu, Unit::kFlopPerS));
+  ts.rows.push_back(num("compute_s", "Pure compute time", "纯计算时间", run.compute_s, Unit::kSeconds));
+  ts.rows.push_back(num("comm_margin_s", fmt::format("+ communication margin ({:.0f}%)", r.comm_margin * 100).c_str(),
+                        fmt::format("+ 通信冗余（{:.0f}%）", r.comm_margin * 100).c_str(), run.comm_margin_s, Unit::kSeconds));
+  ts.rows.push_back(num("fault_budget_s", fmt::format("+ fault budget ({:.0f}%)", r.fault_budget * 100).c_str(),
+                        fmt::format("+ 容错预算（{:.0f}%）", r.fault_budget * 100).c_str(), run.fault_budget_s, Unit::kSeconds));
+  ts.rows.push_back(num("wall_clock_s", "Wall-clock time", "总训练时间", run.wall_s, Unit::kSeconds));
+  if (run.deadline_s) {
+    ts.rows.push_back(num("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
+    ts.rows.push_back(num("deadline_met", "Deadline met", "能否按期完成", run.deadline_met ? 1 : 0, Unit::kFlag));
+    ts.rows.push_back(num("deadline_slack_s", run.deadline_met ? "Time to spare" : "Late by", run.deadline_met ? "富余时间" : "超期",
+                          std::fabs(run.deadline_slack_s), Unit::kSeconds));
+  }
+  rep.sections.push_back(ts);
+
+  Section gh{"gpu_hours", "GPU-hours", "卡时", {}, {}, {}};
+  gh.rows.push_back(num("compute_gpu_hours", "Compute", "纯计算", run.gpu_hours_compute, Unit::kGpuHours));
+  gh.rows.push_back(num("comm_margin_gpu_hours", "Communication margin", "通信冗余", run.gpu_hours_comm_margin, Unit::kGpuHours));
+  gh.rows.push_back(num("fault_budget_gpu_hours", "Fault budget", "容错预算", run.gpu_hours_fault_budget, Unit::kGpuHours));
+  double run_gpu_hours = run.gpu_hours_total;
+  if (price.spot) {
+    const double extra = run.gpu_hours_total * price.spot_overhead;
+    gh.rows.push_back(num("spot_overhead_gpu_hours", fmt::format("Spot preemption overhead ({:.0f}%)", price.spot_overhead * 100).c_str(),
+                          fmt::format("竞价实例中断开销（{:.0f}%）", price.spot_overhead * 100).c_str(), extra, Unit::kGpuHours));
+    run_gpu_hours += extra;
+  }
+  gh.rows.push_back(num("total_gpu_hours", "Total", "合计", run_gpu_hours, Unit::kGpuHours));
+  gh.rows.push_back(num("total_gpu_days", "Total in card-days", "合计（卡天）", run_gpu_hours / 24, Unit::kGpuDays));
+  rep.sections.push_back(gh);
+
+  // Cost: each GPU-hour line times the price, in the price's currency and the other.
+  const Currency cur = price.currency;
+  const Currency other = cur == Currency::kUsd ? Currency::kCny : Currency::kUsd;
+  const Unit cur_unit = cur == Currency::kUsd ? Unit::kUsd : Unit::kCny;
+  const Unit other_unit = cur == Currency::kUsd ? Unit::kCny : Unit::kUsd;
+  const char* cur_key = cur == Currency::kUsd ? "usd" : "cny";
+  const char* other_key = cur == Currency::kUsd ? "cny" : "usd";
+  const bool range = price.high_per_gpu_hour > price.low_per_gpu_hour;
+  Section cost{"cost", price.spot ? "Cost (spot)" : "Cost (on-demand)", price.spot ? "费用（竞价实例）" : "费用（按需）", {}, {}, {}};
+  cost.rows.push_back(num(fmt::format("price_per_gpu_hour_{}", cur_key).c_str(), "Price per GPU-hour", "每卡时单价",
+                          price.low_per_gpu_hour, cur_unit, range ? fmt::format("to {}", format_thousands(price.high_per_gpu_hour, 2)) : ""));
+  if (range) cost.rows.back().key = fmt::format("price_per_gpu_hour_low_{}", cur_key);
+  if (range) cost.rows.push_back(num(fmt::format("price_per_gpu_hour_high_{}", cur_key).c_str(), "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, cur_unit));
+  cost.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  auto add_cost = [&](const std::string& key, const char* en, const char* zh, double hours) {
+    if (range) {
+      cost.rows.push_back(num(fmt::format("{}_low_{}", key, cur_key).c_str(), fmt::format("{} (low)", en).c_str(), fmt::format("{}（低）", zh).c_str(),
+                              hours * price.low_per_gpu_hour, cur_unit));
+      cost.rows.push_back(num(fmt::format("{}_high_{}", key, cur_key).c_str(), fmt::format("{} (high)", en).c_str(), fmt::format("{}（高）", zh).c_str(),
+                              hours * price.high_per_gpu_hour, cur_unit));
+    } else {
+      cost.rows.push_back(num(fmt::format("{}_{}", key, cur_key).c_str(), en, zh, hours * price.low_per_gpu_hour, cur_unit));
+    }
+  };
+  add_cost("compute_cost", "Compute", "纯计算费用", run.gpu_hours_compute);
+  add_cost("comm_margin_cost", "Communication margin", "通信冗余费用", run.gpu_hours_comm_margin);
+  add_cost("fault_budget_cost", "Fault budget", "容错预算费用", run.gpu_hours_fault_budget);
+  if (price.spot) add_cost("spot_overhead_cost", "Spot preemption overhead", "竞价中断费用", run.gpu_hours_total * price.spot_overhead);
+  add_cost("run_cost", "Main run", "主训练费用", run_gpu_hours);
+
+  double phases_low = 0, phases_high = 0;
+  for (const auto& text : r.phases) {
+    const Phase ph = parse_phase(text);
+    const double low = convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, cur);
+    const double high = convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, cur);
+    phases_low += low;
+    phases_high += high;
+    Row row = num(fmt::format("phase_{}_cost_{}", ph.name, cur_key).c_str(), fmt::format("Phase '{}'", ph.name).c_str(),
+                  fmt::format("阶段「{}」", ph.name).c_str(), low, cur_unit,
+                  fmt::format("({} × {} for {}, {})", format_thousands(ph.gpus), ph.gpu_id, format_duration(ph.hours * kSecondsPerHour),
+                              format_thousands(ph.gpu_hours()) + " GPU-hours"));
+    cost.rows.push_back(row);
+  }
+  const double total_low = run_gpu_hours * price.low_per_gpu_hour + phases_low;
+  const double total_high = run_gpu_hours * price.high_per_gpu_hour + phases_high;
+  if (range) {
+    cost.rows.push_back(num(fmt::format("total_cost_low_{}", cur_key).c_str(), "Total (low)", "总费用（低）", total_low, cur_unit));
+    cost.rows.push_back(num(fmt::format("total_cost_high_{}", cur_key).c_str(), "Total (high)", "总费用（高）", total_high, cur_unit));
+    cost.rows.push_back(num(fmt::format("total_cost_low_{}", other_key).c_str(), "Total (low), converted", "总费用（低，换算）", convert(total_low, cur, other), other_unit));
+    cost.rows.push_back(num(fmt::format("total_cost_high_{}", other_key).c_str(), "Total (high), converted", "总费用（高，换算）", convert(total_high, cur, other), other_unit));
+  } else {
+    cost.rows.push_back(num(fmt::format("total_cost_{}", cur_key).c_str(), "Total", "总费用", total_low, cur_unit));
+    cost.rows.push_back(num(fmt::format("total_cost_{}", other_key).c_str(), "Total, converted", "总费用（换算）", convert(total_low, cur, other), other_unit));
+  }
+  const ExchangeRate& fx = exchange_rate();
+  cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
+                          fmt::format("({}, {})", fx.date, fx.source)));
+  rep.sections.push_back(cost);
+
+  // Assumptions and warnings a user should see.
+  if (!r.flop_per_sample && f.exact && !r.six_n) {
+    rep.assumptions.push_back({fmt::format("FLOPs counted from the architecture: every matmul incl. the LM head, attention over the {} "
+                                           "(s={}), backward = 2× forward.",
+                                           r.causal_half ? "causal half" : "full s×s matrix (Megatron/PaLM convention)", w.seq_len),
+                               fmt::format("计算量按结构精确计数：包含所有矩阵乘和输出层，注意力按{}（s={}），反向为前向的 2 倍。",
+                                           r.causal_half ? "因果一半" : "完整 s×s 矩阵（Megatron/PaLM 口径）", w.seq_len)});
+  }
+  if (!r.flop_per_sample && !f.exact) {
+    rep.assumptions.push_back({"Only a parameter count was given, so compute uses 6·N per token (Kaplan et al. 2020).",
+                               "仅给出参数量，计算量按每 token 6·N 估算（Kaplan 等 2020）。"});
+  }
+  rep.assumptions.push_back({fmt::format("Margins are added to the pure compute time: communication {:.0f}%, fault budget {:.0f}% "
+                                         "(seed 004's 20% for restarts, retries and hardware faults).",
+                                         r.comm_margin * 100, r.fault_budget * 100),
+                             fmt::format("在纯计算时间上叠加冗余：通信 {:.0f}%，容错预算 {:.0f}%。", r.comm_margin * 100, r.fault_budget * 100)});
+  if (mfu && !run.mfu_solved) {
+    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is your input; `gpuplan plan` predicts it from the layout.", *mfu * 100),
+                               fmt::format("MFU {:.1f}% 为输入值。", *mfu * 100)});
+  }
+  if (run.mfu > 0.65) {
+    rep.warnings.push_back({fmt::format("MFU {:.0f}% is above anything published for large runs (best: ~55% MegaScale, ~56% Megatron at DP=1).", run.mfu * 100),
+                            fmt::format("MFU {:.0f}% 高于已公开的大规模训练最好水平（约 55%）。", run.mfu * 100)});
+  }
+  if (run.mfu_solved) {
+    rep.warnings.push_back({fmt::format("To finish on time the run must sustain {:.1f}% MFU; published large runs reach 38–55%.", run.mfu * 100),
+                            fmt::format("按期完成需要 {:.1f}% 的 MFU；公开的大规模训练为 38–55%。", run.mfu * 100)});
+  }
+  if (r.gpus && static_cast<int64_t>(*r.gpus) % gpus_per_node != 0 && *r.gpus > gpus_per_node) {
+    rep.warnings.push_back({fmt::format("{} GPUs is not a whole number of {}-GPU nodes.", *r.gpus, gpus_per_node),
+                            fmt::format("{} 卡不是整数个 {} 卡节点。", *r.gpus, gpus_per_node)});
+  }
+  if (run.deadline_s && !run.deadline_met) {
+    rep.warnings.push_back({fmt::format("The deadline is missed by {}.", format_duration(-run.deadline_slack_s)),
+                            fmt::format("将超期 {}。", format_duration(-run.deadline_slack_s))});
+  }
+  if (model.moe && !r.six_n) {
+    rep.assumptions.push_back({"MoE FLOPs count only the top-k routed experts, the shared experts and the router.",
+                               "MoE 计算量只计激活的 top-k 专家、共享专家和路由。"});
+  }
+  return rep;
+}
+
+}  // namespace gpuplan
