@@ -1,0 +1,54 @@
+// A parallel layout and training recipe: how one training step is spread over
+// GPUs. Shared by the memory model, the step-time model and the planner.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "gpuplan/flops.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+
+enum class Optimizer { kAdamW, kAdamW8bit, kPagedAdamW8bit, kSgdMomentum };
+enum class PipelineSchedule { kOneFOneB, kInterleaved };
+enum class FineTune { kNone, kFull, kLora, kQlora };
+
+const char* optimizer_name(Optimizer o);
+Optimizer parse_optimizer(const std::string& text, const std::string& field);
+
+struct Layout {
+  int tp = 1;    // tensor parallel (Shoeybi et al. 2019)
+  int pp = 1;    // pipeline stages (Narayanan et al. 2021)
+  int dp = 1;    // data parallel replicas
+  int cp = 1;    // context parallel (sequence split across GPUs for attention)
+  int ep = 1;    // expert parallel; experts are split over ep ranks taken from dp×cp
+  int vp = 1;    // virtual pipeline stages per rank (interleaved schedule when > 1)
+  int64_t micro_batch = 1;          // sequences per micro-batch per data-parallel rank
+  int64_t global_batch = 0;         // sequences per optimizer step; 0 = dp × micro_batch
+  int64_t seq_len = 2048;
+  int zero_stage = 0;               // 0 DDP, 1 optimizer states, 2 + gradients, 3 + parameters (Rajbhandari et al. 2020)
+  int shard_group = 0;              // HSDP: ZeRO-3 within groups of this many ranks; 0 = all of dp
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;   // Korthikanti et al. 2022
+  bool flash_attention = true;      // no s×s score matrix kept (Dao et al. 2022)
+  Precision precision = Precision::kBf16;  // GEMM precision (fp8 keeps bf16 elsewhere)
+  Optimizer optimizer = Optimizer::kAdamW;
+  bool offload_optimizer = false;   // optimizer states (and master weights) in host memory
+  bool offload_params = false;      // ZeRO-Infinity/FSDP CPU offload of parameters
+  FineTune finetune = FineTune::kNone;
+  int64_t lora_rank = 0;
+
+  int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
+  PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }
+  int64_t effective_global_batch() const { return global_batch > 0 ? global_batch : static_cast<int64_t>(dp) * micro_batch; }
+  // Micro-batches per pipeline per step (gradient-accumulation steps when pp = 1).
+  int64_t micro_batches() const { return effective_global_batch() / (static_cast<int64_t>(dp) * micro_batch); }
+};
+
+// Throws InputError with the field named when the layout cannot run this
+// model on `gpus` GPUs: TP not dividing the heads, PP above the layer count,
+// ZeRO stage outside 0–3, micro-batch 0, a batch not divisible by dp×micro.
+void validate_layout(const ModelSpec& model, const Layout& layout, int64_t gpus);
+
+}  // namespace gpuplan
