@@ -36,8 +36,12 @@ struct Layout {
   Optimizer optimizer = Optimizer::kAdamW;
   bool offload_optimizer = false;   // optimizer states (and master weights) in host memory
   bool offload_params = false;      // ZeRO-Infinity/FSDP CPU offload of parameters
+  bool offload_activations = false; // saved activations streamed to host (torchtune/DeepSpeed activation offload)
+  // Pure bf16 training: weights, gradients and optimizer states all in bf16, no
+  // fp32 master copy (torchtune's default); false = mixed precision with fp32 master.
+  bool pure_bf16 = false;
   FineTune finetune = FineTune::kNone;
-  int64_t lora_rank = 0;
+  int64_t lora_rank = 0;            // 0 = default (8) for LoRA/QLoRA
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }

@@ -1,5 +1,17 @@
 // Per-GPU memory of a training layout (issue 3).
+//
+// The model (docs/memory.md has every formula with its source):
+//   model states   bytes per parameter by recipe (weights, gradients, optimizer
+//                  states incl. fp32 master), sharded by TP, PP, EP and ZeRO/FSDP;
+//   activations    Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised
+//                  to GQA, gated MLPs, MoE, FlashAttention, SP, CP and recompute,
+//                  times the micro-batches a pipeline stage holds in flight;
+//   logits         the LM head's output and the loss's fp32 copies (last stage);
+//   overheads      CUDA context, communication buffers, ZeRO-3 gathered layers,
+//                  allocator fragmentation; the safety margin is kept free.
+// Every stage of the pipeline is evaluated; the worst one is reported.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,11 +21,40 @@
 
 namespace gpuplan {
 
-// Overheads a user can see and override; defaults documented where they are set.
+// What a measurement (or a user) counts as "memory used".
+//   kDevice:    everything on the device, as nvidia-smi shows it (context included);
+//   kReserved:  PyTorch's torch.cuda.max_memory_reserved (allocator cache, no context);
+//   kAllocated: torch.cuda.max_memory_allocated (live tensors only).
+enum class MemoryScope { kDevice, kReserved, kAllocated };
+
+// Overheads a user can see and override; defaults documented where they are set
+// (src/estimate/memory.cpp) and in docs/memory.md.
 struct MemoryOptions {
-  double cuda_context_bytes = -1;     // < 0: default for the GPU
-  double fragmentation = -1;          // fraction of allocated bytes; < 0: default
+  double cuda_context_bytes = -1;     // < 0: default (0.75 GiB; +0.25 GiB NCCL when > 1 GPU)
+  double fragmentation = -1;          // fraction of allocated bytes; < 0: default 0.05
   double safety_margin = 0.15;        // seed 004: keep 15–20% free
+  double comm_bucket_bytes = -1;      // < 0: default (2 × 25 MiB DDP-style buckets)
+  double logits_bytes_per_entry = 10; // per token per vocab entry: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4
+  double moe_capacity_factor = 1.0;   // tokens an expert may receive, relative to an even split (1 = dropless average)
+  bool dropout = false;               // keep dropout masks (Korthikanti assumes dropout; Llama-era pretraining uses none)
+  bool fp32_grad_buffer = false;      // Megatron: main_grad accumulated in fp32 (4 bytes/param, not ZeRO-2 sharded)
+  int zero3_prefetch_layers = 2;      // ZeRO-3/FSDP: layers whose full parameters are gathered at once
+  MemoryScope scope = MemoryScope::kDevice;
+  bool suggest = true;                // compute the largest micro-batch and the changes that make it fit
+};
+
+// One change to the layout and the memory it would reach.
+struct MemorySuggestion {
+  std::string change_en;   // "ZeRO stage 3", "recompute full", "tp 8 (dp 4)"
+  std::string change_zh;
+  std::string flag;        // the CLI flags that make the change: "--zero 3"
+  double peak_bytes = 0;
+  bool fits = false;
+};
+
+struct MemoryAssumption {
+  std::string en;
+  std::string zh;
 };
 
 struct MemoryBreakdown {
@@ -32,7 +73,29 @@ struct MemoryBreakdown {
   double headroom_bytes = 0;          // capacity - margin - peak (negative: does not fit)
   bool fits = false;
   int worst_stage = 0;
+
+  // Detail (issue 3).
+  double params_on_gpu = 0;           // parameters whose weights the worst GPU holds (before ZeRO-3)
+  double trainable_params_on_gpu = 0; // those with gradients and optimizer states
+  double weight_bytes_per_param = 0;  // recipe, before sharding
+  double grad_bytes_per_param = 0;
+  double optimizer_bytes_per_param = 0;
+  double host_offload_bytes = 0;      // states moved to host memory by offload
+  double paged_optimizer_bytes = 0;   // paged 8-bit states: unified memory, evicted under pressure, not in peak
+  double activations_per_layer_bytes = 0;  // one micro-batch, one layer of the worst stage
+  double layers_on_stage = 0;
+  double inflight_micro_batches = 0;  // micro-batches whose activations the worst stage holds
+  int64_t largest_micro_batch = -1;   // largest that fits (0: not even 1; -1: not computed)
+  std::vector<MemorySuggestion> suggestions;  // when it does not fit
+  std::vector<MemoryAssumption> assumptions;
+  std::vector<MemoryAssumption> warnings;
 };
+
+// Per-layer activation bytes for one micro-batch (exposed for tests and docs).
+// Reproduces Korthikanti et al. 2022 Table 2 exactly for a GPT layer (4h plain MLP,
+// multi-head attention, no FlashAttention, dropout on).
+double activation_bytes_per_layer(const ModelSpec& model, const Layout& layout, bool moe_layer,
+                                  const MemoryOptions& options = {});
 
 MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
                                 const MemoryOptions& options = {});

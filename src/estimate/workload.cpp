@@ -39,7 +39,7 @@ Workload make_workload(const WorkloadInput& in) {
     w.batch_tokens = *in.global_batch_seqs * per;
   }
   if (w.batch_tokens > 0) {
-    // Seed 000: 1e11 tokens at 4,096 tokens per step is 24.4 thousand... steps per epoch.
+    // A partial last batch is still a step.
     w.steps_per_epoch = std::ceil(w.tokens_per_epoch / w.batch_tokens);
     w.total_steps = w.steps_per_epoch * w.epochs;
   }

@@ -69,7 +69,7 @@ ModelSpec load_config_file(const std::filesystem::path& path) {
   try {
     config = nlohmann::json::parse(buffer.str());
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("config.json", fmt::format("{} is not valid JSON (byte {}): fix the file or pass a catalog model id.",
+    throw InputError("config.json", fmt::format("--model: {} is not valid JSON (error at byte {}); fix the file or pass a catalog model id.",
                                                 path.string(), e.byte));
   }
   ModelSpec m = model_from_hf_config(config, path.string());

@@ -119,7 +119,9 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
   m.hidden = r.require_int({"hidden_size", "n_embd", "d_model", "dim"});
   m.layers = r.require_int({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
   m.heads = r.require_int({"num_attention_heads", "n_head", "num_heads", "n_heads"});
-  m.vocab = r.require_int({"padded_vocab_size", "vocab_size"});
+  // ChatGLM stores the padded vocabulary the embedding really has beside vocab_size.
+  if (auto padded = r.get_int({"padded_vocab_size"})) m.vocab = *padded;
+  else m.vocab = r.require_int({"vocab_size", "n_vocab"});
 
   // GPT-2-shaped families ship no "intermediate" key and use 4h.
   const bool gpt_style_type = is_one_of(type, {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "mpt", "phi"});
@@ -255,7 +257,7 @@ ModelSpec model_from_param_count(double params) {
   m.count_only = true;
   m.count_only_params = params;
   m.id = "params";
-  m.name = fmt::format("{:.4g}-parameter model", params);
+  m.name = params >= 1e9 ? fmt::format("{:.4g}B-parameter model", params / 1e9) : fmt::format("{:.4g}-parameter model", params);
   m.source = "--params";
   return m;
 }

@@ -38,7 +38,7 @@ std::string format_value(const Row& row, Lang lang) {
       out = v >= 2 * kSecondsPerDay ? fmt::format("{} ({} h)", format_duration(v), format_thousands(v / 3600, 0))
                                     : format_duration(v);
       if (zh) {
-        out = v >= 2 * kSecondsPerDay ? fmt::format("{} 天 ({} 小时)", format_sig(v / kSecondsPerDay),
+        out = v >= 2 * kSecondsPerDay ? fmt::format("{} 天 ({} 小时)", v >= 1e3 * kSecondsPerDay ? format_thousands(v / kSecondsPerDay) : format_sig(v / kSecondsPerDay),
                                                     format_thousands(v / 3600, 0))
                                       : format_duration(v);
       }

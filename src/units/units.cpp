@@ -153,7 +153,8 @@ std::string format_duration(double seconds) {
   if (seconds < 120) return fmt::format("{} s", format_sig(seconds));
   if (seconds < 2 * kSecondsPerHour) return fmt::format("{} min", format_sig(seconds / 60));
   if (seconds < 2 * kSecondsPerDay) return fmt::format("{} h", format_sig(seconds / kSecondsPerHour));
-  return fmt::format("{} days", format_sig(seconds / kSecondsPerDay));
+  const double days = seconds / kSecondsPerDay;
+  return fmt::format("{} days", days >= 1e3 ? format_thousands(days) : format_sig(days));
 }
 
 }  // namespace gpuplan

@@ -1,0 +1,20 @@
+// Report sections for a memory estimate, shared by `gpuplan memory`, `train`,
+// `plan` and the web page.
+#pragma once
+#include <vector>
+
+#include "gpuplan/memory.hpp"
+#include "gpuplan/report.hpp"
+
+namespace gpuplan {
+
+// Per-GPU breakdown (GiB and share of the peak) and the verdict: peak, capacity,
+// safety margin, headroom, fits, largest micro-batch.
+Section memory_section(const MemoryBreakdown& br);
+// The changes that would make a layout fit, each with the peak it reaches
+// (empty records when it already fits).
+Section memory_suggestions_section(const MemoryBreakdown& br);
+// Both sections plus the estimate's assumptions and warnings, appended to `report`.
+void add_memory_to_report(Report& report, const MemoryBreakdown& br);
+
+}  // namespace gpuplan

@@ -1,0 +1,108 @@
+// Time of one optimizer step for a parallel layout, from physics: every GEMM at
+// its real shape against the GPU's dense peak and an achievable-efficiency
+// curve, attention, memory-bound element-wise work against HBM bandwidth,
+// collectives with an α–β (latency–bandwidth) model over the links that carry
+// them, the pipeline bubble, and the optimizer step. docs/step-time.md gives
+// every formula and its source.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+
+// The physical constants of the model. One set for every case; each default is
+// documented where it is set (src/estimate/step_time.cpp) and in docs/step-time.md.
+struct StepTimeOptions {
+  double gemm_ceiling = 0;            // best dense-GEMM fraction of peak; 0: the GPU's measured MAMF, else 0.80
+  double hbm_efficiency = 0.80;       // achieved fraction of HBM bandwidth for streaming kernels
+  double intra_busbw_bytes_per_s = 0; // all-reduce bus bandwidth inside a node; 0: measured, else 0.80 × link
+  double scaleout_efficiency = 0.90;  // achieved fraction of the NIC rate (NCCLT-290: 46–48 of 50 GB/s)
+  double intra_latency_s = 5e-6;      // α per ring step inside a node
+  double inter_latency_s = 12e-6;     // α per ring step across nodes
+  double kernel_overhead_s = 4e-6;    // launch and tail of one kernel (host dispatch when kernels are tiny)
+  double overlap_efficiency = 0.90;   // share of an overlappable transfer that really hides behind compute
+  bool overlap_dp = true;             // DP gradient reduction overlaps the last micro-batch's backward
+  bool overlap_tp = false;            // TP collectives overlap GEMMs (TE userbuffers); off: exposed
+  int gpus_per_node = 0;              // 0: the GPU's default node
+  double scaleout_bytes_per_s = 0;    // per GPU; 0: the GPU's default NIC
+  double grad_reduce_bytes = 0;       // bytes per gradient element reduced; 0: 4 for bf16/fp8, 2 for fp16
+};
+
+struct StepTime {
+  // Totals.
+  double step_s = 0;
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;            // whole job
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;                     // model FLOPs (no recompute, full s×s attention matrix) / (time × GPUs × peak)
+  double hfu = 0;                     // hardware FLOPs (with recompute) / (time × GPUs × peak)
+  double model_flop_per_step = 0;
+  double hardware_flop_per_step = 0;
+  double peak_flop_per_s = 0;         // one GPU at the GEMM precision
+
+  // Where the step goes (seconds on the critical path; they add up to step_s).
+  double compute_s = 0;               // all micro-batches on the slowest stage, excluding the bubble
+  double gemm_s = 0;                  // of which: GEMMs (incl. LM head)
+  double attention_s = 0;             //           attention core
+  double elementwise_s = 0;           //           norms, activations, residuals, softmax, loss
+  double recompute_s = 0;             //           extra forward of activation recomputation (already in the three above)
+  double tp_comm_s = 0;               // exposed TP all-reduce / reduce-scatter + all-gather
+  double cp_comm_s = 0;               // exposed context-parallel KV exchange
+  double ep_comm_s = 0;               // exposed expert all-to-all
+  double pp_comm_s = 0;               // exposed pipeline point-to-point
+  double bubble_s = 0;                // pipeline fill and drain
+  double dp_comm_s = 0;               // exposed DP gradient reduction (and ZeRO-1/2 parameter all-gather)
+  double zero3_comm_s = 0;            // exposed ZeRO-3 parameter all-gathers and gradient reduce-scatters
+  double optimizer_s = 0;             // optimizer step (memory-bound)
+
+  // Raw communication time, hidden or not, and its share of the step.
+  double comm_total_s = 0;
+  double comm_exposed_s = 0;
+  double comm_share = 0;              // exposed communication / step
+
+  int64_t micro_batches = 0;
+  double bubble_fraction = 0;         // bubble / (step − optimizer − DP)
+  double stage_fwd_s = 0;             // one micro-batch, slowest stage
+  double stage_bwd_s = 0;
+  double gemm_efficiency_mean = 0;    // FLOP-weighted achieved fraction of peak over the GEMMs
+  int dp_nodes = 1;                   // nodes one DP group spans
+  std::vector<std::string> assumptions;
+};
+
+StepTime estimate_step_time(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
+                            const StepTimeOptions& options = {});
+
+// ---- Building blocks, public for tests and for other estimators. ----
+
+// Achieved fraction of dense peak of one GEMM C[m×n] = A[m×k]·B[k×n]: the
+// large-GEMM ceiling times tile/wave quantisation and a short-k pipeline
+// penalty. Memory-bound shapes are handled by gemm_time_s's roofline.
+double gemm_efficiency(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling);
+// Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
+double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o);
+// Streaming multiprocessors (or compute units) of a part, for wave quantisation.
+int compute_units(const GpuSpec& gpu);
+
+// A link as collectives see it: achieved bandwidth per GPU (one direction, bus
+// bandwidth for rings) and latency per ring step.
+struct Link {
+  double bytes_per_s = 0;
+  double latency_s = 0;
+};
+// NCCL's ring costs (NCCL performance docs, "bus bandwidth"): `bytes` is the
+// full buffer on each rank.
+double ring_allreduce_s(double bytes, int n, const Link& link);     // 2(n−1)/n · bytes/bw + 2(n−1)·α
+double ring_reduce_scatter_s(double bytes, int n, const Link& link); // (n−1)/n · bytes/bw + (n−1)·α
+double ring_allgather_s(double bytes, int n, const Link& link);      // (n−1)/n · bytes/bw + (n−1)·α
+double all_to_all_s(double bytes, int n, const Link& link);          // (n−1)/n · bytes/bw + (n−1)·α
+// Hierarchical collective over `local` ranks in each of `nodes` nodes: the
+// intra-node phase on `intra`, then the inter-node phase on 1/local of the data
+// over each GPU's own NIC (`inter`).
+double hierarchical_allreduce_s(double bytes, int local, int nodes, const Link& intra, const Link& inter);
+double hierarchical_reduce_scatter_s(double bytes, int local, int nodes, const Link& intra, const Link& inter);
+
+}  // namespace gpuplan

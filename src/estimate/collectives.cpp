@@ -1,0 +1,46 @@
+// Collective costs with the α–β model.
+//
+// NCCL's ring algorithms move 2(n−1)/n of the buffer through each GPU for an
+// all-reduce and (n−1)/n for a reduce-scatter or all-gather; "bus bandwidth"
+// is defined so that time = factor · bytes / busbw (NCCL tests,
+// doc/PERFORMANCE.md). Each of the 2(n−1) or (n−1) ring steps also pays a
+// latency α. Across nodes NCCL reduces inside the node first, so the network
+// carries only 1/local of the data per GPU (hardware_facts §2d: inter-node
+// all-reduce costs ~2× intra-node at large payloads, not 18×).
+#include <algorithm>
+
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+
+double ring_allreduce_s(double bytes, int n, const Link& link) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 2.0 * (n - 1) / n * bytes / link.bytes_per_s + 2.0 * (n - 1) * link.latency_s;
+}
+
+double ring_reduce_scatter_s(double bytes, int n, const Link& link) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return static_cast<double>(n - 1) / n * bytes / link.bytes_per_s + (n - 1) * link.latency_s;
+}
+
+double ring_allgather_s(double bytes, int n, const Link& link) { return ring_reduce_scatter_s(bytes, n, link); }
+
+double all_to_all_s(double bytes, int n, const Link& link) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return static_cast<double>(n - 1) / n * bytes / link.bytes_per_s + (n - 1) * link.latency_s;
+}
+
+double hierarchical_allreduce_s(double bytes, int local, int nodes, const Link& intra, const Link& inter) {
+  if (nodes <= 1) return ring_allreduce_s(bytes, local, intra);
+  // Reduce-scatter inside the node, all-reduce of the 1/local shard across
+  // nodes (each GPU on its own NIC), all-gather inside the node.
+  return ring_reduce_scatter_s(bytes, local, intra) + ring_allreduce_s(bytes / local, nodes, inter) +
+         ring_allgather_s(bytes, local, intra);
+}
+
+double hierarchical_reduce_scatter_s(double bytes, int local, int nodes, const Link& intra, const Link& inter) {
+  if (nodes <= 1) return ring_reduce_scatter_s(bytes, local, intra);
+  return ring_reduce_scatter_s(bytes, local, intra) + ring_reduce_scatter_s(bytes / local, nodes, inter);
+}
+
+}  // namespace gpuplan

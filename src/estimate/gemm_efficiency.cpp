@@ -1,0 +1,80 @@
+// How fast one GEMM runs: the achievable fraction of dense peak at a shape.
+//
+// Ceiling. cuBLAS-class BF16 GEMMs reach 80–87% of dense peak on A100/H100 at
+// their best shapes (Maximum Achievable Matmul FLOPS, stas00/ml-engineering
+// compute/accelerator/README.md; hardware_facts §5b): the GPU's measured
+// `gemm_efficiency` when data/gpus.json has one, else 0.80. FP8 GEMMs reach a
+// lower fraction of their (doubled) peak: 70.9% vs 80.3% on H100, so 0.88 of
+// the BF16 ceiling.
+//
+// Shape. A GEMM is cut into output tiles that the SMs run in waves; the last
+// wave is partly idle and edge tiles are partly empty (wave and tile
+// quantisation, NVIDIA "Matrix Multiplication Background" user guide). The
+// library picks among tile shapes; smaller tiles waste less at the edges but
+// reuse less data, so each carries a relative efficiency. A short reduction
+// dimension k cannot hide the tile pipeline's prologue and epilogue: a factor
+// k/(k + k0) with k0 = 64 (one or two pipeline stages of k-slices).
+//
+// Roofline. Time is the larger of the compute time at that efficiency and the
+// bytes the GEMM must move (A, B read once, C written once) over achieved HBM
+// bandwidth, plus one kernel's fixed overhead.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+
+int compute_units(const GpuSpec& g) {
+  const std::string& id = g.id;
+  auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
+  if (starts("v100")) return 80;
+  if (starts("a10-")) return 72;
+  if (starts("a100") || starts("a800")) return 108;
+  if (starts("l40s")) return 142;
+  if (starts("l20")) return 92;
+  if (starts("rtx4090")) return 128;
+  if (starts("h20-")) return 78;
+  if (starts("h100-pcie")) return 114;
+  if (starts("h100") || starts("h800") || starts("h200")) return 132;
+  if (starts("b200") || starts("gb200")) return 148;
+  if (starts("mi250x")) return 110;   // one GCD runs one GEMM
+  if (starts("mi300x") || starts("mi325x")) return 304;
+  if (starts("ascend910b")) return 24;  // AI cores (Da Vinci cubes are larger tiles)
+  if (starts("tpu")) return 8;          // MXUs per chip (128×128 systolic arrays)
+  return 108;
+}
+
+double gemm_efficiency(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling) {
+  if (m < 1 || n < 1 || k < 1) return ceiling;
+  const double units = compute_units(g);
+  struct Tile { double tm, tn, rel; };
+  // Relative efficiency of each tile shape: 256×128 reuses data best; smaller
+  // tiles halve the arithmetic intensity of each step.
+  static constexpr Tile kTiles[] = {{256, 128, 1.0}, {128, 256, 1.0}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 64, 0.65}};
+  double best = 0;
+  for (const Tile& t : kTiles) {
+    const double tiles = std::ceil(m / t.tm) * std::ceil(n / t.tn);
+    const double waves = std::ceil(tiles / units);
+    const double util = (m * n) / (waves * units * t.tm * t.tn);
+    best = std::max(best, t.rel * util);
+  }
+  constexpr double k0 = 64;
+  const double kfac = k / (k + k0);
+  double eff = ceiling * best * kfac;
+  if (p == Precision::kFp8) eff *= 0.88;
+  return std::max(eff, 1e-3);
+}
+
+double gemm_time_s(const GpuSpec& g, Precision p, double m, double n, double k, const StepTimeOptions& o) {
+  const Precision use = g.has(p) ? p : (g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16);
+  const double peak = g.peak(use);
+  const double ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : (g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80);
+  const double eff = gemm_efficiency(g, use, m, n, k, ceiling);
+  const double t_compute = 2.0 * m * n * k / (peak * eff);
+  const double elem = use == Precision::kFp8 ? 1.0 : 2.0;
+  const double t_memory = elem * (m * k + k * n + m * n) / (g.hbm_bytes_per_s * o.hbm_efficiency);
+  return std::max(t_compute, t_memory) + o.kernel_overhead_s;
+}
+
+}  // namespace gpuplan

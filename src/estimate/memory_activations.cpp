@@ -1,0 +1,153 @@
+// Activations: what the forward pass keeps for the backward pass.
+//
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models" (arXiv:2205.05198), section 4.1 and Table 2, count the
+// bytes one transformer layer saves for one micro-batch of b sequences of s
+// tokens, hidden h, a heads, 2-byte activations and 1-byte dropout masks:
+//
+//   attention  QKV input 2sbh, Q and K 4sbh, softmax output 2as²b, its dropout
+//              mask as²b, dropout output 2as²b, V 2sbh, output-projection input
+//              2sbh, dropout mask sbh                       = 11sbh + 5as²b
+//   MLP        inputs of the two linears 2sbh + 8sbh, GeLU input 8sbh, mask sbh = 19sbh
+//   norms      two inputs of 2sbh                             = 4sbh
+//   total      sbh·(34 + 5as/h)
+//   TP, no SP  sbh·(10 + 24/t + 5as/(ht))  (norm/dropout inputs are replicated)
+//   TP + SP    sbh·(34/t + 5as/(ht))
+//   selective  sbh·34/t   (the as² terms are recomputed)
+//   full       2sbh       (only the layer input is kept)
+//
+// Generalised here, term by term, to the widths a real model has:
+//   Q and K  2·T·(q_width + k_width), V 2·T·v_width: GQA keeps g·d, not h, for K/V;
+//   MLP      plain: 2·T·f + 2·T·f (activation input + second linear input);
+//            gated (SwiGLU): gate and up outputs 2·2·T·f plus the product 2·T·f = 6·T·f;
+//   FlashAttention (Dao et al. 2022) saves no s×s matrix, only the fp32
+//            log-sum-exp per head and row (4·T·a bytes); the output it also needs
+//            is the projection input already counted;
+//   no dropout (Llama-era pretraining): no masks, and the softmax output is what
+//            the attention-over-values matmul reads (2as²b instead of 5as²b);
+//   MoE      every token goes to k experts: permuted input 2·T·k·c·h, expert MLP
+//            internals as above on T·k·c tokens (c = capacity factor), the router's
+//            fp32 logits and probabilities 8·T·E, the combine input 2·T·k·h;
+//   CP       each rank holds T = s·b/cp tokens (Liu et al. 2023, ring attention);
+//   MLA      the compressed q and kv latents 2·T·(r_q + r_kv + d_rope) as well.
+// T = s·b/cp tokens; matrices split by TP are divided by t; with SP everything is.
+#include <algorithm>
+
+#include "memory_internal.hpp"
+
+namespace gpuplan {
+
+namespace {
+
+struct Dims {
+  double T, s, h, t, rep, a;
+};
+
+Dims dims(const ModelSpec& m, const Layout& l) {
+  Dims d;
+  d.s = static_cast<double>(l.seq_len);
+  d.T = d.s * static_cast<double>(l.micro_batch) / l.cp;
+  d.h = static_cast<double>(m.hidden);
+  d.t = l.tp;
+  d.rep = (l.sequence_parallel && l.tp > 1) ? d.t : 1.0;  // divisor of the TP-replicated parts
+  d.a = static_cast<double>(m.heads);
+  return d;
+}
+
+// Bytes an MLP of width f keeps over `tokens` tokens, split t ways.
+double mlp_internal(const ModelSpec& m, double tokens, double f, double t) {
+  return (m.mlp == MlpKind::kGated ? 6.0 : 4.0) * tokens * f / t;
+}
+
+}  // namespace
+
+double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_layer, const MemoryOptions& o) {
+  if (m.count_only) return 0;
+  const Dims d = dims(m, l);
+  const double T = d.T, h = d.h, t = d.t, rep = d.rep, a = d.a;
+  const double mask = o.dropout ? 1.0 : 0.0;
+
+  // Attention block widths.
+  double q_w = static_cast<double>(m.q_width()), k_w = static_cast<double>(m.kv_width());
+  double v_w = k_w, o_in = q_w, latent = 0;
+  if (m.mla) {
+    const MlaSpec& x = *m.mla;
+    const double qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim);
+    q_w = k_w = a * qk;
+    v_w = o_in = a * static_cast<double>(x.v_head_dim);
+    latent = 2 * T * static_cast<double>(x.q_lora_rank + x.kv_lora_rank + x.qk_rope_head_dim) / rep;
+  }
+  double bytes = 0;
+  bytes += 2 * T * h / rep;                    // norm input
+  bytes += 2 * T * h / rep;                    // QKV input (norm output)
+  bytes += 2 * T * (q_w + k_w) / t;            // Q and K
+  bytes += 2 * T * v_w / t;                    // V
+  bytes += latent;
+  if (!l.flash_attention) {
+    if (l.recompute == Recompute::kNone) {
+      // Scores over all s keys of the full sequence: softmax output, and with
+      // dropout its mask and output.
+      bytes += (o.dropout ? 5.0 : 2.0) * a * T * d.s / t;
+    }
+  } else {
+    bytes += 4 * T * a / t;                    // fp32 log-sum-exp per head and row
+  }
+  bytes += 2 * T * o_in / t;                   // output-projection input
+  bytes += mask * T * h / rep;                 // attention dropout mask
+
+  // MLP block.
+  bytes += 2 * T * h / rep;                    // norm input
+  if (moe_layer && m.moe) {
+    const MoeSpec& e = *m.moe;
+    const double k = static_cast<double>(e.experts_per_token);
+    const double routed_tokens = T * k * o.moe_capacity_factor;
+    bytes += 2 * T * h / rep;                                   // router / expert input (norm output)
+    bytes += 8 * T * static_cast<double>(e.routed_experts) / rep;  // fp32 router logits and probabilities
+    bytes += 2 * routed_tokens * h;                             // permuted tokens (all-gathered over TP)
+    bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), t);
+    bytes += 2 * T * k * h / rep;                               // expert outputs before the weighted combine
+    if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t);
+  } else {
+    bytes += 2 * T * h / rep;                  // first linear input
+    bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t);
+  }
+  bytes += mask * T * h / rep;                 // MLP dropout mask
+  return bytes;
+}
+
+namespace memory_detail {
+
+double checkpoint_bytes_per_layer(const ModelSpec& m, const Layout& l) {
+  if (m.count_only) return 0;
+  const Dims d = dims(m, l);
+  // Full recompute keeps the layer input, 2sbh (Korthikanti Table 2); with SP
+  // Megatron checkpoints the sequence-sharded input, 2sbh/t.
+  return 2 * d.T * d.h / d.rep;
+}
+
+double embedding_activation_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o) {
+  if (m.count_only || !o.dropout) return 0;
+  const Dims d = dims(m, l);
+  return d.T * d.h / d.rep;  // embedding dropout mask (Korthikanti section 4.3)
+}
+
+double head_activation_bytes(const ModelSpec& m, const Layout& l) {
+  if (m.count_only) return 0;
+  const Dims d = dims(m, l);
+  return 2 * (2 * d.T * d.h / d.rep);  // final norm input and LM-head input
+}
+
+double logits_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o) {
+  if (m.count_only) return 0;
+  const Dims d = dims(m, l);
+  // Logits s·b/cp × V/t (vocab-parallel LM head): the bf16 logits (2), their
+  // fp32 upcast (4) and the fp32 log-softmax the loss saves for backward (4) =
+  // 10 bytes per entry in eager PyTorch (Hugging Face, torchtune without chunked
+  // cross-entropy). Megatron's fused vocab-parallel loss needs about 6; the
+  // option overrides it. 128K-256K vocabularies make this the largest single
+  // tensor of a step: 8192 tokens × 128256 × 10 B = 10.5 GB.
+  return d.T * static_cast<double>(m.vocab) / d.t * o.logits_bytes_per_entry;
+}
+
+}  // namespace memory_detail
+}  // namespace gpuplan

@@ -1,0 +1,47 @@
+// Pieces of the memory estimator shared by memory*.cpp; not a public header.
+#pragma once
+#include <cstdint>
+
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan::memory_detail {
+
+// Parameters one GPU of pipeline stage `stage` holds, after TP and EP (before ZeRO).
+struct StageParams {
+  int64_t first_layer = 0;
+  int64_t layers = 0;
+  double layer_dense = 0;     // attention, norms, dense MLPs, shared experts, routers of the stage's layers
+  double layer_expert = 0;    // routed experts (÷ tp·ep)
+  double embedding = 0;       // token (+ position) embedding on the first stage, LM head on the last
+  double adapters = 0;        // LoRA/QLoRA adapter parameters (trainable)
+  double largest_layer = 0;   // one layer's parameters (÷ tp, experts ÷ ep): ZeRO-3 gathers it whole
+  bool has_lm_head = false;
+  double dense() const { return layer_dense + embedding; }
+  double total() const { return layer_dense + layer_expert + embedding + adapters; }
+};
+
+StageParams stage_params(const ModelSpec& m, const Layout& l, int stage);
+
+// Bytes per parameter of a recipe, before any sharding.
+struct StateBytes {
+  double weight = 2;     // the copy the GEMMs read (bf16/fp16; fp32 for fp32 training)
+  double fp8_cache = 0;  // fp8 weight + transposed fp8 copy cached by TransformerEngine
+  double grad = 2;
+  double optimizer = 12; // fp32 master + moments
+  bool paged = false;    // bitsandbytes paged optimizer (unified memory)
+};
+StateBytes state_bytes(const Layout& l, const MemoryOptions& o);
+
+int64_t lora_rank(const Layout& l);
+
+// The last stage's LM-head logits and loss copies for one micro-batch.
+double logits_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o);
+// Bytes kept per layer for one micro-batch under full recompute: the layer's input.
+double checkpoint_bytes_per_layer(const ModelSpec& m, const Layout& l);
+// Extra activations on the first and last stages that are not in any layer.
+double embedding_activation_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o);
+double head_activation_bytes(const ModelSpec& m, const Layout& l);
+
+}  // namespace gpuplan::memory_detail

@@ -1,0 +1,117 @@
+// Model states: which parameters a GPU holds, and how many bytes each costs.
+//
+// Bytes per parameter (Rajbhandari et al. 2020, "ZeRO", section 3.1, and the
+// Megatron-LM distributed-optimizer notes, docs/source/distrib_optimizer.md):
+//
+//   recipe                           weights  grads  optimizer            total
+//   bf16/fp16 mixed precision AdamW     2       2    4 master + 4 m + 4 v   16
+//   pure bf16 AdamW (torchtune)         2       2    2 m + 2 v               8
+//   fp8 GEMMs (TransformerEngine)       2 (+2)  2    12                 16 (+2)
+//   8-bit AdamW (bitsandbytes), mixed   2       2    4 master + 1 m + 1 v   10
+//   8-bit AdamW, pure bf16              2       2    1 m + 1 v               6
+//   SGD with momentum, mixed            2       2    4 master + 4 m          12
+//   fp32 AdamW                          4       4    4 m + 4 v               16
+//
+// The seed article's "14 bytes per parameter" (seed 004: optimizer 8Ψ + grads
+// 4Ψ + weights 2Ψ) is wrong: it counts fp32 gradients but no fp32 master copy.
+// Mixed-precision Adam keeps the bf16/fp16 weights the GEMMs read (2), their
+// gradients (2), and an fp32 master copy with two fp32 moments (4 + 4 + 4) —
+// 16Ψ in ZeRO's own accounting ("2Ψ + 2Ψ + KΨ with K = 12").
+#include <algorithm>
+#include <cmath>
+
+#include "memory_internal.hpp"
+
+namespace gpuplan::memory_detail {
+
+int64_t lora_rank(const Layout& l) { return l.lora_rank > 0 ? l.lora_rank : 8; }
+
+StateBytes state_bytes(const Layout& l, const MemoryOptions& o) {
+  StateBytes b;
+  const bool fp32 = l.precision == Precision::kFp32 || l.precision == Precision::kTf32;
+  const bool master = !fp32 && !l.pure_bf16;  // a separate fp32 master copy exists
+  b.weight = fp32 ? 4 : 2;
+  b.grad = fp32 ? 4 : 2;
+  // Megatron accumulates main_grad in fp32 (--accumulate-allreduce-grads-in-fp32,
+  // the default for bf16): 4 bytes per parameter instead of 2.
+  if (o.fp32_grad_buffer && !fp32) b.grad = 4;
+  // FP8 training (TransformerEngine): weights stay bf16 with an fp32 master; the
+  // GEMMs read an fp8 cast of each weight and, for the backward pass on Hopper, an
+  // fp8 transposed copy, both cached between micro-batches (TransformerEngine
+  // issues #1261, #1764): +2 bytes per GEMM parameter.
+  if (l.precision == Precision::kFp8 || l.precision == Precision::kInt8) b.fp8_cache = 2;
+  const double state = fp32 ? 4 : (l.pure_bf16 ? 2 : 4);  // bytes of one Adam moment
+  const double master_bytes = master ? 4 : 0;
+  // bitsandbytes 8-bit optimizers keep each state in 1 byte, blockwise quantised
+  // with one fp32 absmax per 2048 values (Dettmers et al. 2022, arXiv:2110.02861).
+  const double q8 = 1 + 4.0 / 2048;
+  switch (l.optimizer) {
+    case Optimizer::kAdamW: b.optimizer = master_bytes + 2 * state; break;
+    case Optimizer::kAdamW8bit: b.optimizer = master_bytes + 2 * q8; break;
+    case Optimizer::kPagedAdamW8bit: b.optimizer = master_bytes + 2 * q8; b.paged = true; break;
+    case Optimizer::kSgdMomentum: b.optimizer = master_bytes + state; break;
+  }
+  return b;
+}
+
+namespace {
+
+double norm_params(const ModelSpec& m) {
+  return (m.norm == NormKind::kLayer ? 2.0 : 1.0) * static_cast<double>(m.hidden);
+}
+
+}  // namespace
+
+StageParams stage_params(const ModelSpec& m, const Layout& l, int stage) {
+  StageParams p;
+  const double tp = l.tp;
+  if (m.count_only) {
+    // No architecture: the count is spread evenly over the stages.
+    p.layer_dense = m.count_only_params / (tp * l.pp);
+    p.layers = 0;
+    p.has_lm_head = stage == l.pp - 1;
+    return p;
+  }
+  // Megatron splits the layers evenly over the stages; when they do not divide,
+  // the first stages take one more.
+  const int64_t base = m.layers / l.pp;
+  const int64_t extra = m.layers % l.pp;
+  p.layers = base + (stage < extra ? 1 : 0);
+  p.first_layer = stage * base + std::min<int64_t>(stage, extra);
+  const double h = static_cast<double>(m.hidden);
+  const double attention = attention_params_per_layer(m) + m.norms_per_layer * norm_params(m);
+  const int64_t r = lora_rank(l);
+  const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
+  // LoRA adapters (Hu et al. 2021) on the q, k, v and o projections: A is in×r, B r×out.
+  const double adapter = lora ? static_cast<double>(r) * (4 * h + 2.0 * m.q_width() + 2.0 * m.kv_width()) : 0;
+  for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+    double dense = attention;
+    double expert = 0;
+    if (m.is_moe_layer(layer)) {
+      const MoeSpec& e = *m.moe;
+      expert = e.routed_experts * dense_mlp_params(m, e.expert_intermediate);
+      dense += (e.shared_intermediate > 0 ? dense_mlp_params(m, e.shared_intermediate) : 0) + h * e.routed_experts;
+    } else {
+      dense += dense_mlp_params(m, m.intermediate);
+    }
+    // Tensor parallelism splits every weight matrix t ways (Shoeybi et al. 2019);
+    // the norms are replicated but small, and are divided too.
+    p.layer_dense += dense / tp;
+    p.layer_expert += expert / (tp * l.ep);
+    p.adapters += adapter / tp;
+    p.largest_layer = std::max(p.largest_layer, dense / tp + expert / (tp * l.ep));
+  }
+  const double vocab_table = static_cast<double>(m.vocab) * h / tp;  // vocab-parallel embedding
+  if (stage == 0) p.embedding += vocab_table + static_cast<double>(m.learned_positions) * h / tp;
+  if (stage == l.pp - 1) {
+    p.has_lm_head = true;
+    p.embedding += norm_params(m) / tp;  // final norm
+    // An untied LM head is its own matrix. A tied one is the embedding itself
+    // when one stage holds both; with pp > 1 Megatron keeps a copy on the last
+    // stage and all-reduces their gradients, so the last stage holds V·h too.
+    if (!m.tied_embeddings || l.pp > 1) p.embedding += vocab_table;
+  }
+  return p;
+}
+
+}  // namespace gpuplan::memory_detail

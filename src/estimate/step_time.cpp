@@ -1,0 +1,468 @@
+// One optimizer step of a parallel layout, from physics. docs/step-time.md
+// states each formula with its source; the constants are in StepTimeOptions.
+//
+// Structure. For one micro-batch on one pipeline stage we time, per layer:
+// every GEMM at its shape after the TP/CP/EP split (gemm_efficiency.cpp),
+// attention (FlashAttention-style or the materialised s×s softmax), the
+// memory-bound element-wise kernels, and the exposed TP/CP/EP collectives
+// (collectives.cpp). Backward GEMMs are the two products of the forward one
+// (input gradient and weight gradient) at their own shapes. Recomputation adds
+// a forward (full) or the attention core (selective) to the backward. The
+// pipeline runs m micro-batches on the slowest stage plus a (p−1)/v bubble of
+// the mean stage (Narayanan et al. 2021, §2.2). Data-parallel reduction,
+// ZeRO traffic and the optimizer step follow.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuplan/flops.hpp"
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+namespace {
+
+struct LayerCost {
+  double gemm_f = 0, gemm_b = 0;
+  double attn_f = 0, attn_b = 0;
+  double elem_f = 0, elem_b = 0;
+  double tp_f = 0, tp_b = 0;       // exposed TP collectives
+  double cp_f = 0, cp_b = 0;       // exposed CP exchange
+  double ep_f = 0, ep_b = 0;       // exposed expert all-to-all
+  double comm_raw = 0;             // all communication of the layer, forward + backward, hidden or not
+  double gemm_flop = 0;            // forward GEMM FLOPs
+  double gemm_flop_over_eff = 0;   // Σ flop/eff, for the mean efficiency
+  double fwd() const { return gemm_f + attn_f + elem_f + tp_f + cp_f + ep_f; }
+  double bwd() const { return gemm_b + attn_b + elem_b + tp_b + cp_b + ep_b; }
+};
+
+struct Ctx {
+  const ModelSpec& m;
+  const Layout& l;
+  const GpuSpec& g;
+  const StepTimeOptions& o;
+  Precision gemm_p;      // GEMM precision the GPU supports
+  Precision act_p;       // attention / element-wise precision (bf16 or fp16)
+  double ceiling = 0.8;
+  double hbm = 0;        // achieved bytes/s
+  int node = 8;          // GPUs sharing the fast link
+  Link intra, inter;
+  double tokens = 0;     // tokens of one micro-batch on one rank: b·s/cp
+};
+
+void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return;
+  const double f = gemm_time_s(c.g, c.gemm_p, m, n, k, c.o);
+  // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
+  const double b = gemm_time_s(c.g, c.gemm_p, m, k, n, c.o) + gemm_time_s(c.g, c.gemm_p, k, n, m, c.o);
+  lc.gemm_f += count * f;
+  lc.gemm_b += count * b;
+  const double flop = 2.0 * m * n * k * count;
+  lc.gemm_flop += flop;
+  lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, c.gemm_p, m, n, k, c.ceiling);
+}
+
+double stream_s(const Ctx& c, double bytes, double kernels) { return bytes / c.hbm + kernels * c.o.kernel_overhead_s; }
+
+// The link a group of `n` ranks spaced `stride` apart uses.
+Link group_link(const Ctx& c, int64_t stride, int64_t n) { return stride * n <= c.node ? c.intra : c.inter; }
+
+LayerCost layer_cost(const Ctx& c, bool moe_layer) {
+  const ModelSpec& m = c.m;
+  const Layout& l = c.l;
+  LayerCost lc;
+  const double tp = l.tp;
+  const double M = c.tokens;
+  const double h = static_cast<double>(m.hidden);
+  const double b = static_cast<double>(l.micro_batch);
+  const double s = static_cast<double>(l.seq_len);
+  const double act_bytes = 2.0;
+
+  // ---- Attention projections.
+  double qk_dim = static_cast<double>(m.head_dim), v_dim = qk_dim;
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    qk_dim = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    v_dim = static_cast<double>(a.v_head_dim);
+    const double heads = static_cast<double>(m.heads);
+    if (a.q_lora_rank > 0) {
+      add_gemm(c, lc, M, static_cast<double>(a.q_lora_rank), h);
+      add_gemm(c, lc, M, heads * qk_dim / tp, static_cast<double>(a.q_lora_rank));
+    } else {
+      add_gemm(c, lc, M, heads * qk_dim / tp, h);
+    }
+    add_gemm(c, lc, M, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h);
+    add_gemm(c, lc, M, heads * (a.qk_nope_head_dim + a.v_head_dim) / tp, static_cast<double>(a.kv_lora_rank));
+    add_gemm(c, lc, M, h, heads * v_dim / tp);
+  } else {
+    const double qw = static_cast<double>(m.q_width());
+    const double kvw = static_cast<double>(m.kv_width());
+    add_gemm(c, lc, M, (qw + 2 * kvw) / tp, h);
+    add_gemm(c, lc, M, h, qw / tp);
+  }
+
+  // ---- MLP or experts.
+  const double mlp_mats = m.mlp == MlpKind::kGated ? 2.0 : 1.0;  // matrices on the input side
+  double act_elems = 0;  // activation-function elements per token (input side), per rank
+  auto dense_mlp = [&](double width) {
+    add_gemm(c, lc, M, mlp_mats * width / tp, h);
+    add_gemm(c, lc, M, h, width / tp);
+    act_elems += (mlp_mats + 1) * width / tp;
+  };
+  if (moe_layer) {
+    const MoeSpec& e = *m.moe;
+    const double E = static_cast<double>(e.routed_experts), k = static_cast<double>(e.experts_per_token);
+    add_gemm(c, lc, M, E, h);  // router, replicated
+    const double local_experts = E / l.ep;
+    const double tokens_per_expert = M * k * l.ep / E;  // balanced routing
+    const double w = static_cast<double>(e.expert_intermediate);
+    add_gemm(c, lc, tokens_per_expert, mlp_mats * w / tp, h, local_experts);
+    add_gemm(c, lc, tokens_per_expert, h, w / tp, local_experts);
+    act_elems += k * (mlp_mats + 1) * w / tp;
+    if (e.shared_intermediate > 0) dense_mlp(static_cast<double>(e.shared_intermediate));
+    // Token permutation before and after the experts (read and write k copies).
+    lc.elem_f += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
+    lc.elem_b += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
+    if (l.ep > 1) {
+      // Dispatch and combine all-to-alls of k copies of each token, forward and backward.
+      const Link link = group_link(c, static_cast<int64_t>(l.tp) * l.cp, l.ep);
+      const double t = all_to_all_s(M * k * h * act_bytes, l.ep, link);
+      lc.ep_f += 2 * t;
+      lc.ep_b += 2 * t;
+      lc.comm_raw += 4 * t;
+    }
+  } else {
+    dense_mlp(static_cast<double>(m.intermediate));
+  }
+
+  // ---- Attention core. Queries of this rank's sequence chunk against all keys.
+  const double heads_local = static_cast<double>(m.heads) / tp;
+  const double q_rows = s / l.cp;
+  if (l.flash_attention) {
+    // FlashAttention skips fully masked blocks: the causal half is computed
+    // (Dao 2023, FlashAttention-2 §3.1). FA2 reaches 50–73% of A100 peak
+    // forward and ~63% backward at head dim 128 and long sequences (Dao 2023,
+    // Fig. 4–6): forward at 0.80 and backward at 0.65 of the GEMM ceiling,
+    // backward counting 2.5 forward FLOPs (its five matmuls, one recomputing
+    // QKᵀ). Head dim 64 and short sequences run lower.
+    const double keys = (s + 1) / 2;
+    const double flop = 2.0 * b * q_rows * keys * heads_local * (qk_dim + v_dim);
+    const double d = qk_dim;
+    const double dfac = std::min(1.0, (d / (d + 32)) / (128.0 / 160.0));
+    const double sfac = keys / (keys + 128);
+    const Precision ap = c.g.has(c.act_p) ? c.act_p : Precision::kFp16;
+    const double peak = c.g.peak(ap);
+    lc.attn_f += flop / (peak * c.ceiling * 0.80 * dfac * sfac) + c.o.kernel_overhead_s;
+    lc.attn_b += 2.5 * flop / (peak * c.ceiling * 0.65 * dfac * sfac) + 2 * c.o.kernel_overhead_s;
+  } else {
+    // Materialised scores: batched GEMMs over the full s×s matrix (the mask is
+    // applied after), then a fused scale-mask-softmax and dropout that stream
+    // the score matrix through HBM (Korthikanti et al. 2022, §4.2): ~8 bytes
+    // per score forward (read, write, dropout mask and output) and ~12 backward.
+    const double batch = b * heads_local;
+    LayerCost tmp;
+    add_gemm(c, tmp, q_rows, s, qk_dim, batch);
+    add_gemm(c, tmp, q_rows, v_dim, s, batch);
+    lc.attn_f += tmp.gemm_f;
+    lc.attn_b += tmp.gemm_b;
+    const double scores = batch * q_rows * s;
+    lc.attn_f += stream_s(c, 8.0 * scores, 2);
+    lc.attn_b += stream_s(c, 12.0 * scores, 2);
+  }
+
+  // ---- Element-wise work. Per token: two norms (read and write h), two fused
+  // bias-dropout-residual adds (read 2h, write h, mask) ≈ 11h elements,
+  // replicated on every TP rank unless sequence parallelism splits them; the
+  // activation function and rotary embedding on the TP-split widths.
+  const double sp_div = l.sequence_parallel ? tp : 1.0;
+  double elems = 11.0 * h / sp_div + act_elems;
+  if (m.learned_positions == 0 && !m.mla) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
+  const double elem_kernels = 10;
+  lc.elem_f += stream_s(c, elems * M * act_bytes, elem_kernels);
+  lc.elem_b += stream_s(c, 2.0 * elems * M * act_bytes, 2 * elem_kernels);
+
+  // ---- Tensor-parallel collectives: two all-reduces forward and two backward
+  // of the b·s·h activation (Shoeybi et al. 2019, Fig. 4), or as many
+  // reduce-scatter + all-gather pairs with sequence parallelism (same bytes;
+  // Korthikanti et al. 2022, §4.2.2). MoE layers with EP add their all-to-alls above.
+  if (l.tp > 1) {
+    const Link link = group_link(c, 1, l.tp);
+    const double bytes = M * h * act_bytes;
+    const double one = l.sequence_parallel ? ring_reduce_scatter_s(bytes, l.tp, link) + ring_allgather_s(bytes, l.tp, link)
+                                           : ring_allreduce_s(bytes, l.tp, link);
+    const double hide = c.o.overlap_tp ? c.o.overlap_efficiency : 0.0;
+    lc.tp_f += 2 * one * (1 - hide);
+    lc.tp_b += 2 * one * (1 - hide);
+    lc.comm_raw += 4 * one;
+  }
+
+  // ---- Context parallelism: ring exchange of K and V chunks (cp−1 steps),
+  // overlapped with the attention blocks it feeds (Liu et al. 2023, Ring
+  // Attention); backward sends K, V and their gradients.
+  if (l.cp > 1) {
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;
+    const double tf = (l.cp - 1) * (kv / link.bytes_per_s + link.latency_s);
+    const double tb = 2 * tf;
+    lc.cp_f += std::max(0.0, tf - c.o.overlap_efficiency * lc.attn_f);
+    lc.cp_b += std::max(0.0, tb - c.o.overlap_efficiency * lc.attn_b);
+    lc.comm_raw += tf + tb;
+  }
+  return lc;
+}
+
+double optimizer_bytes_per_param(Optimizer o) {
+  switch (o) {
+    // AdamW with fp32 master weights: read grad, m, v, master (16 B), write
+    // m, v, master (12 B) and the bf16 copy (2 B), plus grad-norm and zeroing (~6 B).
+    case Optimizer::kAdamW: return 36;
+    case Optimizer::kAdamW8bit:
+    case Optimizer::kPagedAdamW8bit: return 22;  // 1-byte moments
+    case Optimizer::kSgdMomentum: return 24;
+  }
+  return 36;
+}
+
+}  // namespace
+
+StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSpec& g, const StepTimeOptions& o) {
+  StepTime r;
+  Ctx c{model, l, g, o, l.precision, l.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kBf16};
+  if (!g.has(c.gemm_p)) c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
+  if (!g.has(c.act_p)) c.act_p = c.gemm_p == Precision::kFp8 ? Precision::kBf16 : c.gemm_p;
+  c.ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : (g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80);
+  c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency;
+  c.node = o.gpus_per_node > 0 ? o.gpus_per_node : g.gpus_per_node;
+  if (g.nvlink_domain_gpus > c.node) c.node = g.nvlink_domain_gpus;
+  // Intra-node: measured all-reduce bus bandwidth (nccl-tests) where the
+  // catalog has it, else 80% of the link (A100: 230 of 300; H100: 365 of 450;
+  // hardware_facts §2d).
+  const double intra_bw = o.intra_busbw_bytes_per_s > 0 ? o.intra_busbw_bytes_per_s
+                          : g.allreduce_busbw_bytes_per_s > 0 ? g.allreduce_busbw_bytes_per_s
+                                                               : 0.80 * g.intra_bytes_per_s;
+  const double nic = o.scaleout_bytes_per_s > 0 ? o.scaleout_bytes_per_s : g.scaleout_bytes_per_s;
+  c.intra = Link{intra_bw, o.intra_latency_s};
+  c.inter = Link{std::max(nic * o.scaleout_efficiency, 1e6), o.inter_latency_s};
+  c.tokens = static_cast<double>(l.micro_batch) * static_cast<double>(l.seq_len) / l.cp;
+  r.peak_flop_per_s = g.peak(c.gemm_p);
+
+  const int64_t L = model.layers;
+  const int64_t m = std::max<int64_t>(1, l.micro_batches());
+  r.micro_batches = m;
+  const double p = l.pp, v = l.vp;
+  const double h = static_cast<double>(model.hidden);
+  const double tp = l.tp;
+
+  // Layer costs, averaged over dense and MoE layers.
+  int64_t moe_layers = 0;
+  if (model.moe) {
+    for (int64_t i = 0; i < L; ++i) moe_layers += model.is_moe_layer(i) ? 1 : 0;
+  }
+  LayerCost avg;
+  {
+    const LayerCost dense = layer_cost(c, false);
+    LayerCost moe = dense;
+    if (moe_layers > 0) moe = layer_cost(c, true);
+    const double fm = static_cast<double>(moe_layers) / static_cast<double>(L), fd = 1 - fm;
+    auto mix = [&](double LayerCost::*f) { avg.*f = fd * dense.*f + fm * moe.*f; };
+    for (auto f : {&LayerCost::gemm_f, &LayerCost::gemm_b, &LayerCost::attn_f, &LayerCost::attn_b, &LayerCost::elem_f,
+                   &LayerCost::elem_b, &LayerCost::tp_f, &LayerCost::tp_b, &LayerCost::cp_f, &LayerCost::cp_b, &LayerCost::ep_f,
+                   &LayerCost::ep_b, &LayerCost::comm_raw, &LayerCost::gemm_flop, &LayerCost::gemm_flop_over_eff}) {
+      mix(f);
+    }
+  }
+
+  // Recompute: full re-runs each layer's forward (with its collectives) in the
+  // backward; selective re-runs the attention core (Korthikanti 2022, §5).
+  double rc = 0;
+  if (l.recompute == Recompute::kFull) rc = avg.fwd();
+  else if (l.recompute == Recompute::kSelective) rc = avg.attn_f;
+
+  // LM head and loss on the last stage: logits GEMM split over TP, then a
+  // vocab-parallel cross-entropy streaming fp32 logits (~14 B per logit
+  // forward, ~8 B backward). The embedding lookup on the first stage is a copy.
+  LayerCost head;
+  add_gemm(c, head, c.tokens, static_cast<double>(model.vocab) / tp, h);
+  const double logits = c.tokens * static_cast<double>(model.vocab) / tp;
+  head.elem_f += stream_s(c, 14.0 * logits + 4.0 * c.tokens * h, 6);  // + final norm
+  head.elem_b += stream_s(c, 8.0 * logits + 8.0 * c.tokens * h, 6);
+  const double embed_s = stream_s(c, 2.0 * c.tokens * h * 2.0, 2);
+
+  const double layers_max = std::ceil(static_cast<double>(L) / p);
+  const double layer_fb = avg.fwd() + avg.bwd() + rc;
+  const double head_fb = head.fwd() + head.bwd() + embed_s;
+  // Slowest stage: the one holding the LM head (and the embedding when p = 1).
+  const double t_max = layers_max * layer_fb + head_fb;
+  const double t_mean = (static_cast<double>(L) * layer_fb + head_fb) / p;
+  r.stage_fwd_s = layers_max * avg.fwd() + head.fwd();
+  r.stage_bwd_s = layers_max * (avg.bwd() + rc) + head.bwd();
+
+  // Pipeline point-to-point: one activation per micro-batch per boundary
+  // each way, split over the TP ranks (Narayanan 2021, §4.1 scatter/gather);
+  // across nodes unless the whole tp·cp·dp block fits in one.
+  double pp_comm = 0, pp_raw = 0;
+  if (l.pp > 1) {
+    const Link link = group_link(c, static_cast<int64_t>(l.tp) * l.cp * l.dp, 2);
+    const double bytes = c.tokens * h * 2.0 / tp;
+    const double t = bytes / link.bytes_per_s + link.latency_s;
+    pp_comm = 2.0 * (static_cast<double>(m) * v + p - 1) * t;
+    pp_raw = 2.0 * static_cast<double>(m) * v * (p - 1) * t;
+  }
+
+  // ---- Data parallelism. Parameters on the largest stage per GPU.
+  const ParamCounts pc = count_params(model);
+  const double frac = layers_max / static_cast<double>(L);
+  const double expert_params = pc.mlp_experts * frac / (tp * l.ep);
+  const double stage_extra = l.pp == 1 ? pc.embedding : static_cast<double>(model.vocab) * h;
+  const double dense_params = ((pc.attention + pc.mlp_dense + pc.norms) * frac + stage_extra) / tp;
+  const int64_t dp_group = static_cast<int64_t>(l.dp) * l.cp;
+  const int64_t stride = static_cast<int64_t>(l.tp) * l.cp;  // Megatron order: tp, cp, dp, pp
+  int local = 1;
+  if (stride < c.node) local = static_cast<int>(std::min<int64_t>(dp_group, c.node / stride));
+  const int nodes = static_cast<int>(std::max<int64_t>(1, dp_group / std::max(local, 1)));
+  r.dp_nodes = nodes;
+  const double gb = o.grad_reduce_bytes > 0 ? o.grad_reduce_bytes : (l.precision == Precision::kFp16 ? 2.0 : 4.0);
+  const int ep_group = static_cast<int>(std::max<int64_t>(1, dp_group / l.ep));
+  const int ep_local = std::max(1, std::min(local, ep_group));
+  const int ep_nodes = std::max(1, ep_group / ep_local);
+  auto reduce_all = [&](double bytes_dense, double bytes_expert, bool scatter) {
+    auto f = scatter ? hierarchical_reduce_scatter_s : hierarchical_allreduce_s;
+    return f(bytes_dense, local, nodes, c.intra, c.inter) + f(bytes_expert, ep_local, ep_nodes, c.intra, c.inter);
+  };
+  auto gather_all = [&](double bytes_dense, double bytes_expert) {
+    // An all-gather costs what a reduce-scatter of the same buffer costs.
+    return hierarchical_reduce_scatter_s(bytes_dense, local, nodes, c.intra, c.inter) +
+           hierarchical_reduce_scatter_s(bytes_expert, ep_local, ep_nodes, c.intra, c.inter);
+  };
+  const double eta = o.overlap_efficiency;
+  const double bwd_last = r.stage_bwd_s;
+  const double fwd_first = r.stage_fwd_s;
+  // Overlap with the backward of the last micro-batch, except the last bucket
+  // (the first layer's gradients, produced at the very end).
+  auto overlapped = [&](double t, double window) {
+    if (!o.overlap_dp) return t;
+    return std::max(t - eta * window, t / std::max(1.0, layers_max));
+  };
+  double dp_exposed = 0, dp_raw = 0, z3_exposed = 0, z3_raw = 0;
+  const double compute_mb = t_max;  // one micro-batch on the slowest stage
+  if (dp_group > 1) {
+    if (l.zero_stage == 0) {
+      const double t = reduce_all(dense_params * gb, expert_params * gb, false);
+      dp_raw = t;
+      dp_exposed = overlapped(t, bwd_last);
+    } else if (l.zero_stage <= 2) {
+      // ZeRO-1 (distributed optimizer): reduce-scatter the gradients, all-gather
+      // the updated bf16 parameters. ZeRO-2 reduce-scatters every micro-batch.
+      const double rs = reduce_all(dense_params * gb, expert_params * gb, true);
+      const double ag = gather_all(dense_params * 2.0, expert_params * 2.0);
+      if (l.zero_stage == 1) {
+        dp_raw = rs + ag;
+        dp_exposed = overlapped(rs, bwd_last) + overlapped(ag, fwd_first);
+      } else {
+        dp_raw = static_cast<double>(m) * rs + ag;
+        const double per_mb = std::max(rs, bwd_last) + (1 - eta) * std::min(rs, bwd_last) - bwd_last;
+        dp_exposed = static_cast<double>(m - 1) * per_mb + overlapped(rs, bwd_last) + overlapped(ag, fwd_first);
+      }
+    } else {
+      // ZeRO-3 / FSDP: every micro-batch all-gathers the bf16 parameters for the
+      // forward and again for the backward (and for the recompute forward when
+      // activations are fully recomputed, since the module's forward runs again),
+      // then reduce-scatters the gradients; prefetching overlaps them with compute.
+      const int shard = l.shard_group > 0 ? l.shard_group : static_cast<int>(dp_group);
+      const int s_local = std::max(1, std::min(local, shard));
+      const int s_nodes = std::max(1, shard / s_local);
+      const double gathers = l.recompute == Recompute::kFull ? 3.0 : 2.0;
+      const double ag = hierarchical_reduce_scatter_s((dense_params + expert_params) * 2.0, s_local, s_nodes, c.intra, c.inter);
+      const double rs = hierarchical_reduce_scatter_s((dense_params + expert_params) * gb, s_local, s_nodes, c.intra, c.inter);
+      const double comm = gathers * ag + rs;
+      const double per_mb = std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
+      z3_raw = static_cast<double>(m) * comm;
+      z3_exposed = static_cast<double>(m) * per_mb;
+      if (shard < dp_group) {
+        // HSDP: all-reduce the shard's gradients across the replicas.
+        const int replicas = static_cast<int>(dp_group / shard);
+        const double t = ring_allreduce_s((dense_params + expert_params) * gb / shard, replicas, c.inter);
+        dp_raw = t;
+        dp_exposed = overlapped(t, bwd_last);
+      }
+    }
+  }
+
+  // ---- Optimizer step: memory-bound over the parameters this GPU updates.
+  double opt_params = dense_params + expert_params;
+  if (l.zero_stage >= 1) opt_params = dense_params / dp_group + expert_params / ep_group;
+  double opt_s = stream_s(c, opt_params * optimizer_bytes_per_param(l.optimizer), 8);
+  if (l.offload_optimizer) {
+    // Gradients down and parameters up over PCIe, Adam on the host (~50 GB/s of host memory).
+    const double pcie = g.pcie_gen >= 5 ? 50e9 : g.pcie_gen == 4 ? 25e9 : 12e9;
+    opt_s = opt_params * (gb + 2.0) / pcie + opt_params * 36.0 / 50e9;
+  }
+
+  // ---- Assemble.
+  const double md = static_cast<double>(m);
+  const double bubble = (p - 1) / v * t_mean;
+  r.bubble_s = l.pp > 1 ? bubble : 0;
+  const double per_mb_compute = layers_max * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + avg.elem_f + avg.elem_b) +
+                                head.gemm_f + head.gemm_b + head.elem_f + head.elem_b + embed_s;
+  double per_mb_rc_compute = 0;
+  if (l.recompute == Recompute::kFull) per_mb_rc_compute = layers_max * (avg.gemm_f + avg.attn_f + avg.elem_f);
+  else if (l.recompute == Recompute::kSelective) per_mb_rc_compute = layers_max * avg.attn_f;
+  const double rc_comm_tp = l.recompute == Recompute::kFull ? avg.tp_f : 0;
+  const double rc_comm_cp = l.recompute == Recompute::kFull ? avg.cp_f : 0;
+  const double rc_comm_ep = l.recompute == Recompute::kFull ? avg.ep_f : 0;
+  r.compute_s = md * (per_mb_compute + per_mb_rc_compute);
+  r.gemm_s = md * (layers_max * (avg.gemm_f + avg.gemm_b) + head.gemm_f + head.gemm_b);
+  r.attention_s = md * layers_max * (avg.attn_f + avg.attn_b);
+  r.elementwise_s = md * (layers_max * (avg.elem_f + avg.elem_b) + head.elem_f + head.elem_b + embed_s);
+  if (l.recompute == Recompute::kFull) {
+    r.gemm_s += md * layers_max * avg.gemm_f;
+    r.attention_s += md * layers_max * avg.attn_f;
+    r.elementwise_s += md * layers_max * avg.elem_f;
+  } else if (l.recompute == Recompute::kSelective) {
+    r.attention_s += md * layers_max * avg.attn_f;
+  }
+  r.recompute_s = md * per_mb_rc_compute;
+  r.tp_comm_s = md * layers_max * (avg.tp_f + avg.tp_b + rc_comm_tp);
+  r.cp_comm_s = md * layers_max * (avg.cp_f + avg.cp_b + rc_comm_cp);
+  r.ep_comm_s = md * layers_max * (avg.ep_f + avg.ep_b + rc_comm_ep);
+  r.pp_comm_s = pp_comm;
+  r.dp_comm_s = dp_exposed;
+  r.zero3_comm_s = z3_exposed;
+  r.optimizer_s = opt_s;
+  r.step_s = md * t_max + r.bubble_s + pp_comm + dp_exposed + z3_exposed + opt_s;
+
+  const double rc_raw = l.recompute == Recompute::kFull ? 0.25 : 0.0;  // recompute repeats the forward's 1 of 4 collectives
+  r.comm_total_s = md * layers_max * avg.comm_raw * (1 + rc_raw) + pp_raw + dp_raw + z3_raw;
+  r.comm_exposed_s = r.tp_comm_s + r.cp_comm_s + r.ep_comm_s + r.pp_comm_s + r.dp_comm_s + r.zero3_comm_s;
+  r.comm_share = r.comm_exposed_s / r.step_s;
+  r.bubble_fraction = r.bubble_s / std::max(1e-12, md * t_max + r.bubble_s);
+  r.gemm_efficiency_mean = avg.gemm_flop > 0 ? avg.gemm_flop / avg.gemm_flop_over_eff : 0;
+
+  // ---- Rates. MFU counts model FLOPs without recompute and with the full s×s
+  // attention matrix (Narayanan 2021 eq. 3; Korthikanti 2022; PaLM appendix B);
+  // HFU adds the recompute forward.
+  FlopOptions fo;
+  fo.seq_len = l.seq_len;
+  fo.causal_half = false;
+  fo.recompute = l.recompute;
+  const FlopsPerToken f = flops_per_token(model, fo);
+  r.tokens_per_step = static_cast<double>(l.effective_global_batch()) * static_cast<double>(l.seq_len);
+  r.tokens_per_s = r.tokens_per_step / r.step_s;
+  r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(l.gpus());
+  r.model_flop_per_step = f.model_flop * r.tokens_per_step;
+  r.hardware_flop_per_step = f.hardware_flop * r.tokens_per_step;
+  const double cluster_peak = r.peak_flop_per_s * static_cast<double>(l.gpus());
+  r.mfu = r.model_flop_per_step / (r.step_s * cluster_peak);
+  r.hfu = r.hardware_flop_per_step / (r.step_s * cluster_peak);
+
+  r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
+                                      g.gemm_efficiency > 0 && o.gemm_ceiling <= 0 ? "measured MAMF" : "assumed"));
+  r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
+                                      c.inter.bytes_per_s / 1e9));
+  r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));
+  r.assumptions.push_back(o.overlap_tp ? "TP collectives overlapped with GEMMs" : "TP collectives exposed (not overlapped)");
+  r.assumptions.push_back(fmt::format("DP/ZeRO traffic overlapped with compute at {:.0f}% efficiency", 100 * eta));
+  return r;
+}
+
+}  // namespace gpuplan

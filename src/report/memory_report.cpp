@@ -1,0 +1,80 @@
+#include "gpuplan/memory_report.hpp"
+
+#include <fmt/format.h>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+Row bytes_row(const char* key, const char* en, const char* zh, double bytes, double peak) {
+  const double share = peak > 0 ? bytes / peak : 0;
+  return Row{key, en, zh, bytes, Unit::kBytes, fmt::format("({:.1f}%)", share * 100)};
+}
+
+}  // namespace
+
+Section memory_section(const MemoryBreakdown& br) {
+  Section s{"memory", fmt::format("Memory per GPU (worst: pipeline stage {})", br.worst_stage),
+            fmt::format("单卡显存（最大：第 {} 级流水线）", br.worst_stage), {}, {}, {}};
+  const double p = br.peak_bytes;
+  s.rows.push_back(bytes_row("weights_bytes", "Weights", "权重", br.weights_bytes, p));
+  s.rows.push_back(bytes_row("gradients_bytes", "Gradients", "梯度", br.gradients_bytes, p));
+  s.rows.push_back(bytes_row("optimizer_bytes", "Optimizer states (incl. fp32 master)", "优化器状态（含 fp32 主权重）", br.optimizer_bytes, p));
+  s.rows.push_back(bytes_row("activations_bytes", "Activations (in-flight micro-batches)", "激活（在途微批）", br.activations_bytes, p));
+  s.rows.push_back(bytes_row("logits_bytes", "Logits and loss copies", "Logits 与损失副本", br.logits_bytes, p));
+  s.rows.push_back(bytes_row("comm_buffers_bytes", "Communication buckets", "通信缓冲", br.comm_buffers_bytes, p));
+  s.rows.push_back(bytes_row("zero3_gathered_bytes", "ZeRO-3 gathered layers", "ZeRO-3 聚合层", br.zero3_gathered_bytes, p));
+  s.rows.push_back(bytes_row("cuda_context_bytes", "CUDA context and workspaces", "CUDA 上下文与工作区", br.cuda_context_bytes, p));
+  s.rows.push_back(bytes_row("fragmentation_bytes", "Allocator fragmentation", "分配器碎片", br.fragmentation_bytes, p));
+  s.rows.push_back(Row{"peak_bytes", "Peak on the worst GPU", "最大单卡峰值", p, Unit::kBytes});
+  s.rows.push_back(Row{"capacity_bytes", "GPU capacity", "显存容量", br.capacity_bytes, Unit::kBytes});
+  s.rows.push_back(Row{"safety_margin_bytes", "Safety margin kept free", "预留安全余量", br.safety_margin_bytes, Unit::kBytes});
+  s.rows.push_back(Row{"headroom_bytes", "Headroom (capacity − margin − peak)", "余量（容量 − 安全余量 − 峰值）", br.headroom_bytes, Unit::kBytes});
+  s.rows.push_back(Row{"fits", "Fits", "放得下", br.fits ? 1.0 : 0.0, Unit::kFlag});
+  if (br.largest_micro_batch >= 0) {
+    s.rows.push_back(Row{"largest_micro_batch", "Largest micro-batch that fits", "可放下的最大微批", static_cast<double>(br.largest_micro_batch),
+                         Unit::kCount, br.largest_micro_batch == 0 ? "(not even 1)" : ""});
+  }
+  s.rows.push_back(Row{"params_on_gpu", "Parameters on this GPU (before ZeRO-3)", "本卡参数（ZeRO-3 前）", br.params_on_gpu, Unit::kParams});
+  s.rows.push_back(Row{"activations_per_layer_bytes", "Activations per layer, one micro-batch", "每层每微批激活", br.activations_per_layer_bytes, Unit::kBytes});
+  s.rows.push_back(Row{"inflight_micro_batches", "Micro-batches in flight", "在途微批数", br.inflight_micro_batches, Unit::kCount});
+  if (br.host_offload_bytes > 0) {
+    s.rows.push_back(Row{"host_offload_bytes", "Offloaded to host memory (not in peak)", "卸载到主机内存（不计入峰值）", br.host_offload_bytes, Unit::kBytes});
+  }
+  if (br.paged_optimizer_bytes > 0) {
+    s.rows.push_back(Row{"paged_optimizer_bytes", "Paged optimizer states (not in peak)", "分页优化器状态（不计入峰值）", br.paged_optimizer_bytes, Unit::kBytes});
+  }
+  return s;
+}
+
+Section memory_suggestions_section(const MemoryBreakdown& br) {
+  Section s{"memory_suggestions", "Changes that reduce memory (cheapest first)", "降低显存的改动（代价从低到高）",
+            {}, {"change", "flags", "peak", "fits"}, {}};
+  for (const auto& g : br.suggestions) {
+    s.records.push_back({Row{"change", "change", "改动", 0, Unit::kText, g.change_en},
+                         Row{"flags", "flags", "参数", 0, Unit::kText, g.flag},
+                         Row{"peak_bytes", "peak", "峰值", g.peak_bytes, Unit::kBytes},
+                         Row{"fits", "fits", "放得下", g.fits ? 1.0 : 0.0, Unit::kFlag}});
+  }
+  return s;
+}
+
+void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
+  report.sections.push_back(memory_section(br));
+  if (!br.suggestions.empty()) report.sections.push_back(memory_suggestions_section(br));
+  for (const auto& a : br.assumptions) report.assumptions.push_back(Note{a.en, a.zh});
+  for (const auto& w : br.warnings) report.warnings.push_back(Note{w.en, w.zh});
+  if (!br.fits) {
+    report.warnings.push_back(Note{fmt::format("Does not fit: the worst GPU needs {} GiB of {} GiB usable ({} GiB minus the safety margin).",
+                                               format_sig(br.peak_bytes / kGiB, 4),
+                                               format_sig((br.capacity_bytes - br.safety_margin_bytes) / kGiB, 4),
+                                               format_sig(br.capacity_bytes / kGiB, 4)),
+                                   fmt::format("放不下：最大单卡需 {} GiB，可用 {} GiB（{} GiB 减去安全余量）。",
+                                               format_sig(br.peak_bytes / kGiB, 4),
+                                               format_sig((br.capacity_bytes - br.safety_margin_bytes) / kGiB, 4),
+                                               format_sig(br.capacity_bytes / kGiB, 4))});
+  }
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,202 @@
+// Drives the real gpuplan binary: the README's commands, output formats, and
+// every kind of bad input (one sentence naming the field, exit status 2).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Result run_stdout(const std::string& args) {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " 2>/dev/null";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// One line, naming the field, exit status 2.
+void expect_input_error(const std::string& args, const std::string& field) {
+  const Result r = run(args);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(field), std::string::npos) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one sentence expected:\n" << r.out;
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+const std::string kTrain = "train --model llama-3.1-70b --tokens 15T --gpu h100 ";
+
+}  // namespace
+
+TEST(Cli, IssueExampleWithGpusPrintsFlopsTimeHoursCost) {
+  const Result r = run(kTrain + "--gpus 2048 --mfu 0.40");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* s : {"FLOP", "Wall-clock time", "GPU-hours", "Total", "$"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+}
+
+TEST(Cli, IssueExampleWithDeadlinePrintsGpuCount) {
+  const Result r = run_stdout(kTrain + "--deadline 90d --mfu 0.40 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  // 6.74e24 exact model FLOPs × 1.2 (fault budget) / (989e12 × 0.4 × 90 days) = 2,628.6 → 2,632 (329 nodes).
+  EXPECT_NEAR(j["time"]["gpus_exact"].get<double>(), 2628.6, 0.5);
+  EXPECT_EQ(j["time"]["gpus"].get<double>(), 2632);
+  EXPECT_TRUE(j["time"]["deadline_met"].get<bool>());
+}
+
+TEST(Cli, JsonCsvMarkdownAndChineseAgree) {
+  const Result json = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --format json");
+  ASSERT_EQ(json.status, 0);
+  const auto j = nlohmann::json::parse(json.out);
+  const double hours = j["gpu_hours"]["total_gpu_hours"].get<double>();
+  const Result csv = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --format csv");
+  EXPECT_NE(csv.out.find("gpu_hours,total_gpu_hours"), std::string::npos) << csv.out;
+  const Result md = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --format markdown");
+  EXPECT_NE(md.out.find("| Total |"), std::string::npos) << md.out;
+  const Result zh = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --lang zh");
+  EXPECT_NE(zh.out.find("卡时"), std::string::npos);
+  EXPECT_NE(zh.out.find("总费用"), std::string::npos);
+  EXPECT_GT(hours, 0);
+}
+
+TEST(Cli, JsonParsesWithPythonJsonTool) {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + kTrain +
+                          "--gpus 2048 --mfu 0.4 --format json | python3 -m json.tool > /dev/null";
+  if (std::system("command -v python3 > /dev/null") != 0) GTEST_SKIP() << "python3 not installed";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+TEST(Cli, AllThreeGivenSaysWhetherTheDeadlineIsMet) {
+  const Result r = run(kTrain + "--gpus 2048 --mfu 0.4 --deadline 90d");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Deadline met"), std::string::npos);
+  EXPECT_NE(r.out.find("Late by"), std::string::npos);
+}
+
+TEST(Cli, ModelsAndGpusList) {
+  const Result m = run("models");
+  ASSERT_EQ(m.status, 0);
+  EXPECT_NE(m.out.find("deepseek-v3"), std::string::npos);
+  const Result g = run("gpus");
+  ASSERT_EQ(g.status, 0);
+  EXPECT_NE(g.out.find("ascend910b-64gb"), std::string::npos);
+  const Result one = run("gpus 910b");
+  ASSERT_EQ(one.status, 0);
+  EXPECT_NE(one.out.find("Sources"), std::string::npos);
+}
+
+TEST(Cli, HelpIsAvailable) {
+  const Result r = run("train --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--deadline"), std::string::npos);
+}
+
+TEST(CliErrors, UnknownModelGpuAndAmbiguousAlias) {
+  expect_input_error("train --model llama-9 --tokens 1T --gpu h100 --gpus 8 --mfu 0.4", "--model");
+  expect_input_error("train --model llama-3.1-8b --tokens 1T --gpu h900 --gpus 8 --mfu 0.4", "--gpu");
+  const Result r = run("train --model llama-3.1-8b --tokens 1T --gpu a100 --gpus 8 --mfu 0.4");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("ambiguous"), std::string::npos);
+  EXPECT_NE(r.out.find("a100-sxm4-80gb"), std::string::npos);
+}
+
+TEST(CliErrors, BadNumbers) {
+  const std::string m = "train --model llama-3.1-8b --gpu h100 ";
+  expect_input_error(m + "--tokens -1 --gpus 8 --mfu 0.4", "--tokens");
+  expect_input_error(m + "--tokens 0 --gpus 8 --mfu 0.4", "--tokens");
+  expect_input_error(m + "--tokens nan --gpus 8 --mfu 0.4", "--tokens");
+  expect_input_error(m + "--tokens inf --gpus 8 --mfu 0.4", "--tokens");
+  expect_input_error(m + "--tokens 1e30 --gpus 8 --mfu 0.4", "--tokens");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 1.5", "--mfu");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu -0.1", "--mfu");
+  expect_input_error(m + "--tokens 1T --gpus 0 --mfu 0.4", "--gpus");
+  expect_input_error(m + "--tokens 1T --gpus 2.5 --mfu 0.4", "--gpus");
+  expect_input_error(m + "--tokens 1T --gpus 1e12 --mfu 0.4", "--gpus");
+  expect_input_error(m + "--tokens 1T --gpus 8 --deadline -3d", "--deadline");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --price -2", "--price");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --epochs 0", "--epochs");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --seq-len 0", "--seq-len");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --fault-budget -1", "--fault-budget");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --precision fp4", "--precision");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --format xml", "--format");
+  expect_input_error(m + "--tokens 1T --gpus 8 --mfu 0.4 --lang fr", "--lang");
+}
+
+TEST(CliErrors, FewerThanTwoOfGpusDeadlineMfu) {
+  expect_input_error("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 8", "--gpus");
+  expect_input_error("train --model llama-3.1-8b --tokens 1T --gpu h100 --mfu 0.4", "--deadline");
+}
+
+TEST(CliErrors, MissingRequiredInputs) {
+  expect_input_error("train --tokens 1T --gpu h100 --gpus 8 --mfu 0.4", "--model");
+  expect_input_error("train --model llama-3.1-8b --gpu h100 --gpus 8 --mfu 0.4", "--tokens");
+  expect_input_error("train --model llama-3.1-8b --tokens 1T --gpus 8 --mfu 0.4", "--gpu");
+  expect_input_error("train --model llama-3.1-8b --tokens 1T --gpu v100 --gpus 8 --mfu 0.4 --precision fp8", "--precision");
+}
+
+TEST(CliErrors, MalformedAndIncompleteConfigJson) {
+  const std::string bad = temp_file("bad_config.json", R"({"model_type": "llama", "hidden_size": 4096)");
+  expect_input_error("train --model " + bad + " --tokens 1T --gpu h100 --gpus 8 --mfu 0.4", "not valid JSON");
+  const std::string incomplete = temp_file("incomplete_config.json", R"({"model_type": "llama", "hidden_size": 4096})");
+  const Result r = run("train --model " + incomplete + " --tokens 1T --gpu h100 --gpus 8 --mfu 0.4");
+  EXPECT_EQ(r.status, 2);
+  for (const char* key : {"num_hidden_layers", "num_attention_heads", "vocab_size", "intermediate_size"}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << ": " << r.out;
+  }
+  const std::string wrong_type = temp_file("wrong_type_config.json",
+      R"({"hidden_size": "4096", "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000, "intermediate_size": 11008})");
+  expect_input_error("train --model " + wrong_type + " --tokens 1T --gpu h100 --gpus 8 --mfu 0.4", "hidden_size");
+}
+
+TEST(CliErrors, ModelFolderAndUserGpuFile) {
+  const std::string dir = ::testing::TempDir() + "mymodel";
+  std::string mk = "mkdir -p " + dir;
+  ASSERT_EQ(std::system(mk.c_str()), 0);
+  std::ofstream(dir + "/config.json") << R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000})";
+  const std::string gpus = temp_file("my_gpus.json",
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "aliases": ["mine"]}]})");
+  const Result r = run_stdout("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus +
+                              " --gpus 8 --mfu 0.5 --price 1usd --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"]["gpu"], "my-accel");
+  EXPECT_NEAR(j["model"]["params_total"].get<double>(), 6738415616.0, 1);
+  // A GPU with no catalog price needs --price.
+  expect_input_error("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus + " --gpus 8 --mfu 0.5", "--price");
+}
