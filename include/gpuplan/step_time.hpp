@@ -21,9 +21,10 @@ struct StepTimeOptions {
   double hbm_efficiency = 0.80;       // achieved fraction of HBM bandwidth for streaming kernels
   double intra_busbw_bytes_per_s = 0; // all-reduce bus bandwidth inside a node; 0: measured, else 0.80 × link
   double scaleout_efficiency = 0.90;  // achieved fraction of the NIC rate (NCCLT-290: 46–48 of 50 GB/s)
-  double intra_latency_s = 5e-6;      // α per ring step inside a node
+  double intra_latency_s = 6e-6;      // α per ring step inside a node
   double inter_latency_s = 12e-6;     // α per ring step across nodes
   double kernel_overhead_s = 4e-6;    // launch and tail of one kernel (host dispatch when kernels are tiny)
+  double host_dispatch_s = 15e-6;     // host (Python + framework) time to issue one kernel in eager mode
   double overlap_efficiency = 0.90;   // share of an overlappable transfer that really hides behind compute
   bool overlap_dp = true;             // DP gradient reduction overlaps the last micro-batch's backward
   bool overlap_tp = false;            // TP collectives overlap GEMMs (TE userbuffers); off: exposed

@@ -30,6 +30,7 @@ struct LayerCost {
   double cp_f = 0, cp_b = 0;       // exposed CP exchange
   double ep_f = 0, ep_b = 0;       // exposed expert all-to-all
   double comm_raw = 0;             // all communication of the layer, forward + backward, hidden or not
+  double kernels_f = 0;            // kernels launched in the forward (the backward launches about twice as many)
   double gemm_flop = 0;            // forward GEMM FLOPs
   double gemm_flop_over_eff = 0;   // Σ flop/eff, for the mean efficiency
   double fwd() const { return gemm_f + attn_f + elem_f + tp_f + cp_f + ep_f; }
@@ -56,6 +57,7 @@ void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double 
   // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
   const double b = gemm_time_s(c.g, c.gemm_p, m, k, n, c.o) + gemm_time_s(c.g, c.gemm_p, k, n, m, c.o);
   lc.gemm_f += count * f;
+  lc.kernels_f += std::min(count, 4.0);  // grouped GEMMs launch a few kernels, not one per expert
   lc.gemm_b += count * b;
   const double flop = 2.0 * m * n * k * count;
   lc.gemm_flop += flop;
@@ -63,6 +65,20 @@ void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double 
 }
 
 double stream_s(const Ctx& c, double bytes, double kernels) { return bytes / c.hbm + kernels * c.o.kernel_overhead_s; }
+
+// A collective over `n` ranks of a group: ring inside one node, hierarchical
+// (intra-node reduce-scatter, inter-node all-reduce of 1/local, intra-node
+// all-gather) when the group spans nodes (TP = 16 on 8-GPU nodes).
+double group_allreduce_s(const Ctx& c, double bytes, int64_t stride, int64_t n) {
+  if (stride * n <= c.node) return ring_allreduce_s(bytes, static_cast<int>(n), c.intra);
+  const int64_t local = std::max<int64_t>(1, std::min<int64_t>(n, c.node / std::max<int64_t>(1, stride)));
+  return hierarchical_allreduce_s(bytes, static_cast<int>(local), static_cast<int>(n / local), c.intra, c.inter);
+}
+double group_rs_ag_s(const Ctx& c, double bytes, int64_t stride, int64_t n) {
+  if (stride * n <= c.node) return 2 * ring_reduce_scatter_s(bytes, static_cast<int>(n), c.intra);
+  const int64_t local = std::max<int64_t>(1, std::min<int64_t>(n, c.node / std::max<int64_t>(1, stride)));
+  return 2 * hierarchical_reduce_scatter_s(bytes, static_cast<int>(local), static_cast<int>(n / local), c.intra, c.inter);
+}
 
 // The link a group of `n` ranks spaced `stride` apart uses.
 Link group_link(const Ctx& c, int64_t stride, int64_t n) { return stride * n <= c.node ? c.intra : c.inter; }
@@ -178,6 +194,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   double elems = 11.0 * h / sp_div + act_elems;
   if (m.learned_positions == 0 && !m.mla) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
   const double elem_kernels = 10;
+  lc.kernels_f += elem_kernels + (l.flash_attention ? 1 : 4);
   lc.elem_f += stream_s(c, elems * M * act_bytes, elem_kernels);
   lc.elem_b += stream_s(c, 2.0 * elems * M * act_bytes, 2 * elem_kernels);
 
@@ -186,10 +203,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // reduce-scatter + all-gather pairs with sequence parallelism (same bytes;
   // Korthikanti et al. 2022, §4.2.2). MoE layers with EP add their all-to-alls above.
   if (l.tp > 1) {
-    const Link link = group_link(c, 1, l.tp);
     const double bytes = M * h * act_bytes;
-    const double one = l.sequence_parallel ? ring_reduce_scatter_s(bytes, l.tp, link) + ring_allgather_s(bytes, l.tp, link)
-                                           : ring_allreduce_s(bytes, l.tp, link);
+    const double one = l.sequence_parallel ? group_rs_ag_s(c, bytes, 1, l.tp) : group_allreduce_s(c, bytes, 1, l.tp);
+    lc.kernels_f += l.sequence_parallel ? 4 : 2;
     const double hide = c.o.overlap_tp ? c.o.overlap_efficiency : 0.0;
     lc.tp_f += 2 * one * (1 - hide);
     lc.tp_b += 2 * one * (1 - hide);
@@ -208,6 +224,13 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     lc.cp_b += std::max(0.0, tb - c.o.overlap_efficiency * lc.attn_b);
     lc.comm_raw += tf + tb;
   }
+  // Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
+  // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
+  // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
+  // booked as element-wise time (it is time the GPU spends idle between kernels).
+  const double host_f = lc.kernels_f * c.o.host_dispatch_s, host_b = 2 * lc.kernels_f * c.o.host_dispatch_s;
+  lc.elem_f += std::max(0.0, host_f - lc.fwd());
+  lc.elem_b += std::max(0.0, host_b - lc.bwd());
   return lc;
 }
 
@@ -227,7 +250,7 @@ double optimizer_bytes_per_param(Optimizer o) {
 
 StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSpec& g, const StepTimeOptions& o) {
   StepTime r;
-  Ctx c{model, l, g, o, l.precision, l.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kBf16};
+  Ctx c{model, l, g, o, l.precision, l.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kBf16, 0.8, 0, 8, Link{}, Link{}, 0};
   if (!g.has(c.gemm_p)) c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   if (!g.has(c.act_p)) c.act_p = c.gemm_p == Precision::kFp8 ? Precision::kBf16 : c.gemm_p;
   c.ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : (g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80);
