@@ -18,3 +18,11 @@ Section memory_suggestions_section(const MemoryBreakdown& br);
 void add_memory_to_report(Report& report, const MemoryBreakdown& br);
 
 }  // namespace gpuplan
+
+namespace gpuplan {
+
+// The whole `gpuplan memory` report for one layout: model, layout, breakdown,
+// suggestions, assumptions. The layout must already be validated.
+Report memory_report(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options);
+
+}  // namespace gpuplan

@@ -27,23 +27,23 @@ Section memory_section(const MemoryBreakdown& br) {
   s.rows.push_back(bytes_row("zero3_gathered_bytes", "ZeRO-3 gathered layers", "ZeRO-3 聚合层", br.zero3_gathered_bytes, p));
   s.rows.push_back(bytes_row("cuda_context_bytes", "CUDA context and workspaces", "CUDA 上下文与工作区", br.cuda_context_bytes, p));
   s.rows.push_back(bytes_row("fragmentation_bytes", "Allocator fragmentation", "分配器碎片", br.fragmentation_bytes, p));
-  s.rows.push_back(Row{"peak_bytes", "Peak on the worst GPU", "最大单卡峰值", p, Unit::kBytes});
-  s.rows.push_back(Row{"capacity_bytes", "GPU capacity", "显存容量", br.capacity_bytes, Unit::kBytes});
-  s.rows.push_back(Row{"safety_margin_bytes", "Safety margin kept free", "预留安全余量", br.safety_margin_bytes, Unit::kBytes});
-  s.rows.push_back(Row{"headroom_bytes", "Headroom (capacity − margin − peak)", "余量（容量 − 安全余量 − 峰值）", br.headroom_bytes, Unit::kBytes});
-  s.rows.push_back(Row{"fits", "Fits", "放得下", br.fits ? 1.0 : 0.0, Unit::kFlag});
+  s.rows.push_back(Row{"peak_bytes", "Peak on the worst GPU", "最大单卡峰值", p, Unit::kBytes, ""});
+  s.rows.push_back(Row{"capacity_bytes", "GPU capacity", "显存容量", br.capacity_bytes, Unit::kBytes, ""});
+  s.rows.push_back(Row{"safety_margin_bytes", "Safety margin kept free", "预留安全余量", br.safety_margin_bytes, Unit::kBytes, ""});
+  s.rows.push_back(Row{"headroom_bytes", "Headroom (capacity − margin − peak)", "余量（容量 − 安全余量 − 峰值）", br.headroom_bytes, Unit::kBytes, ""});
+  s.rows.push_back(Row{"fits", "Fits", "放得下", br.fits ? 1.0 : 0.0, Unit::kFlag, ""});
   if (br.largest_micro_batch >= 0) {
     s.rows.push_back(Row{"largest_micro_batch", "Largest micro-batch that fits", "可放下的最大微批", static_cast<double>(br.largest_micro_batch),
                          Unit::kCount, br.largest_micro_batch == 0 ? "(not even 1)" : ""});
   }
-  s.rows.push_back(Row{"params_on_gpu", "Parameters on this GPU (before ZeRO-3)", "本卡参数（ZeRO-3 前）", br.params_on_gpu, Unit::kParams});
-  s.rows.push_back(Row{"activations_per_layer_bytes", "Activations per layer, one micro-batch", "每层每微批激活", br.activations_per_layer_bytes, Unit::kBytes});
-  s.rows.push_back(Row{"inflight_micro_batches", "Micro-batches in flight", "在途微批数", br.inflight_micro_batches, Unit::kCount});
+  s.rows.push_back(Row{"params_on_gpu", "Parameters on this GPU (before ZeRO-3)", "本卡参数（ZeRO-3 前）", br.params_on_gpu, Unit::kParams, ""});
+  s.rows.push_back(Row{"activations_per_layer_bytes", "Activations per layer, one micro-batch", "每层每微批激活", br.activations_per_layer_bytes, Unit::kBytes, ""});
+  s.rows.push_back(Row{"inflight_micro_batches", "Micro-batches in flight", "在途微批数", br.inflight_micro_batches, Unit::kCount, ""});
   if (br.host_offload_bytes > 0) {
-    s.rows.push_back(Row{"host_offload_bytes", "Offloaded to host memory (not in peak)", "卸载到主机内存（不计入峰值）", br.host_offload_bytes, Unit::kBytes});
+    s.rows.push_back(Row{"host_offload_bytes", "Offloaded to host memory (not in peak)", "卸载到主机内存（不计入峰值）", br.host_offload_bytes, Unit::kBytes, ""});
   }
   if (br.paged_optimizer_bytes > 0) {
-    s.rows.push_back(Row{"paged_optimizer_bytes", "Paged optimizer states (not in peak)", "分页优化器状态（不计入峰值）", br.paged_optimizer_bytes, Unit::kBytes});
+    s.rows.push_back(Row{"paged_optimizer_bytes", "Paged optimizer states (not in peak)", "分页优化器状态（不计入峰值）", br.paged_optimizer_bytes, Unit::kBytes, ""});
   }
   return s;
 }
@@ -54,8 +54,8 @@ Section memory_suggestions_section(const MemoryBreakdown& br) {
   for (const auto& g : br.suggestions) {
     s.records.push_back({Row{"change", "change", "改动", 0, Unit::kText, g.change_en},
                          Row{"flags", "flags", "参数", 0, Unit::kText, g.flag},
-                         Row{"peak_bytes", "peak", "峰值", g.peak_bytes, Unit::kBytes},
-                         Row{"fits", "fits", "放得下", g.fits ? 1.0 : 0.0, Unit::kFlag}});
+                         Row{"peak_bytes", "peak", "峰值", g.peak_bytes, Unit::kBytes, ""},
+                         Row{"fits", "fits", "放得下", g.fits ? 1.0 : 0.0, Unit::kFlag, ""}});
   }
   return s;
 }
@@ -75,6 +75,56 @@ void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
                                                format_sig((br.capacity_bytes - br.safety_margin_bytes) / kGiB, 4),
                                                format_sig(br.capacity_bytes / kGiB, 4))});
   }
+}
+
+}  // namespace gpuplan
+
+#include "gpuplan/train_report.hpp"
+
+namespace gpuplan {
+
+Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options) {
+  const MemoryBreakdown br = estimate_memory(model, l, gpu, options);
+  Report rep;
+  rep.command = "memory";
+  rep.title_en = "Training memory per GPU";
+  rep.title_zh = "训练单卡显存";
+  rep.inputs = {{"model", model.name},
+                {"gpu", gpu.id},
+                {"gpus", l.gpus()},
+                {"tp", l.tp},
+                {"pp", l.pp},
+                {"dp", l.dp},
+                {"cp", l.cp},
+                {"ep", l.ep},
+                {"vp", l.vp},
+                {"micro_batch", l.micro_batch},
+                {"global_batch", l.effective_global_batch()},
+                {"seq_len", l.seq_len},
+                {"zero_stage", l.zero_stage},
+                {"recompute", recompute_name(l.recompute)},
+                {"sequence_parallel", l.sequence_parallel},
+                {"flash_attention", l.flash_attention},
+                {"precision", precision_name(l.precision)},
+                {"optimizer", optimizer_name(l.optimizer)},
+                {"offload_optimizer", l.offload_optimizer},
+                {"offload_params", l.offload_params}};
+  rep.sections.push_back(model_section(model));
+  Section ls{"layout", "Layout", "并行布局", {}, {}, {}};
+  ls.rows.push_back(Row{"parallel", "Parallelism", "并行方式", 0, Unit::kText,
+                        fmt::format("tp {} × pp {} × dp {} × cp {} = {} GPUs{}{}", l.tp, l.pp, l.dp, l.cp, l.gpus(),
+                                    l.ep > 1 ? fmt::format(", ep {}", l.ep) : "", l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")});
+  ls.rows.push_back(Row{"batch", "Batch", "批大小", 0, Unit::kText,
+                        fmt::format("micro-batch {} × {} micro-batches × dp {} = {} sequences of {} tokens", l.micro_batch,
+                                    l.micro_batches(), l.dp, l.effective_global_batch(), l.seq_len)});
+  ls.rows.push_back(Row{"recipe", "Recipe", "训练配置", 0, Unit::kText,
+                        fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
+                                    optimizer_name(l.optimizer), l.zero_stage, recompute_name(l.recompute),
+                                    l.sequence_parallel ? ", sequence parallel" : "", l.flash_attention ? ", FlashAttention" : "")});
+  ls.rows.push_back(Row{"gpu", "GPU", "GPU", 0, Unit::kText, fmt::format("{} ({})", gpu.name, gpu.id)});
+  rep.sections.push_back(ls);
+  add_memory_to_report(rep, br);
+  return rep;
 }
 
 }  // namespace gpuplan

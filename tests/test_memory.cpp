@@ -1,0 +1,385 @@
+// The memory model, each component derived by hand (derivation in the comment).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/memory_report.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/units.hpp"
+
+using namespace gpuplan;
+
+namespace {
+
+double states(const MemoryBreakdown& b) { return b.weights_bytes + b.gradients_bytes + b.optimizer_bytes; }
+
+// GPT-3 175B under Korthikanti et al. 2022's assumptions: 2-matrix 4h MLP,
+// multi-head attention, no FlashAttention, dropout on.
+Layout gpt3_layout(int tp, bool sp, Recompute rc) {
+  Layout l;
+  l.tp = tp;
+  l.seq_len = 2048;
+  l.micro_batch = 1;
+  l.sequence_parallel = sp;
+  l.recompute = rc;
+  l.flash_attention = false;
+  return l;
+}
+
+MemoryOptions paper_options() {
+  MemoryOptions o;
+  o.dropout = true;
+  return o;
+}
+
+void expect_rel(double got, double want, double tol = 1e-12) {
+  EXPECT_NEAR(got / want, 1.0, tol) << "got " << got << ", want " << want;
+}
+
+}  // namespace
+
+TEST(Memory, SevenBillionMixedPrecisionAdamWNeeds112GB) {
+  // Seed 004's example: 7e9 params × (2 bf16 weights + 2 bf16 grads + 4 fp32
+  // master + 4 m + 4 v) = 7e9 × 16 = 112e9 bytes, more than an 80 GB A100.
+  // (The seed's own 14 bytes/param omits the fp32 master copy.)
+  const ModelSpec m = model_from_param_count(7e9);
+  Layout l;
+  const MemoryBreakdown b = estimate_memory(m, l, find_gpu("a100-sxm4-80gb"));
+  expect_rel(states(b), 112e9);
+  expect_rel(b.weights_bytes, 14e9);
+  expect_rel(b.gradients_bytes, 14e9);
+  expect_rel(b.optimizer_bytes, 84e9);
+  EXPECT_FALSE(b.fits);
+  EXPECT_LT(b.headroom_bytes, 0);
+  EXPECT_FALSE(b.suggestions.empty());
+}
+
+TEST(Memory, ZeroThreeOverEightGpusGives14GBOfStates) {
+  // ZeRO-3 shards weights, gradients and optimizer states: 112e9 / 8 = 14e9.
+  const ModelSpec m = model_from_param_count(7e9);
+  Layout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  const MemoryBreakdown b = estimate_memory(m, l, find_gpu("a100-sxm4-80gb"));
+  expect_rel(states(b), 14e9);
+  EXPECT_TRUE(b.fits);
+}
+
+TEST(Memory, ZeroStagesShardWhatRajbhandariSays) {
+  // 7e9 params, dp 8: stage 1 = 2Ψ + 2Ψ + 12Ψ/8 = 28e9 + 10.5e9 = 38.5e9;
+  // stage 2 = 2Ψ + (2 + 12)Ψ/8 = 14e9 + 12.25e9 = 26.25e9.
+  const ModelSpec m = model_from_param_count(7e9);
+  Layout l;
+  l.dp = 8;
+  l.zero_stage = 1;
+  expect_rel(states(estimate_memory(m, l, find_gpu("h100"))), 38.5e9);
+  l.zero_stage = 2;
+  expect_rel(states(estimate_memory(m, l, find_gpu("h100"))), 26.25e9);
+}
+
+TEST(Memory, RecipesBytesPerParameter) {
+  // Per parameter: pure bf16 AdamW 2+2+4 = 8; 8-bit AdamW with fp32 master
+  // 2+2+(4+2×(1+4/2048)); SGD momentum mixed 2+2+8 = 12; fp32 AdamW 4+4+8 = 16.
+  const ModelSpec m = model_from_param_count(1e9);
+  const GpuSpec& g = find_gpu("h100");
+  Layout l;
+  l.pure_bf16 = true;
+  expect_rel(states(estimate_memory(m, l, g)), 8e9);
+  l.pure_bf16 = false;
+  l.optimizer = Optimizer::kAdamW8bit;
+  expect_rel(states(estimate_memory(m, l, g)), (4 + 4 + 2 * (1 + 4.0 / 2048)) * 1e9);
+  l.optimizer = Optimizer::kSgdMomentum;
+  expect_rel(states(estimate_memory(m, l, g)), 12e9);
+  l.optimizer = Optimizer::kAdamW;
+  l.precision = Precision::kFp32;
+  expect_rel(states(estimate_memory(m, l, g)), 16e9);
+  // Megatron's fp32 main-grad buffer: 2 + 4 + 12 = 18 (distrib_optimizer.md).
+  l.precision = Precision::kBf16;
+  MemoryOptions o;
+  o.fp32_grad_buffer = true;
+  expect_rel(states(estimate_memory(m, l, g, o)), 18e9);
+}
+
+TEST(Memory, KorthikantiTable2ReproducedForGpt3) {
+  // Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, per layer, s = 2048,
+  // b = 1, h = 12288, a = 96, t = 8:
+  //   no parallelism  sbh(34 + 5as/h)            = 25,769,803,776·... (computed below)
+  //   TP, no SP       sbh(10 + 24/t + 5as/(ht))
+  //   TP + SP         sbh(34/t + 5as/(ht))
+  //   TP + SP + selective  sbh·34/t
+  const ModelSpec m = find_model("gpt3-175b");
+  ASSERT_EQ(m.hidden, 12288);
+  ASSERT_EQ(m.heads, 96);
+  ASSERT_EQ(m.intermediate, 4 * 12288);
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+  const double sbh = s * b * h;
+  const MemoryOptions o = paper_options();
+  expect_rel(activation_bytes_per_layer(m, gpt3_layout(1, false, Recompute::kNone), false, o), sbh * (34 + 5 * a * s / h));
+  expect_rel(activation_bytes_per_layer(m, gpt3_layout(8, false, Recompute::kNone), false, o),
+             sbh * (10 + 24 / t + 5 * a * s / (h * t)));
+  expect_rel(activation_bytes_per_layer(m, gpt3_layout(8, true, Recompute::kNone), false, o), sbh * (34 / t + 5 * a * s / (h * t)));
+  expect_rel(activation_bytes_per_layer(m, gpt3_layout(8, true, Recompute::kSelective), false, o), sbh * 34 / t);
+  // In bytes: 34·sbh = 855,638,016 and 5as²b = 2,013,265,920 without parallelism.
+  expect_rel(activation_bytes_per_layer(m, gpt3_layout(1, false, Recompute::kNone), false, o), 855638016.0 + 2013265920.0);
+}
+
+TEST(Memory, FullRecomputeKeepsTheLayerInput) {
+  // Full recompute keeps 2sbh per layer (2sbh/t with SP) plus one layer's full
+  // activations while it is recomputed. GPT-3, t = 8 with SP, one stage of all
+  // 96 layers: 96 · 2sbh/8 + sbh(34/8 + 5as/(8h)).
+  const ModelSpec m = find_model("gpt3-175b");
+  Layout l = gpt3_layout(8, true, Recompute::kFull);
+  const MemoryOptions o = paper_options();
+  const double sbh = 2048.0 * 12288;
+  const double layer_full = sbh * (34.0 / 8 + 5 * 96.0 * 2048 / (8 * 12288));
+  const double head = 2 * (2 * sbh / 8);         // final norm + LM-head inputs
+  const double emb_mask = sbh / 8;               // embedding dropout mask
+  l.dp = 1;
+  MemoryOptions no_suggest = o;
+  no_suggest.suggest = false;
+  const MemoryBreakdown br = estimate_memory(m, l, find_gpu("a100-sxm4-80gb"), no_suggest);
+  expect_rel(br.activations_bytes, 96 * 2 * sbh / 8 + layer_full + head + emb_mask);
+}
+
+TEST(Memory, GqaAndGatedMlpAreCountedByTheirRealWidths) {
+  // Llama 3.1 8B, s = 4096, b = 1, t = 1, FlashAttention, no dropout, T = 4096:
+  //   norms 2·2Th, QKV input 2Th, Q+K 2T(4096 + 1024), V 2T·1024, log-sum-exp
+  //   4T·32, projection input 2Th, MLP input 2Th, SwiGLU 6T·14336.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  Layout l;
+  l.seq_len = 4096;
+  const double T = 4096, h = 4096;
+  const double want = 4 * T * h + 2 * T * h + 2 * T * (4096 + 1024) + 2 * T * 1024 + 4 * T * 32 + 2 * T * h + 2 * T * h +
+                      6 * T * 14336;
+  expect_rel(activation_bytes_per_layer(m, l, false), want);
+}
+
+TEST(Memory, LogitsOfALargeVocabulary) {
+  // Llama 3.1 8B, one GPU, micro-batch 2 × 4096 tokens: 8192 × 128256 × 10 B.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 2;
+  l.global_batch = 2;
+  const MemoryBreakdown b = estimate_memory(m, l, find_gpu("h100"));
+  expect_rel(b.logits_bytes, 8192.0 * 128256 * 10);
+}
+
+TEST(Memory, RecomputeNeverRaisesActivations) {
+  const GpuSpec& g = find_gpu("h100");
+  for (const char* id : {"llama-3.1-8b", "llama-3.1-70b", "gpt3-175b", "mixtral-8x7b"}) {
+    const ModelSpec m = find_model(id);
+    for (bool flash : {true, false}) {
+      for (int tp : {1, 8}) {
+        Layout l;
+        l.tp = tp;
+        l.seq_len = 4096;
+        l.flash_attention = flash;
+        MemoryOptions o;
+        o.suggest = false;
+        l.recompute = Recompute::kNone;
+        const double none = estimate_memory(m, l, g, o).activations_bytes;
+        l.recompute = Recompute::kSelective;
+        const double sel = estimate_memory(m, l, g, o).activations_bytes;
+        l.recompute = Recompute::kFull;
+        const double full = estimate_memory(m, l, g, o).activations_bytes;
+        EXPECT_LE(sel, none) << id;
+        EXPECT_LE(full, sel) << id;
+      }
+    }
+  }
+}
+
+TEST(Memory, HigherZeroNeverRaisesMemory) {
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  for (const char* id : {"llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b"}) {
+    const ModelSpec m = find_model(id);
+    for (int dp : {1, 2, 8, 64}) {
+      Layout l;
+      l.dp = dp;
+      l.seq_len = 2048;
+      MemoryOptions o;
+      o.suggest = false;
+      double previous = INFINITY;
+      for (int z = 0; z <= 3; ++z) {
+        l.zero_stage = z;
+        const double peak = estimate_memory(m, l, g, o).peak_bytes;
+        EXPECT_LE(peak, previous) << id << " dp " << dp << " zero " << z;
+        previous = peak;
+      }
+    }
+  }
+}
+
+TEST(Memory, OneFOneBFirstStageHoldsPMicroBatches) {
+  // 1F1B: stage 0 holds min(p, m) micro-batches; interleaving multiplies by
+  // 1 + (p-1)/(p·v) (Korthikanti et al. 2022, section 4.2.3).
+  const ModelSpec m = find_model("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  l.pp = 4;
+  l.dp = 1;
+  l.global_batch = 32;
+  l.seq_len = 4096;
+  l.recompute = Recompute::kFull;
+  MemoryOptions o;
+  o.suggest = false;
+  const MemoryBreakdown b = estimate_memory(m, l, find_gpu("h100"), o);
+  EXPECT_EQ(b.worst_stage, 0);
+  EXPECT_DOUBLE_EQ(b.inflight_micro_batches, 4);
+  l.vp = 5;  // 80 layers = 4 stages × 5 chunks × 4 layers
+  EXPECT_DOUBLE_EQ(estimate_memory(m, l, find_gpu("h100"), o).inflight_micro_batches, 4 * (1 + 3.0 / 20));
+  l.vp = 1;
+  l.global_batch = 2;  // only two micro-batches: the pipeline never fills
+  EXPECT_DOUBLE_EQ(estimate_memory(m, l, find_gpu("h100"), o).inflight_micro_batches, 2);
+}
+
+TEST(Memory, PipelineWorstStageHoldsTheEmbeddingOrHead) {
+  // Model states only (count the weights): the first stage has the embedding,
+  // the last the LM head; with an untied 128K vocabulary both exceed a middle stage.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  Layout l;
+  l.pp = 4;
+  l.global_batch = 1;  // one micro-batch: activations equal on all stages but the last
+  MemoryOptions o;
+  o.suggest = false;
+  const MemoryBreakdown b = estimate_memory(m, l, find_gpu("h100"), o);
+  EXPECT_TRUE(b.worst_stage == 0 || b.worst_stage == 3);
+  // 32 layers / 4 = 8 layers + 128256 × 4096 embedding rows.
+  const double layer = attention_params_per_layer(m) + dense_mlp_params(m, m.intermediate) + 2.0 * m.hidden;
+  EXPECT_GT(b.params_on_gpu, 8 * layer);
+}
+
+TEST(Memory, LargestMicroBatchIsTheLastThatFits) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& g = find_gpu("h100");
+  Layout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  l.seq_len = 4096;
+  const MemoryBreakdown b = estimate_memory(m, l, g);
+  ASSERT_GT(b.largest_micro_batch, 0);
+  MemoryOptions o;
+  o.suggest = false;
+  Layout x = l;
+  x.micro_batch = b.largest_micro_batch;
+  EXPECT_TRUE(estimate_memory(m, x, g, o).fits);
+  x.micro_batch = b.largest_micro_batch + 1;
+  EXPECT_FALSE(estimate_memory(m, x, g, o).fits);
+  // Activations grow linearly in the micro-batch, not exponentially.
+  Layout one = l, two = l;
+  two.micro_batch = 2;
+  expect_rel(estimate_memory(m, two, g, o).activations_bytes, 2 * estimate_memory(m, one, g, o).activations_bytes);
+}
+
+TEST(Memory, SuggestionsMakeA70BLayoutFit) {
+  // 70B, tp 8 × pp 2 × dp 4 on 80 GB H100s at 8K tokens does not fit without
+  // recompute or SP; the suggestions must include a change that fits.
+  const ModelSpec m = find_model("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  l.pp = 2;
+  l.dp = 4;
+  l.zero_stage = 1;
+  l.seq_len = 8192;
+  l.global_batch = 64;
+  const MemoryBreakdown b = estimate_memory(m, l, find_gpu("h100"));
+  ASSERT_FALSE(b.fits);
+  bool any = false;
+  for (const auto& s : b.suggestions) {
+    EXPECT_LT(s.peak_bytes, b.peak_bytes) << s.change_en;
+    any = any || s.fits;
+  }
+  EXPECT_TRUE(any);
+  // The report carries the breakdown with JSON keys in bytes.
+  const auto j = to_json(memory_report(m, l, find_gpu("h100"), {}));
+  EXPECT_FALSE(j["memory"]["fits"].get<bool>());
+  EXPECT_GT(j["memory"]["peak_bytes"].get<double>(), 80 * kGiB);
+  EXPECT_TRUE(j["memory_suggestions"].is_array());
+}
+
+TEST(Memory, MeasurementScopes) {
+  // Allocated ⊂ reserved ⊂ device: the context is outside PyTorch's counters,
+  // fragmentation is reserved minus allocated.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  Layout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  MemoryOptions o;
+  o.suggest = false;
+  const GpuSpec& g = find_gpu("h100");
+  o.scope = MemoryScope::kAllocated;
+  const MemoryBreakdown a = estimate_memory(m, l, g, o);
+  o.scope = MemoryScope::kReserved;
+  const MemoryBreakdown r = estimate_memory(m, l, g, o);
+  o.scope = MemoryScope::kDevice;
+  const MemoryBreakdown d = estimate_memory(m, l, g, o);
+  EXPECT_LT(a.peak_bytes, r.peak_bytes);
+  EXPECT_LT(r.peak_bytes, d.peak_bytes);
+  EXPECT_DOUBLE_EQ(a.cuda_context_bytes, 0);
+  expect_rel(d.cuda_context_bytes, 1.0 * kGiB);  // 0.75 GiB + 0.25 GiB NCCL with 8 GPUs
+}
+
+// ---- gpuplan memory, the real binary ----
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+Result run_cli(const std::string& args) {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST(MemoryCli, BadLayoutsExitTwoNamingTheField) {
+  const std::string base = "memory --model llama-3.1-8b --gpu h100 ";
+  struct Case {
+    const char* args;
+    const char* field;
+  } cases[] = {
+      {"--gpus 3 --tp 3", "--tp"},            // 32 heads are not divisible by 3
+      {"--pp 40 --gpus 40", "--pp"},          // 32 layers
+      {"--zero 4", "--zero"},                 // ZeRO stages are 0-3
+      {"--micro-batch 0", "--micro-batch"},
+      {"--gpus 12 --tp 8", "--gpus"},         // 12 is not a multiple of 8
+      {"--ep 2 --gpus 2", "--ep"},            // dense model
+  };
+  for (const auto& c : cases) {
+    const Result r = run_cli(base + c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.field), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  }
+}
+
+TEST(MemoryCli, JsonVerdict) {
+  const Result r = run_cli("memory --params 7B --gpu a100-sxm4-80gb --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["memory"]["weights_bytes"].get<double>() + j["memory"]["gradients_bytes"].get<double>() +
+                  j["memory"]["optimizer_bytes"].get<double>(),
+              112e9, 1);
+  EXPECT_FALSE(j["memory"]["fits"].get<bool>());
+  const Result z = run_cli("memory --model llama-3.1-8b --gpu h100 --gpus 8 --zero 3 --seq-len 4096 --format json --lang zh");
+  ASSERT_EQ(z.status, 0) << z.out;
+  EXPECT_TRUE(nlohmann::json::parse(z.out)["memory"]["fits"].get<bool>());
+}
