@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "gpuplan/launch_config.hpp"
+
+using namespace gpuplan;
+
+namespace {
+
+Layout gpt3_layout() {
+  // Narayanan et al. 2021, Table 1: GPT-3 175B on 1,024 A100s, TP 8, PP 8 (interleaved), global batch 1,536.
+  Layout l;
+  l.tp = 8;
+  l.pp = 8;
+  l.dp = 16;
+  l.vp = 2;
+  l.micro_batch = 1;
+  l.global_batch = 1536;
+  l.seq_len = 2048;
+  l.zero_stage = 1;
+  l.sequence_parallel = true;
+  l.recompute = Recompute::kSelective;
+  return l;
+}
+
+}  // namespace
+
+TEST(LaunchConfig, DeepSpeedCarriesZeroMicroAndAccumulation) {
+  Layout l = gpt3_layout();
+  l.zero_stage = 3;
+  l.offload_optimizer = true;
+  const auto j = nlohmann::json::parse(deepspeed_config(l).dump());  // round-trips as JSON
+  EXPECT_EQ(j["zero_optimization"]["stage"], 3);
+  EXPECT_EQ(j["train_micro_batch_size_per_gpu"], 1);
+  // 1,536 sequences / (16 data-parallel ranks × 1) = 96 accumulation steps.
+  EXPECT_EQ(j["gradient_accumulation_steps"], 96);
+  EXPECT_EQ(j["train_batch_size"], 1536);
+  EXPECT_EQ(j["zero_optimization"]["offload_optimizer"]["device"], "cpu");
+  EXPECT_TRUE(j["bf16"]["enabled"].get<bool>());
+}
+
+TEST(LaunchConfig, MegatronCarriesEveryParallelDimension) {
+  Layout l = gpt3_layout();
+  const std::string a = megatron_arguments(find_model("gpt3-175b"), l);
+  for (const char* s : {"--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 8",
+                        "--num-layers-per-virtual-pipeline-stage 6", "--context-parallel-size 1", "--micro-batch-size 1",
+                        "--global-batch-size 1536", "--sequence-parallel", "--recompute-activations",
+                        "--use-distributed-optimizer", "--num-layers 96", "--hidden-size 12288"}) {
+    EXPECT_NE(a.find(s), std::string::npos) << s << "\n" << a;
+  }
+  Layout moe = l;
+  moe.ep = 8;
+  moe.recompute = Recompute::kFull;
+  const std::string b = megatron_arguments(find_model("mixtral-8x7b"), moe);
+  EXPECT_NE(b.find("--expert-model-parallel-size 8"), std::string::npos);
+  EXPECT_NE(b.find("--recompute-granularity full"), std::string::npos);
+  EXPECT_NE(b.find("--num-query-groups 8"), std::string::npos);
+}
+
+TEST(LaunchConfig, TorchtitanHasItsSections) {
+  Layout l = gpt3_layout();
+  l.zero_stage = 3;
+  l.shard_group = 8;
+  const std::string t = torchtitan_toml(find_model("llama-3.1-70b"), l);
+  for (const char* s : {"[parallelism]", "data_parallel_shard_degree = 8", "data_parallel_replicate_degree = 2",
+                        "tensor_parallel_degree = 8", "pipeline_parallel_degree = 8", "[activation_checkpoint]",
+                        "mode = \"selective\"", "seq_len = 2048"}) {
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  }
+}
