@@ -91,3 +91,56 @@ TEST(DataPipeline, Seed004ReadRate) {
   in.wan_bytes_per_s = 10e9 / 8;
   EXPECT_NEAR(estimate_data_pipeline(in).transfer_s, 4000, 1e-6);
 }
+
+#include "gpuplan/train_report.hpp"
+
+TEST(TrainOperations, ComputedFaultBudgetFollowsTheReliabilityModel) {
+  // Without --fault-budget, the failure time is wall/useful − 1 of the reliability model.
+  TrainRequest r;
+  r.model = "llama-3.1-405b";
+  r.workload.tokens = 15e12;
+  r.gpu = "h100-sxm5-80gb";
+  r.gpus = 16384;
+  r.mfu = 0.40;
+  const auto j = to_json(train_report(r));
+  const double ettr = j["operations"]["effective_time_ratio"].get<double>();
+  const double fault_fraction = j["time"]["fault_budget_s"].get<double>() / j["time"]["compute_s"].get<double>();
+  EXPECT_NEAR(fault_fraction, 1.0 / ettr - 1.0, 1e-9);
+  // Job MTBF on 16,384 GPUs: 3.09 h (Llama 3's 419 interruptions in 54 days).
+  EXPECT_NEAR(j["operations"]["job_mtbf_s"].get<double>() / 3600, 3.093, 0.001);
+  // 405.85B × 14 bytes = 5.68 TB per checkpoint.
+  EXPECT_NEAR(j["operations"]["checkpoint_bytes"].get<double>() / 1e12, 5.682, 0.001);
+  EXPECT_GT(ettr, 0.8);
+  EXPECT_LT(ettr, 1.0);
+}
+
+TEST(TrainOperations, SolvedGpuCountIncludesComputedFailures) {
+  TrainRequest r;
+  r.model = "llama-3.1-70b";
+  r.workload.tokens = 15e12;
+  r.gpu = "h100-sxm5-80gb";
+  r.mfu = 0.40;
+  r.deadline_s = 90 * 86400.0;
+  const auto j = to_json(train_report(r));
+  // The solved count is a fixed point: its wall-clock, failures included, meets the deadline.
+  EXPECT_TRUE(j["time"]["deadline_met"].get<bool>());
+  EXPECT_LE(j["time"]["wall_clock_s"].get<double>(), 90 * 86400.0);
+  EXPECT_EQ(static_cast<int64_t>(j["time"]["gpus"].get<double>()) % 8, 0);
+}
+
+TEST(TrainOperations, SpotCostsTimeAndIsComparedWithOnDemand) {
+  TrainRequest r;
+  r.model = "llama-3.1-8b";
+  r.workload.tokens = 1e12;
+  r.gpu = "h100-sxm5-80gb";
+  r.gpus = 256;
+  r.mfu = 0.40;
+  r.price.spot = true;
+  const auto j = to_json(train_report(r));
+  EXPECT_GT(j["operations"]["spot_interruptions"].get<double>(), j["operations"]["interruptions"].get<double>());
+  EXPECT_LT(j["operations"]["spot_effective_time_ratio"].get<double>(), j["operations"]["effective_time_ratio"].get<double>());
+  // The spot overhead line is the ratio of the two effective time ratios.
+  const double overhead = j["gpu_hours"]["spot_overhead_gpu_hours"].get<double>() / j["gpu_hours"]["total_gpu_hours"].get<double>();
+  const double expected = j["operations"]["effective_time_ratio"].get<double>() / j["operations"]["spot_effective_time_ratio"].get<double>() - 1;
+  EXPECT_NEAR(overhead * (1 + expected), expected, 1e-9);
+}

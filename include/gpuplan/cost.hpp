@@ -14,7 +14,9 @@ struct PriceInput {
   std::optional<Currency> currency; // for a bare number
   bool spot = false;
   std::optional<double> spot_discount;  // fraction off on-demand when no spot quote exists
-  double spot_overhead = 0.10;          // extra GPU-hours lost to preemptions and restarts
+  // Extra GPU-hours lost to preemptions; unset = computed by `gpuplan train` from
+  // the preemption rate (reliability model), 10% where nothing computes it.
+  std::optional<double> spot_overhead;
 };
 
 struct Price {

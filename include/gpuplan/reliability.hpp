@@ -16,6 +16,7 @@ struct ReliabilityInput {
   double checkpoint_write_s = 60;       // time the job is paused to write one checkpoint
   double restart_s = 15 * 60;           // detect, reschedule, reload after an interruption
   std::optional<double> checkpoint_interval_s;  // default: Daly's optimum
+  double extra_interruptions_per_hour = 0;      // e.g. spot preemptions of the whole job
 };
 
 struct ReliabilityEstimate {

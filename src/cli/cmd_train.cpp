@@ -23,13 +23,15 @@ struct TrainFlags {
   std::string recompute = "none";
   bool causal = false;
   bool six_n = false;
-  double fault_budget = 0.20;
+  std::optional<double> fault_budget;
   double comm_margin = 0.0;
   std::optional<int> gpus_per_node;
   std::optional<std::string> price, currency;
   bool spot = false;
   std::optional<double> spot_discount;
-  double spot_overhead = 0.10;
+  std::optional<double> spot_overhead;
+  std::optional<double> gpu_mtbf_hours, restart, storage_gbps, spot_mtbf_hours;
+  std::optional<std::string> checkpoint_interval;
   std::vector<std::string> phases;
 };
 
@@ -72,6 +74,14 @@ void run(const TrainFlags& f) {
   r.price.spot_discount = f.spot_discount;
   r.price.spot_overhead = f.spot_overhead;
   r.phases = f.phases;
+  if (f.gpu_mtbf_hours) r.ops.gpu_mtbf_hours = *f.gpu_mtbf_hours;
+  if (f.restart) r.ops.restart_s = *f.restart * 60;
+  if (f.storage_gbps) {
+    require_range(*f.storage_gbps, 1e-3, 1e7, "--storage-gbytes-per-s", "a positive aggregate write bandwidth in GB/s");
+    r.ops.storage_bytes_per_s = *f.storage_gbps * 1e9;
+  }
+  if (f.checkpoint_interval) r.ops.checkpoint_interval_s = parse_duration_s(*f.checkpoint_interval, "--checkpoint-interval");
+  if (f.spot_mtbf_hours) r.ops.spot_node_mtbf_hours = *f.spot_mtbf_hours;
   print_report(train_report(r), f.out);
 }
 
@@ -106,14 +116,19 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--recompute", f->recompute, "Activation recomputation: none, selective, full (changes hardware FLOPs)")->capture_default_str();
   cmd->add_flag("--causal", f->causal, "Count only the causal half of attention (default: full s×s, the Megatron/PaLM convention)");
   cmd->add_flag("--six-n", f->six_n, "Time the run with 6·N FLOPs per token instead of the exact count");
-  cmd->add_option("--fault-budget", f->fault_budget, "Extra time for failures and restarts, fraction of compute (seed 004: 0.2)")->capture_default_str();
+  cmd->add_option("--fault-budget", f->fault_budget, "Fix the time for failures and restarts as a fraction of compute (seed 004: 0.2); default: computed");
+  cmd->add_option("--gpu-mtbf-hours", f->gpu_mtbf_hours, "Per-GPU mean time between job-stopping failures, hours (default: Llama 3's 50,676)");
+  cmd->add_option("--restart-minutes", f->restart, "Minutes to detect a failure, reschedule and reload (default 15)");
+  cmd->add_option("--storage-gbytes-per-s", f->storage_gbps, "Aggregate checkpoint write bandwidth, GB/s (default 0.125 per GPU)");
+  cmd->add_option("--checkpoint-interval", f->checkpoint_interval, "Checkpoint every (e.g. 30min); default: Daly's optimum");
+  cmd->add_option("--spot-mtbf-hours", f->spot_mtbf_hours, "With --spot: mean hours between preemptions of one node (default 72)");
   cmd->add_option("--comm-margin", f->comm_margin, "Extra time for communication not in your MFU, fraction (seed 004: 0.1–0.3)")->capture_default_str();
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default from the GPU catalog)");
   cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.49, 15cny, or a range 15-30cny (default: catalog)");
   cmd->add_option("--currency", f->currency, "Currency of a bare --price, or to convert the catalog price to: usd or cny");
   cmd->add_flag("--spot", f->spot, "Price spot/preemptible capacity");
   cmd->add_option("--spot-discount", f->spot_discount, "Fraction off on-demand for spot, when no spot quote is known");
-  cmd->add_option("--spot-overhead", f->spot_overhead, "Extra GPU-hours lost to spot preemptions, fraction")->capture_default_str();
+  cmd->add_option("--spot-overhead", f->spot_overhead, "Fix the extra GPU-hours lost to spot preemptions as a fraction; default: computed");
   cmd->add_option("--phase", f->phases, "Extra priced phase NAME:GPU:COUNT:DURATION[:PRICE], e.g. debug:a100-80g:10:72h:12cny (repeatable)");
   add_output_options(cmd, &f->out);
   cmd->callback([flags] { run(*flags); });

@@ -68,8 +68,8 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   Price p;
   p.spot = in.spot;
   if (in.spot) {
-    require_range(in.spot_overhead, 0, 1, "--spot-overhead", "a fraction between 0 and 1");
-    p.spot_overhead = in.spot_overhead;
+    p.spot_overhead = in.spot_overhead.value_or(0.10);
+    require_range(p.spot_overhead, 0, 10, "--spot-overhead", "a fraction from 0 to 10");
   }
   if (in.spot_discount) require_range(*in.spot_discount, 0, 0.99, "--spot-discount", "a fraction between 0 and 0.99");
   if (in.text) {

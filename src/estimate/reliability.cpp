@@ -29,7 +29,9 @@ ReliabilityEstimate estimate_reliability(const ReliabilityInput& in) {
   ReliabilityEstimate r;
   // Independent failures: the job stops when any of its GPUs (or their hosts and
   // links, which the per-GPU all-cause rate includes) fails.
-  r.job_mtbf_s = in.gpu_mtbf_hours * kSecondsPerHour / in.gpus;
+  require_range(in.extra_interruptions_per_hour, 0, 1e6, "--spot-mtbf-hours", "a positive preemption interval");
+  const double per_hour = in.gpus / in.gpu_mtbf_hours + in.extra_interruptions_per_hour;
+  r.job_mtbf_s = kSecondsPerHour / per_hour;
   r.young_interval_s = young_interval_s(in.checkpoint_write_s, r.job_mtbf_s);
   r.daly_interval_s = daly_interval_s(in.checkpoint_write_s, r.job_mtbf_s);
   r.interval_s = in.checkpoint_interval_s.value_or(r.daly_interval_s);

@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/operations_report.hpp"
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
 
@@ -29,7 +31,7 @@ void validate(const TrainRequest& r) {
     throw InputError("--mfu", "--mfu and --tflops-per-gpu both set the utilisation; give only one of them.");
   }
   if (r.deadline_s) require_range(*r.deadline_s, 1, 1e11, "--deadline", "a positive duration up to about 3,000 years");
-  require_range(r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
+  if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
   require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
   require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
   require_range(static_cast<double>(r.workload.seq_len), 1, 1e8, "--seq-len", "a whole number of tokens from 1 to 100,000,000");
@@ -120,11 +122,68 @@ Report train_report(const TrainRequest& r) {
   ri.deadline_s = r.deadline_s;
   ri.mfu = mfu;
   ri.gpus_per_node = gpus_per_node;
-  ri.fault_budget = r.fault_budget;
   ri.comm_margin = r.comm_margin;
-  const RunEstimate run = solve_run(ri);
+  ri.fault_budget = r.fault_budget.value_or(0.2);
+  RunEstimate run = solve_run(ri);
 
-  Price price = resolve_price(gpu.id, r.price);
+  // Failures, checkpoints and restarts. Their cost depends on the GPU count
+  // (the job's MTBF falls as 1/GPUs) and a solved GPU count depends on their
+  // cost, so iterate to the fixed point (it moves by a node or two at most).
+  Layout ckpt_layout;
+  ckpt_layout.precision = r.precision;
+  ckpt_layout.zero_stage = 1;
+  ckpt_layout.dp = static_cast<int>(std::min<int64_t>(run.gpus, 1 << 24));
+  auto operations = [&](const RunEstimate& est, double extra_per_hour) {
+    OperationsEstimate ops;
+    ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
+    const double storage = r.ops.storage_bytes_per_s.value_or(r.ops.storage_bytes_per_s_per_gpu * static_cast<double>(est.gpus));
+    if (have_model) {
+      ops.checkpoint = estimate_checkpoint(model, ckpt_layout, storage, gpu.scaleout_bytes_per_s);
+    } else {
+      // A FLOPs-per-sample workload names no model: nothing to checkpoint but the restart cost.
+      ops.checkpoint.total_bytes = 0;
+    }
+    ReliabilityInput rel;
+    rel.gpus = static_cast<double>(est.gpus);
+    rel.useful_compute_s = est.compute_s + est.comm_margin_s;
+    rel.gpu_mtbf_hours = r.ops.gpu_mtbf_hours;
+    rel.restart_s = r.ops.restart_s;
+    rel.checkpoint_write_s = ops.checkpoint.write_s;
+    rel.checkpoint_interval_s = r.ops.checkpoint_interval_s;
+    rel.extra_interruptions_per_hour = extra_per_hour;
+    ops.reliability = estimate_reliability(rel);
+    if (!ops.reliability.progresses) {
+      throw InputError("--gpus", fmt::format("--gpus: with {} GPUs the job fails every {} on average, faster than it can checkpoint "
+                                             "and restart; it would never finish. Use fewer GPUs or a better per-GPU MTBF.",
+                                             est.gpus, format_duration(ops.reliability.job_mtbf_s)));
+    }
+    return ops;
+  };
+  auto computed_fault_budget = [&](const OperationsEstimate& ops) {
+    // fault time = useful·(1/ETTR − 1), as a fraction of pure compute.
+    return (1.0 + r.comm_margin) * (1.0 / ops.reliability.effective_time_ratio - 1.0);
+  };
+  OperationsEstimate ops = operations(run, 0);
+  if (!r.fault_budget) {
+    for (int i = 0; i < 8; ++i) {
+      const double f = computed_fault_budget(ops);
+      if (std::fabs(f - ri.fault_budget) < 1e-9) break;
+      ri.fault_budget = f;
+      run = solve_run(ri);
+      ops = operations(run, 0);
+    }
+  }
+  const double fault_budget = ri.fault_budget;
+
+  PriceInput price_in = r.price;
+  std::optional<OperationsEstimate> spot_ops;
+  if (r.price.spot && !r.price.spot_overhead) {
+    // Spot: preemptions of any of the job's nodes add to the failures.
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+    price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+  }
+  Price price = resolve_price(gpu.id, price_in);
 
   rep.inputs = {{"model", have_model ? model.name : std::string("(FLOPs per sample)")},
                 {"gpu", gpu.id},
@@ -132,7 +191,7 @@ Report train_report(const TrainRequest& r) {
                 {"recompute", recompute_name(r.recompute)},
                 {"seq_len", w.seq_len},
                 {"total_tokens", w.total_tokens},
-                {"fault_budget", r.fault_budget},
+                {"fault_budget", fault_budget},
                 {"comm_margin", r.comm_margin}};
   if (r.gpus) rep.inputs["gpus"] = *r.gpus;
   if (r.deadline_s) rep.inputs["deadline_s"] = *r.deadline_s;
@@ -202,8 +261,10 @@ Report train_report(const TrainRequest& r) {
   ts.rows.push_back(num("compute_s", "Pure compute time", "纯计算时间", run.compute_s, Unit::kSeconds));
   ts.rows.push_back(num("comm_margin_s", fmt::format("+ communication margin ({:.0f}%)", r.comm_margin * 100).c_str(),
                         fmt::format("+ 通信冗余（{:.0f}%）", r.comm_margin * 100).c_str(), run.comm_margin_s, Unit::kSeconds));
-  ts.rows.push_back(num("fault_budget_s", fmt::format("+ fault budget ({:.0f}%)", r.fault_budget * 100).c_str(),
-                        fmt::format("+ 容错预算（{:.0f}%）", r.fault_budget * 100).c_str(), run.fault_budget_s, Unit::kSeconds));
+  ts.rows.push_back(num("fault_budget_s",
+                        fmt::format("+ {} ({:.1f}%)", r.fault_budget ? "fault budget" : "failures, checkpoints, restarts", fault_budget * 100).c_str(),
+                        fmt::format("+ {}（{:.1f}%）", r.fault_budget ? "容错预算" : "故障、检查点与重启", fault_budget * 100).c_str(),
+                        run.fault_budget_s, Unit::kSeconds));
   ts.rows.push_back(num("wall_clock_s", "Wall-clock time", "总训练时间", run.wall_s, Unit::kSeconds));
   if (run.deadline_s) {
     ts.rows.push_back(num("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
@@ -227,6 +288,8 @@ Report train_report(const TrainRequest& r) {
   gh.rows.push_back(num("total_gpu_hours", "Total", "合计", run_gpu_hours, Unit::kGpuHours));
   gh.rows.push_back(num("total_gpu_days", "Total in card-days", "合计（卡天）", run_gpu_hours / 24, Unit::kGpuDays));
   rep.sections.push_back(gh);
+
+  rep.sections.push_back(operations_section(ops, spot_ops));
 
   // Cost: each GPU-hour line times the price, in the price's currency and the other.
   const Currency cur = price.currency;
@@ -299,10 +362,20 @@ Report train_report(const TrainRequest& r) {
     rep.assumptions.push_back({"Only a parameter count was given, so compute uses 6·N per token (Kaplan et al. 2020).",
                                "仅给出参数量，计算量按每 token 6·N 估算（Kaplan 等 2020）。"});
   }
-  rep.assumptions.push_back({fmt::format("Margins are added to the pure compute time: communication {:.0f}%, fault budget {:.0f}% "
-                                         "(seed 004's 20% for restarts, retries and hardware faults).",
-                                         r.comm_margin * 100, r.fault_budget * 100),
-                             fmt::format("在纯计算时间上叠加冗余：通信 {:.0f}%，容错预算 {:.0f}%。", r.comm_margin * 100, r.fault_budget * 100)});
+  if (r.fault_budget) {
+    rep.assumptions.push_back({fmt::format("Margins are added to the pure compute time: communication {:.0f}%, a fixed fault budget {:.0f}% "
+                                           "(seed 004 uses 20% for restarts, retries and hardware faults).",
+                                           r.comm_margin * 100, fault_budget * 100),
+                               fmt::format("在纯计算时间上叠加冗余：通信 {:.0f}%，固定容错预算 {:.0f}%。", r.comm_margin * 100, fault_budget * 100)});
+  } else {
+    rep.assumptions.push_back({fmt::format("Failure time is computed, not guessed: per-GPU MTBF {} h (Llama 3: 419 interruptions in 54 days on "
+                                           "16,384 H100s), restart {}, checkpoints at Daly's optimal interval; it adds {:.1f}% to compute. "
+                                           "--fault-budget fixes it instead.",
+                                           format_thousands(r.ops.gpu_mtbf_hours), format_duration(r.ops.restart_s), fault_budget * 100),
+                               fmt::format("故障开销按模型计算：单卡 MTBF {} 小时（Llama 3 数据），重启 {}，按 Daly 最优间隔保存检查点，"
+                                           "增加 {:.1f}% 计算时间；可用 --fault-budget 固定。",
+                                           format_thousands(r.ops.gpu_mtbf_hours), format_duration(r.ops.restart_s), fault_budget * 100)});
+  }
   if (mfu && !run.mfu_solved) {
     rep.assumptions.push_back({fmt::format("MFU {:.1f}% is your input; `gpuplan plan` predicts it from the layout.", *mfu * 100),
                                fmt::format("MFU {:.1f}% 为输入值。", *mfu * 100)});
