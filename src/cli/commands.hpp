@@ -8,12 +8,14 @@ void add_train_command(CLI::App& app);
 void add_models_command(CLI::App& app);
 void add_gpus_command(CLI::App& app);
 void add_memory_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 inline void register_commands(CLI::App& app) {
   add_train_command(app);
   add_models_command(app);
   add_gpus_command(app);
   add_memory_command(app);
+  add_validate_command(app);
 }
 
 }  // namespace gpuplan::cli

@@ -1,0 +1,105 @@
+// Validation against published runs (shared/validation/README.md format):
+// read cases, build the same descriptions the CLI builds, predict with the
+// estimators, and score prediction against measurement.
+//
+// Extension point: one predictor per case kind (src/validate/predictors.cpp,
+// `predictors()`); issue 4 adds train_throughput and issue 5 inference by
+// adding one function and one table row each.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/report.hpp"
+
+namespace gpuplan {
+
+struct ValidationCase {
+  std::string id;
+  std::string kind;
+  std::string source;
+  std::string verification;
+  std::string notes;
+  nlohmann::json raw;  // the whole line
+  int line = 0;
+};
+
+// Reads a JSON-lines file; throws InputError naming the file and line on a bad line.
+std::vector<ValidationCase> read_cases(const std::string& path);
+std::vector<ValidationCase> parse_cases(const std::string& text, const std::string& origin);
+
+// The descriptions a case stands for, with every default the source left out
+// listed in `flags` (never silently assumed).
+struct CaseInputs {
+  ModelSpec model;
+  GpuSpec gpu;
+  Layout layout;
+  int64_t gpus = 0;
+  bool recompute_stated = true;
+  MemoryScope memory_scope = MemoryScope::kDevice;
+  bool fp32_grad_buffer = false;
+  std::vector<std::string> flags;
+};
+CaseInputs case_inputs(const ValidationCase& c);
+
+// One predicted metric of a case.
+struct Prediction {
+  std::string metric;   // a key of the case's measured/derived object, e.g. peak_memory_gib
+  double value = 0;
+  std::vector<std::string> flags;
+};
+
+using Predictor = std::function<std::vector<Prediction>(const ValidationCase&, CaseInputs&)>;
+struct PredictorEntry {
+  std::string kind;
+  Predictor predict;
+};
+// The kinds gpuplan predicts so far, one row each.
+const std::vector<PredictorEntry>& predictors();
+// Predictors, kind by kind (one per estimator issue).
+std::vector<Prediction> predict_train_memory(const ValidationCase& c, CaseInputs& in);
+std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseInputs& in);  // issue 4
+
+struct CaseResult {
+  std::string id;
+  std::string kind;
+  std::string metric;
+  std::string verification;
+  double predicted = 0;
+  double measured = 0;
+  double error = 0;          // signed relative error, predicted / measured − 1
+  std::vector<std::string> flags;
+};
+
+struct KindSummary {
+  std::string kind;
+  int count = 0;             // scored records
+  int not_predicted = 0;     // cases of a kind with no predictor yet
+  int failed = 0;            // cases whose inputs could not be built
+  double median_abs_pct_error = 0;  // percent
+  double mape = 0;                  // mean absolute percentage error, percent
+};
+
+struct ValidationResult {
+  std::vector<CaseResult> cases;
+  std::vector<KindSummary> summary;
+  std::vector<std::string> failures;  // "id: reason"
+};
+
+// Predicts every case (of `kind` when not empty) and scores it.
+ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind = "");
+
+Report validation_report(const ValidationResult& result, const std::string& origin);
+// `--format json`: {"cases": [{id, kind, metric, verification, predicted, measured,
+// error, flags: [...]}], "summary": {kind: {count, median_abs_pct_error, mape,
+// not_predicted, failed[, note]}}, "failures": [...]}; percentages in percent.
+nlohmann::json validation_json(const ValidationResult& result, const std::string& origin);
+
+}  // namespace gpuplan

@@ -1,0 +1,50 @@
+// gpuplan validate: predictions against the published runs of a case file.
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/validate.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct ValidateFlags {
+  OutputOptions out;
+  std::string file;
+  std::string kind;
+};
+
+void run(const ValidateFlags& f) {
+  load_gpu_file(f.out);
+  const auto cases = read_cases(f.file);
+  const ValidationResult r = run_validation(cases, f.kind);
+  if (!f.kind.empty() && r.summary.empty()) {
+    throw InputError("--kind", "--kind " + f.kind + ": no case of that kind in " + f.file +
+                                   " (kinds: train_throughput, train_memory, train_total, inference).");
+  }
+  if (parse_format(f.out.format) == Format::kJson) {
+    const std::string text = validation_json(r, f.file).dump(2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  print_report(validation_report(r, f.file), f.out);
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto flags = std::make_shared<ValidateFlags>();
+  CLI::App* cmd = app.add_subcommand("validate",
+      "Predict published runs (shared/validation format) and score the predictions:\n"
+      "each case's prediction, measurement and error, then per kind the median and MAPE.\n"
+      "Example: gpuplan validate ../shared/validation/cases.jsonl --kind train_memory");
+  auto* f = flags.get();
+  cmd->add_option("file", f->file, "A JSON-lines case file")->required();
+  cmd->add_option("--kind", f->kind, "Only cases of this kind: train_memory, train_throughput, train_total, inference");
+  add_output_options(cmd, &f->out);
+  cmd->callback([flags] { run(*flags); });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,162 @@
+// Scoring: prediction against measurement, per case and per kind.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/validate.hpp"
+
+namespace gpuplan {
+
+namespace {
+
+const PredictorEntry* find_predictor(const std::string& kind) {
+  for (const auto& p : predictors()) {
+    if (p.kind == kind) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<double> measured_value(const nlohmann::json& raw, const std::string& metric) {
+  for (const char* where : {"measured", "derived"}) {
+    if (raw.contains(where) && raw[where].is_object() && raw[where].contains(metric) && raw[where][metric].is_number()) {
+      return raw[where][metric].get<double>();
+    }
+  }
+  return std::nullopt;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind) {
+  ValidationResult out;
+  std::vector<std::string> order;
+  std::map<std::string, KindSummary> summary;
+  std::map<std::string, std::vector<double>> abs_pct;
+  for (const auto& c : cases) {
+    if (!kind.empty() && c.kind != kind) continue;
+    if (!summary.count(c.kind)) {
+      order.push_back(c.kind);
+      summary[c.kind].kind = c.kind;
+    }
+    KindSummary& s = summary[c.kind];
+    const PredictorEntry* p = find_predictor(c.kind);
+    if (!p) {
+      ++s.not_predicted;
+      continue;
+    }
+    try {
+      CaseInputs in = case_inputs(c);
+      for (const Prediction& pr : p->predict(c, in)) {
+        const std::optional<double> m = measured_value(c.raw, pr.metric);
+        if (!m || *m == 0) continue;
+        CaseResult r;
+        r.id = c.id;
+        r.kind = c.kind;
+        r.metric = pr.metric;
+        r.verification = c.verification;
+        r.predicted = pr.value;
+        r.measured = *m;
+        r.error = pr.value / *m - 1;
+        r.flags = in.flags;
+        r.flags.insert(r.flags.end(), pr.flags.begin(), pr.flags.end());
+        abs_pct[c.kind].push_back(std::fabs(r.error) * 100);
+        ++s.count;
+        out.cases.push_back(std::move(r));
+      }
+    } catch (const InputError& e) {
+      ++s.failed;
+      out.failures.push_back(fmt::format("{}: {}", c.id, e.what()));
+    }
+  }
+  for (const auto& k : order) {
+    KindSummary s = summary[k];
+    const auto& v = abs_pct[k];
+    s.median_abs_pct_error = median(v);
+    double sum = 0;
+    for (double x : v) sum += x;
+    s.mape = v.empty() ? 0 : sum / static_cast<double>(v.size());
+    out.summary.push_back(s);
+  }
+  return out;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+}  // namespace
+
+Report validation_report(const ValidationResult& r, const std::string& origin) {
+  Report rep;
+  rep.command = "validate";
+  rep.title_en = "Predictions against published measurements";
+  rep.title_zh = "预测与公开实测对比";
+  rep.inputs = {{"file", origin}};
+  Section cs{"cases", "Cases", "案例", {}, {"id", "kind", "metric", "predicted", "measured", "error", "flags"}, {}};
+  Section fs{"case_flags", "Defaults assumed per case (inputs the source left out)", "各案例采用的默认值（来源未给出的输入）", {}, {}, {}};
+  for (const auto& c : r.cases) {
+    cs.records.push_back({Row{"id", "id", "编号", 0, Unit::kText, c.id},
+                          Row{"kind", "kind", "类型", 0, Unit::kText, c.kind},
+                          Row{"metric", "metric", "指标", 0, Unit::kText, c.metric},
+                          Row{"predicted", "predicted", "预测", c.predicted, Unit::kCount, ""},
+                          Row{"measured", "measured", "实测", c.measured, Unit::kCount, ""},
+                          Row{"error", "error", "误差", c.error, Unit::kFraction, ""},
+                          Row{"flags", "flags", "默认值数", static_cast<double>(c.flags.size()), Unit::kCount, ""}});
+    if (!c.flags.empty()) fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join(c.flags, "; ")});
+  }
+  rep.sections.push_back(cs);
+  Section ss{"summary", "Summary per kind", "按类型汇总", {}, {"kind", "count", "median |error|", "MAPE", "not predicted", "failed"}, {}};
+  for (const auto& s : r.summary) {
+    ss.records.push_back({Row{"kind", "kind", "类型", 0, Unit::kText, s.kind},
+                          Row{"count", "count", "数量", static_cast<double>(s.count), Unit::kCount, ""},
+                          Row{"median_abs_pct_error", "median", "中位数", s.median_abs_pct_error / 100, Unit::kFraction, ""},
+                          Row{"mape", "MAPE", "MAPE", s.mape / 100, Unit::kFraction, ""},
+                          Row{"not_predicted", "not predicted", "未预测", static_cast<double>(s.not_predicted), Unit::kCount,
+                              s.not_predicted ? fmt::format("not predicted yet (kind {})", s.kind) : ""},
+                          Row{"failed", "failed", "失败", static_cast<double>(s.failed), Unit::kCount, ""}});
+  }
+  rep.sections.push_back(ss);
+  if (!fs.rows.empty()) rep.sections.push_back(fs);
+  for (const auto& f : r.failures) rep.warnings.push_back(Note{"could not predict " + f, "无法预测 " + f});
+  rep.assumptions.push_back(Note{"error = predicted / measured − 1; median and MAPE are of |error|, per kind.",
+                                 "误差 = 预测 / 实测 − 1；中位数与 MAPE 均按类型对 |误差| 统计。"});
+  return rep;
+}
+
+nlohmann::json validation_json(const ValidationResult& r, const std::string& origin) {
+  nlohmann::json j = nlohmann::json::object();
+  j["command"] = "validate";
+  j["file"] = origin;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : r.cases) {
+    cases.push_back({{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"verification", c.verification},
+                     {"predicted", c.predicted}, {"measured", c.measured}, {"error", c.error}, {"flags", c.flags}});
+  }
+  j["cases"] = cases;
+  nlohmann::json summary = nlohmann::json::object();
+  for (const auto& s : r.summary) {
+    nlohmann::json o = {{"count", s.count}, {"median_abs_pct_error", s.median_abs_pct_error}, {"mape", s.mape},
+                        {"not_predicted", s.not_predicted}, {"failed", s.failed}};
+    if (s.not_predicted) o["note"] = fmt::format("not predicted yet (kind {})", s.kind);
+    summary[s.kind] = o;
+  }
+  j["summary"] = summary;
+  j["failures"] = r.failures;
+  return j;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,98 @@
+// gpuplan validate: case reading, defaults flagged, scoring, and a run over
+// the shared validation file when it is present.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/validate.hpp"
+
+using namespace gpuplan;
+
+namespace {
+
+const char* kCase =
+    R"({"id": "t1__mem", "source": "test", "verification": "primary", "kind": "train_memory", )"
+    R"("model": {"name": "tiny", "num_hidden_layers": 4, "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 16, )"
+    R"("intermediate_size": 4096, "hidden_act": "gelu"}, "hardware": {"gpu": "a100-sxm4-80gb", "count": 8}, )"
+    R"("train": {"seq_len": 2048, "tp": 2, "pp": 1, "dp": 4, "zero_stage": 1, "precision": "bf16"}, )"
+    R"("measured": {"peak_memory_gib": 10}, "notes": "nvidia-smi"})";
+
+}  // namespace
+
+TEST(Validate, MissingInputsAreFlaggedNotSkipped) {
+  const auto cases = parse_cases(std::string(kCase) + "\n" +
+                                     R"({"id": "t2", "kind": "inference", "model": {}, "hardware": {}, "measured": {"output_tokens_per_s": 5}})",
+                                 "inline");
+  ASSERT_EQ(cases.size(), 2u);
+  const ValidationResult r = run_validation(cases);
+  ASSERT_EQ(r.cases.size(), 1u);
+  const CaseResult& c = r.cases[0];
+  EXPECT_EQ(c.metric, "peak_memory_gib");
+  EXPECT_GT(c.predicted, 0);
+  EXPECT_DOUBLE_EQ(c.error, c.predicted / 10 - 1);
+  auto has = [&](const std::string& s) {
+    for (const auto& f : c.flags) if (f.find(s) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("vocab_size not stated"));
+  EXPECT_TRUE(has("micro_batch not stated"));
+  EXPECT_TRUE(has("recompute not stated"));
+  // The inference case has no predictor yet: counted, not dropped.
+  ASSERT_EQ(r.summary.size(), 2u);
+  EXPECT_EQ(r.summary[1].kind, "inference");
+  EXPECT_EQ(r.summary[1].not_predicted, 1);
+  const auto j = validation_json(r, "inline");
+  EXPECT_EQ(j["summary"]["inference"]["note"], "not predicted yet (kind inference)");
+  EXPECT_TRUE(j["cases"][0]["flags"].is_array());
+}
+
+TEST(Validate, BadLinesNameTheLine) {
+  try {
+    parse_cases(std::string(kCase) + "\n{not json\n", "f.jsonl");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Validate, SummaryStatistics) {
+  // The same case three times under different ids: three records, all with one error.
+  std::string text;
+  for (double m : {1.0, 2.0, 3.0}) {
+    std::string line = kCase;
+    line.replace(line.find("\"t1__mem\""), 9, "\"t" + std::to_string(static_cast<int>(m)) + "\"");
+    text += line + "\n";
+  }
+  const auto cases = parse_cases(text, "inline");
+  const ValidationResult r = run_validation(cases);
+  ASSERT_EQ(r.summary.size(), 1u);
+  EXPECT_EQ(r.summary[0].count, 3);
+  // Same case three times: every error equal, so median = MAPE = |error|.
+  EXPECT_NEAR(r.summary[0].median_abs_pct_error, std::fabs(r.cases[0].error) * 100, 1e-9);
+  EXPECT_NEAR(r.summary[0].mape, std::fabs(r.cases[0].error) * 100, 1e-9);
+}
+
+TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
+  const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
+  if (!std::filesystem::exists(file)) {
+    GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
+  }
+  const auto cases = read_cases(file.string());
+  int memory_cases = 0;
+  for (const auto& c : cases) memory_cases += c.kind == "train_memory";
+  ASSERT_GT(memory_cases, 0);
+  const ValidationResult r = run_validation(cases, "train_memory");
+  EXPECT_TRUE(r.failures.empty()) << r.failures.front();
+  ASSERT_EQ(static_cast<int>(r.cases.size()), memory_cases);
+  for (const auto& c : r.cases) {
+    EXPECT_TRUE(std::isfinite(c.predicted) && c.predicted > 0) << c.id;
+    EXPECT_TRUE(std::isfinite(c.error)) << c.id;
+  }
+  // The whole file: kinds without a predictor are counted as not predicted.
+  const ValidationResult all = run_validation(cases);
+  int counted = 0;
+  for (const auto& s : all.summary) counted += s.count + s.not_predicted + s.failed;
+  EXPECT_GE(counted, static_cast<int>(cases.size()));
+}
