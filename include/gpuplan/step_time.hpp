@@ -31,6 +31,7 @@ struct StepTimeOptions {
   int gpus_per_node = 0;              // 0: the GPU's default node
   double scaleout_bytes_per_s = 0;    // per GPU; 0: the GPU's default NIC
   double grad_reduce_bytes = 0;       // bytes per gradient element reduced; 0: 4 for bf16/fp8, 2 for fp16
+  bool explain = true;                // fill StepTime::assumptions (the planner turns it off in its inner loop)
 };
 
 struct StepTime {

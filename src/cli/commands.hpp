@@ -8,6 +8,7 @@ void add_train_command(CLI::App& app);
 void add_models_command(CLI::App& app);
 void add_gpus_command(CLI::App& app);
 void add_memory_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 
 inline void register_commands(CLI::App& app) {
@@ -15,6 +16,7 @@ inline void register_commands(CLI::App& app) {
   add_models_command(app);
   add_gpus_command(app);
   add_memory_command(app);
+  add_plan_command(app);
   add_validate_command(app);
 }
 

@@ -283,9 +283,29 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   }
   LayerCost avg;
   {
-    const LayerCost dense = layer_cost(c, false);
-    LayerCost moe = dense;
-    if (moe_layers > 0) moe = layer_cost(c, true);
+    // The per-layer costs depend only on the shape of one micro-batch on one
+    // rank; the planner asks for thousands of layouts sharing a few shapes, so
+    // the last ones are remembered (per thread).
+    struct Key {
+      const ModelSpec* model; const GpuSpec* gpu; const StepTimeOptions* opt;
+      int64_t hidden, layers, vocab, inter; int tp, cp, ep; int64_t mb, seq; bool sp, flash; Precision p; int node;
+      bool operator==(const Key&) const = default;
+    };
+    struct Entry { Key key; LayerCost dense, moe; bool used = false; };
+    thread_local Entry cache[64];
+    const Key key{&model, &g, &o, model.hidden, model.layers, model.vocab, model.intermediate, l.tp, l.cp, l.ep,
+                  l.micro_batch, l.seq_len, l.sequence_parallel, l.flash_attention, l.precision, c.node};
+    const size_t slot = (static_cast<size_t>(l.tp) * 31 + static_cast<size_t>(l.cp) * 7 + static_cast<size_t>(l.ep) * 13 +
+                         static_cast<size_t>(l.micro_batch) * 17 + (l.sequence_parallel ? 1 : 0)) % 64;
+    Entry& e = cache[slot];
+    if (!(e.used && e.key == key && o.explain == false)) {
+      e.key = key;
+      e.used = true;
+      e.dense = layer_cost(c, false);
+      e.moe = moe_layers > 0 ? layer_cost(c, true) : e.dense;
+    }
+    const LayerCost dense = e.dense;
+    const LayerCost moe = e.moe;
     const double fm = static_cast<double>(moe_layers) / static_cast<double>(L), fd = 1 - fm;
     auto mix = [&](double LayerCost::*f) { avg.*f = fd * dense.*f + fm * moe.*f; };
     for (auto f : {&LayerCost::gemm_f, &LayerCost::gemm_b, &LayerCost::attn_f, &LayerCost::attn_b, &LayerCost::elem_f,
@@ -333,7 +353,26 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   }
 
   // ---- Data parallelism. Parameters on the largest stage per GPU.
-  const ParamCounts pc = count_params(model);
+  // Parameter counts and FLOPs per token depend on the model (and sequence)
+  // only; remembered for the planner's inner loop.
+  struct ModelKey {
+    const ModelSpec* model; int64_t layers, hidden, vocab, inter, seq; Recompute rc;
+    bool operator==(const ModelKey&) const = default;
+  };
+  thread_local ModelKey mkey{};
+  thread_local ParamCounts pc_cached;
+  thread_local FlopsPerToken f_cached;
+  const ModelKey mk{&model, model.layers, model.hidden, model.vocab, model.intermediate, l.seq_len, l.recompute};
+  if (!(mkey == mk) || o.explain) {
+    FlopOptions fo;
+    fo.seq_len = l.seq_len;
+    fo.causal_half = false;
+    fo.recompute = l.recompute;
+    pc_cached = count_params(model);
+    f_cached = flops_per_token(model, fo);
+    mkey = mk;
+  }
+  const ParamCounts& pc = pc_cached;
   const double frac = layers_max / static_cast<double>(L);
   const double expert_params = pc.mlp_experts * frac / (tp * l.ep);
   const double stage_extra = l.pp == 1 ? pc.embedding : static_cast<double>(model.vocab) * h;
@@ -464,11 +503,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // ---- Rates. MFU counts model FLOPs without recompute and with the full s×s
   // attention matrix (Narayanan 2021 eq. 3; Korthikanti 2022; PaLM appendix B);
   // HFU adds the recompute forward.
-  FlopOptions fo;
-  fo.seq_len = l.seq_len;
-  fo.causal_half = false;
-  fo.recompute = l.recompute;
-  const FlopsPerToken f = flops_per_token(model, fo);
+  const FlopsPerToken& f = f_cached;
   r.tokens_per_step = static_cast<double>(l.effective_global_batch()) * static_cast<double>(l.seq_len);
   r.tokens_per_s = r.tokens_per_step / r.step_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(l.gpus());
@@ -478,6 +513,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.mfu = r.model_flop_per_step / (r.step_s * cluster_peak);
   r.hfu = r.hardware_flop_per_step / (r.step_s * cluster_peak);
 
+  if (!o.explain) return r;
   r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
                                       g.gemm_efficiency > 0 && o.gemm_ceiling <= 0 ? "measured MAMF" : "assumed"));
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,

@@ -1,0 +1,79 @@
+// The planner (issue 4): every valid parallel layout of a model on a cluster,
+// filtered by the memory model and ranked by the step-time model. The planner
+// holds no physics of its own; it loops over estimate_memory and
+// estimate_step_time.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/report.hpp"
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+
+enum class PlanRank { kTime, kCost };
+
+struct PlanRequest {
+  ModelSpec model;
+  std::vector<GpuSpec> gpus;            // one or more GPU types, compared side by side
+  std::vector<int64_t> gpu_counts;      // one or more cluster sizes (each evaluated)
+  int64_t seq_len = 2048;
+  int64_t global_batch = 0;             // sequences per step; 0: the smallest batch ≥ 4M tokens the layouts allow
+  Precision precision = Precision::kBf16;
+  Optimizer optimizer = Optimizer::kAdamW;
+  // Pinned dimensions: 0 (or unset) lets the planner choose.
+  int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;
+  int64_t micro_batch = 0;
+  std::optional<int> zero_stage;
+  std::optional<Recompute> recompute;
+  std::optional<bool> sequence_parallel;
+  bool flash_attention = true;
+  bool cross_node_tp = false;           // allow TP beyond one node (NVLink domain)
+  int max_micro_batch = 64;
+  int top_k = 5;
+  PlanRank rank_by = PlanRank::kTime;
+  StepTimeOptions step_options;
+  MemoryOptions memory_options;
+};
+
+struct PlanCandidate {
+  Layout layout;
+  StepTime time;
+  MemoryBreakdown memory;
+  double cost_per_step_usd = 0;         // step time × GPUs × default on-demand price (0: no price)
+};
+
+// One GPU type at one count.
+struct PlanGroup {
+  std::string gpu_id;
+  std::string gpu_name;
+  int64_t gpus = 0;
+  int64_t global_batch = 0;
+  int64_t evaluated = 0;                // layouts passed to the memory model
+  int64_t memory_checked = 0;           // of which the memory model was asked about (the rest were dominated by a leaner layout that failed)
+  int64_t fitting = 0;                  // of which fit in memory and were timed
+  double usd_per_gpu_hour = 0;          // default on-demand price (0: none in data/prices.json)
+  std::vector<PlanCandidate> top;       // best first, at most top_k
+  std::string why_en;                   // why the winner wins
+};
+
+struct PlanResult {
+  std::vector<PlanGroup> groups;        // GPU type × count, in request order
+  double search_s = 0;
+};
+
+// Throws InputError when a pin is invalid (a TP that does not divide the heads, ...).
+PlanResult plan(const PlanRequest& request);
+
+// Enumerates the valid layouts of one group without evaluating them (for tests and benchmarks).
+std::vector<Layout> enumerate_layouts(const PlanRequest& request, const GpuSpec& gpu, int64_t gpus);
+
+Report plan_report(const PlanRequest& request, const PlanResult& result);
+
+}  // namespace gpuplan

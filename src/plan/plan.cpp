@@ -1,0 +1,263 @@
+// The planner: enumerate every valid layout, keep those the memory model
+// accepts, rank them by the step-time model. No physics here.
+#include "gpuplan/plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+namespace {
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i * i <= n; ++i) {
+    if (n % i == 0) {
+      d.push_back(i);
+      if (i != n / i) d.push_back(n / i);
+    }
+  }
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+bool pinned_ok(int64_t pin, int64_t value) { return pin <= 0 || pin == value; }
+
+int node_size(const PlanRequest& r, const GpuSpec& g) {
+  int node = r.step_options.gpus_per_node > 0 ? r.step_options.gpus_per_node : g.gpus_per_node;
+  return std::max(node, g.nvlink_domain_gpus);
+}
+
+int64_t default_global_batch(const PlanRequest& r) {
+  if (r.global_batch > 0) return r.global_batch;
+  // About 4M tokens per step, a power of two in sequences (GPT-3, Llama 2/3 pretraining batches).
+  const double target = 4194304.0 / static_cast<double>(r.seq_len);
+  int64_t gb = 1;
+  while (static_cast<double>(gb) * 2 <= target) gb *= 2;
+  return gb;
+}
+
+double price_usd(const GpuSpec& g) {
+  const PriceQuote* q = default_price(g.id);
+  if (!q || q->on_demand_per_gpu_hour <= 0) return 0;
+  return q->currency == "CNY" ? convert(q->on_demand_per_gpu_hour, Currency::kCny, Currency::kUsd) : q->on_demand_per_gpu_hour;
+}
+
+void check_pins(const PlanRequest& r) {
+  const ModelSpec& m = r.model;
+  if (r.tp > 0 && m.heads % r.tp != 0) {
+    throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", r.tp, m.heads));
+  }
+  if (r.pp > 0 && r.pp > m.layers) throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", r.pp, m.layers));
+  if (r.ep > 1 && !m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.");
+  if (r.cp > 0 && r.seq_len % r.cp != 0) {
+    throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", r.cp, r.seq_len));
+  }
+  if (r.zero_stage && (*r.zero_stage < 0 || *r.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
+  if (r.gpus.empty()) throw InputError("--gpu", "--gpu needs at least one GPU type.");
+  if (r.gpu_counts.empty()) throw InputError("--gpus", "--gpus needs at least one GPU count.");
+  for (int64_t n : r.gpu_counts) {
+    if (n < 1) throw InputError("--gpus", fmt::format("--gpus must be positive (got {}).", n));
+  }
+}
+
+double score(const PlanRequest& r, const StepTime& t, int64_t gpus) {
+  return r.rank_by == PlanRank::kCost ? t.step_s * static_cast<double>(gpus) : t.step_s;
+}
+
+std::string why_text(const PlanCandidate& a, const PlanCandidate* b) {
+  const StepTime& x = a.time;
+  std::string text = fmt::format(
+      "Winner: tp {} pp {} dp {} cp {}{} micro-batch {} ZeRO-{} recompute {}: {:.3g} s per step, MFU {:.1f}%, "
+      "{:.0f}% of the step is exposed communication and {:.0f}% pipeline bubble; it uses {:.1f} of {:.1f} GiB.",
+      a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" ep {}", a.layout.ep) : "",
+      a.layout.micro_batch, a.layout.zero_stage, recompute_name(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
+      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
+  if (!b) return text;
+  const StepTime& y = b->time;
+  struct Part { const char* name; double d; };
+  Part parts[] = {{"compute (GEMM efficiency, recompute)", y.compute_s - x.compute_s},
+                  {"tensor-parallel communication", y.tp_comm_s - x.tp_comm_s},
+                  {"pipeline bubble and point-to-point", (y.bubble_s + y.pp_comm_s) - (x.bubble_s + x.pp_comm_s)},
+                  {"data-parallel / ZeRO communication", (y.dp_comm_s + y.zero3_comm_s) - (x.dp_comm_s + x.zero3_comm_s)},
+                  {"context/expert-parallel communication", (y.cp_comm_s + y.ep_comm_s) - (x.cp_comm_s + x.ep_comm_s)},
+                  {"optimizer step", y.optimizer_s - x.optimizer_s}};
+  std::sort(std::begin(parts), std::end(parts), [](const Part& p, const Part& q) { return p.d > q.d; });
+  text += fmt::format(" It beats the runner-up (tp {} pp {} dp {} micro-batch {} ZeRO-{} recompute {}) by {:.1f}%",
+                      b->layout.tp, b->layout.pp, b->layout.dp, b->layout.micro_batch, b->layout.zero_stage,
+                      recompute_name(b->layout.recompute), 100 * (y.step_s / x.step_s - 1));
+  if (parts[0].d > 0) text += fmt::format(", mostly through less {} ({:.3g} s less per step)", parts[0].name, parts[0].d);
+  text += ".";
+  return text;
+}
+
+}  // namespace
+
+std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, int64_t gpus) {
+  std::vector<Layout> out;
+  const ModelSpec& m = r.model;
+  const int node = node_size(r, g);
+  const int64_t gb = default_global_batch(r);
+  const Precision prec = g.has(r.precision) ? r.precision : (g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16);
+  for (int64_t tp : divisors(gpus)) {
+    if (!pinned_ok(r.tp, tp) || (tp > node && !r.cross_node_tp && r.tp <= 0)) continue;
+    if (m.heads % tp != 0) continue;
+    if (!m.mla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0) continue;
+    for (int64_t cp : divisors(gpus / tp)) {
+      if (!pinned_ok(r.cp, cp) || r.seq_len % cp != 0 || cp > 64) continue;
+      const int64_t rest = gpus / (tp * cp);
+      for (int64_t pp : divisors(rest)) {
+        if (!pinned_ok(r.pp, pp) || pp > m.layers) continue;
+        const int64_t dp = rest / pp;
+        if (!pinned_ok(r.dp, dp) || gb % dp != 0) continue;
+        std::vector<int64_t> eps{1};
+        if (m.moe) {
+          eps.clear();
+          for (int64_t e : divisors(m.moe->routed_experts)) {
+            if ((dp * cp) % e == 0) eps.push_back(e);
+          }
+        }
+        const int64_t per_rank = gb / dp;
+        for (int64_t ep : eps) {
+          if (!pinned_ok(r.ep, ep)) continue;
+          for (int64_t mb : divisors(per_rank)) {
+            if (!pinned_ok(r.micro_batch, mb)) continue;
+            if (r.micro_batch <= 0 && mb > r.max_micro_batch) continue;
+            const int64_t micro_batches = per_rank / mb;
+            std::vector<int64_t> vps{1};
+            if (pp > 1 && micro_batches % pp == 0) {
+              // Interleaving needs the layers to split into pp·v equal chunks and
+              // (Megatron) a micro-batch count divisible by pp.
+              for (int64_t v = 2; v <= 8; ++v) {
+                if (m.layers % (pp * v) == 0) vps.push_back(v);
+              }
+            }
+            for (int64_t vp : vps) {
+              if (!pinned_ok(r.vp, vp)) continue;
+              // ZeRO stages from 3 down and recompute from full to none: the
+              // memory-lean end first, so failures prune the rest (see plan()).
+              for (int zero = 3; zero >= 0; --zero) {
+                if (r.zero_stage && *r.zero_stage != zero) continue;
+                if (!r.zero_stage && zero > 0 && dp * cp == 1) continue;     // nothing to shard over
+                if (!r.zero_stage && zero >= 2 && pp > 1) continue;          // ZeRO-2/3 with pipelines: not searched
+                for (Recompute rc : {Recompute::kFull, Recompute::kSelective, Recompute::kNone}) {
+                  if (r.recompute && *r.recompute != rc) continue;
+                  Layout l;
+                  l.tp = static_cast<int>(tp);
+                  l.pp = static_cast<int>(pp);
+                  l.dp = static_cast<int>(dp);
+                  l.cp = static_cast<int>(cp);
+                  l.ep = static_cast<int>(ep);
+                  l.vp = static_cast<int>(vp);
+                  l.micro_batch = mb;
+                  l.global_batch = gb;
+                  l.seq_len = r.seq_len;
+                  l.zero_stage = zero;
+                  l.recompute = rc;
+                  l.sequence_parallel = r.sequence_parallel ? *r.sequence_parallel : tp > 1;
+                  l.flash_attention = r.flash_attention;
+                  l.precision = prec;
+                  l.optimizer = r.optimizer;
+                  out.push_back(l);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+PlanResult plan(const PlanRequest& r) {
+  check_pins(r);
+  const auto start = std::chrono::steady_clock::now();
+  PlanResult result;
+  MemoryOptions mo = r.memory_options;
+  mo.suggest = false;
+  StepTimeOptions so = r.step_options;
+  so.explain = false;
+  for (const GpuSpec& g : r.gpus) {
+    for (int64_t n : r.gpu_counts) {
+      PlanGroup grp;
+      grp.gpu_id = g.id;
+      grp.gpu_name = g.name;
+      grp.gpus = n;
+      grp.global_batch = default_global_batch(r);
+      grp.usd_per_gpu_hour = price_usd(g);
+      const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
+      std::vector<std::pair<double, size_t>> fitting;
+      // Memory only grows with the micro-batch, with a lower ZeRO stage and with
+      // less recomputation, all else fixed. A layout is rejected without asking
+      // the memory model when a leaner one of the same shape already failed.
+      struct Fail { int zero; int lean; int64_t mb; };
+      std::unordered_map<uint64_t, std::vector<Fail>> failed;
+      auto key_of = [](const Layout& l) {
+        uint64_t k = static_cast<uint64_t>(l.tp);
+        for (uint64_t v : {static_cast<uint64_t>(l.pp), static_cast<uint64_t>(l.dp), static_cast<uint64_t>(l.cp),
+                           static_cast<uint64_t>(l.ep), static_cast<uint64_t>(l.vp)}) {
+          k = k * 1000003u + v;
+        }
+        return k;
+      };
+      auto lean_of = [](Recompute rc) { return rc == Recompute::kFull ? 2 : rc == Recompute::kSelective ? 1 : 0; };
+      for (size_t i = 0; i < layouts.size(); ++i) {
+        ++grp.evaluated;
+        const Layout& l = layouts[i];
+        const uint64_t key = key_of(l);
+        const int lean = lean_of(l.recompute);
+        auto& fails = failed[key];
+        bool dominated = false;
+        for (const Fail& f : fails) {
+          if (f.zero >= l.zero_stage && f.lean >= lean && f.mb <= l.micro_batch) {
+            dominated = true;
+            break;
+          }
+        }
+        if (dominated) continue;
+        ++grp.memory_checked;
+        const MemoryBreakdown mem = estimate_memory(r.model, l, g, mo);
+        if (!mem.fits) {
+          fails.push_back({l.zero_stage, lean, l.micro_batch});
+          continue;
+        }
+        const StepTime t = estimate_step_time(r.model, layouts[i], g, so);
+        fitting.push_back({score(r, t, n), i});
+      }
+      grp.fitting = static_cast<int64_t>(fitting.size());
+      const size_t k = std::min<size_t>(fitting.size(), static_cast<size_t>(std::max(1, r.top_k)));
+      std::partial_sort(fitting.begin(), fitting.begin() + static_cast<std::ptrdiff_t>(k), fitting.end());
+      MemoryOptions mo_full = r.memory_options;
+      mo_full.suggest = false;
+      for (size_t j = 0; j < k; ++j) {
+        PlanCandidate c;
+        c.layout = layouts[fitting[j].second];
+        c.time = estimate_step_time(r.model, c.layout, g, r.step_options);
+        c.memory = estimate_memory(r.model, c.layout, g, mo_full);
+        c.cost_per_step_usd = c.time.step_s * static_cast<double>(n) * grp.usd_per_gpu_hour / 3600.0;
+        grp.top.push_back(std::move(c));
+      }
+      if (!grp.top.empty()) {
+        // The runner-up that differs in more than the recompute/ZeRO knobs says more.
+        const PlanCandidate* other = nullptr;
+        for (size_t j = 1; j < grp.top.size(); ++j) {
+          other = &grp.top[j];
+          break;
+        }
+        grp.why_en = why_text(grp.top[0], other);
+      }
+      result.groups.push_back(std::move(grp));
+    }
+  }
+  result.search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace gpuplan

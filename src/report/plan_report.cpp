@@ -1,0 +1,135 @@
+// The planner's Report: per GPU type and count, the ranked layouts with their
+// time and memory breakdowns, why the winner wins, and a side-by-side
+// comparison of GPU types.
+#include <fmt/format.h>
+
+#include "gpuplan/plan.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+Row text(const char* key, const char* en, const char* zh, std::string t) { return Row{key, en, zh, 0, Unit::kText, std::move(t)}; }
+Row num(const char* key, const char* en, const char* zh, double v, Unit u) { return Row{key, en, zh, v, u, ""}; }
+
+std::string layout_text(const Layout& l) {
+  std::string s = fmt::format("tp{} pp{} dp{}", l.tp, l.pp, l.dp);
+  if (l.cp > 1) s += fmt::format(" cp{}", l.cp);
+  if (l.ep > 1) s += fmt::format(" ep{}", l.ep);
+  if (l.vp > 1) s += fmt::format(" vp{}", l.vp);
+  return s;
+}
+
+}  // namespace
+
+Report plan_report(const PlanRequest& req, const PlanResult& res) {
+  Report rep;
+  rep.command = "plan";
+  rep.title_en = fmt::format("Parallel layouts for {} (seq {}, {} rank)", req.model.name, req.seq_len,
+                             req.rank_by == PlanRank::kCost ? "cost" : "step-time");
+  rep.title_zh = fmt::format("{} 的并行方案（序列 {}）", req.model.name, req.seq_len);
+  rep.inputs["model"] = req.model.id;
+  rep.inputs["seq_len"] = req.seq_len;
+  rep.inputs["global_batch"] = req.global_batch;
+  rep.inputs["precision"] = precision_name(req.precision);
+
+  if (res.groups.size() > 1) {
+    Section cmp{"comparison", "GPU types and counts side by side (each with its own best layout)", "GPU 类型对比（各自最优方案）", {},
+                {"gpu", "gpus", "layout", "step_s", "tokens_per_s_per_gpu", "mfu", "usd_per_m_tokens"}, {}};
+    for (const PlanGroup& g : res.groups) {
+      std::vector<Row> rec;
+      rec.push_back(text("gpu", "GPU", "GPU", g.gpu_id));
+      rec.push_back(num("gpus", "GPUs", "卡数", static_cast<double>(g.gpus), Unit::kGpus));
+      if (g.top.empty()) {
+        rec.push_back(text("layout", "Best layout", "最优方案", "nothing fits"));
+      } else {
+        const PlanCandidate& c = g.top.front();
+        rec.push_back(text("layout", "Best layout", "最优方案", layout_text(c.layout)));
+        rec.push_back(num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds));
+        rec.push_back(num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount));
+        rec.push_back(num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction));
+        if (g.usd_per_gpu_hour > 0) {
+          rec.push_back(num("usd_per_m_tokens", "USD per 1M tokens", "每百万 token 美元",
+                            g.usd_per_gpu_hour * static_cast<double>(g.gpus) / 3600.0 / c.time.tokens_per_s * 1e6, Unit::kUsd));
+        }
+      }
+      cmp.records.push_back(std::move(rec));
+    }
+    rep.sections.push_back(std::move(cmp));
+  }
+
+  for (const PlanGroup& g : res.groups) {
+    const std::string key = fmt::format("{}_x{}", g.gpu_id, g.gpus);
+    Section s{"ranking_" + key, fmt::format("{} × {}: best layouts of {} searched ({} fit in memory)", g.gpus, g.gpu_name, g.evaluated, g.fitting),
+              fmt::format("{} × {}：共搜索 {} 种方案（{} 种放得下）", g.gpus, g.gpu_name, g.evaluated, g.fitting),
+              {},
+              {"rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch", "zero", "recompute", "step_s", "tokens_per_s_per_gpu", "mfu",
+               "memory_bytes", "comm_share", "bubble_share"},
+              {}};
+    int rank = 0;
+    for (const PlanCandidate& c : g.top) {
+      const Layout& l = c.layout;
+      std::vector<Row> rec{num("rank", "#", "#", ++rank, Unit::kCount),
+                           num("tp", "TP", "TP", l.tp, Unit::kCount),
+                           num("pp", "PP", "PP", l.pp, Unit::kCount),
+                           num("dp", "DP", "DP", l.dp, Unit::kCount),
+                           num("cp", "CP", "CP", l.cp, Unit::kCount),
+                           num("ep", "EP", "EP", l.ep, Unit::kCount),
+                           num("vp", "VP", "VP", l.vp, Unit::kCount),
+                           num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
+                           num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
+                           text("recompute", "Recompute", "重计算", recompute_name(l.recompute)),
+                           num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds),
+                           num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount),
+                           num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction),
+                           num("memory_bytes", "Memory", "显存", c.memory.peak_bytes, Unit::kBytes),
+                           num("comm_share", "Exposed comm", "暴露通信", c.time.comm_share, Unit::kFraction),
+                           num("bubble_share", "Bubble", "流水线气泡", c.time.bubble_s / c.time.step_s, Unit::kFraction)};
+      s.records.push_back(std::move(rec));
+    }
+    rep.sections.push_back(std::move(s));
+    if (g.top.empty()) {
+      rep.warnings.push_back({fmt::format("{} × {}: no layout fits in memory; add GPUs, a larger GPU, or allow ZeRO-3/recompute.", g.gpus, g.gpu_id),
+                              fmt::format("{} × {}：没有放得下的方案。", g.gpus, g.gpu_id)});
+      continue;
+    }
+    const PlanCandidate& w = g.top.front();
+    const StepTime& t = w.time;
+    Section b{"winner_" + key, fmt::format("{} × {}: where the winner's step goes", g.gpus, g.gpu_id),
+              fmt::format("{} × {}：最优方案的时间分解", g.gpus, g.gpu_id), {}, {}, {}};
+    b.rows = {text("layout", "Layout", "方案", layout_text(w.layout)),
+              num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds),
+              num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount),
+              num("mfu", "MFU (model FLOPs, no recompute, full attention matrix)", "MFU（模型 FLOPs）", t.mfu, Unit::kFraction),
+              num("hfu", "HFU (with recompute)", "HFU（含重计算）", t.hfu, Unit::kFraction),
+              num("compute_s", "Compute", "计算", t.compute_s, Unit::kSeconds),
+              num("gemm_s", "  of which GEMMs", "  其中矩阵乘", t.gemm_s, Unit::kSeconds),
+              num("attention_s", "  of which attention", "  其中注意力", t.attention_s, Unit::kSeconds),
+              num("elementwise_s", "  of which element-wise", "  其中逐元素", t.elementwise_s, Unit::kSeconds),
+              num("recompute_s", "  of which recompute", "  其中重计算", t.recompute_s, Unit::kSeconds),
+              num("tp_comm_s", "Exposed TP communication", "暴露的张量并行通信", t.tp_comm_s, Unit::kSeconds),
+              num("cp_comm_s", "Exposed CP communication", "暴露的上下文并行通信", t.cp_comm_s, Unit::kSeconds),
+              num("ep_comm_s", "Exposed EP all-to-all", "暴露的专家并行通信", t.ep_comm_s, Unit::kSeconds),
+              num("pp_comm_s", "Exposed pipeline point-to-point", "暴露的流水线通信", t.pp_comm_s, Unit::kSeconds),
+              num("bubble_s", "Pipeline bubble", "流水线气泡", t.bubble_s, Unit::kSeconds),
+              num("dp_comm_s", "Exposed DP gradient reduction", "暴露的数据并行通信", t.dp_comm_s, Unit::kSeconds),
+              num("zero3_comm_s", "Exposed ZeRO-3 gathers", "暴露的 ZeRO-3 通信", t.zero3_comm_s, Unit::kSeconds),
+              num("optimizer_s", "Optimizer step", "优化器", t.optimizer_s, Unit::kSeconds),
+              num("comm_share", "Communication share (exposed)", "通信占比（暴露）", t.comm_share, Unit::kFraction),
+              num("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
+              num("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
+              text("why", "Why it wins", "为何最优", g.why_en)};
+    if (w.cost_per_step_usd > 0) b.rows.push_back(num("cost_per_step_usd", "Cost per step (on-demand)", "每步成本", w.cost_per_step_usd, Unit::kUsd));
+    rep.sections.push_back(std::move(b));
+    for (const std::string& a : t.assumptions) rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, a), ""});
+  }
+  rep.assumptions.push_back({"MFU counts model FLOPs without recompute and with the full s×s attention matrix (Narayanan 2021 eq. 3); HFU adds the recompute forward.",
+                             "MFU 按不含重计算、完整注意力矩阵的模型 FLOPs 计算；HFU 含重计算。"});
+  rep.assumptions.push_back({"Searched: TP within a node dividing the heads, CP dividing the sequence, PP up to the layer count, interleaving where layers split evenly, "
+                             "every micro-batch dividing the per-rank batch, ZeRO 0–3 (ZeRO-2/3 only without pipelining), recompute none/selective/full, SP with TP.",
+                             "搜索范围：节点内 TP、CP、PP、交错流水线、微批、ZeRO 0–3、重计算。"});
+  rep.assumptions.push_back({fmt::format("Search took {:.0f} ms.", 1000 * res.search_s), fmt::format("搜索耗时 {:.0f} 毫秒。", 1000 * res.search_s)});
+  return rep;
+}
+
+}  // namespace gpuplan
