@@ -10,6 +10,8 @@ void add_gpus_command(CLI::App& app);
 void add_memory_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_infer_command(CLI::App& app);
+void add_finetune_command(CLI::App& app);
 
 inline void register_commands(CLI::App& app) {
   add_train_command(app);
@@ -18,6 +20,8 @@ inline void register_commands(CLI::App& app) {
   add_memory_command(app);
   add_plan_command(app);
   add_validate_command(app);
+  add_infer_command(app);
+  add_finetune_command(app);
 }
 
 }  // namespace gpuplan::cli

@@ -1,0 +1,99 @@
+// Fine-tuning (issue 5): full, LoRA and QLoRA. Memory comes from the training
+// memory model (estimate_memory with Layout::finetune), step time from the
+// training step-time model with the weight-gradient GEMMs of frozen weights
+// removed; docs/finetune.md gives every formula with its source.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+
+// The linear layers LoRA can adapt, by their Hugging Face / PEFT names.
+enum class LoraModule { kQ, kK, kV, kO, kGate, kUp, kDown };
+const char* lora_module_name(LoraModule m);
+// "q,k,v,o", "all" / "all-linear", or PEFT names ("q_proj,v_proj"); throws
+// InputError naming `field` for an unknown module.
+std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field);
+
+struct FinetuneJob {
+  FineTune method = FineTune::kLora;
+  int64_t lora_rank = 0;                 // 0: 8 for LoRA (Hu et al. 2021), 64 for QLoRA (Dettmers et al. 2023)
+  std::vector<LoraModule> modules;       // empty: q,k,v,o for LoRA; all linear for QLoRA (QLoRA §4)
+  bool gradient_checkpointing = true;
+  int64_t seq_len = 2048;
+  int64_t micro_batch = 1;
+  int64_t global_batch = 0;              // sequences per step; 0: micro_batch × GPUs
+  double samples = 0;                    // sequences in the dataset
+  double epochs = 1;
+  std::optional<Optimizer> optimizer;    // default: AdamW (full, LoRA), paged 8-bit AdamW (QLoRA)
+  Precision precision = Precision::kBf16;
+  int64_t gpus = 0;                      // 0: the smallest count that fits
+  int zero_stage = -1;                   // < 0: 3 (FSDP) when more than one GPU, else 0
+  bool pure_bf16 = false;                // weights, gradients and states all bf16 (torchtune's recipes)
+  bool offload_optimizer = false;        // FSDP/ZeRO CPU offload of optimizer states (and gradients)
+  bool offload_params = false;           // ... and of parameters
+  bool offload_activations = false;      // activations streamed to host (torchtune)
+  MemoryScope scope = MemoryScope::kDevice;  // what "memory used" counts (device, reserved, allocated)
+};
+
+struct FinetuneFlops {
+  double forward_flop = 0;          // per token, whole model incl. adapters
+  double backward_flop = 0;         // per token
+  double recompute_flop = 0;        // per token (gradient checkpointing)
+  double total_flop = 0;            // per token: forward + backward + recompute
+  double adapter_params = 0;        // trainable LoRA parameters (whole model)
+  double ratio_to_6n = 0;           // (forward + backward) / (6·N_active)
+};
+
+// Exact LoRA parameter count: r·(d_in + d_out) per adapted matrix (Hu et al. 2021, §4.1).
+double lora_params(const ModelSpec& model, int64_t rank, const std::vector<LoraModule>& modules);
+
+FinetuneFlops finetune_flops(const ModelSpec& model, const FinetuneJob& job);
+
+struct FinetuneEstimate {
+  FinetuneJob job;                  // with defaults filled in
+  Layout layout;                    // the layout evaluated
+  MemoryBreakdown memory;           // per GPU (adapter states corrected for the chosen modules)
+  FinetuneFlops flops;
+  StepTime step;                    // the training step-time model for this layout (full fine-tuning)
+  double step_s = 0;                // this method's step time
+  double tokens_per_s = 0;
+  double tokens = 0;                // samples × seq_len × epochs
+  double steps = 0;
+  double wall_s = 0;
+  double gpu_hours = 0;
+  bool fits = false;
+  std::vector<std::string> assumptions;
+};
+
+// Evaluates the job on `gpus` GPUs of one type.
+FinetuneEstimate estimate_finetune(const ModelSpec& model, const GpuSpec& gpu, FinetuneJob job, int64_t gpus);
+
+// Smallest power-of-two count up to `max_gpus` (then whole nodes) that fits; 0 when none does.
+int64_t smallest_fitting_gpus(const ModelSpec& model, const GpuSpec& gpu, const FinetuneJob& job, int64_t max_gpus = 1024);
+
+struct GpuChoice {
+  std::string gpu_id;
+  int64_t gpus = 0;
+  double wall_s = 0;
+  double gpu_hours = 0;
+  double cost_usd = 0;
+  double price_usd_per_gpu_hour = 0;
+  std::string price_source;
+};
+// Every catalog GPU with a default price, cheapest first (those that fit with ≤ max_gpus).
+std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& model, const FinetuneJob& job, int64_t max_gpus = 1024);
+
+// Throws InputError naming the field for rank 0, no modules, a bad sequence length etc.
+void validate_finetune(const ModelSpec& model, const FinetuneJob& job);
+
+}  // namespace gpuplan

@@ -1,0 +1,139 @@
+// Serving a model (issue 5): memory of weights and KV cache, prefill and decode
+// time from a per-kernel roofline, TP communication, GPUs for a request rate
+// and the cost per million tokens. docs/inference.md gives every formula and
+// its source.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+
+// How the weights are stored.
+//   fp16/bf16: 2 bytes, GEMMs at that precision;
+//   fp8:       1 byte, W8A8 FP8 GEMMs on parts with FP8 tensor cores (TensorRT-LLM,
+//              vLLM); weight-only (W8A16, Marlin) on parts without;
+//   int8:      weight-only W8A16 with one fp16 scale per output channel;
+//   int4:      weight-only W4A16 (AWQ, GPTQ) with an fp16 scale and zero per
+//              group of `group_size` weights (+32/group bits: 0.25 bits/weight at 128).
+enum class WeightFormat { kFp16, kBf16, kFp8, kInt8, kInt4 };
+const char* weight_format_name(WeightFormat f);
+WeightFormat parse_weight_format(const std::string& text, const std::string& field);
+
+struct InferenceOptions {
+  WeightFormat weights = WeightFormat::kFp16;
+  Precision kv = Precision::kFp16;      // KV cache: fp16/bf16 (2 bytes) or fp8 (1 byte)
+  int64_t group_size = 128;             // weight-only quantisation group (int4)
+  int tp = 1;                           // tensor-parallel degree of one replica
+  // Achieved fraction of HBM bandwidth for streaming kernels (weights, KV cache);
+  // < 0: StepTimeOptions' default (the project's one constant for it).
+  double hbm_efficiency = -1;
+  // Share of device memory the engine may use: vLLM's gpu_memory_utilization
+  // default 0.90 (vllm/engine/arg_utils.py); the rest stays free.
+  double memory_utilization = 0.90;
+  double cuda_context_bytes = -1;       // < 0: 0.75 GiB (+0.25 GiB NCCL when tp > 1)
+  int64_t prefill_chunk_tokens = 8192;  // tokens one prefill step processes (activation peak)
+  bool int4_supported = true;           // the user can say the part lacks an int4 kernel
+};
+
+// Bytes per weight of a format (including quantisation constants).
+double bytes_per_weight(WeightFormat f, int64_t group_size);
+
+struct InferenceMemory {
+  double weights_bytes = 0;           // per GPU
+  double weights_quantised_params = 0;  // layer GEMM weights in the chosen format (whole model)
+  double weights_fp16_params = 0;       // embedding, LM head, norms kept in 16 bits (whole model)
+  double kv_bytes_per_token = 0;      // whole model, all layers (one replica)
+  double kv_bytes_per_token_per_gpu = 0;
+  double activation_bytes = 0;        // prefill chunk activations + logits
+  double runtime_bytes = 0;           // CUDA context, NCCL, CUDA graphs
+  double reserved_bytes = 0;          // (1 − memory_utilization) × capacity
+  double kv_budget_bytes = 0;         // what is left for the KV cache per GPU
+  double max_cached_tokens = 0;       // KV budget / per-token bytes
+  bool weights_fit = false;
+};
+
+InferenceMemory inference_memory(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o);
+
+// KV cache bytes per token for the whole model at `bytes_per_elem`:
+// MHA/GQA/MQA 2·layers·kv_heads·head_dim·bytes; MLA layers·(kv_lora_rank + qk_rope_head_dim)·bytes.
+double kv_bytes_per_token(const ModelSpec& model, double bytes_per_elem);
+
+// Time of one forward pass of one replica (one GPU of the TP group).
+struct PassTime {
+  double total_s = 0;
+  double gemm_s = 0;
+  double attention_s = 0;
+  double elementwise_s = 0;
+  double tp_comm_s = 0;
+  double lm_head_s = 0;
+  double weight_bytes = 0;     // bytes of weights read per GPU
+  double kv_bytes = 0;         // bytes of KV cache read per GPU
+  double flop = 0;             // FLOPs per GPU
+  bool compute_bound = false;  // GEMM compute time exceeds weight-read time
+};
+
+// Prefill of `batch` sequences of `input_len` tokens (causal attention).
+PassTime prefill_time(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o, int64_t batch,
+                      int64_t input_len);
+// One decode step: `batch` sequences each generating one token with `context` tokens cached.
+PassTime decode_step_time(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o, int64_t batch,
+                          double context);
+
+// A static batch run as benchmark tools time it: prefill, then output_len − 1 decode steps.
+struct BatchRun {
+  double ttft_s = 0;           // prefill of the whole batch
+  double tpot_s = 0;           // mean decode step
+  double total_s = 0;
+  double output_tokens_per_s = 0;  // whole TP group
+  double output_tokens_per_s_per_gpu = 0;
+  PassTime prefill, decode_mid;
+};
+BatchRun static_batch_run(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o, int64_t batch,
+                          int64_t input_len, int64_t output_len);
+
+// A serving deployment under continuous batching.
+struct ServingTarget {
+  int64_t input_len = 2048;
+  int64_t output_len = 512;
+  double requests_per_s = 0;    // 0: size one replica only
+  double tpot_target_s = 0;     // 0: none; otherwise the batch is capped to meet it
+  int64_t batch = 0;            // 0: the largest that fits (and meets the target)
+  int tp = 0;                   // 0: try 1, 2, 4, 8 and keep the fewest GPUs
+};
+
+struct ServingPlan {
+  int tp = 1;
+  int64_t batch = 0;            // concurrent sequences per replica
+  int64_t max_batch_memory = 0; // largest that fits at input+output context
+  int64_t replicas = 1;
+  int64_t gpus = 1;
+  double ttft_s = 0;            // one request's prefill on an otherwise decoding replica
+  double tpot_s = 0;            // decode step, inflated by interleaved prefills
+  double decode_step_s = 0;     // decode step alone
+  double replica_requests_per_s = 0;
+  double replica_output_tokens_per_s = 0;
+  double output_tokens_per_s = 0;            // deployment at the target rate (or capacity when no rate)
+  double output_tokens_per_s_per_gpu = 0;    // at capacity
+  double utilisation = 1;                    // target rate / capacity
+  double prefill_fraction = 0;               // share of replica time spent in prefill
+  InferenceMemory memory;
+  PassTime prefill, decode;
+  bool feasible = false;
+  std::string why_not;          // when not feasible
+  std::vector<std::string> assumptions;
+};
+
+ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o, const ServingTarget& t);
+
+// The longest context the model was trained for (max_position_embeddings of its
+// catalog config.json); 0 when unknown.
+int64_t model_max_context(const ModelSpec& model);
+
+// Throws InputError naming the field when the options cannot run this model on this GPU.
+void validate_inference(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o);
+
+}  // namespace gpuplan

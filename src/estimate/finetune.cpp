@@ -1,0 +1,339 @@
+// Fine-tuning: trainable-parameter counts, FLOPs, memory, time and cost for
+// full fine-tuning, LoRA and QLoRA. docs/finetune.md has every formula with
+// its source. Memory is the training memory model's (memory*.cpp); time is the
+// training step-time model's (step_time.cpp) with the work frozen weights do
+// not need taken out.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/finetune.hpp"
+#include "gpuplan/flops.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+const char* lora_module_name(LoraModule m) {
+  switch (m) {
+    case LoraModule::kQ: return "q";
+    case LoraModule::kK: return "k";
+    case LoraModule::kV: return "v";
+    case LoraModule::kO: return "o";
+    case LoraModule::kGate: return "gate";
+    case LoraModule::kUp: return "up";
+    case LoraModule::kDown: return "down";
+  }
+  return "?";
+}
+
+std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field) {
+  std::vector<LoraModule> out;
+  auto add = [&](LoraModule m) {
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  std::string item;
+  auto flush = [&] {
+    std::string s;
+    for (char ch : item) {
+      if (ch != ' ') s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    item.clear();
+    if (s.empty()) return;
+    if (s == "all" || s == "all-linear" || s == "all_linear") {
+      for (LoraModule m : {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO, LoraModule::kGate,
+                           LoraModule::kUp, LoraModule::kDown}) add(m);
+      return;
+    }
+    if (s == "attn" || s == "attention") {
+      for (LoraModule m : {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO}) add(m);
+      return;
+    }
+    if (s == "mlp") {
+      for (LoraModule m : {LoraModule::kGate, LoraModule::kUp, LoraModule::kDown}) add(m);
+      return;
+    }
+    if (s == "q" || s == "q_proj" || s == "wq") return add(LoraModule::kQ);
+    if (s == "k" || s == "k_proj" || s == "wk") return add(LoraModule::kK);
+    if (s == "v" || s == "v_proj" || s == "wv") return add(LoraModule::kV);
+    if (s == "o" || s == "o_proj" || s == "out_proj" || s == "wo") return add(LoraModule::kO);
+    if (s == "gate" || s == "gate_proj" || s == "w1") return add(LoraModule::kGate);
+    if (s == "up" || s == "up_proj" || s == "w3" || s == "fc1") return add(LoraModule::kUp);
+    if (s == "down" || s == "down_proj" || s == "w2" || s == "fc2") return add(LoraModule::kDown);
+    throw InputError(field, fmt::format("{} has an unknown module '{}'; use q, k, v, o, gate, up, down, attn, mlp or all.", field, s));
+  };
+  for (char ch : text) {
+    if (ch == ',') flush();
+    else item += ch;
+  }
+  flush();
+  if (out.empty()) throw InputError(field, fmt::format("{} names no module; use q, k, v, o, gate, up, down or all.", field));
+  return out;
+}
+
+namespace {
+
+bool has(const std::vector<LoraModule>& v, LoraModule m) { return std::find(v.begin(), v.end(), m) != v.end(); }
+
+// (d_in, d_out) of each adapted matrix of one layer.
+std::vector<std::pair<double, double>> adapted_shapes(const ModelSpec& m, int64_t layer, const std::vector<LoraModule>& mods) {
+  std::vector<std::pair<double, double>> s;
+  const double h = static_cast<double>(m.hidden);
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    const double heads = static_cast<double>(m.heads);
+    const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    const double r_q = static_cast<double>(a.q_lora_rank), r_kv = static_cast<double>(a.kv_lora_rank);
+    // DeepSeek's projections by PEFT name: q_a_proj/q_b_proj (or q_proj),
+    // kv_a_proj_with_mqa ("k"), kv_b_proj ("v"), o_proj.
+    if (has(mods, LoraModule::kQ)) {
+      if (a.q_lora_rank > 0) {
+        s.push_back({h, r_q});
+        s.push_back({r_q, heads * qk});
+      } else {
+        s.push_back({h, heads * qk});
+      }
+    }
+    if (has(mods, LoraModule::kK)) s.push_back({h, r_kv + static_cast<double>(a.qk_rope_head_dim)});
+    if (has(mods, LoraModule::kV)) s.push_back({r_kv, heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim)});
+    if (has(mods, LoraModule::kO)) s.push_back({heads * static_cast<double>(a.v_head_dim), h});
+  } else {
+    const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
+    if (has(mods, LoraModule::kQ)) s.push_back({h, q});
+    if (has(mods, LoraModule::kK)) s.push_back({h, kv});
+    if (has(mods, LoraModule::kV)) s.push_back({h, kv});
+    if (has(mods, LoraModule::kO)) s.push_back({q, h});
+  }
+  auto mlp = [&](double w, double copies) {
+    for (double i = 0; i < copies; ++i) {
+      if (m.mlp == MlpKind::kGated && has(mods, LoraModule::kGate)) s.push_back({h, w});
+      if (has(mods, LoraModule::kUp)) s.push_back({h, w});
+      if (has(mods, LoraModule::kDown)) s.push_back({w, h});
+    }
+  };
+  if (m.is_moe_layer(layer)) {
+    const MoeSpec& e = *m.moe;
+    // PEFT matches every expert's gate/up/down by name: one adapter per routed expert.
+    mlp(static_cast<double>(e.expert_intermediate), static_cast<double>(e.routed_experts));
+    if (e.shared_intermediate > 0) mlp(static_cast<double>(e.shared_intermediate), 1);
+  } else {
+    mlp(static_cast<double>(m.intermediate), 1);
+  }
+  return s;
+}
+
+FinetuneJob with_defaults(FinetuneJob j) {
+  if (j.method == FineTune::kNone) j.method = FineTune::kFull;
+  const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
+  if (lora && j.lora_rank <= 0) j.lora_rank = j.method == FineTune::kQlora ? 64 : 8;
+  if (lora && j.modules.empty()) {
+    j.modules = j.method == FineTune::kQlora ? parse_lora_modules("all", "--modules") : parse_lora_modules("q,k,v,o", "--modules");
+  }
+  if (!j.optimizer) j.optimizer = j.method == FineTune::kQlora ? Optimizer::kPagedAdamW8bit : Optimizer::kAdamW;
+  return j;
+}
+
+Layout job_layout(const FinetuneJob& j, int64_t gpus) {
+  Layout l;
+  l.dp = static_cast<int>(gpus);
+  l.micro_batch = j.micro_batch;
+  l.global_batch = j.global_batch > 0 ? j.global_batch : j.micro_batch * gpus;
+  l.seq_len = j.seq_len;
+  l.zero_stage = j.zero_stage >= 0 ? j.zero_stage : (gpus > 1 ? 3 : 0);
+  l.recompute = j.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
+  l.precision = j.precision;
+  l.optimizer = *j.optimizer;
+  l.finetune = j.method;
+  l.lora_rank = j.lora_rank;
+  l.pure_bf16 = j.pure_bf16;
+  l.offload_optimizer = j.offload_optimizer;
+  l.offload_params = j.offload_params;
+  l.offload_activations = j.offload_activations;
+  return l;
+}
+
+}  // namespace
+
+double lora_params(const ModelSpec& m, int64_t rank, const std::vector<LoraModule>& modules) {
+  double n = 0;
+  for (int64_t layer = 0; layer < m.layers; ++layer) {
+    for (const auto& [in, out] : adapted_shapes(m, layer, modules)) n += static_cast<double>(rank) * (in + out);
+  }
+  return n;
+}
+
+void validate_finetune(const ModelSpec& m, const FinetuneJob& j) {
+  if (m.count_only) throw InputError("--model", "--model must be an architecture (catalog id or config.json) for fine-tuning.");
+  const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
+  if (lora && j.lora_rank < 0) throw InputError("--rank", "--rank must be a positive integer.");
+  if (lora && j.lora_rank > std::min<int64_t>(m.hidden, 4096)) {
+    throw InputError("--rank", fmt::format("--rank {} exceeds the hidden size {} (a LoRA rank is at most min(d_in, d_out)).", j.lora_rank, m.hidden));
+  }
+  if (j.seq_len < 1 || j.seq_len > (1 << 22)) throw InputError("--seq-len", "--seq-len must be between 1 and 4,194,304 tokens.");
+  if (j.micro_batch < 1 || j.micro_batch > 65536) throw InputError("--micro-batch", "--micro-batch must be between 1 and 65,536.");
+  if (j.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
+  require_range(j.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
+  if (j.samples < 0 || !std::isfinite(j.samples)) throw InputError("--samples", "--samples must be a positive count.");
+  if (j.zero_stage > 3) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
+}
+
+FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {
+  const FinetuneJob j = with_defaults(job0);
+  FinetuneFlops f;
+  FlopOptions fo;
+  fo.seq_len = j.seq_len;
+  fo.recompute = j.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
+  const FlopsPerToken base = flops_per_token(m, fo);
+  f.recompute_flop = base.recompute_flop;
+  if (j.method == FineTune::kFull) {
+    f.forward_flop = base.forward_flop;
+    f.backward_flop = base.backward_flop;
+  } else {
+    // Frozen weights need gradients with respect to their inputs (to reach the
+    // adapters below them) but none with respect to themselves: one matmul per
+    // weight in the backward pass instead of two. The attention core has no
+    // weights; its backward (dQ, dK, dV) stays 2× its forward. Each adapter
+    // costs 2·A forward and 4·A backward (Hu et al. 2021; Dettmers et al. 2023).
+    f.adapter_params = lora_params(m, j.lora_rank, j.modules);
+    const double A = f.adapter_params;
+    f.forward_flop = base.forward_flop + 2 * A;
+    f.backward_flop = base.forward_linear_flop + base.forward_lm_head_flop + base.forward_router_flop +
+                      2 * base.forward_attention_flop + 4 * A;
+    if (j.gradient_checkpointing) f.recompute_flop += 2 * A;
+  }
+  f.total_flop = f.forward_flop + f.backward_flop + f.recompute_flop;
+  f.ratio_to_6n = (f.forward_flop + f.backward_flop) / base.six_n_flop;
+  return f;
+}
+
+FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, FinetuneJob job, int64_t gpus) {
+  FinetuneEstimate e;
+  job = with_defaults(job);
+  validate_finetune(m, job);
+  e.job = job;
+  const bool lora = job.method != FineTune::kFull;
+  e.layout = job_layout(job, gpus);
+  e.flops = finetune_flops(m, job);
+
+  // Memory: the training memory model, with the adapter states scaled from its
+  // q,k,v,o adapters to the chosen modules (adapter weights, gradients and
+  // AdamW states are 4 + 4 + 8 bytes per parameter there).
+  MemoryOptions mo;
+  mo.suggest = false;
+  mo.scope = job.scope;
+  e.memory = estimate_memory(m, e.layout, g, mo);
+  if (lora && e.memory.trainable_params_on_gpu > 0) {
+    MemoryBreakdown& b = e.memory;
+    const double theirs = b.trainable_params_on_gpu;
+    const double mine = e.flops.adapter_params / (static_cast<double>(e.layout.tp) * e.layout.pp);
+    const double ratio = mine / theirs;
+    const double allocated = b.weights_bytes + b.gradients_bytes + b.optimizer_bytes + b.activations_bytes + b.logits_bytes +
+                             b.comm_buffers_bytes + b.zero3_gathered_bytes;
+    const double frag = allocated > 0 ? b.fragmentation_bytes / allocated : 0;
+    // QLoRA's recipe (Dettmers et al. 2023, qlora.py): adapters in the bf16
+    // compute dtype (2 + 2 bytes of weight and gradient instead of 4 + 4) and a
+    // paged optimizer whose states live in unified memory and are evicted to
+    // the host under pressure, so they are not part of the device peak.
+    const bool qlora_recipe = job.method == FineTune::kQlora;
+    const double scale = qlora_recipe ? ratio * 0.5 : ratio;
+    const double d_w = (scale - 1) * b.gradients_bytes;  // adapter weights: same bytes and sharding as their gradients
+    const double d_g = (scale - 1) * b.gradients_bytes;
+    double d_o = (ratio - 1) * b.optimizer_bytes;
+    if (qlora_recipe && *job.optimizer == Optimizer::kPagedAdamW8bit) {
+      b.paged_optimizer_bytes += (b.optimizer_bytes + d_o) * 2.0 / 8.0;  // two 1-byte states instead of two fp32
+      d_o = -b.optimizer_bytes;
+    }
+    b.weights_bytes += d_w;
+    b.gradients_bytes += d_g;
+    b.optimizer_bytes += d_o;
+    const double d = d_w + d_g + d_o;
+    b.fragmentation_bytes += d * frag;
+    b.peak_bytes += d * (1 + frag);
+    b.headroom_bytes = b.capacity_bytes - b.safety_margin_bytes - b.peak_bytes;
+    b.fits = b.headroom_bytes >= 0;
+    b.trainable_params_on_gpu = mine;
+  }
+  e.fits = e.memory.fits;
+
+  // Time: the training step-time model for the layout, then for LoRA/QLoRA the
+  // weight-gradient GEMMs, the optimizer step and the gradient reduction of the
+  // frozen weights are removed.
+  e.step = estimate_step_time(m, e.layout, g);
+  e.step_s = e.step.step_s;
+  if (lora) {
+    const double passes = 3 + (job.gradient_checkpointing ? 1 : 0);  // forward, dX, dW (+ recompute forward)
+    double s = e.step.step_s - e.step.gemm_s / passes - e.step.optimizer_s - e.step.dp_comm_s - e.step.zero3_comm_s / 3;
+    // Adapters: skinny GEMMs bound by reading their input and writing their
+    // output once per pass (forward, dX, dW, recompute), two kernels each.
+    const StepTimeOptions so;
+    const double hbm = g.hbm_bytes_per_s * so.hbm_efficiency;
+    const double tokens = static_cast<double>(e.layout.micro_batch * e.layout.seq_len) * static_cast<double>(std::max<int64_t>(1, e.layout.micro_batches()));
+    double adapter_s = 0;
+    for (int64_t layer = 0; layer < m.layers; ++layer) {
+      for (const auto& [in, out] : adapted_shapes(m, layer, job.modules)) {
+        adapter_s += passes * (tokens * (in + out + 2.0 * static_cast<double>(job.lora_rank)) * 2 / hbm + 2 * so.kernel_overhead_s);
+      }
+    }
+    s += adapter_s;
+    if (job.method == FineTune::kQlora) {
+      // bitsandbytes dequantises each NF4 weight to bf16 before every matmul that
+      // uses it (forward, input gradient, recompute): read 0.5 + write 2 bytes.
+      const ParamCounts p = count_params(m);
+      const double layer_params = (p.total - p.embedding - p.norms) / e.layout.tp;
+      const double uses = 2 + (job.gradient_checkpointing ? 1 : 0);
+      const double micro = static_cast<double>(std::max<int64_t>(1, e.layout.micro_batches()));
+      s += micro * uses * layer_params * 2.5 / hbm;
+      e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
+    }
+    e.step_s = s;
+  }
+  const double tokens_per_step = static_cast<double>(e.layout.effective_global_batch() * e.layout.seq_len);
+  e.tokens_per_s = tokens_per_step / e.step_s;
+  e.tokens = job.samples * static_cast<double>(job.seq_len) * job.epochs;
+  e.steps = std::ceil(job.samples * job.epochs / static_cast<double>(e.layout.effective_global_batch()));
+  e.wall_s = e.steps * e.step_s;
+  e.gpu_hours = e.wall_s * static_cast<double>(gpus) / kSecondsPerHour;
+  e.assumptions.push_back(fmt::format("Every sample is {} tokens (packed or padded to --seq-len).", job.seq_len));
+  if (lora) {
+    e.assumptions.push_back(fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
+                                        [&] { std::string s; for (auto x : job.modules) { if (!s.empty()) s += ","; s += lora_module_name(x); } return s; }(),
+                                        format_si(e.flops.adapter_params, "", 3),
+                                        job.method == FineTune::kQlora ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)" : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
+                                        job.method == FineTune::kQlora ? ", NF4 with double-quantised constants (4.127 bits)" : ""));
+  }
+  return e;
+}
+
+int64_t smallest_fitting_gpus(const ModelSpec& m, const GpuSpec& g, const FinetuneJob& job, int64_t max_gpus) {
+  for (int64_t n = 1; n <= max_gpus; n *= 2) {
+    FinetuneJob j = job;
+    // A fixed global batch that n GPUs cannot split evenly is re-derived as micro × n.
+    if (j.global_batch > 0 && j.global_batch % (j.micro_batch * n) != 0) j.global_batch = 0;
+    if (estimate_finetune(m, g, j, n).fits) return n;
+  }
+  return 0;
+}
+
+std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& m, const FinetuneJob& job, int64_t max_gpus) {
+  std::vector<GpuChoice> out;
+  for (const GpuSpec& g : gpu_catalog()) {
+    if (!default_price(g.id)) continue;
+    if (!g.has(job.precision) && !g.has(Precision::kFp16)) continue;
+    FinetuneJob j = job;
+    if (!g.has(j.precision)) j.precision = Precision::kFp16;  // V100: no bf16
+    const int64_t n = smallest_fitting_gpus(m, g, j, max_gpus);
+    if (n == 0) continue;
+    FinetuneJob jj = j;
+    if (jj.global_batch > 0 && jj.global_batch % (jj.micro_batch * n) != 0) jj.global_batch = 0;
+    const FinetuneEstimate e = estimate_finetune(m, g, jj, n);
+    const Price p = resolve_price(g.id, PriceInput{});
+    const double per_hour = convert(0.5 * (p.low_per_gpu_hour + p.high_per_gpu_hour), p.currency, Currency::kUsd);
+    out.push_back(GpuChoice{g.id, n, e.wall_s, e.gpu_hours, e.gpu_hours * per_hour, per_hour, p.source});
+  }
+  std::sort(out.begin(), out.end(), [](const GpuChoice& a, const GpuChoice& b) { return a.cost_usd < b.cost_usd; });
+  return out;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,174 @@
+// Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
+#include "gpuplan/inference_report.hpp"
+
+#include <fmt/format.h>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+Row num(const char* key, const char* en, const char* zh, double v, Unit u, std::string text = "") {
+  return Row{key, en, zh, v, u, std::move(text)};
+}
+Row txt(const char* key, const char* en, const char* zh, std::string text) { return Row{key, en, zh, 0, Unit::kText, std::move(text)}; }
+Row money(const char* key, const char* en, const char* zh, double v, Currency c) {
+  return Row{key, en, zh, v, c == Currency::kCny ? Unit::kCny : Unit::kUsd, ""};
+}
+
+}  // namespace
+
+Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, const ServingTarget& t,
+                        const ServingPlan& p, const Price& price) {
+  Report r;
+  r.command = "infer";
+  r.title_en = fmt::format("Serving {} on {} ({} weights, {} KV cache)", m.name, g.name, weight_format_name(o.weights), precision_name(o.kv));
+  r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weight_format_name(o.weights), precision_name(o.kv));
+  r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
+              {"input_tokens", t.input_len}, {"output_tokens", t.output_len}, {"requests_per_s", t.requests_per_s},
+              {"tpot_target_s", t.tpot_target_s}, {"batch", t.batch}, {"tp", t.tp}};
+
+  Section d{"deployment", "Deployment", "部署", {}, {}, {}};
+  if (!p.feasible) {
+    d.rows.push_back(txt("feasible", "Feasible", "可行", "no: " + p.why_not));
+  }
+  d.rows.push_back(num("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
+  d.rows.push_back(txt("layout", "Layout", "布局", fmt::format("{} replica(s) × TP {}", p.replicas, p.tp)));
+  d.rows.push_back(num("replicas", "Replicas (TP groups)", "副本数（TP 组）", static_cast<double>(p.replicas), Unit::kCount));
+  d.rows.push_back(num("tp", "Tensor parallel per replica", "每副本张量并行", p.tp, Unit::kCount));
+  d.rows.push_back(num("batch", "Concurrent sequences per replica", "每副本并发序列", static_cast<double>(p.batch), Unit::kCount));
+  d.rows.push_back(num("max_batch_memory", "Largest batch that fits (input+output context)", "显存可容纳的最大批量（输入+输出上下文）", static_cast<double>(p.max_batch_memory), Unit::kCount));
+  d.rows.push_back(num("utilisation", "Utilisation at the target rate", "目标请求率下的利用率", p.utilisation, Unit::kFraction));
+  r.sections.push_back(d);
+
+  Section l{"latency", "Latency", "延迟", {}, {}, {}};
+  l.rows.push_back(num("ttft_s", "Time to first token (prefill, no queueing)", "首 token 延迟（预填充，不含排队）", p.ttft_s, Unit::kSeconds));
+  l.rows.push_back(num("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
+  l.rows.push_back(num("decode_step_s", "Decode step alone", "单次解码步", p.decode_step_s, Unit::kSeconds));
+  l.rows.push_back(num("request_latency_s", "Request latency (TTFT + output × TPOT)", "请求总延迟", p.ttft_s + static_cast<double>(t.output_len) * p.tpot_s, Unit::kSeconds));
+  l.rows.push_back(num("prefill_fraction", "Replica time in prefill", "副本用于预填充的时间占比", p.prefill_fraction, Unit::kFraction));
+  r.sections.push_back(l);
+
+  Section th{"throughput", "Throughput", "吞吐", {}, {}, {}};
+  th.rows.push_back(num("output_tokens_per_s", "Output tokens/s, deployment", "部署总输出 token/s", p.output_tokens_per_s, Unit::kCount));
+  th.rows.push_back(num("output_tokens_per_s_per_gpu", "Output tokens/s per GPU at capacity", "满载时每卡输出 token/s", p.output_tokens_per_s_per_gpu, Unit::kCount));
+  th.rows.push_back(num("replica_requests_per_s", "Requests/s one replica sustains", "单副本可承载请求/s", p.replica_requests_per_s, Unit::kCount));
+  r.sections.push_back(th);
+
+  Section mem{"memory", "Memory per GPU", "每卡显存", {}, {}, {}};
+  const InferenceMemory& im = p.memory;
+  mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
+  mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
+  mem.rows.push_back(num("kv_bytes_per_token", "KV cache per token (whole model)", "每 token KV 缓存（整个模型）", im.kv_bytes_per_token, Unit::kCount, "bytes"));
+  mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
+  mem.rows.push_back(num("kv_in_use_bytes", "KV cache in use", "已用 KV 缓存", im.kv_bytes_per_token_per_gpu * static_cast<double>(p.batch) * static_cast<double>(t.input_len + t.output_len), Unit::kBytes));
+  mem.rows.push_back(num("kv_budget_bytes", "KV cache budget", "KV 缓存预算", im.kv_budget_bytes, Unit::kBytes));
+  mem.rows.push_back(num("max_cached_tokens", "Tokens the KV budget holds", "KV 预算可容纳 token", im.max_cached_tokens, Unit::kCount));
+  mem.rows.push_back(num("activation_bytes", "Activations (one prefill chunk) and logits", "激活（一个预填充块）与 logits", im.activation_bytes, Unit::kBytes));
+  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA graphs", im.runtime_bytes, Unit::kBytes));
+  mem.rows.push_back(num("reserved_bytes", "Left free (1 − memory utilisation)", "预留空闲（1 − 显存利用率）", im.reserved_bytes, Unit::kBytes));
+  r.sections.push_back(mem);
+
+  Section c{"cost", "Cost", "成本", {}, {}, {}};
+  const double per_hour = 0.5 * (price.low_per_gpu_hour + price.high_per_gpu_hour);
+  c.rows.push_back(money("price_per_gpu_hour", "Price per GPU-hour", "每卡时价格", per_hour, price.currency));
+  c.rows.push_back(money("cost_per_hour", "Deployment per hour", "部署每小时", per_hour * static_cast<double>(p.gpus), price.currency));
+  const double tok_h = p.output_tokens_per_s * kSecondsPerHour;
+  const double all_h = tok_h * static_cast<double>(t.input_len + t.output_len) / static_cast<double>(t.output_len);
+  if (tok_h > 0) {
+    c.rows.push_back(money("cost_per_million_output_tokens", "Per million output tokens", "每百万输出 token", per_hour * static_cast<double>(p.gpus) / tok_h * 1e6, price.currency));
+    c.rows.push_back(money("cost_per_million_tokens", "Per million tokens (input + output)", "每百万 token（输入+输出）", per_hour * static_cast<double>(p.gpus) / all_h * 1e6, price.currency));
+  }
+  c.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  r.sections.push_back(c);
+
+  Section b{"step", "Where a decode step goes", "解码步耗时构成", {}, {}, {}};
+  b.rows.push_back(num("decode_gemm_s", "GEMMs (weights read)", "矩阵乘（读取权重）", p.decode.gemm_s, Unit::kSeconds));
+  b.rows.push_back(num("decode_attention_s", "Attention (KV cache read)", "注意力（读取 KV 缓存）", p.decode.attention_s, Unit::kSeconds));
+  b.rows.push_back(num("decode_elementwise_s", "Element-wise", "逐元素", p.decode.elementwise_s, Unit::kSeconds));
+  b.rows.push_back(num("decode_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", p.decode.tp_comm_s, Unit::kSeconds));
+  b.rows.push_back(num("decode_lm_head_s", "LM head", "输出层", p.decode.lm_head_s, Unit::kSeconds));
+  b.rows.push_back(num("prefill_s", "Prefill of one request", "单请求预填充", p.prefill.total_s, Unit::kSeconds));
+  r.sections.push_back(b);
+
+  for (const std::string& a : p.assumptions) r.assumptions.push_back(Note{a, a});
+  r.assumptions.push_back(Note{
+      fmt::format("Weights: layer matrices at {:.4g} bytes each ({}), embeddings and LM head 16-bit. Streaming at the step-time model's HBM efficiency; GEMMs at the measured GEMM ceiling and shape efficiency.", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights)),
+      fmt::format("权重：层内矩阵每参数 {:.4g} 字节（{}），嵌入与输出层 16 位。", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights))});
+  r.assumptions.push_back(Note{fmt::format("The engine uses {:.0f}% of device memory (vLLM gpu_memory_utilization default).", 100 * o.memory_utilization),
+                               fmt::format("推理引擎使用 {:.0f}% 显存（vLLM gpu_memory_utilization 默认值）。", 100 * o.memory_utilization)});
+  return r;
+}
+
+Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstimate& e, int64_t smallest,
+                       const std::vector<GpuChoice>& cheapest, const Price& price) {
+  Report r;
+  const char* method = e.job.method == FineTune::kFull ? "full" : e.job.method == FineTune::kLora ? "LoRA" : "QLoRA";
+  r.command = "finetune";
+  r.title_en = fmt::format("{} fine-tuning of {} on {} × {}", method, m.name, e.layout.gpus(), g.name);
+  r.title_zh = fmt::format("{} 微调 {}，{} × {}", method, m.name, e.layout.gpus(), g.name);
+  r.inputs = {{"model", m.id}, {"gpu", g.id}, {"method", method}, {"gpus", e.layout.gpus()}, {"seq_len", e.job.seq_len},
+              {"micro_batch", e.job.micro_batch}, {"samples", e.job.samples}, {"epochs", e.job.epochs},
+              {"lora_rank", e.job.lora_rank}, {"gradient_checkpointing", e.job.gradient_checkpointing}};
+  const MemoryBreakdown& b = e.memory;
+  Section mem{"memory", "Memory per GPU", "每卡显存", {}, {}, {}};
+  mem.rows.push_back(num("fits", "Fits (with safety margin)", "可放下（含安全余量）", b.fits ? 1 : 0, Unit::kFlag));
+  mem.rows.push_back(num("peak_bytes", "Peak", "峰值", b.peak_bytes, Unit::kBytes));
+  mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", b.capacity_bytes, Unit::kBytes));
+  mem.rows.push_back(num("weights_bytes", "Weights (base + adapters)", "权重（基座 + 适配器）", b.weights_bytes, Unit::kBytes));
+  mem.rows.push_back(num("gradients_bytes", "Gradients", "梯度", b.gradients_bytes, Unit::kBytes));
+  mem.rows.push_back(num("optimizer_bytes", "Optimizer states", "优化器状态", b.optimizer_bytes, Unit::kBytes));
+  mem.rows.push_back(num("paged_optimizer_bytes", "Paged optimizer states (evictable, not in peak)", "分页优化器状态（可换出，不计入峰值）", b.paged_optimizer_bytes, Unit::kBytes));
+  mem.rows.push_back(num("activations_bytes", "Activations", "激活", b.activations_bytes, Unit::kBytes));
+  mem.rows.push_back(num("logits_bytes", "Logits and loss", "logits 与损失", b.logits_bytes, Unit::kBytes));
+  mem.rows.push_back(num("overhead_bytes", "Context, buffers, fragmentation", "上下文、缓冲、碎片", b.cuda_context_bytes + b.comm_buffers_bytes + b.zero3_gathered_bytes + b.fragmentation_bytes, Unit::kBytes));
+  mem.rows.push_back(num("headroom_bytes", "Headroom after the safety margin", "扣除安全余量后剩余", b.headroom_bytes, Unit::kBytes));
+  r.sections.push_back(mem);
+
+  Section f{"flops", "Compute", "计算量", {}, {}, {}};
+  f.rows.push_back(num("trainable_params", "Trainable parameters", "可训练参数", e.job.method == FineTune::kFull ? count_params(m).total : e.flops.adapter_params, Unit::kParams));
+  f.rows.push_back(num("flop_per_token", "FLOPs per token (forward + backward + recompute)", "每 token FLOPs（前向+反向+重算）", e.flops.total_flop, Unit::kFlop));
+  f.rows.push_back(num("ratio_to_6n", "Forward + backward as a multiple of 6·N", "前向+反向相对 6·N 的倍数", e.flops.ratio_to_6n, Unit::kCount));
+  f.rows.push_back(num("tokens", "Tokens (samples × length × epochs)", "token 数（样本×长度×轮数）", e.tokens, Unit::kCount));
+  f.rows.push_back(num("total_flop", "Total FLOPs", "总 FLOPs", e.tokens * e.flops.total_flop, Unit::kFlop));
+  r.sections.push_back(f);
+
+  Section t{"time", "Time and cost", "时间与成本", {}, {}, {}};
+  t.rows.push_back(num("step_s", "Step time", "单步时间", e.step_s, Unit::kSeconds));
+  t.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 token/s", e.tokens_per_s / static_cast<double>(e.layout.gpus()), Unit::kCount));
+  t.rows.push_back(num("steps", "Steps", "步数", e.steps, Unit::kCount));
+  t.rows.push_back(num("wall_clock_s", "Wall clock", "墙钟时间", e.wall_s, Unit::kSeconds));
+  t.rows.push_back(num("gpu_hours", "GPU-hours", "GPU 时", e.gpu_hours, Unit::kGpuHours));
+  const double per_hour = 0.5 * (price.low_per_gpu_hour + price.high_per_gpu_hour);
+  t.rows.push_back(money("cost", "Cost", "成本", e.gpu_hours * per_hour, price.currency));
+  t.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  t.rows.push_back(num("smallest_gpus", "Smallest GPU count of this type that fits", "该型号可放下的最少卡数", static_cast<double>(smallest), Unit::kGpus));
+  r.sections.push_back(t);
+
+  if (!cheapest.empty()) {
+    Section c{"cheapest", "Cheapest GPU types for this job (default prices, USD)", "本任务最便宜的 GPU 型号（默认价格，美元）", {}, {"gpu", "gpus", "wall clock", "GPU-hours", "cost"}, {}};
+    for (size_t i = 0; i < cheapest.size() && i < 8; ++i) {
+      const GpuChoice& ch = cheapest[i];
+      c.records.push_back({Row{"gpu", "gpu", "GPU", 0, Unit::kText, ch.gpu_id}, Row{"gpus", "gpus", "卡数", static_cast<double>(ch.gpus), Unit::kGpus, ""},
+                           Row{"wall_clock_s", "wall clock", "墙钟", ch.wall_s, Unit::kSeconds, ""},
+                           Row{"gpu_hours", "GPU-hours", "GPU 时", ch.gpu_hours, Unit::kGpuHours, ""},
+                           Row{"cost_usd", "cost", "成本", ch.cost_usd, Unit::kUsd, ""}});
+    }
+    r.sections.push_back(c);
+  }
+  for (const std::string& a : e.assumptions) r.assumptions.push_back(Note{a, a});
+  for (const MemoryAssumption& a : b.assumptions) {
+    // The memory model describes q,k,v,o adapters in fp32; the estimate above
+    // rescaled them to the chosen modules and recipe, stated in its own line.
+    if (e.job.method != FineTune::kFull && a.en.rfind("LoRA:", 0) == 0) continue;
+    r.assumptions.push_back(Note{a.en, a.zh});
+  }
+  for (const MemoryAssumption& a : b.warnings) r.warnings.push_back(Note{a.en, a.zh});
+  if (!b.fits) {
+    r.warnings.push_back(Note{fmt::format("Does not fit on {} × {}; {}.", e.layout.gpus(), g.id, smallest > 0 ? fmt::format("{} GPUs fit", smallest) : "no count up to 1,024 fits"),
+                              fmt::format("{} × {} 放不下；{}。", e.layout.gpus(), g.id, smallest > 0 ? fmt::format("{} 卡可放下", smallest) : "1,024 卡以内都放不下")});
+  }
+  return r;
+}
+
+}  // namespace gpuplan
