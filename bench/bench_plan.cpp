@@ -1,0 +1,52 @@
+// Planner speed: the exhaustive GPT-3 175B search on 1,024 A100-80GB (issue 4
+// asks for < 100 ms on one core) and one layout's step-time evaluation.
+#include <benchmark/benchmark.h>
+
+#include "gpuplan/plan.hpp"
+
+namespace {
+
+gpuplan::PlanRequest request() {
+  gpuplan::PlanRequest r;
+  r.model = gpuplan::find_model("gpt3-175b");
+  r.gpus = {gpuplan::find_gpu("a100-sxm4-80gb")};
+  r.gpu_counts = {1024};
+  r.seq_len = 2048;
+  r.global_batch = 1536;
+  return r;
+}
+
+void BM_PlanGpt3_1024A100(benchmark::State& state) {
+  const gpuplan::PlanRequest r = request();
+  int64_t layouts = 0;
+  for (auto _ : state) {
+    const gpuplan::PlanResult res = gpuplan::plan(r);
+    layouts = res.groups[0].evaluated;
+    benchmark::DoNotOptimize(res);
+  }
+  state.counters["layouts"] = static_cast<double>(layouts);
+}
+BENCHMARK(BM_PlanGpt3_1024A100)->Unit(benchmark::kMillisecond);
+
+void BM_StepTimeOneLayout(benchmark::State& state) {
+  const gpuplan::PlanRequest r = request();
+  gpuplan::Layout l;
+  l.tp = 8; l.pp = 16; l.dp = 8; l.micro_batch = 1; l.global_batch = 1536; l.seq_len = 2048;
+  l.recompute = gpuplan::Recompute::kFull;
+  gpuplan::StepTimeOptions o;
+  o.explain = false;
+  for (auto _ : state) benchmark::DoNotOptimize(gpuplan::estimate_step_time(r.model, l, r.gpus[0], o));
+}
+BENCHMARK(BM_StepTimeOneLayout)->Unit(benchmark::kMicrosecond);
+
+void BM_MemoryOneLayout(benchmark::State& state) {
+  const gpuplan::PlanRequest r = request();
+  gpuplan::Layout l;
+  l.tp = 8; l.pp = 16; l.dp = 8; l.micro_batch = 1; l.global_batch = 1536; l.seq_len = 2048;
+  gpuplan::MemoryOptions o;
+  o.suggest = false;
+  for (auto _ : state) benchmark::DoNotOptimize(gpuplan::estimate_memory(r.model, l, r.gpus[0], o));
+}
+BENCHMARK(BM_MemoryOneLayout)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

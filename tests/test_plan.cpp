@@ -1,0 +1,100 @@
+// Planner invariants: every returned layout fits, pins are respected, the
+// search is exhaustive enough to place the published layout.
+#include <gtest/gtest.h>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/plan.hpp"
+
+namespace gpuplan {
+namespace {
+
+PlanRequest gpt3_request() {
+  PlanRequest r;
+  r.model = find_model("gpt3-175b");
+  r.gpus = {find_gpu("a100-sxm4-80gb")};
+  r.gpu_counts = {1024};
+  r.seq_len = 2048;
+  r.global_batch = 1536;
+  r.top_k = 10;
+  return r;
+}
+
+TEST(Plan, EveryReturnedLayoutFitsAndIsValid) {
+  const PlanRequest r = gpt3_request();
+  const PlanResult res = plan(r);
+  ASSERT_EQ(res.groups.size(), 1u);
+  const PlanGroup& g = res.groups[0];
+  ASSERT_FALSE(g.top.empty());
+  EXPECT_GT(g.evaluated, 1000);
+  for (size_t i = 0; i < g.top.size(); ++i) {
+    const PlanCandidate& c = g.top[i];
+    EXPECT_TRUE(c.memory.fits);
+    EXPECT_NO_THROW(validate_layout(r.model, c.layout, 1024));
+    EXPECT_LE(c.layout.tp, 8);  // within a node
+    if (i > 0) EXPECT_GE(c.time.step_s, g.top[i - 1].time.step_s);
+  }
+}
+
+TEST(Plan, PinnedDimensionsAreRespected) {
+  PlanRequest r = gpt3_request();
+  r.tp = 8;
+  r.pp = 16;
+  r.recompute = Recompute::kFull;
+  const PlanResult res = plan(r);
+  ASSERT_FALSE(res.groups[0].top.empty());
+  for (const PlanCandidate& c : res.groups[0].top) {
+    EXPECT_EQ(c.layout.tp, 8);
+    EXPECT_EQ(c.layout.pp, 16);
+    EXPECT_EQ(c.layout.recompute, Recompute::kFull);
+  }
+}
+
+TEST(Plan, PublishedLayoutIsAcceptedByTheMemoryModel) {
+  // Narayanan 2021 (validation case narayanan21_t2_PTD_175B_*): tp 8, pp 12, micro-batch 1, full recompute.
+  PlanRequest r = gpt3_request();
+  r.gpu_counts = {768};
+  const auto layouts = enumerate_layouts(r, r.gpus[0], 768);
+  bool found = false;
+  for (const Layout& l : layouts) {
+    if (l.tp == 8 && l.pp == 12 && l.dp == 8 && l.micro_batch == 1 && l.vp == 1 && l.zero_stage == 0 && l.recompute == Recompute::kFull && l.cp == 1) {
+      found = true;
+      MemoryOptions mo;
+      mo.suggest = false;
+      EXPECT_TRUE(estimate_memory(r.model, l, r.gpus[0], mo).fits);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Plan, NothingFitsGivesNoCandidates) {
+  PlanRequest r = gpt3_request();
+  r.gpu_counts = {8};
+  r.global_batch = 8;
+  const PlanResult res = plan(r);
+  EXPECT_TRUE(res.groups[0].top.empty());
+}
+
+TEST(Plan, CompareGpuTypesSideBySide) {
+  PlanRequest r;
+  r.model = find_model("llama-3-70b");
+  r.gpus = {find_gpu("h100"), find_gpu("a100-sxm4-80gb")};
+  r.gpu_counts = {64};
+  r.seq_len = 4096;
+  r.global_batch = 256;
+  const PlanResult res = plan(r);
+  ASSERT_EQ(res.groups.size(), 2u);
+  ASSERT_FALSE(res.groups[0].top.empty());
+  ASSERT_FALSE(res.groups[1].top.empty());
+  EXPECT_LT(res.groups[0].top[0].time.step_s, res.groups[1].top[0].time.step_s);  // H100 faster
+  const Report rep = plan_report(r, res);
+  EXPECT_FALSE(rep.sections.empty());
+}
+
+TEST(Plan, BadPinIsAnInputError) {
+  PlanRequest r = gpt3_request();
+  r.tp = 7;
+  EXPECT_THROW(plan(r), InputError);
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,0 +1,149 @@
+// Step-time model: hand-derived formulas, direction of every effect, and
+// published measurements with stated tolerances.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+namespace {
+
+Layout base(int tp, int pp, int dp, int64_t micro, int64_t global, int64_t seq) {
+  Layout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.dp = dp;
+  l.micro_batch = micro;
+  l.global_batch = global;
+  l.seq_len = seq;
+  l.sequence_parallel = tp > 1;
+  return l;
+}
+
+TEST(Collectives, RingAllReduceIsTwoNMinusOneOverNBytesOverBusBwPlusLatency) {
+  const Link link{200e9, 5e-6};
+  const double bytes = 1e9;
+  // 2(n−1)/n · bytes / busbw + 2(n−1)·α with n = 8: 1.75 · 5 ms + 14 · 5 µs.
+  EXPECT_NEAR(ring_allreduce_s(bytes, 8, link), 1.75 * 1e9 / 200e9 + 14 * 5e-6, 1e-12);
+  EXPECT_NEAR(ring_reduce_scatter_s(bytes, 8, link), 0.875 * 1e9 / 200e9 + 7 * 5e-6, 1e-12);
+  EXPECT_EQ(ring_allreduce_s(bytes, 1, link), 0.0);
+}
+
+TEST(Collectives, HierarchicalCarriesOneLocalthOverTheNetwork) {
+  const Link intra{230e9, 6e-6}, inter{22.5e9, 12e-6};
+  const double b = 8e9;
+  const double t = hierarchical_allreduce_s(b, 8, 16, intra, inter);
+  const double expect = 2 * ring_reduce_scatter_s(b, 8, intra) + ring_allreduce_s(b / 8, 16, inter);
+  EXPECT_NEAR(t, expect, 1e-12);
+  // Much cheaper than a flat ring over the NIC alone.
+  EXPECT_LT(t, ring_allreduce_s(b, 128, inter) / 3);
+}
+
+TEST(GemmEfficiency, LargeGemmsReachTheMeasuredCeilingSmallOnesFall) {
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");
+  const double big = gemm_efficiency(a100, Precision::kBf16, 16384, 16384, 16384, 0.869);
+  EXPECT_GT(big, 0.80);
+  EXPECT_LE(big, 0.869);
+  EXPECT_LT(gemm_efficiency(a100, Precision::kBf16, 512, 512, 512, 0.869), 0.7 * big);
+  EXPECT_LT(gemm_efficiency(a100, Precision::kBf16, 16384, 16384, 64, 0.869), 0.6 * big);  // thin k
+}
+
+TEST(StepTime, BubbleIsPMinusOneOverMForOneFOneBAndShrinksWithInterleaving) {
+  const ModelSpec m = find_model("gpt3-175b");
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  Layout l = base(8, 8, 1, 1, 64, 2048);
+  const StepTime a = estimate_step_time(m, l, g);
+  // (p−1)/m of the steady-state time: 7/64 of m·t_stage, ~ (p−1)/(m+p−1) of the pipeline.
+  EXPECT_NEAR(a.bubble_fraction, 7.0 / (64 + 7), 0.02);
+  l.vp = 2;
+  const StepTime b = estimate_step_time(m, l, g);
+  EXPECT_NEAR(b.bubble_s, a.bubble_s / 2, 0.05 * a.bubble_s);
+  Layout more = base(8, 8, 1, 1, 256, 2048);
+  EXPECT_LT(estimate_step_time(m, more, g).bubble_fraction, a.bubble_fraction);
+}
+
+TEST(StepTime, ModelRespondsTheRightWay) {
+  const ModelSpec m = find_model("llama-3-70b");
+  const GpuSpec& g = find_gpu("h100-sxm5-80gb");
+  // More TP within a node raises communication time.
+  const StepTime tp2 = estimate_step_time(m, base(2, 4, 8, 1, 256, 4096), g);
+  const StepTime tp8 = estimate_step_time(m, base(8, 4, 2, 1, 256, 4096), g);
+  EXPECT_GT(tp8.tp_comm_s, tp2.tp_comm_s);
+  // Full recompute costs about one extra forward: ~+1/3 of compute.
+  Layout l = base(8, 4, 2, 1, 256, 4096);
+  const StepTime none = estimate_step_time(m, l, g);
+  l.recompute = Recompute::kFull;
+  const StepTime full = estimate_step_time(m, l, g);
+  EXPECT_NEAR(full.compute_s / none.compute_s, 4.0 / 3.0, 0.06);
+  EXPECT_NEAR(full.hfu / full.mfu, 4.0 / 3.0, 0.05);
+  // ZeRO-3 adds parameter all-gathers.
+  Layout z = base(1, 1, 64, 1, 256, 4096);
+  z.zero_stage = 1;
+  const StepTime z1 = estimate_step_time(m, z, g);
+  z.zero_stage = 3;
+  const StepTime z3 = estimate_step_time(m, z, g);
+  EXPECT_EQ(z1.zero3_comm_s, 0.0);
+  EXPECT_GT(z3.comm_total_s, z1.comm_total_s);
+  // Components add up to the step.
+  const StepTime& s = none;
+  EXPECT_NEAR(s.compute_s + s.tp_comm_s + s.cp_comm_s + s.ep_comm_s + s.pp_comm_s + s.bubble_s + s.dp_comm_s + s.zero3_comm_s + s.optimizer_s,
+              s.step_s, 1e-9 * s.step_s);
+}
+
+Layout megatron_2021(int tp, int pp, int dp, int64_t global) {
+  Layout l = base(tp, pp, dp, 1, global, 2048);
+  l.sequence_parallel = false;
+  l.recompute = Recompute::kFull;
+  l.flash_attention = false;  // 2021: fused softmax, no FlashAttention
+  l.precision = Precision::kFp16;
+  return l;
+}
+
+TEST(StepTime, Gpt3On1024A100sIsInNarayananBand) {
+  // Narayanan et al. 2021, Table 1: GPT models of 39B–145B on 512–1536 A100s
+  // reach 138–148 TFLOP/s per GPU counting the recompute forward. GPT-3 175B
+  // on 1024 GPUs (tp 8, pp 16, batch 1536) should land within ±20% of 140.
+  const ModelSpec m = find_model("gpt3-175b");
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  const StepTime s = estimate_step_time(m, megatron_2021(8, 16, 8, 1536), g);
+  const double per_gpu_tflops = s.hardware_flop_per_step / s.step_s / 1024 / 1e12;
+  EXPECT_GT(per_gpu_tflops, 140 * 0.8);
+  EXPECT_LT(per_gpu_tflops, 140 * 1.2);
+  EXPECT_GT(s.mfu, 0.28);
+  EXPECT_LT(s.mfu, 0.45);
+}
+
+TEST(StepTime, OneTrillionOn3072A100sNear502PetaflopsAggregate) {
+  // Narayanan 2021, abstract: 502 PFLOP/s on 3072 GPUs for the 1T model
+  // (tp 8, pp 64, dp 6, batch 3072; Table 1). Tolerance ±20%.
+  ModelSpec m = find_model("gpt3-175b");
+  m.layers = 128;
+  m.hidden = 25600;
+  m.heads = 160;
+  m.kv_heads = 160;
+  m.head_dim = 160;
+  m.intermediate = 4 * 25600;
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  const StepTime s = estimate_step_time(m, megatron_2021(8, 64, 6, 3072), g);
+  const double aggregate_pflops = s.hardware_flop_per_step / s.step_s / 1e15;
+  EXPECT_GT(aggregate_pflops, 502 * 0.8);
+  EXPECT_LT(aggregate_pflops, 502 * 1.2);
+}
+
+TEST(StepTime, MoreGpusAtFixedLayoutShapeNeverSlowerPerStep) {
+  const ModelSpec m = find_model("llama-3-70b");
+  const GpuSpec& g = find_gpu("h100-sxm5-80gb");
+  double last = 1e30;
+  for (int dp : {4, 8, 16, 32}) {
+    Layout l = base(8, 4, dp, 1, 512, 4096);
+    const double t = estimate_step_time(m, l, g).step_s;
+    EXPECT_LE(t, last);
+    last = t;
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
