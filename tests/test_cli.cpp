@@ -70,10 +70,10 @@ TEST(Cli, IssueExampleWithGpusPrintsFlopsTimeHoursCost) {
 }
 
 TEST(Cli, IssueExampleWithDeadlinePrintsGpuCount) {
-  const Result r = run_stdout(kTrain + "--deadline 90d --mfu 0.40 --format json");
+  const Result r = run_stdout(kTrain + "--deadline 90d --mfu 0.40 --fault-budget 0.2 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  // 6.74e24 exact model FLOPs × 1.2 (fault budget) / (989e12 × 0.4 × 90 days) = 2,628.6 → 2,632 (329 nodes).
+  // 6.74e24 exact model FLOPs × 1.2 (fixed fault budget) / (989e12 × 0.4 × 90 days) = 2,628.6 → 2,632 (329 nodes).
   EXPECT_NEAR(j["time"]["gpus_exact"].get<double>(), 2628.6, 0.5);
   EXPECT_EQ(j["time"]["gpus"].get<double>(), 2632);
   EXPECT_TRUE(j["time"]["deadline_met"].get<bool>());
@@ -158,8 +158,21 @@ TEST(CliErrors, BadNumbers) {
 }
 
 TEST(CliErrors, FewerThanTwoOfGpusDeadlineMfu) {
-  expect_input_error("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 8", "--gpus");
+  // A bare parameter count has no layout to predict an MFU from.
+  expect_input_error("train --params 8B --tokens 1T --gpu h100 --gpus 8", "--gpus");
   expect_input_error("train --model llama-3.1-8b --tokens 1T --gpu h100 --mfu 0.4", "--deadline");
+}
+
+TEST(Cli, WithoutMfuThePlannerPredictsIt) {
+  const Result r = run_stdout("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const double mfu = j["time"]["mfu"].get<double>();
+  EXPECT_DOUBLE_EQ(mfu, j["layout"]["predicted_mfu"].get<double>());
+  EXPECT_GT(mfu, 0.2);
+  EXPECT_LT(mfu, 0.7);
+  // The memory verdict of that layout is part of the report.
+  EXPECT_TRUE(j["memory"]["fits"].get<bool>());
 }
 
 TEST(CliErrors, MissingRequiredInputs) {

@@ -48,6 +48,12 @@ struct TrainRequest {
   std::optional<int> gpus_per_node;
   PriceInput price;
   std::vector<std::string> phases;        // "NAME:GPU:COUNT:DURATION[:PRICE]"
+  // Layout used for the memory verdict, the predicted MFU (when --mfu is not
+  // given) and launch configs: the planner's fastest layout that fits, unless
+  // `layout_search` is false (then only --mfu-based timing, no memory verdict).
+  bool layout_search = true;
+  Recompute layout_recompute_pin = Recompute::kNone;
+  bool pin_recompute = false;
 };
 
 Report train_report(const TrainRequest& request);

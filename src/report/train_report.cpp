@@ -6,7 +6,9 @@
 
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
+#include "gpuplan/plan.hpp"
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
 
@@ -72,6 +74,27 @@ Section model_section(const ModelSpec& m) {
   return s;
 }
 
+namespace {
+
+// The planner's fastest layout that fits on `gpus` GPUs, or nothing.
+std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
+                                         const Workload& w) {
+  PlanRequest pr;
+  pr.model = model;
+  pr.gpus = {gpu};
+  pr.gpu_counts = {gpus};
+  pr.seq_len = w.seq_len;
+  if (w.batch_tokens > 0) pr.global_batch = static_cast<int64_t>(std::llround(w.batch_tokens / static_cast<double>(w.seq_len)));
+  pr.precision = r.precision;
+  pr.top_k = 1;
+  if (r.pin_recompute) pr.recompute = r.layout_recompute_pin;
+  const PlanResult res = plan(pr);
+  if (res.groups.empty() || res.groups.front().top.empty()) return std::nullopt;
+  return res.groups.front().top.front();
+}
+
+}  // namespace
+
 Report train_report(const TrainRequest& r) {
   validate(r);
   Report rep;
@@ -111,6 +134,53 @@ Report train_report(const TrainRequest& r) {
 
   std::optional<double> mfu = r.mfu;
   if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
+  const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
+  // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
+  // times the FLOPs per token this report counts (so any FLOP convention agrees).
+  std::optional<PlanCandidate> layout;
+  bool mfu_predicted = false;
+  auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
+  if (!mfu && !(r.gpus && r.deadline_s) && can_plan) {
+    if (r.gpus) {
+      layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
+      if (!layout) {
+        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
+                                               "larger GPU, or give --mfu to skip the layout search.",
+                                               model.name, *r.gpus, gpu.id));
+      }
+      mfu = predicted_mfu(*layout);
+      mfu_predicted = true;
+    } else if (r.deadline_s) {
+      // GPU count and MFU depend on each other: iterate from a typical 40%.
+      double guess = 0.4;
+      for (int i = 0; i < 5; ++i) {
+        RunInput probe;
+        probe.total_model_flop = total_model_flop;
+        probe.peak_flop_per_s = peak;
+        probe.deadline_s = r.deadline_s;
+        probe.mfu = guess;
+        probe.gpus_per_node = gpus_per_node;
+        probe.comm_margin = r.comm_margin;
+        probe.fault_budget = r.fault_budget.value_or(0.1);
+        const RunEstimate est = solve_run(probe);
+        auto c = best_layout(r, model, gpu, est.gpus, w);
+        if (!c) break;
+        layout = c;
+        const double next = predicted_mfu(*c);
+        if (std::fabs(next - guess) < 1e-3) break;
+        guess = next;
+      }
+      if (layout) {
+        mfu = predicted_mfu(*layout);
+        mfu_predicted = true;
+      }
+    }
+  }
+  if (!mfu && !(r.gpus && r.deadline_s)) {
+    throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
+                                       : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                         "(--mfu is predicted only for a model with an architecture).");
+  }
   if (mfu && *mfu > 1) {
     throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
                                                      *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera));
@@ -174,6 +244,8 @@ Report train_report(const TrainRequest& r) {
     }
   }
   const double fault_budget = ri.fault_budget;
+  // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
+  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
 
   PriceInput price_in = r.price;
   std::optional<OperationsEstimate> spot_ops;
@@ -248,6 +320,30 @@ Report train_report(const TrainRequest& r) {
                         fmt::format("{} 稠密峰值", precision_name(r.precision)).c_str(), peak, Unit::kFlopPerS));
   hs.rows.push_back(num("gpus_per_node", "GPUs per node", "每节点 GPU 数", gpus_per_node, Unit::kCount));
   rep.sections.push_back(hs);
+
+  if (layout) {
+    const Layout& l = layout->layout;
+    const StepTime& t = layout->time;
+    Section ls{"layout", mfu_predicted ? "Layout (planner's fastest that fits; its MFU is used)" : "Layout (planner's fastest that fits)",
+               mfu_predicted ? "并行方案（规划器最优，采用其 MFU）" : "并行方案（规划器最优）", {}, {}, {}};
+    ls.rows.push_back(txt("parallel", "Parallelism", "并行方式",
+                          fmt::format("tp {} × pp {} × dp {} × cp {}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
+                                      l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")));
+    ls.rows.push_back(txt("recipe", "Recipe", "训练配置",
+                          fmt::format("micro-batch {} × {} micro-batches, global batch {}, ZeRO {}, recompute {}{}", l.micro_batch,
+                                      l.micro_batches(), l.effective_global_batch(), l.zero_stage, recompute_name(l.recompute),
+                                      l.sequence_parallel ? ", sequence parallel" : "")));
+    ls.rows.push_back(num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds));
+    ls.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount));
+    ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", predicted_mfu(*layout), Unit::kFraction));
+    ls.rows.push_back(num("comm_share", "Exposed communication share", "暴露通信占比", t.comm_share, Unit::kFraction));
+    ls.rows.push_back(num("bubble_share", "Pipeline bubble share", "流水线气泡占比", t.step_s > 0 ? t.bubble_s / t.step_s : 0, Unit::kFraction));
+    rep.sections.push_back(ls);
+    add_memory_to_report(rep, layout->memory);
+  } else if (can_plan) {
+    rep.warnings.push_back({fmt::format("No parallel layout of {} on {} × {} fits in memory.", model.name, run.gpus, gpu.id),
+                            fmt::format("{} 在 {} 张 {} 上没有放得下的并行方案。", model.name, run.gpus, gpu.id)});
+  }
 
   Section ts{"time", "Time and GPUs", "时间与卡数", {}, {}, {}};
   if (run.gpus_solved) {
@@ -376,9 +472,13 @@ Report train_report(const TrainRequest& r) {
                                            "增加 {:.1f}% 计算时间；可用 --fault-budget 固定。",
                                            format_thousands(r.ops.gpu_mtbf_hours), format_duration(r.ops.restart_s), fault_budget * 100)});
   }
-  if (mfu && !run.mfu_solved) {
-    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is your input; `gpuplan plan` predicts it from the layout.", *mfu * 100),
-                               fmt::format("MFU {:.1f}% 为输入值。", *mfu * 100)});
+  if (mfu && !run.mfu_solved && !mfu_predicted) {
+    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is your input; without --mfu gpuplan predicts it from the fastest layout that fits.", *mfu * 100),
+                               fmt::format("MFU {:.1f}% 为输入值；不给 --mfu 时按最优并行方案预测。", *mfu * 100)});
+  }
+  if (mfu_predicted) {
+    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is predicted by the step-time model for the layout shown (docs/step-time.md).", run.mfu * 100),
+                               fmt::format("MFU {:.1f}% 由步时模型按所示并行方案预测。", run.mfu * 100)});
   }
   if (run.mfu > 0.65) {
     rep.warnings.push_back({fmt::format("MFU {:.0f}% is above anything published for large runs (best: ~55% MegaScale, ~56% Megatron at DP=1).", run.mfu * 100),
