@@ -26,7 +26,7 @@ void run(const ValidateFlags& f) {
   }
   if (parse_format(f.out.format) == Format::kJson) {
     const std::string text = validation_json(r, f.file).dump(2) + "\n";
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    emit(text);
     return;
   }
   print_report(validation_report(r, f.file), f.out);

@@ -17,9 +17,26 @@ void load_gpu_file(const OutputOptions& out) {
   if (!out.gpu_file.empty()) load_user_gpu_file(out.gpu_file);
 }
 
+namespace {
+std::string* g_capture = nullptr;
+}  // namespace
+
+void emit(const std::string& text) {
+  if (g_capture) {
+    g_capture->append(text);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+}
+
+std::string* set_output_capture(std::string* out) {
+  std::string* previous = g_capture;
+  g_capture = out;
+  return previous;
+}
+
 void print_report(const Report& report, const OutputOptions& out) {
-  const std::string text = render(report, parse_format(out.format), parse_lang(out.lang));
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  emit(render(report, parse_format(out.format), parse_lang(out.lang)));
 }
 
 std::optional<double> count_flag(const std::optional<std::string>& text, const std::string& flag) {

@@ -21,6 +21,12 @@ void add_output_options(CLI::App* app, OutputOptions* out);
 void load_gpu_file(const OutputOptions& out);
 void print_report(const Report& report, const OutputOptions& out);
 
+// Everything a command prints to stdout goes through emit(). While a capture
+// string is set (run_cli with `out`), text is appended there instead.
+void emit(const std::string& text);
+// Sets the capture string (nullptr: stdout); returns the previous one.
+std::string* set_output_capture(std::string* out);
+
 // A flag given as text, parsed later so errors name the flag.
 std::optional<double> count_flag(const std::optional<std::string>& text, const std::string& flag);
 

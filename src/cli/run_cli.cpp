@@ -1,0 +1,74 @@
+// gpuplan's command line as a function (see run_cli.hpp).
+#include "run_cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+void write_err(std::string* err, const std::string& text) {
+  if (err) {
+    err->append(text);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+}
+
+// Restores the output sink however run_cli leaves.
+struct CaptureGuard {
+  std::string* previous;
+  explicit CaptureGuard(std::string* out) : previous(set_output_capture(out)) {}
+  ~CaptureGuard() { set_output_capture(previous); }
+};
+
+}  // namespace
+
+int run_cli(int argc, char** argv, std::string* out, std::string* err) {
+  CLI::App app{
+      "gpuplan: how many FLOPs, GPUs, hours and money a large-model training run needs.\n"
+      "Start with:  gpuplan train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfu 0.4\n"
+      "List models: gpuplan models      List GPUs: gpuplan gpus"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gpuplan 0.1.0");
+  register_commands(app);
+  CaptureGuard guard(out);
+  // Help and version text: to stdout (or `out`), as CLI11 prints it.
+  auto exit_with = [&](const CLI::Error& e) {
+    std::ostringstream o, er;
+    const int rc = app.exit(e, o, er);
+    emit(o.str());
+    write_err(err, er.str());
+    return rc;
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return exit_with(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return exit_with(e);
+  } catch (const CLI::CallForVersion& e) {
+    return exit_with(e);
+  } catch (const CLI::ParseError& e) {
+    write_err(err, std::string("error: ") + e.what() + " Run 'gpuplan --help' or 'gpuplan <command> --help'.\n");
+    return 2;
+  } catch (const gpuplan::InputError& e) {
+    write_err(err, std::string("error: ") + e.what() + "\n");
+    return 2;
+  } catch (const nlohmann::json::exception& e) {
+    write_err(err, std::string("error: malformed JSON input: ") + e.what() + "\n");
+    return 2;
+  } catch (const std::exception& e) {
+    write_err(err, std::string("internal error: ") + e.what() + " (please report this)\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace gpuplan::cli
