@@ -153,9 +153,20 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
       full = std::max(full, activation_bytes_per_layer(m, no_recompute, m.is_moe_layer(layer), o));
     }
-    live_extra = full;
+    // The recomputed layer's input is its checkpoint, already counted above.
+    live_extra = p.layers > 0 ? std::max(0.0, full - ckpt) : 0.0;
   } else {
     per_micro = sum_layers;
+    if (l.recompute == Recompute::kSelective && !l.flash_attention) {
+      // Selective recompute re-runs the attention core in the backward pass:
+      // one layer's s×s scores are live again while it does.
+      Layout no_recompute = l;
+      no_recompute.recompute = Recompute::kNone;
+      for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+        const bool moe = m.is_moe_layer(layer);
+        live_extra = std::max(live_extra, activation_bytes_per_layer(m, no_recompute, moe, o) - activation_bytes_per_layer(m, l, moe, o));
+      }
+    }
   }
   s.per_layer = p.layers > 0 ? per_micro / static_cast<double>(p.layers) : 0;
   if (stage == 0) per_micro += embedding_activation_bytes(m, l, o);

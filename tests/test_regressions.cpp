@@ -1,0 +1,60 @@
+// Regression tests for bugs found by the fuzzers and the invariant tests (issue 8,
+// docs/fuzzing.md). Each names what broke.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+namespace {
+
+double activations(const ModelSpec& m, Layout l, Recompute rc) {
+  l.recompute = rc;
+  MemoryOptions o;
+  o.suggest = false;
+  return estimate_memory(m, l, find_gpu("a100-80g"), o).activations_bytes;
+}
+
+// Found by Invariants.RecomputeNeverRaisesActivationMemory: with activation
+// offload and no FlashAttention, full recompute (1.12e10 B) came out above
+// selective (4.58e9 B) for Mistral 7B, because selective left out the s×s
+// scores it rebuilds for one layer in the backward pass.
+TEST(Regressions, FullRecomputeNotAboveSelectiveWithOffloadAndNoFlash) {
+  const ModelSpec m = find_model("mistral-7b");
+  Layout l;
+  l.seq_len = 8192;
+  l.micro_batch = 2;
+  l.global_batch = 16;
+  l.flash_attention = false;
+  l.offload_activations = true;
+  const double sel = activations(m, l, Recompute::kSelective);
+  const double full = activations(m, l, Recompute::kFull);
+  EXPECT_LE(full, sel);
+  EXPECT_LE(sel, activations(m, l, Recompute::kNone));
+}
+
+// Found by the same invariant: with one layer per pipeline stage and one
+// micro-batch in flight, full recompute counted that layer's input twice (its
+// checkpoint, and again inside the recomputed layer's activations).
+TEST(Regressions, FullRecomputeNotAboveSelectiveWithOneLayerPerStage) {
+  const ModelSpec m = model_from_hf_config(
+      {{"num_hidden_layers", 2}, {"hidden_size", 1024}, {"num_attention_heads", 16}, {"intermediate_size", 4096},
+       {"vocab_size", 32000}},
+      "regression");
+  for (bool flash : {true, false}) {
+    Layout l;
+    l.pp = 2;
+    l.seq_len = 2048;
+    l.global_batch = 1;
+    l.flash_attention = flash;
+    validate_layout(m, l, 2);
+    EXPECT_LE(activations(m, l, Recompute::kFull), activations(m, l, Recompute::kSelective)) << flash;
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
