@@ -1,5 +1,7 @@
 #include "gpuplan/reliability.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "gpuplan/error.hpp"
@@ -23,9 +25,20 @@ double daly_interval_s(double delta, double mtbf) {
 ReliabilityEstimate estimate_reliability(const ReliabilityInput& in) {
   require_range(in.gpus, 1, 1e7, "--gpus", "a number of GPUs from 1 to 10,000,000");
   require_range(in.gpu_mtbf_hours, 1, 1e9, "--gpu-mtbf-hours", "a positive per-GPU MTBF in hours");
-  require_range(in.checkpoint_write_s, 0, 1e6, "--checkpoint-write", "a non-negative checkpoint write time");
-  require_range(in.restart_s, 0, 1e7, "--restart-time", "a non-negative restart time");
-  require_range(in.useful_compute_s, 0, 1e12, "useful compute time", "a non-negative duration");
+  // The checkpoint write time and the compute time are computed, not typed: say
+  // what made them too large and which flag changes it.
+  if (!std::isfinite(in.checkpoint_write_s) || in.checkpoint_write_s < 0 || in.checkpoint_write_s > 1e6) {
+    throw InputError("--storage-gbytes-per-s",
+                     fmt::format("writing one checkpoint would take {}, more than the 1,000,000 s (11.6 days) gpuplan "
+                                 "models; give a faster --storage-gbytes-per-s or more GPUs.",
+                                 format_duration(in.checkpoint_write_s)));
+  }
+  require_range(in.restart_s / 60.0, 0, 1e5, "--restart-minutes", "a non-negative number of minutes up to 100,000");
+  if (!std::isfinite(in.useful_compute_s) || in.useful_compute_s < 0 || in.useful_compute_s > 1e12) {
+    throw InputError("--gpus", fmt::format("the run would compute for {}, more than the 1e12 s (about 31,700 years) gpuplan "
+                                           "models; use more GPUs, a higher --mfu or fewer tokens.",
+                                           format_duration(in.useful_compute_s)));
+  }
   ReliabilityEstimate r;
   // Independent failures: the job stops when any of its GPUs (or their hosts and
   // links, which the per-GPU all-cause rate includes) fails.
