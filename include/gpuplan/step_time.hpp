@@ -32,6 +32,8 @@ struct StepTimeOptions {
   double scaleout_bytes_per_s = 0;    // per GPU; 0: the GPU's default NIC
   double grad_reduce_bytes = 0;       // bytes per gradient element reduced; 0: 4 for bf16/fp8, 2 for fp16
   bool explain = true;                // fill StepTime::assumptions (the planner turns it off in its inner loop)
+
+  bool operator==(const StepTimeOptions&) const = default;
 };
 
 struct StepTime {

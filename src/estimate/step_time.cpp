@@ -286,14 +286,18 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     // The per-layer costs depend only on the shape of one micro-batch on one
     // rank; the planner asks for thousands of layouts sharing a few shapes, so
     // the last ones are remembered (per thread).
+    // Keyed by value: callers reuse one options object (calibration bisects
+    // on gemm_ceiling) and build specs in the same stack slot (validation), so
+    // addresses alone would return another configuration's costs.
     struct Key {
-      const ModelSpec* model; const GpuSpec* gpu; const StepTimeOptions* opt;
-      int64_t hidden, layers, vocab, inter; int tp, cp, ep; int64_t mb, seq; bool sp, flash; Precision p; int node;
+      const ModelSpec* model; StepTimeOptions opt; std::string gpu_id; double gpu_peak, gpu_hbm, gpu_link;
+      int64_t hidden, layers, vocab, inter, heads, kv_heads; int tp, cp, ep; int64_t mb, seq; bool sp, flash; Precision p; int node;
       bool operator==(const Key&) const = default;
     };
     struct Entry { Key key; LayerCost dense, moe; bool used = false; };
     thread_local Entry cache[64];
-    const Key key{&model, &g, &o, model.hidden, model.layers, model.vocab, model.intermediate, l.tp, l.cp, l.ep,
+    const Key key{&model, o, g.id, r.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, model.hidden, model.layers,
+                  model.vocab, model.intermediate, model.heads, model.kv_heads, l.tp, l.cp, l.ep,
                   l.micro_batch, l.seq_len, l.sequence_parallel, l.flash_attention, l.precision, c.node};
     const size_t slot = (static_cast<size_t>(l.tp) * 31 + static_cast<size_t>(l.cp) * 7 + static_cast<size_t>(l.ep) * 13 +
                          static_cast<size_t>(l.micro_batch) * 17 + (l.sequence_parallel ? 1 : 0)) % 64;
