@@ -1,0 +1,53 @@
+// Calibration from a trial run (seed 004: "measure 1% of the data first; the
+// measurement is the gold standard"): fit the step-time model's compute
+// efficiency and the memory model's overhead to what a short run measured,
+// then plan the full run with the fitted model.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan {
+
+struct TrialMeasurement {
+  std::optional<double> step_s;               // seconds per optimizer step
+  std::optional<double> tokens_per_s_per_gpu; // or the throughput
+  std::optional<double> peak_memory_bytes;    // device memory at the peak (nvidia-smi style)
+};
+
+struct Calibration {
+  std::string gpu_id;
+  // Fitted factors.
+  double gemm_ceiling = 0;        // StepTimeOptions::gemm_ceiling that reproduces the measured step
+  double fragmentation = -1;      // MemoryOptions::fragmentation that reproduces the peak (< 0: not fitted)
+  // How far the uncalibrated model was off.
+  double predicted_step_s = 0;
+  double measured_step_s = 0;
+  double step_error = 0;          // predicted / measured − 1, before calibration
+  double predicted_peak_bytes = 0;
+  double measured_peak_bytes = 0;
+  double memory_error = 0;
+  bool step_clamped = false;      // the measurement lies outside what an efficiency in (0.05, 1] can explain
+  bool memory_clamped = false;
+  std::string note;
+};
+
+// Throws InputError when neither a step time nor a throughput is given.
+Calibration calibrate(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const TrialMeasurement& measured,
+                      const StepTimeOptions& base_step = {}, const MemoryOptions& base_memory = {});
+
+// Applies a calibration to later estimates.
+void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOptions* memory);
+
+nlohmann::json calibration_to_json(const Calibration& c);
+Calibration calibration_from_json(const nlohmann::json& j, const std::string& origin);  // throws InputError
+Calibration load_calibration_file(const std::string& path);                           // throws InputError
+
+}  // namespace gpuplan

@@ -1,0 +1,135 @@
+#include "gpuplan/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+constexpr double kLowestCeiling = 0.05;
+
+// Step time falls monotonically as the GEMM ceiling rises; bisect for the
+// ceiling whose predicted step equals the measured one.
+double fit_ceiling(const ModelSpec& m, const Layout& l, const GpuSpec& g, StepTimeOptions o, double measured_s, bool* clamped) {
+  auto step = [&](double c) {
+    o.gemm_ceiling = c;
+    o.explain = false;
+    return estimate_step_time(m, l, g, o).step_s;
+  };
+  double lo = kLowestCeiling, hi = 1.0;
+  if (step(hi) > measured_s) {  // faster than even a perfect GEMM ceiling explains
+    *clamped = true;
+    return hi;
+  }
+  if (step(lo) < measured_s) {  // slower than 5% efficiency: something else is wrong
+    *clamped = true;
+    return lo;
+  }
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (step(mid) > measured_s) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, const TrialMeasurement& t,
+                      const StepTimeOptions& base_step, const MemoryOptions& base_memory) {
+  if (!t.step_s && !t.tokens_per_s_per_gpu) {
+    throw InputError("--step-time", "--step-time or --tokens-per-s-per-gpu is required: what the trial run measured.");
+  }
+  if (t.step_s) require_range(*t.step_s, 1e-6, 1e7, "--step-time", "a positive number of seconds per step");
+  if (t.tokens_per_s_per_gpu) require_range(*t.tokens_per_s_per_gpu, 1e-6, 1e9, "--tokens-per-s-per-gpu", "a positive throughput");
+  if (t.peak_memory_bytes) require_range(*t.peak_memory_bytes, 1, 1e15, "--peak-memory-gib", "a positive amount of memory");
+  Calibration c;
+  c.gpu_id = g.id;
+  StepTimeOptions o = base_step;
+  o.explain = false;
+  const StepTime before = estimate_step_time(m, l, g, o);
+  c.predicted_step_s = before.step_s;
+  // tokens/s per GPU = tokens per step / (step · GPUs).
+  c.measured_step_s = t.step_s ? *t.step_s
+                               : before.tokens_per_step / (*t.tokens_per_s_per_gpu * static_cast<double>(l.gpus()));
+  c.step_error = c.predicted_step_s / c.measured_step_s - 1;
+  c.gemm_ceiling = fit_ceiling(m, l, g, o, c.measured_step_s, &c.step_clamped);
+  if (c.step_clamped) {
+    c.note = "the measured step lies outside what the GEMM efficiency alone can explain; check the layout you gave";
+  }
+
+  if (t.peak_memory_bytes) {
+    MemoryOptions mo = base_memory;
+    mo.suggest = false;
+    mo.scope = MemoryScope::kDevice;
+    const MemoryBreakdown br = estimate_memory(m, l, g, mo);
+    c.predicted_peak_bytes = br.peak_bytes;
+    c.measured_peak_bytes = *t.peak_memory_bytes;
+    c.memory_error = c.predicted_peak_bytes / c.measured_peak_bytes - 1;
+    // peak = allocated · (1 + fragmentation) + context; solve for the fragmentation.
+    const double allocated = br.peak_bytes - br.fragmentation_bytes - br.cuda_context_bytes;
+    double frag = allocated > 0 ? (c.measured_peak_bytes - br.cuda_context_bytes) / allocated - 1 : 0;
+    if (frag < 0) {
+      frag = 0;
+      c.memory_clamped = true;
+    }
+    c.fragmentation = frag;
+  }
+  return c;
+}
+
+void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOptions* memory) {
+  if (step && c.gemm_ceiling > 0) step->gemm_ceiling = c.gemm_ceiling;
+  if (memory && c.fragmentation >= 0) memory->fragmentation = c.fragmentation;
+}
+
+nlohmann::json calibration_to_json(const Calibration& c) {
+  return {{"gpuplan_calibration", 1},
+          {"gpu", c.gpu_id},
+          {"gemm_ceiling", c.gemm_ceiling},
+          {"fragmentation", c.fragmentation},
+          {"predicted_step_s", c.predicted_step_s},
+          {"measured_step_s", c.measured_step_s},
+          {"step_error", c.step_error},
+          {"predicted_peak_bytes", c.predicted_peak_bytes},
+          {"measured_peak_bytes", c.measured_peak_bytes},
+          {"memory_error", c.memory_error}};
+}
+
+Calibration calibration_from_json(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object() || !j.contains("gpuplan_calibration")) {
+    throw InputError("--calibration", fmt::format("--calibration: {} is not a file written by gpuplan calibrate --save.", origin));
+  }
+  Calibration c;
+  auto num = [&](const char* k, double fallback) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : fallback; };
+  c.gpu_id = j.contains("gpu") && j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
+  c.gemm_ceiling = num("gemm_ceiling", 0);
+  c.fragmentation = num("fragmentation", -1);
+  if (!(c.gemm_ceiling >= 0 && c.gemm_ceiling <= 1) || !(c.fragmentation >= -1 && c.fragmentation <= 10)) {
+    throw InputError("--calibration", fmt::format("--calibration: {} holds out-of-range factors (gemm_ceiling in [0, 1], fragmentation in [0, 10]).", origin));
+  }
+  c.predicted_step_s = num("predicted_step_s", 0);
+  c.measured_step_s = num("measured_step_s", 0);
+  c.step_error = num("step_error", 0);
+  return c;
+}
+
+Calibration load_calibration_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--calibration", fmt::format("--calibration: cannot read {}.", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return calibration_from_json(nlohmann::json::parse(buffer.str()), path);
+  } catch (const nlohmann::json::parse_error&) {
+    throw InputError("--calibration", fmt::format("--calibration: {} is not valid JSON.", path));
+  }
+}
+
+}  // namespace gpuplan
