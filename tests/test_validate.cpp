@@ -39,12 +39,13 @@ TEST(Validate, MissingInputsAreFlaggedNotSkipped) {
   EXPECT_TRUE(has("vocab_size not stated"));
   EXPECT_TRUE(has("micro_batch not stated"));
   EXPECT_TRUE(has("recompute not stated"));
-  // The inference case has no predictor yet: counted, not dropped.
+  // The inference case has an empty model: it cannot be built, and is counted
+  // as failed (with its reason), not dropped.
   ASSERT_EQ(r.summary.size(), 2u);
   EXPECT_EQ(r.summary[1].kind, "inference");
-  EXPECT_EQ(r.summary[1].not_predicted, 1);
+  EXPECT_EQ(r.summary[1].failed, 1);
+  EXPECT_EQ(r.failures.size(), 1u);
   const auto j = validation_json(r, "inline");
-  EXPECT_EQ(j["summary"]["inference"]["note"], "not predicted yet (kind inference)");
   EXPECT_TRUE(j["cases"][0]["flags"].is_array());
 }
 

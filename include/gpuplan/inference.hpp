@@ -73,7 +73,9 @@ struct PassTime {
   double weight_bytes = 0;     // bytes of weights read per GPU
   double kv_bytes = 0;         // bytes of KV cache read per GPU
   double flop = 0;             // FLOPs per GPU
-  bool compute_bound = false;  // GEMM compute time exceeds weight-read time
+  double gemm_compute_s = 0;   // Σ GEMM compute times (FLOPs / achieved peak)
+  double gemm_memory_s = 0;    // Σ GEMM memory times (bytes / achieved bandwidth)
+  bool compute_bound = false;  // the GEMMs' compute time exceeds their memory time
 };
 
 // Prefill of `batch` sequences of `input_len` tokens (causal attention).

@@ -156,7 +156,8 @@ double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t) 
   const double tm = bytes / c.hbm;
   t.flop += flop;
   t.weight_bytes += wbytes;
-  if (tc > tm) t.compute_bound = true;
+  t.gemm_compute_s += tc;
+  t.gemm_memory_s += tm;
   return std::max(tc, tm);
 }
 
@@ -247,7 +248,10 @@ double lm_head_s(const ModelSpec& m, const Machine& c, double rows, PassTime& t)
   return gemm_s(h16, rows, static_cast<double>(m.vocab) / c.tp, static_cast<double>(m.hidden), t);
 }
 
-void finish(PassTime& t) { t.total_s = t.gemm_s + t.attention_s + t.elementwise_s + t.tp_comm_s + t.lm_head_s; }
+void finish(PassTime& t) {
+  t.total_s = t.gemm_s + t.attention_s + t.elementwise_s + t.tp_comm_s + t.lm_head_s;
+  t.compute_bound = t.gemm_compute_s > t.gemm_memory_s;
+}
 
 }  // namespace
 

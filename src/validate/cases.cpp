@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -55,6 +56,18 @@ std::vector<ValidationCase> read_cases(const std::string& path) {
 
 namespace {
 
+// A whole number from a case, checked before any arithmetic: a zero, negative,
+// fractional or huge value is refused naming its key (fuzz_validate_case found
+// micro_batch 0 dividing by zero).
+int64_t whole(const json& v, const std::string& key, double lo, double hi) {
+  if (!v.is_number()) throw InputError(key, fmt::format("{} must be a number.", key));
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi || x != std::floor(x)) {
+    throw InputError(key, fmt::format("{} must be a whole number from {} to {} (got {}).", key, lo, hi, v.dump()));
+  }
+  return static_cast<int64_t>(x);
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -99,13 +112,13 @@ CaseInputs case_inputs(const ValidationCase& c) {
     if (o.contains("bf16_tflops")) in.gpu.peak_flop_per_s[Precision::kBf16] = o["bf16_tflops"].get<double>() * kTera;
     if (o.contains("tdp_w")) in.gpu.tdp_w = o["tdp_w"].get<double>();
   }
-  if (hw.contains("gpus_per_node")) in.gpu.gpus_per_node = hw["gpus_per_node"].get<int>();
+  if (hw.contains("gpus_per_node")) in.gpu.gpus_per_node = static_cast<int>(whole(hw["gpus_per_node"], "hardware.gpus_per_node", 1, 1024));
 
   // Layout.
   const json t = raw.contains("train") && raw["train"].is_object() ? raw["train"] : json::object();
   Layout& l = in.layout;
   auto degree = [&](const char* key, int fallback, bool say) {
-    if (t.contains(key)) return t[key].get<int>();
+    if (t.contains(key)) return static_cast<int>(whole(t[key], std::string("train.") + key, 1, 1e6));
     if (say) flag(fmt::format("{} not stated: {} assumed", key, fallback));
     return fallback;
   };
@@ -114,9 +127,9 @@ CaseInputs case_inputs(const ValidationCase& c) {
   l.cp = degree("cp", 1, false);
   l.ep = degree("ep", 1, in.model.is_moe());
   l.vp = degree("vp", 1, false);
-  in.gpus = hw.value("count", int64_t{0});
+  in.gpus = hw.contains("count") ? whole(hw["count"], "hardware.count", 0, 1e7) : 0;
   if (t.contains("dp")) {
-    l.dp = t["dp"].get<int>();
+    l.dp = static_cast<int>(whole(t["dp"], "train.dp", 1, 1e7));
     if (in.gpus == 0) in.gpus = l.gpus();
   } else {
     const int64_t mp = static_cast<int64_t>(l.tp) * l.pp * l.cp;
@@ -129,16 +142,28 @@ CaseInputs case_inputs(const ValidationCase& c) {
       flag(fmt::format("dp not stated: count/(tp·pp·cp) = {} assumed", l.dp));
     }
   }
+  if (c.kind == "inference") {
+    // Serving cases have no training layout; the inference predictor reads `infer`.
+    std::erase_if(in.flags, [](const std::string& f) {
+      for (const char* k : {"tp ", "pp ", "ep ", "dp ", "GPU count", "micro_batch"}) {
+        if (f.rfind(k, 0) == 0) return true;
+      }
+      return false;
+    });
+    const json inf = raw.contains("infer") && raw["infer"].is_object() ? raw["infer"] : json::object();
+    l.seq_len = inf.value("input_len", int64_t{2048});
+    return in;
+  }
   if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.");
-  l.seq_len = t["seq_len"].get<int64_t>();
+  l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
   if (t.contains("micro_batch")) {
-    l.micro_batch = t["micro_batch"].get<int64_t>();
+    l.micro_batch = whole(t["micro_batch"], "train.micro_batch", 1, 1e6);
   } else {
     l.micro_batch = 1;
     flag("micro_batch not stated: 1 assumed");
   }
   if (t.contains("global_batch_seqs")) {
-    const int64_t gbs = t["global_batch_seqs"].get<int64_t>();
+    const int64_t gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
     // Keep whole micro-batches per data-parallel rank.
     const int64_t per = static_cast<int64_t>(l.dp) * l.micro_batch;
     l.global_batch = std::max<int64_t>(per, gbs / per * per);
@@ -148,7 +173,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
     l.global_batch = static_cast<int64_t>(l.dp) * l.micro_batch * l.pp;
     if (l.pp > 1) flag("global_batch_seqs not stated: pipeline assumed full (≥ pp micro-batches)");
   }
-  l.zero_stage = t.contains("zero_stage") ? t["zero_stage"].get<int>() : 0;
+  l.zero_stage = t.contains("zero_stage") ? static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3)) : 0;
   if (!t.contains("zero_stage") && l.dp > 1) flag("zero_stage not stated: 0 (plain DDP) assumed");
   l.shard_group = t.value("shard_group", 0);
   in.recompute_stated = t.contains("recompute");

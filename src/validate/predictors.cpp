@@ -3,6 +3,7 @@
 // estimators only; it holds no physics of its own.
 #include <fmt/format.h>
 
+#include "gpuplan/inference.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
@@ -39,12 +40,41 @@ std::vector<Prediction> predict_train_memory(const ValidationCase&, CaseInputs& 
   return {p};
 }
 
+// Issue 5: a serving case is a static batch (or one request) timed as the
+// benchmark tools do: prefill, then output_len − 1 decode steps.
+std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in) {
+  const nlohmann::json inf = c.raw.contains("infer") ? c.raw["infer"] : nlohmann::json::object();
+  InferenceOptions o;
+  o.tp = inf.value("tp", 1);
+  const std::string precision = inf.value("precision", "fp16");
+  o.weights = parse_weight_format(precision, "infer.precision");
+  // FP8 deployments (TensorRT-LLM) quantise the KV cache to fp8 as well.
+  o.kv = precision == "fp8" ? Precision::kFp8 : Precision::kFp16;
+  std::vector<std::string> flags;
+  if (!inf.contains("batch")) flags.push_back("batch not stated: 1 assumed");
+  const int64_t batch = inf.value("batch", int64_t{1});
+  const int64_t input = inf.value("input_len", int64_t{1});
+  const int64_t output = inf.value("output_len", int64_t{1});
+  if (inf.value("pp", 1) > 1) flags.push_back("pp > 1 not modelled: one TP group assumed");
+  validate_inference(in.model, in.gpu, o);
+  const BatchRun run = static_batch_run(in.model, in.gpu, o, batch, input, output);
+  std::vector<Prediction> out;
+  out.push_back(Prediction{"first_token_latency_ms", run.ttft_s * 1e3, flags});
+  if (output > 1) {
+    out.push_back(Prediction{"per_token_latency_ms", run.tpot_s * 1e3, flags});
+    out.push_back(Prediction{"output_tokens_per_s", run.output_tokens_per_s, flags});
+  }
+  return out;
+}
+
 const std::vector<PredictorEntry>& predictors() {
   // kind → predictor. Issue 4 adds {"train_throughput", predict_train_throughput},
   // issue 5 {"inference", predict_inference}.
   static const std::vector<PredictorEntry> table = {
       {"train_memory", predict_train_memory},
       {"train_throughput", predict_train_throughput},
+      {"train_total", predict_train_total},
+      {"inference", predict_inference},
   };
   return table;
 }

@@ -1,0 +1,98 @@
+// Issue 5, fine-tuning: exact adapter counts, FLOP counts and the published memory claims.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/finetune.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+ModelSpec llama_65b() {
+  // LLaMA-65B (Touvron et al. 2023, table 2): 80 layers, 8192 wide, 64 heads, FFN 22016.
+  const nlohmann::json c = {{"model_type", "llama"}, {"num_hidden_layers", 80}, {"hidden_size", 8192},
+                            {"num_attention_heads", 64}, {"num_key_value_heads", 64}, {"intermediate_size", 22016},
+                            {"vocab_size", 32000}, {"hidden_act", "silu"}, {"rms_norm_eps", 1e-5}};
+  return model_from_hf_config(c, "llama-65b");
+}
+
+TEST(Finetune, LoraParamsAreRankTimesInPlusOut) {
+  const ModelSpec m = find_model("llama-2-7b");  // h 4096, MHA, FFN 11008
+  // q,k,v,o: 4 matrices of 4096×4096 → r·(4096+4096) each, 32 layers.
+  EXPECT_DOUBLE_EQ(lora_params(m, 8, parse_lora_modules("q,k,v,o", "--modules")), 8.0 * 4 * 8192 * 32);
+  // All linear adds gate and up (4096→11008) and down (11008→4096).
+  EXPECT_DOUBLE_EQ(lora_params(m, 16, parse_lora_modules("all", "--modules")),
+                   16.0 * (4 * 8192 + 3 * (4096 + 11008)) * 32);
+  // GQA: k and v are 4096→1024 on Llama-3-8B.
+  const ModelSpec l3 = find_model("llama-3.1-8b");
+  EXPECT_DOUBLE_EQ(lora_params(l3, 1, parse_lora_modules("k_proj", "--modules")), (4096.0 + 1024) * 32);
+}
+
+TEST(Finetune, LoraFlopsAboutFourN) {
+  FinetuneJob j;
+  j.method = FineTune::kLora;
+  j.gradient_checkpointing = false;
+  const FinetuneFlops f = finetune_flops(find_model("llama-2-7b"), j);
+  // Frozen weights: forward 2N + backward 2N (input gradients only) ≈ 4N, i.e. ≈ 2/3 of 6N;
+  // a little more at 2,048 tokens because the attention core's backward stays 2× its forward.
+  EXPECT_GT(f.ratio_to_6n, 0.64);
+  EXPECT_LT(f.ratio_to_6n, 0.76);
+  j.method = FineTune::kFull;
+  EXPECT_NEAR(finetune_flops(find_model("llama-2-7b"), j).ratio_to_6n, 1.0, 0.1);
+}
+
+TEST(Finetune, Qlora65bFitsOne48GBGpu) {
+  // Dettmers et al. 2023 (QLoRA), abstract: 65B fine-tuning on a single 48 GB GPU.
+  FinetuneJob j;
+  j.method = FineTune::kQlora;  // NF4 + double quantisation, r 64 on all linear layers, paged optimizer
+  j.seq_len = 512;
+  j.micro_batch = 1;
+  const FinetuneEstimate e = estimate_finetune(llama_65b(), find_gpu("l40s"), j, 1);
+  EXPECT_LT(e.memory.peak_bytes, 48e9) << e.memory.peak_bytes / kGiB << " GiB";
+  EXPECT_GT(e.memory.peak_bytes, 33e9);  // the NF4 weights alone are ~33.6 GB
+}
+
+TEST(Finetune, Full7bAdamWDoesNotFitOneA100_80) {
+  FinetuneJob j;
+  j.method = FineTune::kFull;
+  j.seq_len = 2048;
+  const FinetuneEstimate e = estimate_finetune(find_model("llama-2-7b"), find_gpu("a100-80g"), j, 1);
+  EXPECT_FALSE(e.fits);
+  EXPECT_GT(e.memory.peak_bytes, 80 * kGiB);  // 16 B/param × 6.74B = 108 GB of states alone
+  EXPECT_GT(smallest_fitting_gpus(find_model("llama-2-7b"), find_gpu("a100-80g"), j), 1);
+}
+
+TEST(Finetune, TimeAndCostScaleWithTheDataset) {
+  FinetuneJob j;
+  j.method = FineTune::kQlora;
+  j.seq_len = 2048;
+  j.samples = 50000;
+  j.epochs = 3;
+  const FinetuneEstimate e = estimate_finetune(find_model("qwen2.5-7b"), find_gpu("rtx4090"), j, 1);
+  EXPECT_TRUE(e.fits);
+  EXPECT_DOUBLE_EQ(e.tokens, 50000.0 * 2048 * 3);
+  EXPECT_NEAR(e.wall_s, e.steps * e.step_s, 1e-6 * e.wall_s);
+  j.epochs = 6;
+  EXPECT_NEAR(estimate_finetune(find_model("qwen2.5-7b"), find_gpu("rtx4090"), j, 1).wall_s, 2 * e.wall_s, 1e-6 * e.wall_s);
+  const auto ranking = rank_gpus_for_finetune(find_model("qwen2.5-7b"), j);
+  ASSERT_FALSE(ranking.empty());
+  for (size_t i = 1; i < ranking.size(); ++i) EXPECT_LE(ranking[i - 1].cost_usd, ranking[i].cost_usd);
+}
+
+TEST(Finetune, BadInputNamesTheField) {
+  try {
+    parse_lora_modules("q,bogus", "--modules");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--modules");
+  }
+  FinetuneJob j;
+  j.method = FineTune::kLora;
+  j.lora_rank = -3;
+  EXPECT_THROW(validate_finetune(find_model("llama-2-7b"), j), InputError);
+}
+
+}  // namespace
+}  // namespace gpuplan
