@@ -4,10 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
+#include "gpuplan/validate.hpp"
 
 namespace gpuplan {
 namespace {
@@ -54,6 +56,32 @@ TEST(Regressions, FullRecomputeNotAboveSelectiveWithOneLayerPerStage) {
     validate_layout(m, l, 2);
     EXPECT_LE(activations(m, l, Recompute::kFull), activations(m, l, Recompute::kSelective)) << flash;
   }
+}
+
+// Found by fuzz_validate_case: a case with "micro_batch": 0 divided by zero
+// (dp × micro_batch) in case_inputs, UB caught by UBSan. Zero, negative,
+// fractional or huge layout numbers are now refused naming their key.
+TEST(Regressions, ValidationCaseWithZeroMicroBatchIsRefusedNotDividedBy) {
+  const std::string base =
+      R"({"id": "x", "kind": "train_memory", "model": {"num_hidden_layers": 24, "hidden_size": 1024, )"
+      R"("num_attention_heads": 16, "intermediate_size": 4096, "vocab_size": 50257}, )"
+      R"("hardware": {"gpu": "a100-sxm4-80gb", "count": 8, "gpus_per_node": 8}, "measured": {"peak_memory_gib": 10}, )";
+  auto field_of = [&](const std::string& train) -> std::string {
+    const auto cases = parse_cases(base + R"("train": )" + train + "}", "regression.jsonl");
+    try {
+      (void)case_inputs(cases.at(0));
+    } catch (const InputError& e) {
+      return e.field();
+    }
+    return "";
+  };
+  EXPECT_EQ(field_of(R"({"seq_len": 1024, "global_batch_seqs": 4, "micro_batch": 0, "tp": 1, "pp": 4, "dp": 2})"), "train.micro_batch");
+  EXPECT_EQ(field_of(R"({"seq_len": 1024, "global_batch_seqs": 4, "micro_batch": 1, "tp": 0, "pp": 4, "dp": 2})"), "train.tp");
+  EXPECT_EQ(field_of(R"({"seq_len": 1024, "global_batch_seqs": 4, "micro_batch": 1, "tp": 1, "pp": 1, "dp": 0})"), "train.dp");
+  EXPECT_EQ(field_of(R"({"seq_len": 1e300, "micro_batch": 1})"), "train.seq_len");
+  EXPECT_EQ(field_of(R"({"seq_len": 1024, "micro_batch": 1, "tp": 1, "pp": 1, "dp": 2, "zero_stage": 1.5})"), "train.zero_stage");
+  // The published numbers still read.
+  EXPECT_EQ(field_of(R"({"seq_len": 1024, "global_batch_seqs": 16, "micro_batch": 2, "tp": 1, "pp": 4, "dp": 2})"), "");
 }
 
 }  // namespace
