@@ -142,6 +142,18 @@ CaseInputs case_inputs(const ValidationCase& c) {
       flag(fmt::format("dp not stated: count/(tp·pp·cp) = {} assumed", l.dp));
     }
   }
+  if (c.kind == "inference") {
+    // Serving cases have no training layout; the inference predictor reads `infer`.
+    std::erase_if(in.flags, [](const std::string& f) {
+      for (const char* k : {"tp ", "pp ", "ep ", "dp ", "GPU count", "micro_batch"}) {
+        if (f.rfind(k, 0) == 0) return true;
+      }
+      return false;
+    });
+    const json inf = raw.contains("infer") && raw["infer"].is_object() ? raw["infer"] : json::object();
+    l.seq_len = inf.value("input_len", int64_t{2048});
+    return in;
+  }
   if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.");
   l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
   if (t.contains("micro_batch")) {
