@@ -2,16 +2,10 @@
 #pragma once
 #include <optional>
 
-#include "gpuplan/checkpoint.hpp"
-#include "gpuplan/reliability.hpp"
+#include "gpuplan/operations.hpp"
 #include "gpuplan/report.hpp"
 
 namespace gpuplan {
-
-struct OperationsEstimate {
-  CheckpointEstimate checkpoint;
-  ReliabilityEstimate reliability;
-};
 
 // `spot` is the same run on spot capacity, when asked for.
 Section operations_section(const OperationsEstimate& on_demand, const std::optional<OperationsEstimate>& spot);

@@ -9,7 +9,7 @@
 #include "gpuplan/cost.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
-#include "gpuplan/reliability.hpp"
+#include "gpuplan/operations.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/workload.hpp"
 
@@ -33,18 +33,7 @@ struct TrainRequest {
   // a number fixes it (seed 004 uses 0.2).
   std::optional<double> fault_budget;
   double comm_margin = 0.0;
-  struct Operations {
-    double gpu_mtbf_hours = kLlama3GpuMtbfHours;  // per GPU, all causes
-    double restart_s = 15 * 60;                   // detect, reschedule, reload
-    // Aggregate checkpoint write bandwidth grows with the cluster: BLOOM wrote
-    // 2.3 TB in 40 s from 384 A100s (57 GB/s, 0.15 GB/s per GPU; Stas Bekman,
-    // ml-engineering, fault-tolerance chapter) and Llama 3's storage sustained
-    // 2 TB/s for 16,384 H100s (0.12 GB/s per GPU; Dubey et al. 2024 §3.3.1).
-    double storage_bytes_per_s_per_gpu = 0.125e9;
-    std::optional<double> storage_bytes_per_s;    // fixes the aggregate instead
-    std::optional<double> checkpoint_interval_s;  // default: Daly's optimum
-    double spot_node_mtbf_hours = 72;             // mean time between preemptions of one spot node
-  } ops;
+  OperationsSettings ops;  // failures, restarts, checkpoint storage, spot preemptions
   std::optional<int> gpus_per_node;
   PriceInput price;
   std::vector<std::string> phases;        // "NAME:GPU:COUNT:DURATION[:PRICE]"

@@ -66,6 +66,11 @@ const std::vector<PredictorEntry>& predictors();
 // Predictors, kind by kind (one per estimator issue).
 std::vector<Prediction> predict_train_memory(const ValidationCase& c, CaseInputs& in);
 std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseInputs& in);  // issue 4
+std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs& in);       // issue 6
+// The step-time model on a case's layout (the planner fills what the source
+// left out); shared by the throughput and total predictors. Appends to `flags`.
+struct StepTime;
+StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<std::string>& flags);
 std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in);         // issue 5
 
 struct CaseResult {

@@ -204,30 +204,9 @@ Report train_report(const TrainRequest& r) {
   ckpt_layout.zero_stage = 1;
   ckpt_layout.dp = static_cast<int>(std::min<int64_t>(run.gpus, 1 << 24));
   auto operations = [&](const RunEstimate& est, double extra_per_hour) {
-    OperationsEstimate ops;
     ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
-    const double storage = r.ops.storage_bytes_per_s.value_or(r.ops.storage_bytes_per_s_per_gpu * static_cast<double>(est.gpus));
-    if (have_model) {
-      ops.checkpoint = estimate_checkpoint(model, ckpt_layout, storage, gpu.scaleout_bytes_per_s);
-    } else {
-      // A FLOPs-per-sample workload names no model: nothing to checkpoint but the restart cost.
-      ops.checkpoint.total_bytes = 0;
-    }
-    ReliabilityInput rel;
-    rel.gpus = static_cast<double>(est.gpus);
-    rel.useful_compute_s = est.compute_s + est.comm_margin_s;
-    rel.gpu_mtbf_hours = r.ops.gpu_mtbf_hours;
-    rel.restart_s = r.ops.restart_s;
-    rel.checkpoint_write_s = ops.checkpoint.write_s;
-    rel.checkpoint_interval_s = r.ops.checkpoint_interval_s;
-    rel.extra_interruptions_per_hour = extra_per_hour;
-    ops.reliability = estimate_reliability(rel);
-    if (!ops.reliability.progresses) {
-      throw InputError("--gpus", fmt::format("--gpus: with {} GPUs the job fails every {} on average, faster than it can checkpoint "
-                                             "and restart; it would never finish. Use fewer GPUs or a better per-GPU MTBF.",
-                                             est.gpus, format_duration(ops.reliability.job_mtbf_s)));
-    }
-    return ops;
+    return estimate_operations(have_model ? &model : nullptr, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s,
+                               r.ops, extra_per_hour);
   };
   auto computed_fault_budget = [&](const OperationsEstimate& ops) {
     // fault time = useful·(1/ETTR − 1), as a fraction of pure compute.

@@ -11,8 +11,7 @@
 
 namespace gpuplan {
 
-std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseInputs& in) {
-  std::vector<std::string> flags;
+StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<std::string>& flags) {
   const nlohmann::json t = c.raw.contains("train") ? c.raw["train"] : nlohmann::json::object();
   Layout& l = in.layout;
   StepTimeOptions o;
@@ -76,7 +75,12 @@ std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseIn
     flags.push_back(fmt::format("recompute not stated: {} assumed (least that fits)", recompute_name(l.recompute)));
   }
 
-  const StepTime st = estimate_step_time(in.model, l, in.gpu, o);
+  return estimate_step_time(in.model, l, in.gpu, o);
+}
+
+std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseInputs& in) {
+  std::vector<std::string> flags;
+  const StepTime st = predict_case_step_time(c, in, flags);
   std::vector<Prediction> out;
   const auto has = [&](const char* k) {
     return (c.raw.contains("measured") && c.raw["measured"].contains(k)) || (c.raw.contains("derived") && c.raw["derived"].contains(k));

@@ -73,6 +73,7 @@ const std::vector<PredictorEntry>& predictors() {
   static const std::vector<PredictorEntry> table = {
       {"train_memory", predict_train_memory},
       {"train_throughput", predict_train_throughput},
+      {"train_total", predict_train_total},
       {"inference", predict_inference},
   };
   return table;
