@@ -213,3 +213,18 @@ TEST(CliErrors, ModelFolderAndUserGpuFile) {
   // A GPU with no catalog price needs --price.
   expect_input_error("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus + " --gpus 8 --mfu 0.5", "--price");
 }
+
+TEST(Cli, CalibrateSavesFactorsThatTrainUses) {
+  const std::string file = ::testing::TempDir() + "calib.json";
+  const Result c = run("calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2 --global-batch 32 --micro-batch 2 "
+                       "--seq-len 4096 --zero 1 --sequence-parallel --step-time 2.4 --save " + file);
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("Fitted GEMM efficiency ceiling"), std::string::npos);
+  const Result slow = run_stdout("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 256 --format json --calibration " + file);
+  const Result plain = run_stdout("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 256 --format json");
+  ASSERT_EQ(slow.status, 0) << slow.out;
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  // The trial ran slower than predicted, so the calibrated full run is predicted slower too.
+  EXPECT_LT(nlohmann::json::parse(slow.out)["time"]["mfu"].get<double>(), nlohmann::json::parse(plain.out)["time"]["mfu"].get<double>());
+  expect_input_error("calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2", "--step-time");
+}

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/calibration.hpp"
 #include "gpuplan/cost.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
@@ -43,6 +44,9 @@ struct TrainRequest {
   bool layout_search = true;
   Recompute layout_recompute_pin = Recompute::kNone;
   bool pin_recompute = false;
+  // Factors fitted to a trial run (gpuplan calibrate); applied to the layout
+  // search's step-time and memory models.
+  std::optional<Calibration> calibration;
 };
 
 Report train_report(const TrainRequest& request);

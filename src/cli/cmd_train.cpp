@@ -32,6 +32,7 @@ struct TrainFlags {
   std::optional<double> spot_overhead;
   std::optional<double> gpu_mtbf_hours, restart, storage_gbps, spot_mtbf_hours;
   std::optional<std::string> checkpoint_interval;
+  std::string calibration;
   std::vector<std::string> phases;
 };
 
@@ -82,6 +83,7 @@ void run(const TrainFlags& f) {
   }
   if (f.checkpoint_interval) r.ops.checkpoint_interval_s = parse_duration_s(*f.checkpoint_interval, "--checkpoint-interval");
   if (f.spot_mtbf_hours) r.ops.spot_node_mtbf_hours = *f.spot_mtbf_hours;
+  if (!f.calibration.empty()) r.calibration = load_calibration_file(f.calibration);
   print_report(train_report(r), f.out);
 }
 
@@ -130,6 +132,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--spot-discount", f->spot_discount, "Fraction off on-demand for spot, when no spot quote is known");
   cmd->add_option("--spot-overhead", f->spot_overhead, "Fix the extra GPU-hours lost to spot preemptions as a fraction; default: computed");
   cmd->add_option("--phase", f->phases, "Extra priced phase NAME:GPU:COUNT:DURATION[:PRICE], e.g. debug:a100-80g:10:72h:12cny (repeatable)");
+  cmd->add_option("--calibration", f->calibration, "File written by 'gpuplan calibrate --save': factors fitted to your trial run");
   add_output_options(cmd, &f->out);
   cmd->callback([flags] { run(*flags); });
 }

@@ -10,6 +10,7 @@ void add_gpus_command(CLI::App& app);
 void add_memory_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 void add_infer_command(CLI::App& app);
 void add_finetune_command(CLI::App& app);
 
@@ -20,6 +21,7 @@ inline void register_commands(CLI::App& app) {
   add_memory_command(app);
   add_plan_command(app);
   add_validate_command(app);
+  add_calibrate_command(app);
   add_infer_command(app);
   add_finetune_command(app);
 }

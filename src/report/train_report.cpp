@@ -88,6 +88,7 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
   pr.precision = r.precision;
   pr.top_k = 1;
   if (r.pin_recompute) pr.recompute = r.layout_recompute_pin;
+  if (r.calibration) apply_calibration(*r.calibration, &pr.step_options, &pr.memory_options);
   const PlanResult res = plan(pr);
   if (res.groups.empty() || res.groups.front().top.empty()) return std::nullopt;
   return res.groups.front().top.front();
@@ -454,6 +455,14 @@ Report train_report(const TrainRequest& r) {
   if (mfu && !run.mfu_solved && !mfu_predicted) {
     rep.assumptions.push_back({fmt::format("MFU {:.1f}% is your input; without --mfu gpuplan predicts it from the fastest layout that fits.", *mfu * 100),
                                fmt::format("MFU {:.1f}% 为输入值；不给 --mfu 时按最优并行方案预测。", *mfu * 100)});
+  }
+  if (r.calibration) {
+    rep.assumptions.push_back({fmt::format("Calibrated to a trial run: GEMM efficiency ceiling {:.3f}{} (the uncalibrated model was {:+.1f}% off its step time).",
+                                           r.calibration->gemm_ceiling,
+                                           r.calibration->fragmentation >= 0 ? fmt::format(", memory overhead {:.1f}%", r.calibration->fragmentation * 100) : "",
+                                           r.calibration->step_error * 100),
+                               fmt::format("已按试跑校准：GEMM 效率上限 {:.3f}（未校准模型步时误差 {:+.1f}%）。", r.calibration->gemm_ceiling,
+                                           r.calibration->step_error * 100)});
   }
   if (mfu_predicted) {
     rep.assumptions.push_back({fmt::format("MFU {:.1f}% is predicted by the step-time model for the layout shown (docs/step-time.md).", run.mfu * 100),

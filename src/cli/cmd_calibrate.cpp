@@ -1,0 +1,116 @@
+// gpuplan calibrate: fit the model to what a short trial run measured, save
+// the factors, and re-plan the full run with them.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "gpuplan/calibration.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/train_report.hpp"
+#include "gpuplan/units.hpp"
+#include "layout_flags.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct CalibrateFlags {
+  OutputOptions out;
+  LayoutFlags layout;
+  std::optional<double> step_time, tokens_per_s_per_gpu, peak_memory_gib;
+  std::string save;
+  std::optional<std::string> tokens, full_gpus, deadline;
+};
+
+Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
+  Report rep;
+  rep.command = "calibrate";
+  rep.title_en = "Calibration from a trial run";
+  rep.title_zh = "按试跑结果校准";
+  rep.inputs = {{"model", r.model.name}, {"gpu", r.gpu.id}, {"gpus", r.gpus}};
+  Section s{"calibration", "Trial run: predicted vs measured", "试跑：预测与实测", {}, {}, {}};
+  s.rows.push_back(Row{"predicted_step_s", "Predicted step (uncalibrated)", "预测单步时间（未校准）", c.predicted_step_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{"measured_step_s", "Measured step", "实测单步时间", c.measured_step_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{"step_error", "Prediction error (predicted / measured − 1)", "预测误差", c.step_error, Unit::kFraction, ""});
+  s.rows.push_back(Row{"gemm_ceiling", "Fitted GEMM efficiency ceiling", "拟合的 GEMM 效率上限", c.gemm_ceiling, Unit::kFraction,
+                       c.step_clamped ? "(clamped: the layout alone cannot explain the measurement)" : ""});
+  if (c.measured_peak_bytes > 0) {
+    s.rows.push_back(Row{"predicted_peak_bytes", "Predicted peak memory", "预测显存峰值", c.predicted_peak_bytes, Unit::kBytes, ""});
+    s.rows.push_back(Row{"measured_peak_bytes", "Measured peak memory", "实测显存峰值", c.measured_peak_bytes, Unit::kBytes, ""});
+    s.rows.push_back(Row{"memory_error", "Memory prediction error", "显存预测误差", c.memory_error, Unit::kFraction, ""});
+    s.rows.push_back(Row{"fragmentation", "Fitted memory overhead (fraction of allocated)", "拟合的显存额外开销", c.fragmentation, Unit::kFraction,
+                         c.memory_clamped ? "(the model over-predicts even with no overhead; kept at 0)" : ""});
+  }
+  rep.sections.push_back(s);
+  return rep;
+}
+
+void run(const CalibrateFlags& f) {
+  load_gpu_file(f.out);
+  const ResolvedLayout r = resolve_layout_flags(f.layout);
+  TrialMeasurement t;
+  t.step_s = f.step_time;
+  t.tokens_per_s_per_gpu = f.tokens_per_s_per_gpu;
+  if (f.peak_memory_gib) t.peak_memory_bytes = *f.peak_memory_gib * kGiB;
+  const Calibration c = calibrate(r.model, r.layout, r.gpu, t);
+  Report rep = calibration_report(r, c);
+  if (!f.save.empty()) {
+    std::ofstream out(f.save);
+    if (!out) throw InputError("--save", fmt::format("--save: cannot write {}.", f.save));
+    out << calibration_to_json(c).dump(2) << "\n";
+    rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", f.save, f.save),
+                               fmt::format("已保存到 {}；之后用 --calibration {} 使用。", f.save, f.save)});
+  }
+  if (f.tokens) {
+    // Re-plan the full run with the calibrated model.
+    TrainRequest tr;
+    tr.model = f.layout.model;
+    tr.gpu = r.gpu.id;
+    tr.workload.tokens = count_flag(f.tokens, "--tokens");
+    tr.workload.seq_len = r.layout.seq_len;
+    tr.precision = r.layout.precision;
+    tr.gpus = f.full_gpus ? count_flag(f.full_gpus, "--full-gpus") : std::optional<double>(static_cast<double>(r.gpus));
+    if (f.deadline) {
+      tr.deadline_s = parse_duration_s(*f.deadline, "--deadline");
+      if (!f.full_gpus) tr.gpus.reset();
+    }
+    tr.calibration = c;
+    const Report full = train_report(tr);
+    for (const Section& s : full.sections) {
+      Section copy = s;
+      copy.key = "full_run_" + s.key;
+      copy.en = "Full run: " + s.en;
+      copy.zh = "完整训练：" + s.zh;
+      rep.sections.push_back(copy);
+    }
+    for (const Note& n : full.assumptions) rep.assumptions.push_back(n);
+    for (const Note& n : full.warnings) rep.warnings.push_back(n);
+  }
+  print_report(rep, f.out);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto flags = std::make_shared<CalibrateFlags>();
+  CLI::App* cmd = app.add_subcommand("calibrate",
+      "Fit gpuplan to what a short trial run measured (seed 004: run ~1% of the data first),\n"
+      "save the factors, and re-plan the full run with them.\n"
+      "Example: gpuplan calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2 --global-batch 32 --micro-batch 2 \\\n"
+      "           --step-time 2.4 --peak-memory-gib 61 --save calib.json --tokens 1T --full-gpus 256");
+  auto* f = flags.get();
+  add_layout_flags(cmd, &f->layout);
+  cmd->add_option("--step-time", f->step_time, "Measured seconds per optimizer step of the trial");
+  cmd->add_option("--tokens-per-s-per-gpu", f->tokens_per_s_per_gpu, "Or: measured training tokens/s per GPU");
+  cmd->add_option("--peak-memory-gib", f->peak_memory_gib, "Measured peak memory per GPU, GiB (nvidia-smi)");
+  cmd->add_option("--save", f->save, "Write the fitted factors to this JSON file");
+  cmd->add_option("--tokens", f->tokens, "Re-plan the full run of this many tokens with the calibrated model");
+  cmd->add_option("--full-gpus", f->full_gpus, "GPUs of the full run (default: the trial's)");
+  cmd->add_option("--deadline", f->deadline, "Or: the full run's deadline, to solve its GPU count");
+  add_output_options(cmd, &f->out);
+  cmd->callback([flags] { run(*flags); });
+}
+
+}  // namespace gpuplan::cli
