@@ -2,6 +2,8 @@
 // search is exhaustive enough to place the published layout.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "gpuplan/error.hpp"
 #include "gpuplan/plan.hpp"
 
@@ -64,6 +66,41 @@ TEST(Plan, PublishedLayoutIsAcceptedByTheMemoryModel) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+TEST(Plan, PublishedLayoutRanksAmongTheFittingOnes) {
+  // GPT-3 175B, seq 2048, global batch 1536 on 1,024 A100-80GB. The validation
+  // cases (narayanan21_t2_PTD_175B_*, Narayanan 2021 Table 2) state tp 8, pp 12,
+  // micro-batch 1, full recompute, no SP, fp16, which needs a multiple of 96
+  // GPUs; on 1,024 GPUs the same recipe is tp 8, pp 16, dp 8. Both are ranked.
+  PlanRequest r = gpt3_request();
+  r.gpu_counts = {1024, 768};
+  Layout l;
+  l.tp = 8; l.pp = 16; l.dp = 8; l.micro_batch = 1; l.global_batch = 1536; l.seq_len = 2048;
+  l.recompute = Recompute::kFull;
+  l.sequence_parallel = false;
+  l.precision = Precision::kFp16;
+  Layout t2 = l;
+  t2.pp = 12;
+  r.references = {l, t2};
+  const PlanResult res = plan(r);
+  ASSERT_EQ(res.groups.size(), 2u);
+  for (const PlanGroup& g : res.groups) {
+    ASSERT_EQ(g.references.size(), 1u);
+    const PlanReference& p = g.references[0];
+    EXPECT_EQ(p.layout.gpus(), g.gpus);
+    EXPECT_TRUE(p.fits);
+    EXPECT_GE(p.rank, 1);
+    EXPECT_LE(p.rank, g.fitting + 1);
+    EXPECT_GE(p.vs_best, 0);
+    std::printf("GPT-3 175B on %lld A100-80GB: published layout tp%d pp%d dp%d ranks %lld of %lld fitting, %.1f%% slower than the best\n",
+                static_cast<long long>(g.gpus), p.layout.tp, p.layout.pp, p.layout.dp, static_cast<long long>(p.rank),
+                static_cast<long long>(p.of), 100 * p.vs_best);
+  }
+  const Report rep = plan_report(r, res);
+  bool section = false;
+  for (const Section& s : rep.sections) section = section || s.key.rfind("reference_", 0) == 0;
+  EXPECT_TRUE(section);
 }
 
 TEST(Plan, NothingFitsGivesNoCandidates) {

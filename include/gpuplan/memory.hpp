@@ -100,4 +100,10 @@ double activation_bytes_per_layer(const ModelSpec& model, const Layout& layout, 
 MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
                                 const MemoryOptions& options = {});
 
+// The same numbers as estimate_memory (peak, fits, every byte field), without
+// the assumption and warning texts, the largest micro-batch or the
+// suggestions: the planner's inner loop, where only `fits` is read.
+MemoryBreakdown estimate_memory_numbers(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
+                                        const MemoryOptions& options = {});
+
 }  // namespace gpuplan

@@ -40,6 +40,11 @@ struct PlanRequest {
   PlanRank rank_by = PlanRank::kTime;
   StepTimeOptions step_options;
   MemoryOptions memory_options;
+  // Layouts to place in the ranking (a published layout, the one a team runs
+  // now): each is checked against memory and, when it fits, ranked among the
+  // searched layouts of every group whose GPU count it uses (layout.gpus()).
+  // It need not be one the search enumerates (sequence parallelism off, fp16).
+  std::vector<Layout> references;
 };
 
 struct PlanCandidate {
@@ -47,6 +52,17 @@ struct PlanCandidate {
   StepTime time;
   MemoryBreakdown memory;
   double cost_per_step_usd = 0;         // step time × GPUs × default on-demand price (0: no price)
+};
+
+// Where a reference layout ranks among the searched layouts that fit.
+struct PlanReference {
+  Layout layout;
+  MemoryBreakdown memory;
+  StepTime time;                        // timed even when it does not fit
+  bool fits = false;
+  int64_t rank = 0;                     // 1 + searched fitting layouts strictly faster (cheaper); 0 when it does not fit
+  int64_t of = 0;                       // searched layouts that fit (the rank is out of of + 1 when it is not among them)
+  double vs_best = 0;                   // its score / the winner's score - 1 (0.05: 5% slower than the best)
 };
 
 // One GPU type at one count.
@@ -60,6 +76,7 @@ struct PlanGroup {
   int64_t fitting = 0;                  // of which fit in memory and were timed
   double usd_per_gpu_hour = 0;          // default on-demand price (0: none in data/prices.json)
   std::vector<PlanCandidate> top;       // best first, at most top_k
+  std::vector<PlanReference> references;  // request.references that use this many GPUs, in request order
   std::string why_en;                   // why the winner wins
 };
 

@@ -32,6 +32,7 @@ struct PlanFlags {
   bool cross_node_tp = false;
   bool no_flash = false;
   std::optional<int> gpus_per_node;
+  std::vector<std::string> compare;
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -74,6 +75,54 @@ std::vector<int64_t> parse_counts(const std::string& text) {
   return out;
 }
 
+// "tp=8,pp=16,dp=8,mb=1,vp=1,zero=0,recompute=full,sp=off": a layout to rank
+// among the searched ones. Unset: cp/ep/vp 1, micro-batch 1, ZeRO 0, recompute
+// none, SP on when tp > 1; batch, sequence, precision and optimizer from the plan.
+Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
+  Layout l;
+  l.seq_len = r.seq_len;
+  l.global_batch = r.global_batch;
+  l.precision = r.precision;
+  l.optimizer = r.optimizer;
+  l.flash_attention = r.flash_attention;
+  std::optional<bool> sp;
+  bool have_tp = false, have_pp = false, have_dp = false;
+  const char* flag = "--compare-layout";
+  for (const std::string& part : split(text, ',')) {
+    const auto eq = part.find('=');
+    if (eq == std::string::npos) throw InputError(flag, fmt::format("{}: '{}' is not key=value (tp=8,pp=16,dp=8,mb=1,recompute=full).", flag, part));
+    const std::string k = normalize_name(part.substr(0, eq));
+    const std::string v = part.substr(eq + 1);
+    auto integer = [&](double lo, double hi) {
+      const double x = parse_count(v, flag);
+      if (x != static_cast<double>(static_cast<int64_t>(x)) || x < lo || x > hi) {
+        throw InputError(flag, fmt::format("{}: {} must be a whole number from {} to {} (got {}).", flag, k, lo, hi, v));
+      }
+      return static_cast<int64_t>(x);
+    };
+    if (k == "tp") { l.tp = static_cast<int>(integer(1, 1e6)); have_tp = true; }
+    else if (k == "pp") { l.pp = static_cast<int>(integer(1, 1e6)); have_pp = true; }
+    else if (k == "dp") { l.dp = static_cast<int>(integer(1, 1e7)); have_dp = true; }
+    else if (k == "cp") l.cp = static_cast<int>(integer(1, 1e6));
+    else if (k == "ep") l.ep = static_cast<int>(integer(1, 1e6));
+    else if (k == "vp") l.vp = static_cast<int>(integer(1, 1e3));
+    else if (k == "mb" || k == "micro-batch" || k == "micro_batch") l.micro_batch = integer(1, 1e7);
+    else if (k == "zero") l.zero_stage = static_cast<int>(integer(0, 3));
+    else if (k == "recompute") l.recompute = parse_recompute(v, flag);
+    else if (k == "sp") {
+      const std::string b = normalize_name(v);
+      if (b == "on" || b == "true" || b == "1") sp = true;
+      else if (b == "off" || b == "false" || b == "0") sp = false;
+      else throw InputError(flag, fmt::format("{}: sp must be on or off (got {}).", flag, v));
+    } else {
+      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp).", flag, k));
+    }
+  }
+  if (!have_tp || !have_pp || !have_dp) throw InputError(flag, fmt::format("{}: give at least tp, pp and dp ({}).", flag, text));
+  l.sequence_parallel = sp ? *sp : l.tp > 1;
+  return l;
+}
+
 void run(const PlanFlags& f) {
   load_gpu_file(f.out);
   if (f.model.empty()) throw InputError("--model", "--model is required: a catalog id (gpuplan models) or a config.json path.");
@@ -104,6 +153,15 @@ void run(const PlanFlags& f) {
   if (f.gpus_per_node) {
     if (*f.gpus_per_node < 1 || *f.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
     r.step_options.gpus_per_node = *f.gpus_per_node;
+  }
+  for (const std::string& c : f.compare) {
+    const Layout l = parse_compare_layout(c, r);
+    bool used = false;
+    for (int64_t n : r.gpu_counts) used = used || l.gpus() == n;
+    if (!used) {
+      throw InputError("--compare-layout", fmt::format("--compare-layout {} uses {} GPUs; --gpus does not include that count.", c, l.gpus()));
+    }
+    r.references.push_back(l);
   }
   const PlanResult res = plan(r);
   print_report(plan_report(r, res), f.out);
@@ -138,6 +196,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("--cross-node-tp", f->cross_node_tp, "Also search TP larger than one node");
   cmd->add_flag("--no-flash", f->no_flash, "Attention without FlashAttention (materialised scores)");
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default: the GPU's usual node)");
+  cmd->add_option("--compare-layout", f->compare,
+                  "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable)");
   add_output_options(cmd, &f->out);
   cmd->callback([f] { run(*f); });
 }

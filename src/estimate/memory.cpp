@@ -134,9 +134,24 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   // Activations of the micro-batches in flight.
   s.layers = static_cast<double>(p.layers);
   s.inflight = inflight_micro_batches(l, stage);
+  // A layer's activations depend only on whether it is a MoE layer: compute
+  // each kind once and add them in layer order (the same sum, bit for bit, as
+  // evaluating every layer; the planner calls this ~10^4 times per search).
+  struct PerKind {
+    const ModelSpec& m;
+    const Layout& l;
+    const MemoryOptions& o;
+    double v[2] = {-1, -1};
+    double operator()(bool moe) {
+      double& x = v[moe ? 1 : 0];
+      if (x < 0) x = activation_bytes_per_layer(m, l, moe, o);
+      return x;
+    }
+  };
+  PerKind act{m, l, o};
   double largest_full = 0, sum_layers = 0;
   for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
-    const double a = activation_bytes_per_layer(m, l, m.is_moe_layer(layer), o);
+    const double a = act(m.is_moe_layer(layer));
     largest_full = std::max(largest_full, a);
     sum_layers += a;
   }
@@ -149,9 +164,10 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     // are live again (Korthikanti et al. 2022, section 4).
     Layout no_recompute = l;
     no_recompute.recompute = Recompute::kNone;
+    PerKind act_full{m, no_recompute, o};
     double full = 0;
     for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
-      full = std::max(full, activation_bytes_per_layer(m, no_recompute, m.is_moe_layer(layer), o));
+      full = std::max(full, act_full(m.is_moe_layer(layer)));
     }
     // The recomputed layer's input is its checkpoint, already counted above.
     live_extra = p.layers > 0 ? std::max(0.0, full - ckpt) : 0.0;
@@ -162,9 +178,10 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
       // one layer's s×s scores are live again while it does.
       Layout no_recompute = l;
       no_recompute.recompute = Recompute::kNone;
+      PerKind act_full{m, no_recompute, o};
       for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
         const bool moe = m.is_moe_layer(layer);
-        live_extra = std::max(live_extra, activation_bytes_per_layer(m, no_recompute, moe, o) - activation_bytes_per_layer(m, l, moe, o));
+        live_extra = std::max(live_extra, act_full(moe) - act(moe));
       }
     }
   }
@@ -376,6 +393,10 @@ void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, co
 }
 
 }  // namespace
+
+MemoryBreakdown estimate_memory_numbers(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options) {
+  return evaluate(model, layout, gpu, options);
+}
 
 MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options) {
   MemoryBreakdown br = evaluate(model, layout, gpu, options);

@@ -84,16 +84,25 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int stage) {
   const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
   // LoRA adapters (Hu et al. 2021) on the q, k, v and o projections: A is in×r, B r×out.
   const double adapter = lora ? static_cast<double>(r) * (4 * h + 2.0 * m.q_width() + 2.0 * m.kv_width()) : 0;
+  // A layer's parameters depend only on whether it is a MoE layer: each kind is
+  // computed once, then added in layer order (the same sums, bit for bit).
+  double kind_dense[2] = {-1, -1}, kind_expert[2] = {0, 0};
   for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
-    double dense = attention;
-    double expert = 0;
-    if (m.is_moe_layer(layer)) {
-      const MoeSpec& e = *m.moe;
-      expert = e.routed_experts * dense_mlp_params(m, e.expert_intermediate);
-      dense += (e.shared_intermediate > 0 ? dense_mlp_params(m, e.shared_intermediate) : 0) + h * e.routed_experts;
-    } else {
-      dense += dense_mlp_params(m, m.intermediate);
+    const int kind = m.is_moe_layer(layer) ? 1 : 0;
+    if (kind_dense[kind] < 0) {
+      double dense = attention;
+      double expert = 0;
+      if (kind == 1) {
+        const MoeSpec& e = *m.moe;
+        expert = e.routed_experts * dense_mlp_params(m, e.expert_intermediate);
+        dense += (e.shared_intermediate > 0 ? dense_mlp_params(m, e.shared_intermediate) : 0) + h * e.routed_experts;
+      } else {
+        dense += dense_mlp_params(m, m.intermediate);
+      }
+      kind_dense[kind] = dense;
+      kind_expert[kind] = expert;
     }
+    const double dense = kind_dense[kind], expert = kind_expert[kind];
     // Tensor parallelism splits every weight matrix t ways (Shoeybi et al. 2019);
     // the norms are replicated but small, and are divided too.
     p.layer_dense += dense / tp;

@@ -223,7 +223,7 @@ PlanResult plan(const PlanRequest& r) {
         }
         if (dominated) continue;
         ++grp.memory_checked;
-        const MemoryBreakdown mem = estimate_memory(r.model, l, g, mo);
+        const MemoryBreakdown mem = estimate_memory_numbers(r.model, l, g, mo);
         if (!mem.fits) {
           fails.push_back({l.zero_stage, lean, l.micro_batch});
           continue;
@@ -243,6 +243,25 @@ PlanResult plan(const PlanRequest& r) {
         c.memory = estimate_memory(r.model, c.layout, g, mo_full);
         c.cost_per_step_usd = c.time.step_s * static_cast<double>(n) * grp.usd_per_gpu_hour / 3600.0;
         grp.top.push_back(std::move(c));
+      }
+      for (const Layout& given : r.references) {
+        if (given.gpus() != n) continue;
+        Layout ref = given;
+        if (ref.global_batch <= 0) ref.global_batch = grp.global_batch;
+        validate_layout(r.model, ref, n);
+        PlanReference pr;
+        pr.layout = ref;
+        pr.memory = estimate_memory(r.model, ref, g, mo_full);
+        pr.fits = pr.memory.fits;
+        pr.time = estimate_step_time(r.model, ref, g, r.step_options);
+        pr.of = grp.fitting;
+        const double s = score(r, pr.time, n);
+        if (pr.fits) {
+          pr.rank = 1;
+          for (const auto& f : fitting) pr.rank += f.first < s ? 1 : 0;
+        }
+        if (!fitting.empty()) pr.vs_best = s / fitting.front().first - 1;
+        grp.references.push_back(std::move(pr));
       }
       if (!grp.top.empty()) {
         // The runner-up that differs in more than the recompute/ZeRO knobs says more.

@@ -88,6 +88,29 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
       s.records.push_back(std::move(rec));
     }
     rep.sections.push_back(std::move(s));
+    if (!g.references.empty()) {
+      Section rs{"reference_" + key, fmt::format("{} × {}: where the given layouts rank", g.gpus, g.gpu_id),
+                 fmt::format("{} × {}：指定方案的排名", g.gpus, g.gpu_id), {},
+                 {"layout", "micro_batch", "zero", "recompute", "fits", "rank", "of", "step_s", "vs_best", "mfu", "memory_bytes"}, {}};
+      for (const PlanReference& pr : g.references) {
+        const Layout& l = pr.layout;
+        std::vector<Row> rec{text("layout", "Layout", "方案", layout_text(l) + (l.sequence_parallel ? " sp" : "")),
+                             num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
+                             num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
+                             text("recompute", "Recompute", "重计算", recompute_name(l.recompute)),
+                             text("fits", "Fits", "放得下", pr.fits ? "yes" : "no")};
+        if (pr.fits) {
+          rec.push_back(num("rank", "Rank", "排名", static_cast<double>(pr.rank), Unit::kCount));
+          rec.push_back(num("of", "Of (fitting)", "共（放得下）", static_cast<double>(pr.of), Unit::kCount));
+        }
+        rec.push_back(num("step_s", "Step", "单步", pr.time.step_s, Unit::kSeconds));
+        if (!g.top.empty()) rec.push_back(num("vs_best", "Slower than best", "比最优慢", pr.vs_best, Unit::kFraction));
+        rec.push_back(num("mfu", "MFU", "MFU", pr.time.mfu, Unit::kFraction));
+        rec.push_back(num("memory_bytes", "Memory", "显存", pr.memory.peak_bytes, Unit::kBytes));
+        rs.records.push_back(std::move(rec));
+      }
+      rep.sections.push_back(std::move(rs));
+    }
     if (g.top.empty()) {
       rep.warnings.push_back({fmt::format("{} × {}: no layout fits in memory; add GPUs, a larger GPU, or allow ZeRO-3/recompute.", g.gpus, g.gpu_id),
                               fmt::format("{} × {}：没有放得下的方案。", g.gpus, g.gpu_id)});
