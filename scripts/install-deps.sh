@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Installs gpuplan's build and test dependencies from Debian 12's own packages.
 # Nothing is downloaded from anywhere else.
+#   --e2e   also what the browser test needs (tests/e2e/): Chromium, a CJK font for its
+#           screenshots, and Node.js/npm where the machine has none (scripts/test.sh passes it).
 set -euo pipefail
-packages=(cmake g++ make python3
+packages=(cmake g++ make python3 pkg-config
           libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest libbenchmark-dev
+          libcpp-httplib-dev  # gpuplan web (issue 7)
           clang libclang-rt-14-dev)  # clang + libFuzzer for scripts/fuzz.sh (issue 8)
+if [ "${1:-}" = "--e2e" ]; then
+  packages+=(chromium fonts-wqy-microhei)
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

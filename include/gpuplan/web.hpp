@@ -1,0 +1,51 @@
+// The web front end (issue 7): a JSON API over the same library calls the CLI
+// uses, and the page's static files, compiled into the binary from web/.
+//
+// Everything a request can do is decided here, without sockets, so tests call
+// it directly; src/web/http/ only moves bytes between cpp-httplib and
+// handle_request. Nothing a request says reads or writes a file: models come
+// from the catalog, a bare parameter count or a pasted config.json object,
+// GPUs from the built-in catalog only.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gpuplan/embedded_data.hpp"
+
+namespace gpuplan {
+
+// The files under web/, embedded at build time (cmake/EmbedData.cmake).
+const std::vector<EmbeddedFile>& embedded_web_files();
+
+namespace web {
+
+// Request bodies larger than this get HTTP 413.
+inline constexpr std::size_t kMaxBodyBytes = 1024 * 1024;
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// Routes (docs/web.md):
+//   GET  /, /index.html, /app.js, ...   the page (embedded files)
+//   GET  /api/health                    {"ok": true, "version": ...}
+//   GET  /api/models, /api/gpus         catalogs for the page's menus
+//   POST /api/train                     to_json(train_report(...)): what `gpuplan train --format json` prints
+//   POST /api/memory                    to_json(memory_report(...)): `gpuplan memory --format json`
+//   POST /api/plan                      to_json(plan_report(...)): `gpuplan plan --format json`
+//   POST /api/<command>/view            {"report": <the same JSON>, "view": labels and formatted values, en and zh}
+// Errors: {"error": "<one sentence>", "field": "<request key or null>"} with
+// 400 (bad input), 404 (unknown route or file), 405 (wrong method), 413 (body too large).
+ApiResponse handle_request(const std::string& method, const std::string& path, const std::string& body);
+
+// The request key for an InputError field: "--seq-len" -> "seq_len".
+std::string field_key(const std::string& cli_field);
+
+// One error response.
+ApiResponse error_response(int status, const std::string& message, const std::string& field = "");
+
+}  // namespace web
+}  // namespace gpuplan

@@ -1,0 +1,29 @@
+// gpuplan web: the planner as a local web page (src/web/, docs/web.md).
+#include <memory>
+
+#include "commands.hpp"
+#include "gpuplan/error.hpp"
+#include "web/http/server.hpp"
+
+namespace gpuplan::cli {
+
+void add_web_command(CLI::App& app) {
+  struct Flags {
+    std::string host = "127.0.0.1";
+    int port = 8080;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand("web",
+      "Serve the planner as a web page and a JSON API (docs/web.md).\n"
+      "Example: gpuplan web    then open http://127.0.0.1:8080/");
+  cmd->add_option("--host", flags->host, "Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)")
+      ->capture_default_str();
+  cmd->add_option("--port,-p", flags->port, "TCP port (0: any free port, printed at start)")->capture_default_str();
+  cmd->callback([flags] {
+    if (flags->port < 0 || flags->port > 65535) throw InputError("--port", "--port must be from 0 to 65535.");
+    const int rc = web::serve(flags->host, flags->port);
+    if (rc != 0) std::exit(rc);
+  });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,479 @@
+// gpuplan web page: forms → JSON API (the same reports the CLI prints) → tables and inline SVG charts.
+// No framework: the page is a few forms and four charts. State lives in the URL's query string.
+'use strict';
+
+const I18N = {
+  en: {
+    tagline: 'GPUs, time and cost of a large-model training run', copy_link: 'Copy link', copied: 'Link copied',
+    tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner',
+    model_gpu: 'Model and GPUs', model: 'Model', paste_config: '…or paste a config.json (used instead of the menu)',
+    gpu: 'GPU', gpus: 'GPU count', training: 'Training run', tokens: 'Training tokens',
+    solve_time: 'Given GPUs: solve time', solve_gpus: 'Given a deadline: solve GPUs', deadline: 'Deadline',
+    mfu: 'MFU (model FLOPs utilisation)', price: 'Price per GPU-hour (empty: catalog)', layout: 'Layout',
+    seq_len: 'Sequence length', micro_batch: 'Micro-batch', recompute: 'Recompute',
+    global_batch: 'Global batch (sequences, 0: automatic)',
+    k_time: 'Wall-clock time', k_gpus: 'GPUs', k_gpu_hours: 'GPU-hours', k_cost: 'Total cost',
+    sweep_title: 'Time and cost against GPU count', sweep_note: 'Same model, tokens and MFU; each GPU type at its catalog price.',
+    chart_days: 'Wall-clock days', chart_cost: 'Cost (million USD)', gpu_count: 'GPUs',
+    mem_title: 'Memory per GPU against capacity', plan_title: 'Ranked layouts', report: 'Report',
+    capacity: 'capacity', usable: 'usable (after safety margin)', peak: 'peak', fits: 'fits', no_fit: 'does not fit',
+    step_title: 'Step-time breakdown of the chosen layout', plan_missing: 'The planner is not in this build.',
+    plan_pick: 'Click a row to see its step time.', assumptions: 'Assumptions', warnings: 'Warnings',
+    loading: 'Computing…', rank: '#', layout_col: 'Layout', step_s: 'Step', mfu_col: 'MFU', mem_col: 'Memory/GPU',
+    comm_col: 'Comm.', bubble_col: 'Bubble', tok_col: 'Tokens/s/GPU',
+    footer: 'Numbers from the same library as the gpuplan command line; formulas and sources in docs/formulas.md.',
+    seg_weights: 'weights', seg_gradients: 'gradients', seg_optimizer: 'optimizer', seg_activations: 'activations',
+    seg_logits: 'logits', seg_comm: 'comm. buffers', seg_zero3: 'ZeRO-3 gathered', seg_context: 'CUDA context',
+    seg_frag: 'fragmentation', st_gemm: 'GEMMs', st_attention: 'attention', st_elementwise: 'element-wise',
+    st_recompute: 'recompute', st_tp: 'TP comm.', st_pp: 'PP comm.', st_dp: 'DP/ZeRO comm.', st_cp: 'CP comm.',
+    st_ep: 'EP comm.', st_bubble: 'pipeline bubble', st_optimizer: 'optimizer',
+  },
+  zh: {
+    tagline: '大模型训练所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
+    tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划',
+    model_gpu: '模型与 GPU', model: '模型', paste_config: '…或粘贴 config.json（优先于下拉菜单）',
+    gpu: 'GPU 型号', gpus: 'GPU 数量', training: '训练任务', tokens: '训练 token 数',
+    solve_time: '给定卡数：求时间', solve_gpus: '给定工期：求卡数', deadline: '工期',
+    mfu: 'MFU（模型算力利用率）', price: '每卡时价格（留空：价格目录）', layout: '并行方式',
+    seq_len: '序列长度', micro_batch: '微批大小', recompute: '重计算',
+    global_batch: '全局批大小（序列数，0：自动）',
+    k_time: '训练时长', k_gpus: 'GPU 数量', k_gpu_hours: '卡时', k_cost: '总成本',
+    sweep_title: '时间与成本随 GPU 数量的变化', sweep_note: '模型、token 数与 MFU 相同；各型号按价格目录计价。',
+    chart_days: '训练天数', chart_cost: '成本（百万美元）', gpu_count: 'GPU 数量',
+    mem_title: '单卡显存占用与容量', plan_title: '并行方案排名', report: '报告',
+    capacity: '容量', usable: '可用（扣除安全余量）', peak: '峰值', fits: '放得下', no_fit: '放不下',
+    step_title: '所选方案的单步时间构成', plan_missing: '此版本未包含并行规划器。',
+    plan_pick: '点击一行查看其单步时间。', assumptions: '假设', warnings: '警告',
+    loading: '计算中…', rank: '#', layout_col: '并行方式', step_s: '单步', mfu_col: 'MFU', mem_col: '单卡显存',
+    comm_col: '通信', bubble_col: '气泡', tok_col: '每卡 token/s',
+    footer: '数字与 gpuplan 命令行来自同一个库；公式与出处见 docs/formulas.md。',
+    seg_weights: '权重', seg_gradients: '梯度', seg_optimizer: '优化器状态', seg_activations: '激活值',
+    seg_logits: 'logits', seg_comm: '通信缓冲', seg_zero3: 'ZeRO-3 聚合参数', seg_context: 'CUDA 上下文',
+    seg_frag: '碎片', st_gemm: '矩阵乘', st_attention: '注意力', st_elementwise: '逐元素运算',
+    st_recompute: '重计算', st_tp: 'TP 通信', st_pp: 'PP 通信', st_dp: 'DP/ZeRO 通信', st_cp: 'CP 通信',
+    st_ep: 'EP 通信', st_bubble: '流水线气泡', st_optimizer: '优化器',
+  },
+};
+
+const COLORS = ['#2f6fdf', '#e07b24', '#1f8a4c', '#b23a8f', '#7a5cd6', '#c2372c', '#0f8ea1', '#8a6d1f', '#5b6577', '#d6a31c', '#3b3b98'];
+// Form fields mirrored in the URL, with their defaults.
+const FIELDS = {
+  tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
+  deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
+  recompute: 'none', global_batch: '0',
+};
+const SWEEP_GPUS = ['h100', 'a100-80g', 'h200', '910b', 'h800', 'h20'];
+
+const $ = (sel) => document.querySelector(sel);
+const state = {};
+let lang = localStorage.getItem('gpuplan.lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en');
+let catalog = { models: [], gpus: [] };
+let last = {};          // last responses, re-rendered when the language changes
+let seq = 0;            // newest request wins
+
+const t = (k) => (I18N[lang] && I18N[lang][k]) || I18N.en[k] || k;
+
+// ---------- state ⇄ URL ⇄ form ----------
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  for (const [k, d] of Object.entries(FIELDS)) state[k] = q.has(k) ? q.get(k) : d;
+}
+function writeUrl() {
+  const q = new URLSearchParams();
+  for (const k of Object.keys(FIELDS)) if (state[k] !== '' && state[k] !== undefined) q.set(k, state[k]);
+  history.replaceState(null, '', '?' + q.toString());
+}
+function stateToForm() {
+  for (const k of Object.keys(FIELDS)) {
+    if (k === 'solve') {
+      for (const r of document.querySelectorAll('input[name="solve"]')) r.checked = r.value === state.solve;
+      continue;
+    }
+    const el = document.getElementById(k);
+    if (el) el.value = state[k];
+  }
+  if (state.config) $('#config-box').open = true;
+  document.body.dataset.tab = state.tab;
+  document.body.dataset.solve = state.solve;
+  for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
+}
+function formToState() {
+  for (const k of Object.keys(FIELDS)) {
+    if (k === 'tab') continue;
+    if (k === 'solve') { state.solve = document.querySelector('input[name="solve"]:checked').value; continue; }
+    const el = document.getElementById(k);
+    if (el) state[k] = el.value.trim();
+  }
+  document.body.dataset.solve = state.solve;
+}
+
+// ---------- API ----------
+async function post(path, body) {
+  const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const j = await r.json();
+  if (!r.ok) { const e = new Error(j.error || ('HTTP ' + r.status)); e.field = j.field; e.status = r.status; throw e; }
+  return j;
+}
+function modelPart() {
+  if (state.config) {
+    try { return { config: JSON.parse(state.config) }; } catch (e) {
+      const err = new Error('config.json: ' + e.message); err.field = 'config'; throw err;
+    }
+  }
+  return { model: state.model };
+}
+function trainBody(over = {}) {
+  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, mfu: state.mfu };
+  if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
+  if (state.price) b.price = state.price;
+  return Object.assign(b, over);
+}
+function memoryBody() {
+  return { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, tp: state.tp, pp: state.pp,
+           zero: state.zero, micro_batch: state.micro_batch, recompute: state.recompute };
+}
+function planBody() {
+  const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch };
+  return b;
+}
+
+// ---------- formatting ----------
+function viewRow(view, section, key) {
+  const s = view.sections.find((x) => x.key === section);
+  return s && s.rows.find((r) => r.key === key);
+}
+const shown = (row) => (row ? row['value_' + lang] : '–');
+function setKpi(el, report, view, section, key) {
+  const row = viewRow(view, section, key);
+  el.textContent = shown(row);
+  const v = report[section] && report[section][key];
+  if (v !== undefined) el.dataset.value = String(v); else delete el.dataset.value;
+  el.dataset.key = section + '.' + key;
+}
+function fmtNum(v) {
+  if (!isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a >= 100) return Math.round(v).toLocaleString('en-US');
+  if (a >= 10) return v.toFixed(1);
+  if (a >= 1) return v.toFixed(2);
+  return v.toPrecision(2);
+}
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+
+// ---------- SVG charts ----------
+const NS = 'http://www.w3.org/2000/svg';
+function svg(w, h) {
+  const s = document.createElementNS(NS, 'svg');
+  s.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  s.setAttribute('role', 'img');
+  return s;
+}
+function add(parent, tag, attrs, text) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  parent.appendChild(e);
+  return e;
+}
+function legendHtml(items) {
+  return '<div class="legend">' + items.map((i) => `<span><i style="background:${i.color}"></i>${esc(i.name)}</span>`).join('') + '</div>';
+}
+function niceTicks(lo, hi, n = 5) {
+  const span = hi - lo || 1;
+  const step0 = span / n, mag = Math.pow(10, Math.floor(Math.log10(step0)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => span / s <= n) || mag * 10;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step) out.push(+v.toPrecision(12));
+  return out;
+}
+// Lines over a log2 x axis (GPU counts), linear y from 0; one series per GPU type.
+function lineChart(fig, title, series, yLabel) {
+  const W = 460, H = 280, L = 56, R = 12, T = 14, B = 40;
+  const pts = series.flatMap((s) => s.points);
+  fig.innerHTML = `<figcaption>${esc(title)}</figcaption>`;
+  if (!pts.length) { fig.insertAdjacentHTML('beforeend', '<p class="note">–</p>'); return; }
+  const xs = pts.map((p) => Math.log2(p[0])), ys = pts.map((p) => p[1]);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), yMax = Math.max(...ys) * 1.05 || 1;
+  const X = (v) => L + ((Math.log2(v) - x0) / (x1 - x0 || 1)) * (W - L - R);
+  const Y = (v) => H - B - (v / yMax) * (H - T - B);
+  const s = svg(W, H);
+  for (const v of niceTicks(0, yMax)) {
+    add(s, 'line', { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: '#e6e9ef' });
+    add(s, 'text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5b6577' }, fmtNum(v));
+  }
+  const counts = [...new Set(pts.map((p) => p[0]))].sort((a, b) => a - b);
+  for (const c of counts) add(s, 'text', { x: X(c), y: H - B + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577' }, c.toLocaleString('en-US'));
+  add(s, 'text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577' }, t('gpu_count'));
+  add(s, 'text', { x: 12, y: T + (H - T - B) / 2, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577', transform: `rotate(-90 12 ${T + (H - T - B) / 2})` }, yLabel);
+  add(s, 'line', { x1: L, x2: W - R, y1: H - B, y2: H - B, stroke: '#9aa3b2' });
+  series.forEach((se) => {
+    if (!se.points.length) return;
+    add(s, 'polyline', { points: se.points.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: se.color, 'stroke-width': 2 });
+    for (const p of se.points) {
+      const c = add(s, 'circle', { cx: X(p[0]), cy: Y(p[1]), r: 3, fill: se.color });
+      add(c, 'title', {}, `${se.name}: ${p[0]} GPUs → ${fmtNum(p[1])}`);
+    }
+  });
+  fig.appendChild(s);
+  fig.insertAdjacentHTML('beforeend', legendHtml(series));
+}
+// One horizontal stacked bar (segments in bytes or seconds) with optional reference lines.
+function stackedBar(fig, title, segments, total, refs, unit) {
+  const W = 720, H = 150, L = 10, R = 10, T = 28, BAR = 46;
+  fig.innerHTML = `<figcaption>${esc(title)}</figcaption>`;
+  const s = svg(W, H);
+  const sum = segments.reduce((a, x) => a + x.value, 0);
+  const max = Math.max(sum, total || 0, ...refs.map((r) => r.value)) * 1.02 || 1;
+  const X = (v) => L + (v / max) * (W - L - R);
+  add(s, 'rect', { x: L, y: T, width: W - L - R, height: BAR, fill: '#f1f3f7' });
+  let acc = 0;
+  for (const seg of segments) {
+    if (seg.value <= 0) continue;
+    const r = add(s, 'rect', { x: X(acc), y: T, width: Math.max(0.5, X(acc + seg.value) - X(acc)), height: BAR, fill: seg.color });
+    add(r, 'title', {}, `${seg.name}: ${fmtNum(seg.value / unit.div)} ${unit.name}`);
+    acc += seg.value;
+  }
+  for (const ref of refs) {
+    add(s, 'line', { x1: X(ref.value), x2: X(ref.value), y1: T - 8, y2: T + BAR + 8, stroke: ref.color, 'stroke-width': 2, 'stroke-dasharray': ref.dash || '' });
+    add(s, 'text', { x: Math.min(X(ref.value), W - R), y: ref.above ? T - 12 : T + BAR + 22, 'text-anchor': X(ref.value) > W - 120 ? 'end' : 'middle', 'font-size': 12, fill: ref.color },
+        `${ref.name} ${fmtNum(ref.value / unit.div)} ${unit.name}`);
+  }
+  const ticks = niceTicks(0, max / unit.div, 6);
+  for (const v of ticks) add(s, 'text', { x: X(v * unit.div), y: H - 6, 'text-anchor': 'middle', 'font-size': 10, fill: '#9aa3b2' }, fmtNum(v));
+  fig.appendChild(s);
+  fig.insertAdjacentHTML('beforeend', legendHtml(segments.filter((x) => x.value > 0).map((x) => ({ ...x, name: `${x.name} ${fmtNum(x.value / unit.div)} ${unit.name}` }))));
+}
+
+// ---------- report table ----------
+function renderReport(view) {
+  $('#report-title').textContent = view['title_' + lang] || t('report');
+  let h = '<div class="table-wrap"><table>';
+  for (const s of view.sections) {
+    if (s.columns && s.columns.length && s.records.length) continue;  // tables (rankings) are drawn elsewhere
+    if (!s.rows.length) continue;
+    h += `<tr class="section"><th colspan="2">${esc(s[lang] || s.en)}</th></tr>`;
+    for (const r of s.rows) h += `<tr data-key="${esc(s.key + '.' + r.key)}"><td>${esc(r[lang] || r.en)}</td><td class="num">${esc(r['value_' + lang])}</td></tr>`;
+  }
+  h += '</table></div>';
+  const notes = (list, title) => list.length ? `<h3>${t(title)}</h3><ul class="notes">${list.map((n) => `<li>${esc(n[lang] || n.en)}</li>`).join('')}</ul>` : '';
+  h += notes(view.warnings, 'warnings') + notes(view.assumptions, 'assumptions');
+  $('#report').innerHTML = h;
+}
+
+// ---------- views ----------
+function showError(e) {
+  const box = $('#error');
+  for (const el of document.querySelectorAll('.invalid')) el.classList.remove('invalid');
+  if (!e) { box.hidden = true; return; }
+  box.hidden = false;
+  box.textContent = e.message;
+  const el = e.field && document.getElementById(e.field);
+  if (el) el.classList.add('invalid');
+}
+
+function renderTrain() {
+  const res = last.train;
+  if (!res) return;
+  const { report, view } = res;
+  setKpi($('#out-time'), report, view, 'time', 'wall_clock_s');
+  setKpi($('#out-gpus'), report, view, 'time', 'gpus');
+  setKpi($('#out-gpu-hours'), report, view, 'gpu_hours', 'total_gpu_hours');
+  const cost = report.cost || {};
+  const key = ['total_cost_usd', 'total_cost_cny', 'total_cost_low_usd', 'total_cost_low_cny'].find((k) => {
+    if (!(k in cost)) return false;
+    const cur = k.slice(-3);
+    return Object.keys(cost).some((c) => c.startsWith('price_per_gpu_hour') && c.endsWith(cur));
+  });
+  const out = $('#out-cost');
+  if (key && key.includes('_low_')) {
+    const hi = key.replace('_low_', '_high_');
+    out.textContent = `${shown(viewRow(view, 'cost', key))} – ${shown(viewRow(view, 'cost', hi))}`;
+    out.dataset.value = String(cost[key]); out.dataset.valueHigh = String(cost[hi]); out.dataset.key = 'cost.' + key;
+  } else if (key) {
+    setKpi(out, report, view, 'cost', key);
+  } else { out.textContent = '–'; delete out.dataset.value; }
+  renderReport(view);
+  renderSweep();
+}
+
+function renderSweep() {
+  const sw = last.sweep;
+  if (!sw) return;
+  const series = sw.map((s, i) => ({ name: s.name, color: COLORS[i % COLORS.length], points: s.points }));
+  lineChart($('#chart-time'), t('chart_days'), series.map((s) => ({ ...s, points: s.points.map((p) => [p.gpus, p.days]) })), t('chart_days'));
+  lineChart($('#chart-cost'), t('chart_cost'), series.map((s) => ({ ...s, points: s.points.filter((p) => p.usd !== null).map((p) => [p.gpus, p.usd / 1e6]) })), t('chart_cost'));
+}
+
+async function runSweep(my, report) {
+  const base = Math.max(8, report.time ? report.time.gpus : Number(state.gpus) || 1024);
+  const counts = [...new Set([1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8].map((f) => Math.max(8, Math.round((base * f) / 8) * 8)))];
+  const types = [];
+  const seen = new Set();
+  for (const g of [state.gpu, ...SWEEP_GPUS]) {
+    const spec = catalog.gpus.find((x) => x.id === g || x.aliases.includes(g));
+    if (spec && !seen.has(spec.id) && spec.peak_bf16_flop_per_s) { seen.add(spec.id); types.push(spec); }
+    if (types.length === 4) break;
+  }
+  const jobs = types.map(async (g) => {
+    const points = await Promise.all(counts.map(async (n) => {
+      try {
+        const r = await post('/api/train', trainBody({ gpu: g.id, gpus: n, deadline: undefined, price: undefined }));
+        const c = r.cost || {};
+        const usd = c.total_cost_usd ?? c.total_cost_low_usd ?? null;
+        return { gpus: n, days: r.time.wall_clock_s / 86400, usd };
+      } catch (e) { return null; }
+    }));
+    return { name: g.id, points: points.filter(Boolean) };
+  });
+  const sweep = await Promise.all(jobs);
+  if (my !== seq) return;
+  last.sweep = sweep;
+  renderSweep();
+}
+
+const MEM_SEGMENTS = [['weights_bytes', 'seg_weights'], ['gradients_bytes', 'seg_gradients'], ['optimizer_bytes', 'seg_optimizer'],
+  ['activations_bytes', 'seg_activations'], ['logits_bytes', 'seg_logits'], ['comm_buffers_bytes', 'seg_comm'],
+  ['zero3_gathered_bytes', 'seg_zero3'], ['cuda_context_bytes', 'seg_context'], ['fragmentation_bytes', 'seg_frag']];
+function renderMemory() {
+  const res = last.memory;
+  if (!res) return;
+  const m = res.report.memory;
+  const segs = MEM_SEGMENTS.map(([k, l], i) => ({ name: t(l), value: m[k] || 0, color: COLORS[i] }));
+  const GiB = 1024 ** 3;
+  stackedBar($('#chart-memory'), `${t('mem_title')} — ${m.fits ? t('fits') : t('no_fit')}`, segs, m.capacity_bytes,
+    [{ name: t('capacity'), value: m.capacity_bytes, color: '#14213d', above: true },
+     { name: t('usable'), value: m.capacity_bytes - m.safety_margin_bytes, color: '#c2372c', dash: '4 3' }],
+    { div: GiB, name: 'GiB' });
+  $('#chart-memory').dataset.fits = String(m.fits);
+  renderReport(res.view);
+}
+
+const STEP_SEGMENTS = [['gemm_s', 'st_gemm'], ['attention_s', 'st_attention'], ['elementwise_s', 'st_elementwise'],
+  ['recompute_s', 'st_recompute'], ['tp_comm_s', 'st_tp'], ['cp_comm_s', 'st_cp'], ['ep_comm_s', 'st_ep'], ['pp_comm_s', 'st_pp'],
+  ['dp_comm_s', 'st_dp'], ['bubble_s', 'st_bubble'], ['optimizer_s', 'st_optimizer']];
+function renderPlan() {
+  const res = last.plan;
+  const box = $('#plan-table');
+  if (!res) return;
+  if (res.missing) { box.innerHTML = `<p class="note">${t('plan_missing')}</p>`; $('#chart-step').innerHTML = ''; return; }
+  const { report, view } = res;
+  let h = '';
+  for (const key of Object.keys(report).filter((k) => k.startsWith('ranking_'))) {
+    const rows = report[key];
+    h += `<h3>${esc(key.replace('ranking_', '').replace(/_x(\d+)$/, ' × $1'))}</h3><div class="table-wrap"><table><thead><tr>` +
+      ['rank', 'layout_col', 'step_s', 'mfu_col', 'mem_col', 'comm_col', 'bubble_col', 'tok_col'].map((c) => `<th>${t(c)}</th>`).join('') + '</tr></thead><tbody>';
+    for (const r of rows) {
+      const lay = `tp${r.tp} pp${r.pp} dp${r.dp}${r.cp > 1 ? ' cp' + r.cp : ''}${r.ep > 1 ? ' ep' + r.ep : ''}${r.vp > 1 ? ' vp' + r.vp : ''} mb${r.micro_batch} ZeRO-${r.zero} ${r.recompute}`;
+      h += `<tr class="pick" data-layout='${esc(JSON.stringify({ tp: r.tp, pp: r.pp, dp: r.dp, cp: r.cp, ep: r.ep, vp: r.vp, micro_batch: r.micro_batch, zero: r.zero, recompute: r.recompute }))}'>` +
+        `<td>${r.rank}</td><td>${esc(lay)}</td><td class="num">${r.step_s.toFixed(2)} s</td><td class="num">${(r.mfu * 100).toFixed(1)}%</td>` +
+        `<td class="num">${(r.memory_bytes / 1024 ** 3).toFixed(1)} GiB</td><td class="num">${(r.comm_share * 100).toFixed(0)}%</td>` +
+        `<td class="num">${(r.bubble_share * 100).toFixed(0)}%</td><td class="num">${fmtNum(r.tokens_per_s_per_gpu)}</td></tr>`;
+    }
+    h += '</tbody></table></div>';
+  }
+  box.innerHTML = h + `<p class="note">${t('plan_pick')}</p>`;
+  const win = Object.keys(report).find((k) => k.startsWith('winner_'));
+  const chosen = res.chosen || (win && report[win]);
+  if (chosen) {
+    stackedBar($('#chart-step'), `${t('step_title')}: ${chosen.layout || ''} — ${chosen.step_s.toFixed(2)} s`,
+      STEP_SEGMENTS.map(([k, l], i) => ({ name: t(l), value: chosen[k] || 0, color: COLORS[i % COLORS.length] })), 0, [], { div: 1, name: 's' });
+  }
+  renderReport(view);
+}
+
+// ---------- update loop ----------
+async function update() {
+  const my = ++seq;
+  writeUrl();
+  showError(null);
+  document.body.classList.add('busy');
+  try {
+    if (state.tab === 'train') {
+      const res = await post('/api/train/view', trainBody());
+      if (my !== seq) return;
+      last.train = res; last.sweep = null;
+      renderTrain();
+      runSweep(my, res.report);
+    } else if (state.tab === 'memory') {
+      const res = await post('/api/memory/view', memoryBody());
+      if (my !== seq) return;
+      last.memory = res;
+      renderMemory();
+    } else {
+      let res;
+      try { res = await post('/api/plan/view', planBody()); } catch (e) {
+        if (e.status === 404) res = { missing: true }; else throw e;
+      }
+      if (my !== seq) return;
+      last.plan = res;
+      renderPlan();
+    }
+  } catch (e) {
+    if (my === seq) showError(e);
+  } finally {
+    if (my === seq) document.body.classList.remove('busy');
+  }
+}
+let timer = null;
+function schedule() { clearTimeout(timer); timer = setTimeout(update, 250); }
+
+function applyLang() {
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  $('#lang-toggle').textContent = lang === 'zh' ? 'English' : '中文';
+  if (state.tab === 'train') renderTrain();
+  else if (state.tab === 'memory') renderMemory();
+  else renderPlan();
+}
+
+function fillMenus() {
+  const fmtP = (p) => (p >= 1e9 ? (p / 1e9).toFixed(p >= 1e11 ? 0 : 1) + 'B' : (p / 1e6).toFixed(0) + 'M');
+  $('#model').innerHTML = catalog.models.map((m) => `<option value="${esc(m.id)}">${esc(m.name)} (${fmtP(m.params_total)}${m.moe ? ', MoE ' + fmtP(m.params_active) + ' active' : ''})</option>`).join('');
+  $('#gpu').innerHTML = catalog.gpus.map((g) => `<option value="${esc(g.id)}">${esc(g.name)}</option>`).join('');
+  // The URL may hold an alias (h100): show it selected as its catalog entry.
+  const gpu = catalog.gpus.find((g) => g.id === state.gpu || g.aliases.includes(state.gpu));
+  if (gpu) state.gpu = gpu.id;
+  const model = catalog.models.find((m) => m.id === state.model || m.aliases.includes(state.model));
+  if (model) state.model = model.id;
+}
+
+async function init() {
+  readUrl();
+  const [models, gpus] = await Promise.all([fetch('/api/models').then((r) => r.json()), fetch('/api/gpus').then((r) => r.json())]);
+  catalog = { models: models.models, gpus: gpus.gpus };
+  fillMenus();
+  stateToForm();
+  applyLang();
+  $('#form').addEventListener('submit', (e) => e.preventDefault());
+  $('#form').addEventListener('input', () => { formToState(); schedule(); });
+  $('#form').addEventListener('change', () => { formToState(); schedule(); });
+  for (const b of document.querySelectorAll('.tabs button')) {
+    b.addEventListener('click', () => { state.tab = b.dataset.tab; stateToForm(); update(); });
+  }
+  $('#lang-toggle').addEventListener('click', () => {
+    lang = lang === 'zh' ? 'en' : 'zh';
+    localStorage.setItem('gpuplan.lang', lang);
+    applyLang();
+  });
+  $('#copy-link').addEventListener('click', async () => {
+    try { await navigator.clipboard.writeText(location.href); } catch (e) { /* not allowed: the address bar has it */ }
+    $('#copy-link').textContent = t('copied');
+    setTimeout(() => { $('#copy-link').textContent = t('copy_link'); }, 1500);
+  });
+  $('#plan-table').addEventListener('click', async (e) => {
+    const tr = e.target.closest('tr.pick');
+    if (!tr) return;
+    for (const r of document.querySelectorAll('tr.chosen')) r.classList.remove('chosen');
+    tr.classList.add('chosen');
+    const lay = JSON.parse(tr.dataset.layout);
+    try {
+      const one = await post('/api/plan', { ...planBody(), ...lay, top: 1 });
+      const win = Object.keys(one).find((k) => k.startsWith('winner_'));
+      if (win && last.plan) { last.plan.chosen = one[win]; renderPlan(); }
+    } catch (err) { showError(err); }
+  });
+  await update();
+  document.body.dataset.ready = '1';
+}
+
+init().catch((e) => showError(e));
