@@ -188,7 +188,7 @@ function niceTicks(lo, hi, n = 5) {
 }
 // Lines over a log2 x axis (GPU counts), linear y from 0; one series per GPU type.
 function lineChart(fig, title, series, yLabel) {
-  const W = 460, H = 280, L = 56, R = 12, T = 14, B = 40;
+  const W = 460, H = 280, L = 56, R = 26, T = 14, B = 40;
   const pts = series.flatMap((s) => s.points);
   fig.innerHTML = `<figcaption>${esc(title)}</figcaption>`;
   if (!pts.length) { fig.insertAdjacentHTML('beforeend', '<p class="note">–</p>'); return; }

@@ -160,6 +160,7 @@ try {
   await phone.setViewportSize({ width: 390, height: 844 });
   await phone.goto(shared.replace('tab=plan', 'tab=train'));
   await phone.waitForFunction(() => document.body.dataset.ready === '1' && document.querySelector('#out-time').dataset.value);
+  await phone.waitForFunction(() => document.querySelectorAll('#chart-time circle').length >= 8, null, { timeout: 60000 });
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `page is ${overflow}px wider than a phone screen`);
   await phone.screenshot({ path: join(shots, 'phone.png'), fullPage: true });
