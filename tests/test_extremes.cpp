@@ -58,7 +58,7 @@ TEST(Extremes, OneGpuTrainsSeventyBillionForCenturies) {
   EXPECT_GE(j["time"]["wall_clock_s"].get<double>(), j["time"]["compute_s"].get<double>());
 }
 
-TEST(Extremes, TenTrillionParametersOnATrillionTokens) {
+TEST(Extremes, TenTrillionParametersOnAQuadrillionTokens) {
   const json j = to_json(train_report(params_request(10e12, 1e15, 100000)));
   expect_all_finite(j);
   EXPECT_DOUBLE_EQ(j["compute"]["total_flop"].get<double>(), 6e28);
