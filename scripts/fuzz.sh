@@ -4,7 +4,7 @@
 # Fails (exit 1) if any harness finds a crash, leak, UB, non-finite result or a
 # hang; the input that triggered it is left in build-fuzz/findings/.
 #
-#   bash scripts/fuzz.sh            # 60 s per harness (what CI runs)
+#   bash scripts/fuzz.sh            # 60 s per harness (CI: 45 s, from scripts/test.sh)
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh cli   # one harness, 10 minutes
 # docs/fuzzing.md has longer runs and how to reproduce a finding.
 set -euo pipefail
@@ -14,8 +14,7 @@ jobs="${FUZZ_BUILD_JOBS:-$(nproc)}"
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(hf_config validate_case cli web_api)
 
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
-  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF >/dev/null
+bash scripts/configure-fuzz.sh
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"

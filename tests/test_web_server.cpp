@@ -23,6 +23,18 @@
 
 #include <nlohmann/json.hpp>
 
+// GCC says so with __SANITIZE_ADDRESS__, clang (the fuzz build) with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUPLAN_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUPLAN_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef GPUPLAN_TEST_UNDER_ASAN
+#define GPUPLAN_TEST_UNDER_ASAN 0
+#endif
+
 namespace {
 
 // The running server: child process, its port.
@@ -240,7 +252,7 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
       {"GET", "/api/missing", "", 404},
   };
   constexpr int kConnections = 16;
-#ifdef __SANITIZE_ADDRESS__
+#if GPUPLAN_TEST_UNDER_ASAN
   // Under AddressSanitizer the allocator quarantines freed memory (RSS grows by
   // design) and every request is several times slower: a shorter run, no RSS bound.
   constexpr int kRequests = 2000;
@@ -269,8 +281,22 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
   };
   const long cold_kib = s.rss_kib();
   std::atomic<int> warm_failures{0};
-  // Warm-up: every thread and route, until the allocator's per-thread arenas hold what they keep.
-  run(1000, warm_failures);
+  // Warm-up until the server's resident size is steady. Its worker threads each get a malloc arena
+  // that fragments up to a plateau over the first ~30,000 requests of this mix (measured here: 20.8,
+  // 21.9, 22.7, 22.7, 22.7, 22.8 MiB after successive 10,000-request runs, then flat); a fixed 1,000-
+  // request warm-up left that growth inside the measured run and made the check flaky (+5..+13%).
+  // A leak never settles: it keeps growing every round, so it still fails the check below.
+  // Steady means two 5,000-request rounds in a row each grew it by under 1%.
+  long settled_kib = s.rss_kib();
+  int warm_requests = 0;
+  // (Under ASan the quarantine keeps RSS growing and nothing is checked: no warm-up.)
+  for (int round = 0, steady_rounds = 0; kCheckRss && round < 10 && steady_rounds < 2; ++round) {
+    run(kRequests / 2, warm_failures);
+    warm_requests += kRequests / 2;
+    const long now_kib = s.rss_kib();
+    steady_rounds = now_kib <= settled_kib * 1.01 ? steady_rounds + 1 : 0;
+    settled_kib = now_kib;
+  }
   ASSERT_EQ(warm_failures, 0);
   const long before_kib = s.rss_kib();
   std::atomic<int> failures{0};
@@ -279,8 +305,9 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const long after_kib = s.rss_kib();
   std::printf("[ load ] %d requests over %d connections in %.2f s: %.0f requests/s, %d failed; server RSS %ld KiB cold, "
-              "%ld KiB before, %ld KiB after (%+.1f%%)\n",
-              kRequests, kConnections, seconds, kRequests / seconds, failures.load(), cold_kib, before_kib, after_kib,
+              "%ld KiB before (after %d warm-up requests), %ld KiB after (%+.1f%%)\n",
+              kRequests, kConnections, seconds, kRequests / seconds, failures.load(), cold_kib, before_kib,
+              warm_requests, after_kib,
               100.0 * (after_kib - before_kib) / before_kib);
   EXPECT_EQ(failures, 0);
   EXPECT_TRUE(s.alive());
