@@ -85,9 +85,12 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& layout, const 
 // Achieved fraction of dense peak of one GEMM C[m×n] = A[m×k]·B[k×n]: the
 // large-GEMM ceiling times tile/wave quantisation and a short-k pipeline
 // penalty. Memory-bound shapes are handled by gemm_time_s's roofline.
-double gemm_efficiency(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling);
+// `batch` GEMMs of the same shape issued as one kernel (cuBLAS strided-batched
+// or grouped GEMM: attention's per-head products, a rank's local experts) fill
+// the SMs together, so the wave is counted over all their tiles.
+double gemm_efficiency(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling, double batch = 1);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
-double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o);
+double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch = 1);
 // Streaming multiprocessors (or compute units) of a part, for wave quantisation.
 int compute_units(const GpuSpec& gpu);
 

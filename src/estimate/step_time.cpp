@@ -53,15 +53,16 @@ struct Ctx {
 
 void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return;
-  const double f = gemm_time_s(c.g, c.gemm_p, m, n, k, c.o);
+  // `count` same-shape products run as one batched or grouped kernel.
+  const double f = gemm_time_s(c.g, c.gemm_p, m, n, k, c.o, count);
   // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
-  const double b = gemm_time_s(c.g, c.gemm_p, m, k, n, c.o) + gemm_time_s(c.g, c.gemm_p, k, n, m, c.o);
-  lc.gemm_f += count * f;
-  lc.kernels_f += std::min(count, 4.0);  // grouped GEMMs launch a few kernels, not one per expert
-  lc.gemm_b += count * b;
+  const double b = gemm_time_s(c.g, c.gemm_p, m, k, n, c.o, count) + gemm_time_s(c.g, c.gemm_p, k, n, m, c.o, count);
+  lc.gemm_f += f;
+  lc.kernels_f += 1;
+  lc.gemm_b += b;
   const double flop = 2.0 * m * n * k * count;
   lc.gemm_flop += flop;
-  lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, c.gemm_p, m, n, k, c.ceiling);
+  lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, c.gemm_p, m, n, k, c.ceiling, count);
 }
 
 double stream_s(const Ctx& c, double bytes, double kernels) { return bytes / c.hbm + kernels * c.o.kernel_overhead_s; }
@@ -440,7 +441,19 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       const double gathers = l.recompute == Recompute::kFull ? 3.0 : 2.0;
       const double ag = hierarchical_reduce_scatter_s((dense_params + expert_params) * 2.0, s_local, s_nodes, c.intra, c.inter);
       const double rs = hierarchical_reduce_scatter_s((dense_params + expert_params) * gb, s_local, s_nodes, c.intra, c.inter);
-      const double comm = gathers * ag + rs;
+      // The gathers and reduce-scatters are issued per layer (FSDP's unit is a
+      // transformer block; ZeRO-3 fetches module by module), not once for the
+      // model, and NCCL runs all-gather and reduce-scatter as one ring through
+      // every rank of the shard group: each call pays (shard − 1) ring steps, of
+      // which (nodes − 1) cross the network (NCCL src/graph/tuning.cc, ring
+      // latency = intra steps · α_intra + inter steps · α_net). The bandwidth
+      // terms above already hold one such latency per pass.
+      const double units = layers_max + 1;  // the layers of the stage plus embedding/head
+      const double ring_latency = static_cast<double>(shard - s_nodes) * c.intra.latency_s +
+                                  static_cast<double>(s_nodes - 1) * c.inter.latency_s;
+      const double counted = (s_local - 1) * c.intra.latency_s + (s_nodes - 1) * c.inter.latency_s;
+      const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
+      const double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
       const double per_mb = std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
       z3_raw = static_cast<double>(m) * comm;
       z3_exposed = static_cast<double>(m) * per_mb;

@@ -177,7 +177,16 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (!t.contains("zero_stage") && l.dp > 1) flag("zero_stage not stated: 0 (plain DDP) assumed");
   l.shard_group = t.value("shard_group", 0);
   in.recompute_stated = t.contains("recompute");
-  if (in.recompute_stated) l.recompute = parse_recompute(t["recompute"].get<std::string>(), "train.recompute");
+  if (in.recompute_stated) {
+    l.recompute = parse_recompute(t["recompute"].get<std::string>(), "train.recompute");
+  } else if (c.notes.find("use_checkpoint=true") != std::string::npos ||
+             c.notes.find("--checkpoint-activations") != std::string::npos) {
+    // The source's launch config, as the notes record it, turns activation
+    // checkpointing on; Megatron-DeepSpeed's flag checkpoints every layer.
+    l.recompute = Recompute::kFull;
+    in.recompute_stated = true;
+    flag("recompute not stated, but the source's config checkpoints activations: full assumed");
+  }
   l.sequence_parallel = t.value("sequence_parallel", false);
   if (!t.contains("sequence_parallel") && l.tp > 1) flag("sequence_parallel not stated: off assumed");
   if (t.contains("precision")) {
