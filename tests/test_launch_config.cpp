@@ -43,7 +43,7 @@ TEST(LaunchConfig, MegatronCarriesEveryParallelDimension) {
   const std::string a = megatron_arguments(find_model("gpt3-175b"), l);
   for (const char* s : {"--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 8",
                         "--num-layers-per-virtual-pipeline-stage 6", "--context-parallel-size 1", "--micro-batch-size 1",
-                        "--global-batch-size 1536", "--sequence-parallel", "--recompute-activations",
+                        "--global-batch-size 1536", "--sequence-parallel", "--recompute-granularity selective",
                         "--use-distributed-optimizer", "--num-layers 96", "--hidden-size 12288"}) {
     EXPECT_NE(a.find(s), std::string::npos) << s << "\n" << a;
   }
@@ -66,4 +66,58 @@ TEST(LaunchConfig, TorchtitanHasItsSections) {
                         "mode = \"selective\"", "seq_len = 2048"}) {
     EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
   }
+}
+
+TEST(LaunchConfig, TorchtitanBatchesFollowThePipeline) {
+  const ModelSpec llama = find_model("llama-3.1-70b");  // 80 layers
+  Layout l = gpt3_layout();
+  l.vp = 5;
+  // With PP the rank's share of the step, 1,536 / 16 = 96 sequences, goes through the pipeline at once in
+  // micro-batches of 1 (96 micro-batches, no further accumulation); 80 layers / (8 × 5) = 2 per stage.
+  std::string t = torchtitan_toml(llama, l);
+  for (const char* s : {"local_batch_size = 96", "global_batch_size = 1536", "pipeline_parallel_microbatch_size = 1",
+                        "pipeline_parallel_schedule = \"Interleaved1F1B\"", "pipeline_parallel_layers_per_stage = 2",
+                        "name = \"llama3\"", "flavor = \"70B\""}) {
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  }
+  // Without PP local_batch_size is the micro-batch; torchtitan accumulates 1,536 / (2 × 16) = 48 of them.
+  l.pp = 1;
+  l.vp = 1;
+  l.micro_batch = 2;
+  t = torchtitan_toml(llama, l);
+  EXPECT_NE(t.find("local_batch_size = 2\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("pipeline_parallel_microbatch_size"), std::string::npos) << t;
+  // ZeRO-1: FSDP over all 16 data-parallel ranks, parameters kept after the forward (ZeRO-2-like memory).
+  l.zero_stage = 1;
+  t = torchtitan_toml(llama, l);
+  EXPECT_NE(t.find("data_parallel_shard_degree = 16"), std::string::npos) << t;
+  EXPECT_NE(t.find("fsdp_reshard_after_forward = \"never\""), std::string::npos) << t;
+  // torchtitan has no fp16 mixed precision: bfloat16 is written and the change is said in a comment.
+  l.precision = Precision::kFp16;
+  t = torchtitan_toml(llama, l);
+  EXPECT_NE(t.find("mixed_precision_param = \"bfloat16\""), std::string::npos) << t;
+  EXPECT_NE(t.find("# planned in fp16"), std::string::npos) << t;
+}
+
+TEST(LaunchConfig, MegatronShardsZero2And3WithMegatronFsdp) {
+  Layout l = gpt3_layout();
+  l.pp = 1;
+  l.vp = 1;
+  l.dp = 128;
+  l.zero_stage = 2;
+  const ModelSpec gpt3 = find_model("gpt3-175b");
+  std::string a = megatron_arguments(gpt3, l);
+  for (const char* s : {"--use-distributed-optimizer\n", "--use-megatron-fsdp\n", "--data-parallel-sharding-strategy optim_grads\n",
+                        "--overlap-grad-reduce\n", "--overlap-param-gather\n"}) {
+    EXPECT_NE(a.find(s), std::string::npos) << s << "\n" << a;
+  }
+  l.zero_stage = 3;
+  a = megatron_arguments(gpt3, l);
+  EXPECT_NE(a.find("--data-parallel-sharding-strategy optim_grads_params\n"), std::string::npos) << a;
+  // ZeRO-0: plain data parallelism, nothing sharded.
+  l.zero_stage = 0;
+  a = megatron_arguments(gpt3, l);
+  EXPECT_EQ(a.find("--use-distributed-optimizer"), std::string::npos) << a;
+  EXPECT_EQ(a.find("sharding-strategy"), std::string::npos) << a;
+  EXPECT_NE(a.find("--overlap-grad-reduce\n"), std::string::npos) << a;
 }

@@ -2,11 +2,13 @@
 // or more GPU types and counts.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/launch_config.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/text_match.hpp"
 #include "gpuplan/units.hpp"
@@ -33,6 +35,8 @@ struct PlanFlags {
   bool no_flash = false;
   std::optional<int> gpus_per_node;
   std::vector<std::string> compare;
+  std::optional<std::string> export_to;  // megatron, deepspeed, torchtitan
+  std::optional<int> export_rank;         // 1-based place in the ranking
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -154,6 +158,29 @@ void run(const PlanFlags& f) {
     if (*f.gpus_per_node < 1 || *f.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
     r.step_options.gpus_per_node = *f.gpus_per_node;
   }
+  // --export prints one layout's launch configuration instead of the ranking.
+  std::string export_to;
+  int export_rank = 1;
+  if (f.export_to) {
+    export_to = normalize_name(*f.export_to);
+    if (export_to != "megatron" && export_to != "deepspeed" && export_to != "torchtitan") {
+      throw InputError("--export", fmt::format("--export must be megatron, deepspeed or torchtitan (got '{}').", *f.export_to));
+    }
+    if (r.gpus.size() > 1) {
+      throw InputError("--export", fmt::format("--export prints one layout: give one --gpu type, not {} ({}).", r.gpus.size(), f.gpu));
+    }
+    if (r.gpu_counts.size() > 1) {
+      throw InputError("--export", fmt::format("--export prints one layout: give one --gpus count, not {} ({}).", r.gpu_counts.size(), f.gpus));
+    }
+  }
+  if (f.export_rank) {
+    if (!f.export_to) throw InputError("--rank", "--rank picks the layout --export prints; give --export megatron, deepspeed or torchtitan too.");
+    if (*f.export_rank < 1 || *f.export_rank > 100) {
+      throw InputError("--rank", fmt::format("--rank must be from 1 (the best layout) to 100 (got {}).", *f.export_rank));
+    }
+    export_rank = *f.export_rank;
+    r.top_k = std::max(r.top_k, export_rank);  // rank the layouts down to the one asked for
+  }
   for (const std::string& c : f.compare) {
     const Layout l = parse_compare_layout(c, r);
     bool used = false;
@@ -164,7 +191,24 @@ void run(const PlanFlags& f) {
     r.references.push_back(l);
   }
   const PlanResult res = plan(r);
-  print_report(plan_report(r, res), f.out);
+  if (export_to.empty()) {
+    print_report(plan_report(r, res), f.out);
+    return;
+  }
+  const PlanGroup& g = res.groups.front();
+  if (g.top.empty()) {
+    throw InputError("--export", fmt::format("--export: no layout of {} fits in memory on {} × {}, so there is nothing to export.",
+                                             r.model.id, g.gpus, g.gpu_id));
+  }
+  if (static_cast<size_t>(export_rank) > g.top.size()) {
+    throw InputError("--rank", fmt::format("--rank {} is past the end of the ranking: {} layout{} of {} fit{} in memory on {} × {}.", export_rank,
+                                           g.top.size(), g.top.size() == 1 ? "" : "s", r.model.id, g.top.size() == 1 ? "s" : "",
+                                           g.gpus, g.gpu_id));
+  }
+  const Layout& l = g.top[static_cast<size_t>(export_rank - 1)].layout;
+  if (export_to == "megatron") emit(megatron_arguments(r.model, l));
+  else if (export_to == "deepspeed") emit(deepspeed_config(l).dump(2) + "\n");
+  else emit(torchtitan_toml(r.model, l));
 }
 
 }  // namespace
@@ -198,6 +242,10 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default: the GPU's usual node)");
   cmd->add_option("--compare-layout", f->compare,
                   "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable)");
+  cmd->add_option("--export", f->export_to,
+                  "Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments), "
+                  "deepspeed (JSON config) or torchtitan (TOML); one --gpu type and one --gpus count");
+  cmd->add_option("--rank", f->export_rank, "Which ranked layout --export prints: 1 (default) is the best");
   add_output_options(cmd, &f->out);
   cmd->callback([f] { run(*f); });
 }

@@ -1,0 +1,251 @@
+// `gpuplan plan --export`: the launch configuration of a ranked layout, read
+// back and checked against what `plan --format json` ranks at that place.
+// The expected values come from the plan's own JSON, not from constants, so the
+// tests hold whichever layout the planner prefers; the pinned cases fix every
+// dimension so their numbers can be derived by hand.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+Result run_command(const std::string& args, const char* redirect) {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " " + redirect;
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Result run_stdout(const std::string& args) { return run_command(args, "2>/dev/null"); }
+Result run_all(const std::string& args) { return run_command(args, "2>&1"); }
+
+// One line naming the flag, exit status 2 (the CLI's bad-input contract).
+void expect_input_error(const std::string& args, const std::string& flag, const std::string& also = "") {
+  const Result r = run_all(args);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(flag), std::string::npos) << args << "\n" << r.out;
+  if (!also.empty()) EXPECT_NE(r.out.find(also), std::string::npos) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one sentence expected:\n" << r.out;
+}
+
+// The example: Llama 3.1 70B on 64 H100s, 4,096-token sequences, 256 per step.
+const std::string kPlan = "plan --model llama-3.1-70b --gpu h100 --gpus 64 --seq 4096 --global-batch 256";
+constexpr int64_t kGlobalBatch = 256;
+constexpr int64_t kLayers = 80;  // Llama 3.1 70B's num_hidden_layers
+
+struct Planned {
+  int64_t tp, pp, dp, cp, ep, vp, micro, zero;
+  std::string recompute;
+};
+
+// The n-th (1-based) layout of `plan --format json`: its one ranking_<gpu>_x<count> section.
+Planned planned(const std::string& plan, int n) {
+  const Result r = run_stdout(plan + " --top " + std::to_string(std::max(5, n)) + " --format json");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  std::string section;
+  for (const auto& [key, value] : j.items()) {
+    if (key.rfind("ranking_", 0) == 0) {
+      EXPECT_TRUE(section.empty()) << "one GPU type and count, one ranking";
+      section = key;
+    }
+  }
+  const auto& row = j.at(section).at(static_cast<size_t>(n - 1));
+  EXPECT_EQ(row.at("rank").get<double>(), n);
+  auto i = [&](const char* k) { return static_cast<int64_t>(row.at(k).get<double>()); };
+  return {i("tp"), i("pp"), i("dp"), i("cp"), i("ep"), i("vp"), i("micro_batch"), i("zero"), row.at("recompute").get<std::string>()};
+}
+
+// "key = value" lines of a flat TOML file, keyed "section.key".
+std::map<std::string, std::string> toml_values(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line, section;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      section = line.substr(1, line.find(']') - 1);
+      continue;
+    }
+    const auto eq = line.find(" = ");
+    if (eq != std::string::npos) out[section + "." + line.substr(0, eq)] = line.substr(eq + 3);
+  }
+  return out;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  std::istringstream in(text);
+  std::string l;
+  while (std::getline(in, l)) {
+    if (l == line) return true;
+  }
+  return false;
+}
+
+void expect_deepspeed_matches(const std::string& plan, int rank) {
+  const Planned p = planned(plan, rank);
+  const Result r = run_stdout(plan + " --export deepspeed --rank " + std::to_string(rank));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ds = nlohmann::json::parse(r.out);  // stdout holds the JSON and nothing else
+  EXPECT_EQ(ds["zero_optimization"]["stage"].get<int64_t>(), p.zero);
+  EXPECT_EQ(ds["train_micro_batch_size_per_gpu"].get<int64_t>(), p.micro);
+  // Accumulation = global batch / (data-parallel ranks × micro-batch).
+  EXPECT_EQ(ds["gradient_accumulation_steps"].get<int64_t>(), kGlobalBatch / (p.dp * p.micro));
+  // DeepSpeed's identity: train_batch_size = micro × accumulation × dp = the planned 256.
+  EXPECT_EQ(ds["train_batch_size"].get<int64_t>(), kGlobalBatch);
+  EXPECT_EQ(ds["train_micro_batch_size_per_gpu"].get<int64_t>() * ds["gradient_accumulation_steps"].get<int64_t>() * p.dp,
+            kGlobalBatch);
+  EXPECT_TRUE(ds["bf16"]["enabled"].get<bool>());  // H100 plans in bf16 (the default --precision)
+  EXPECT_FALSE(ds["fp16"]["enabled"].get<bool>());
+}
+
+}  // namespace
+
+TEST(ExportCli, DeepSpeedCarriesTheBestLayoutsZeroMicroAndAccumulation) {
+  expect_deepspeed_matches(kPlan, 1);
+}
+
+TEST(ExportCli, RankPicksALowerPlace) {
+  expect_deepspeed_matches(kPlan, 2);
+  // --rank beyond --top (default 5) extends the ranking rather than refusing.
+  expect_deepspeed_matches(kPlan, 7);
+}
+
+TEST(ExportCli, MegatronCarriesEveryPlannedDimension) {
+  const Planned p = planned(kPlan, 1);
+  const Result r = run_stdout(kPlan + " --export megatron");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string& a = r.out;
+  std::vector<std::string> want = {
+      "--tensor-model-parallel-size " + std::to_string(p.tp), "--pipeline-model-parallel-size " + std::to_string(p.pp),
+      "--context-parallel-size " + std::to_string(p.cp),       "--micro-batch-size " + std::to_string(p.micro),
+      "--global-batch-size 256",                               "--seq-length 4096"};
+  // Interleaving: 80 layers in pp × vp chunks.
+  if (p.vp > 1) want.push_back("--num-layers-per-virtual-pipeline-stage " + std::to_string(kLayers / (p.pp * p.vp)));
+  if (p.recompute == "full") {
+    for (const char* s : {"--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1"}) want.push_back(s);
+  } else if (p.recompute == "selective") {
+    want.push_back("--recompute-granularity selective");
+  }
+  if (p.zero >= 1) want.push_back("--use-distributed-optimizer");
+  for (const std::string& s : want) EXPECT_TRUE(has_line(a, s)) << s << "\n" << a;
+  // The planner turns sequence parallelism on exactly when TP > 1 (docs/step-time.md, Planner).
+  EXPECT_EQ(has_line(a, "--sequence-parallel"), p.tp > 1) << a;
+  if (p.vp == 1) EXPECT_EQ(a.find("virtual"), std::string::npos) << a;
+  if (p.recompute == "none") EXPECT_EQ(a.find("--recompute"), std::string::npos) << a;
+  // A dense model has no expert-parallel argument; arguments only, no backslash continuations.
+  EXPECT_EQ(a.find("--expert-model-parallel-size"), std::string::npos) << a;
+  EXPECT_EQ(a.find('\\'), std::string::npos) << a;
+}
+
+TEST(ExportCli, MegatronPinnedInterleavedLayout) {
+  // Every dimension pinned: 8 × 4 × 2 = 64 GPUs leaves CP 1, and the dense model EP 1, so one layout.
+  const std::string plan = kPlan + " --tp 8 --pp 4 --dp 2 --vp 2 --micro-batch 1 --zero 1 --recompute selective";
+  const Result r = run_stdout(plan + " --export megatron");
+  ASSERT_EQ(r.status, 0) << r.out;
+  // 80 layers / (4 stages × 2 virtual) = 10 layers per virtual stage; 256 / (2 × 1) = 128 micro-batches
+  // (divisible by pp = 4, as interleaving requires).
+  for (const char* s : {"--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 4",
+                        "--num-layers-per-virtual-pipeline-stage 10", "--context-parallel-size 1", "--micro-batch-size 1",
+                        "--global-batch-size 256", "--sequence-parallel", "--recompute-granularity selective",
+                        "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather", "--bf16",
+                        "--num-layers 80", "--hidden-size 8192", "--num-query-groups 8"}) {
+    EXPECT_TRUE(has_line(r.out, s)) << s << "\n" << r.out;
+  }
+  // Only one layout fits the pins, so rank 2 does not exist.
+  expect_input_error(plan + " --export megatron --rank 2", "--rank", "1 layout");
+}
+
+TEST(ExportCli, MegatronAndTorchtitanForZero3WithFullRecompute) {
+  // TP 8 × DP 8 = 64 GPUs, ZeRO-3 without pipelining, full recompute, micro-batch 1.
+  const std::string plan = kPlan + " --tp 8 --pp 1 --dp 8 --micro-batch 1 --zero 3 --recompute full";
+  const Result m = run_stdout(plan + " --export megatron");
+  ASSERT_EQ(m.status, 0) << m.out;
+  for (const char* s : {"--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1",
+                        "--use-distributed-optimizer", "--use-megatron-fsdp",
+                        "--data-parallel-sharding-strategy optim_grads_params"}) {
+    EXPECT_TRUE(has_line(m.out, s)) << s << "\n" << m.out;
+  }
+  const Result t = run_stdout(plan + " --export torchtitan");
+  ASSERT_EQ(t.status, 0) << t.out;
+  const auto v = toml_values(t.out);
+  EXPECT_EQ(v.at("model.name"), "\"llama3\"");
+  EXPECT_EQ(v.at("model.flavor"), "\"70B\"");
+  // No pipeline: one rank runs the micro-batch per forward/backward, and torchtitan
+  // accumulates 256 / (1 × 8) = 32 of them per step.
+  EXPECT_EQ(v.at("training.local_batch_size"), "1");
+  EXPECT_EQ(v.at("training.global_batch_size"), "256");
+  EXPECT_EQ(v.at("parallelism.data_parallel_shard_degree"), "8");  // ZeRO-3 over all 8 data-parallel ranks
+  EXPECT_EQ(v.at("parallelism.data_parallel_replicate_degree"), "1");
+  EXPECT_EQ(v.at("parallelism.fsdp_reshard_after_forward"), "\"always\"");
+  EXPECT_EQ(v.at("parallelism.tensor_parallel_degree"), "8");
+  EXPECT_EQ(v.at("activation_checkpoint.mode"), "\"full\"");
+}
+
+TEST(ExportCli, TorchtitanCarriesTheParallelDegrees) {
+  const Planned p = planned(kPlan, 1);
+  const Result r = run_stdout(kPlan + " --export torchtitan");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = toml_values(r.out);
+  EXPECT_EQ(v.at("parallelism.tensor_parallel_degree"), std::to_string(p.tp));
+  EXPECT_EQ(v.at("parallelism.pipeline_parallel_degree"), std::to_string(p.pp));
+  EXPECT_EQ(v.at("parallelism.context_parallel_degree"), std::to_string(p.cp));
+  // Data parallelism is replicate × shard: FSDP over dp with ZeRO ≥ 1, plain replicas without.
+  const int64_t rep = std::stoll(v.at("parallelism.data_parallel_replicate_degree"));
+  const int64_t shard = std::stoll(v.at("parallelism.data_parallel_shard_degree"));
+  EXPECT_EQ(rep * shard, p.dp);
+  EXPECT_EQ(shard, p.zero >= 1 ? p.dp : 1);
+  EXPECT_EQ(v.at("training.global_batch_size"), "256");
+  EXPECT_EQ(v.at("training.seq_len"), "4096");
+  EXPECT_EQ(v.at("activation_checkpoint.mode"), "\"" + p.recompute + "\"");
+  if (p.pp > 1) {
+    // Whole per-rank share (256 / dp) through the pipeline in micro-batches of the planned size.
+    EXPECT_EQ(v.at("training.local_batch_size"), std::to_string(kGlobalBatch / p.dp));
+    EXPECT_EQ(v.at("parallelism.pipeline_parallel_microbatch_size"), std::to_string(p.micro));
+  } else {
+    EXPECT_EQ(v.at("training.local_batch_size"), std::to_string(p.micro));
+  }
+}
+
+TEST(ExportCli, MoeExportCarriesExpertParallelism) {
+  const std::string plan = "plan --model mixtral-8x7b --gpu h100 --gpus 64 --seq 4096 --global-batch 256";
+  const Planned p = planned(plan, 1);
+  const Result m = run_stdout(plan + " --export megatron");
+  ASSERT_EQ(m.status, 0) << m.out;
+  EXPECT_TRUE(has_line(m.out, "--expert-model-parallel-size " + std::to_string(p.ep))) << m.out;
+  EXPECT_TRUE(has_line(m.out, "--num-experts 8")) << m.out;
+  const Result t = run_stdout(plan + " --export torchtitan");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_EQ(toml_values(t.out).at("parallelism.expert_parallel_degree"), std::to_string(p.ep));
+}
+
+TEST(ExportCliErrors, BadExportAndRank) {
+  expect_input_error(kPlan + " --export slurm", "--export", "megatron, deepspeed or torchtitan");
+  expect_input_error(kPlan + " --export deepspeed --rank 0", "--rank");
+  expect_input_error(kPlan + " --export deepspeed --rank 101", "--rank");
+  expect_input_error(kPlan + " --rank 2", "--rank", "--export");
+  expect_input_error("plan --model llama-3.1-70b --gpu h100,a100-80g --gpus 64 --export megatron", "--export", "--gpu");
+  expect_input_error("plan --model llama-3.1-70b --gpu h100 --gpus 32,64 --export megatron", "--export", "--gpus");
+  // 405B × 16 bytes of weights and AdamW state is 6.5 TB; 8 × 80 GB cannot hold it, so nothing ranks.
+  expect_input_error("plan --model llama-3.1-405b --gpu h100 --gpus 8 --export deepspeed", "--export", "fits");
+}
