@@ -9,38 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "run_binary.hpp"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
+using gpuplan_test::Result;
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-Result run_stdout(const std::string& args) {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " 2>/dev/null";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result run(const std::string& args) { return gpuplan_test::run_binary(args, "2>&1"); }
+Result run_stdout(const std::string& args) { return gpuplan_test::run_binary(args, "2>/dev/null"); }
 
 // One line, naming the field, exit status 2.
 void expect_input_error(const std::string& args, const std::string& field) {

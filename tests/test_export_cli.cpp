@@ -15,25 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "run_binary.hpp"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
+using gpuplan_test::Result;
 
-Result run_command(const std::string& args, const char* redirect) {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " " + redirect;
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result run_command(const std::string& args, const char* redirect) { return gpuplan_test::run_binary(args, redirect); }
 
 Result run_stdout(const std::string& args) { return run_command(args, "2>/dev/null"); }
 Result run_all(const std::string& args) { return run_command(args, "2>&1"); }

@@ -331,23 +331,9 @@ TEST(Memory, MeasurementScopes) {
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
+using gpuplan_test::Result;
 
-Result run_cli(const std::string& args) {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result run_cli(const std::string& args) { return gpuplan_test::run_binary(args, "2>&1"); }
 
 }  // namespace
 

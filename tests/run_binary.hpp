@@ -1,0 +1,31 @@
+// Runs the gpuplan binary under test as a user would (through the shell) and
+// returns its exit status and output. Shared by the tests that drive the CLI.
+#pragma once
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace gpuplan_test {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+// `redirect` says what happens to stderr: "2>&1" keeps it in `out`, "2>/dev/null" drops it.
+inline Result run_binary(const std::string& args, const char* redirect = "2>&1") {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " " + redirect;
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace gpuplan_test
