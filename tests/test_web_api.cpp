@@ -2,8 +2,11 @@
 // the server does (src/web/http/ only moves bytes).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "cli/run_cli.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
@@ -31,6 +34,64 @@ void expect_error(const web::ApiResponse& r, int status, const std::string& fiel
 }
 
 const char* kTrain = R"({"model":"llama-3.1-70b","tokens":"15T","gpu":"h100","gpus":1024,"mfu":0.4})";
+
+// `gpuplan <args>`, in process: the exit status, stdout and stderr.
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+CliRun run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "gpuplan");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  CliRun r;
+  r.status = cli::run_cli(static_cast<int>(argv.size()), argv.data(), &r.out, &r.err);
+  return r;
+}
+// What `gpuplan <args> --format json` prints, parsed.
+json cli_json(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  const CliRun r = run_cli(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out) : json();
+}
+// What the API answers with 200, parsed.
+json api_json(const std::string& route, const json& body) {
+  const auto r = handle_request("POST", route, body.dump());
+  EXPECT_EQ(r.status, 200) << body.dump() << "\n" << r.body;
+  return r.status == 200 ? body_of(r) : json();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+std::string temp_file(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+const std::string kCatalogConfig = std::string(GPUPLAN_SOURCE_DIR) + "/data/models/llama-3.1-8b.json";
+
+// A report with the model's display name (which names where the model came from) blanked.
+json without_model_name(json j) {
+  j["inputs"]["model"] = "";
+  j["model"]["name"] = "";
+  return j;
+}
+// A plan report without the line saying how long the search took.
+json without_search_time(json j) {
+  json kept = json::array();
+  for (const auto& a : j["assumptions"]) {
+    if (a.get<std::string>().rfind("Search took", 0) != 0) kept.push_back(a);
+  }
+  j["assumptions"] = kept;
+  return j;
+}
 
 TEST(WebApi, TrainEqualsTheLibraryReport) {
   const auto r = handle_request("POST", "/api/train", kTrain);
@@ -103,6 +164,205 @@ TEST(WebApi, MemoryTakesAPastedConfigObject) {
   EXPECT_GT(body_of(r)["memory"]["peak_bytes"].get<double>(), 0);
   // An incomplete config is refused with the missing key named.
   expect_error(handle_request("POST", "/api/memory", R"({"config":{"hidden_size":4096},"gpu":"h100"})"), 400, "config");
+}
+
+TEST(WebApi, TrainTakesAPastedConfigAsTheCatalogModelAndTheCliPath) {
+  // data/models/llama-3.1-8b.json pasted whole, against naming the model and
+  // against the CLI's --model <that file>. No MFU: the layout search predicts it
+  // from the pasted architecture too.
+  const json config = json::parse(read_text(kCatalogConfig));
+  const json common = {{"tokens", "1T"}, {"gpu", "h100"}, {"gpus", 64}, {"price", "2.49"}};
+  json pasted = common, named = common;
+  pasted["config"] = config;
+  named["model"] = "llama-3.1-8b";
+  const json by_config = api_json("/api/train", pasted);
+  const json by_name = api_json("/api/train", named);
+  ASSERT_TRUE(by_config.contains("time")) << by_config.dump();
+  EXPECT_EQ(by_config["model"]["name"], "pasted config.json");
+  EXPECT_EQ(by_name["model"]["name"], "Llama 3.1 8B");
+  EXPECT_GT(by_config["time"]["mfu"].get<double>(), 0.2);
+  EXPECT_EQ(without_model_name(by_config), without_model_name(by_name));
+  const json by_cli = cli_json({"train", "--model", kCatalogConfig, "--tokens", "1T", "--gpu", "h100", "--gpus", "64", "--price", "2.49"});
+  EXPECT_EQ(without_model_name(by_config), without_model_name(by_cli));
+  // The deadline solver (GPU count and MFU from each other) too.
+  pasted.erase("gpus");
+  pasted["deadline"] = "30d";
+  named.erase("gpus");
+  named["deadline"] = "30d";
+  EXPECT_EQ(without_model_name(api_json("/api/train", pasted)), without_model_name(api_json("/api/train", named)));
+}
+
+TEST(WebApi, MalformedConfigIs400NamingTheKeyAsTheCliDoes) {
+  const json good = json::parse(read_text(kCatalogConfig));
+  struct Case {
+    const char* name;
+    json config;
+    const char* key;  // named in the sentence
+  };
+  json missing = good, negative = good, text = good;
+  missing.erase("num_hidden_layers");
+  negative["hidden_size"] = -4096;
+  text["num_attention_heads"] = "32";
+  for (const Case& c : {Case{"missing", missing, "num_hidden_layers"}, Case{"negative", negative, "hidden_size"},
+                        Case{"string", text, "num_attention_heads"}}) {
+    SCOPED_TRACE(c.name);
+    for (const char* route : {"/api/train", "/api/memory", "/api/plan"}) {
+      json body = {{"config", c.config}, {"gpu", "h100"}, {"gpus", 8}};
+      if (std::string(route) == "/api/train") {
+        body["tokens"] = "1T";
+        body["mfu"] = 0.4;
+      }
+      const auto r = handle_request("POST", route, body.dump());
+      expect_error(r, 400, "config");
+      const std::string sentence = body_of(r)["error"];
+      EXPECT_NE(sentence.find(c.key), std::string::npos) << route << ": " << sentence;
+      // The CLI's --model FILE says the same, naming the file where the API says "pasted config.json".
+      const std::string file = temp_file(std::string("web_bad_config_") + c.name + ".json", c.config.dump());
+      const CliRun cli = run_cli({"train", "--model", file, "--tokens", "1T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4"});
+      EXPECT_EQ(cli.status, 2);
+      std::string expected = sentence;
+      expected.replace(expected.find("pasted config.json"), std::string("pasted config.json").size(), file);
+      EXPECT_EQ(cli.err, "error: " + expected + "\n");
+    }
+  }
+  // Not an object, and two descriptions of one model.
+  expect_error(handle_request("POST", "/api/train", R"({"config":"./config.json","tokens":"1T","gpu":"h100","gpus":8,"mfu":0.4})"),
+               400, "config");
+  expect_error(handle_request("POST", "/api/train", json{{"config", good}, {"model", "llama-3.1-8b"}, {"tokens", "1T"},
+                                                        {"gpu", "h100"}, {"gpus", 8}, {"mfu", 0.4}}.dump()),
+               400, "model");
+  expect_error(handle_request("POST", "/api/train", json{{"config", good}, {"params", "8B"}, {"tokens", "1T"},
+                                                        {"gpu", "h100"}, {"gpus", 8}, {"mfu", 0.4}}.dump()),
+               400, "model");
+}
+
+// Every option of `gpuplan train`, `memory` and `plan` (from their --help) is a
+// key of the same name in the request, except the output options, which the API
+// does not have (it answers JSON with both languages' labels), --gpu-file, and
+// plan's --export/--rank (a launch file instead of the ranking; CLI only so far).
+TEST(WebApi, EveryCliFlagIsARequestKey) {
+  for (const char* command : {"train", "memory", "plan"}) {
+    const CliRun help = run_cli({command, "--help"});
+    ASSERT_EQ(help.status, 0) << help.err;
+    std::istringstream lines(help.out);
+    std::string line;
+    int flags = 0;
+    while (std::getline(lines, line)) {
+      const auto start = line.find_first_not_of(' ');
+      if (start == std::string::npos || start == 0 || line[start] != '-') continue;
+      // "  -m,--model TEXT  ..." or "  --seq-len,--seq INT  ...": the first long name.
+      std::string names = line.substr(start, line.find(' ', start) - start);
+      const auto dashdash = names.find("--");
+      if (dashdash == std::string::npos) continue;
+      std::string flag = names.substr(dashdash);
+      flag = flag.substr(0, flag.find(','));
+      if (flag == "--help" || flag == "--format" || flag == "--lang" || flag == "--gpu-file" || flag == "--export" ||
+          flag == "--rank") {
+        continue;
+      }
+      ++flags;
+      const std::string key = web::field_key(flag);
+      const auto r = handle_request("POST", std::string("/api/") + command, json{{key, nullptr}}.dump());
+      EXPECT_EQ(r.body.find("is not a field of this request"), std::string::npos) << command << " " << flag << ": " << r.body;
+    }
+    EXPECT_GT(flags, 15) << command << " --help:\n" << help.out;
+  }
+  // And the reverse for a key the CLI does not have: `gpuplan plan` takes no --params.
+  expect_error(handle_request("POST", "/api/plan", R"({"params":"7B","gpu":"h100","gpus":8})"), 400, "params");
+}
+
+// The train flags for failures, restarts, checkpoints and spot preemptions:
+// each changes the answer, and exactly as the CLI flag does.
+TEST(WebApi, OperationsFieldsAnswerAsTheCliFlags) {
+  const json base_body = {{"model", "llama-3.1-70b"}, {"tokens", "15T"}, {"gpu", "h100"}, {"gpus", 1024}, {"mfu", 0.4}};
+  const std::vector<std::string> base_args = {"train", "--model", "llama-3.1-70b", "--tokens", "15T", "--gpu", "h100", "--gpus", "1024", "--mfu", "0.4"};
+  const json base = api_json("/api/train", base_body);
+  struct Case {
+    std::string key;
+    json value;
+    std::vector<std::string> flags;
+  };
+  const std::vector<Case> cases = {
+      {"fault_budget", 0.2, {"--fault-budget", "0.2"}},
+      {"gpu_mtbf_hours", 5000, {"--gpu-mtbf-hours", "5000"}},
+      {"restart_minutes", 60, {"--restart-minutes", "60"}},
+      {"storage_gbytes_per_s", "10", {"--storage-gbytes-per-s", "10"}},
+      {"checkpoint_interval", "6h", {"--checkpoint-interval", "6h"}},
+      {"spot_mtbf_hours", 500, {"--spot", "--spot-mtbf-hours", "500"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.key);
+    json body = base_body;
+    body[c.key] = c.value;
+    std::vector<std::string> args = base_args;
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    json without = base_body;  // the same request without the field
+    if (c.key == "spot_mtbf_hours") body["spot"] = without["spot"] = true;
+    const json api = api_json("/api/train", body);
+    EXPECT_EQ(api, cli_json(args));
+    EXPECT_NE(api, api_json("/api/train", without));
+  }
+  // Directions: failures more often, slower restarts and slower storage cost more time.
+  auto fault_s = [&](const char* key, const json& value) {
+    json body = base_body;
+    body[key] = value;
+    return api_json("/api/train", body)["time"]["fault_budget_s"].get<double>();
+  };
+  const double fault = base["time"]["fault_budget_s"].get<double>();
+  EXPECT_GT(fault_s("gpu_mtbf_hours", 5000), fault);
+  EXPECT_GT(fault_s("restart_minutes", 60), fault);
+  EXPECT_GT(fault_s("storage_gbytes_per_s", 10), fault);
+  // Spot: preemptions every 500 h per node lose fewer GPU-hours than every 72 h (the default).
+  json spot = base_body;
+  spot["spot"] = true;
+  const double lost72 = api_json("/api/train", spot)["gpu_hours"]["spot_overhead_gpu_hours"].get<double>();
+  spot["spot_mtbf_hours"] = 500;
+  EXPECT_LT(api_json("/api/train", spot)["gpu_hours"]["spot_overhead_gpu_hours"].get<double>(), lost72);
+  // Checked as the CLI checks them, the error naming the key.
+  json bad = base_body;
+  bad["storage_gbytes_per_s"] = -1;
+  expect_error(handle_request("POST", "/api/train", bad.dump()), 400, "storage_gbytes_per_s");
+  bad = base_body;
+  bad["checkpoint_interval"] = "soon";
+  expect_error(handle_request("POST", "/api/train", bad.dump()), 400, "checkpoint_interval");
+}
+
+// --calibration FILE on the CLI; the API takes the file's object, never a path.
+TEST(WebApi, CalibrationIsThePastedCalibrateFile) {
+  const std::string file = ::testing::TempDir() + "web_calib.json";
+  const CliRun c = run_cli({"calibrate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "2", "--global-batch", "32",
+                            "--micro-batch", "2", "--seq-len", "4096", "--zero", "1", "--sequence-parallel", "--step-time", "2.4",
+                            "--save", file});
+  ASSERT_EQ(c.status, 0) << c.err;
+  const json body = {{"model", "llama-3.1-8b"}, {"tokens", "1T"}, {"gpu", "h100"}, {"gpus", 256}};
+  json calibrated = body;
+  calibrated["calibration"] = json::parse(read_text(file));
+  const json api = api_json("/api/train", calibrated);
+  EXPECT_EQ(api, cli_json({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--gpu", "h100", "--gpus", "256", "--calibration", file}));
+  // The trial ran slower than predicted, so the calibrated full run is predicted slower too.
+  EXPECT_LT(api["time"]["mfu"].get<double>(), api_json("/api/train", body)["time"]["mfu"].get<double>());
+  json bad = body;
+  bad["calibration"] = file;  // a path is not read
+  expect_error(handle_request("POST", "/api/train", bad.dump()), 400, "calibration");
+  bad["calibration"] = json{{"gemm_ceiling", 0.5}};
+  expect_error(handle_request("POST", "/api/train", bad.dump()), 400, "calibration");
+}
+
+TEST(WebApi, PlanCompareLayoutAnswersAsTheCliFlag) {
+  const json body = {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"gpus", 8}, {"global_batch", 64},
+                     {"compare_layout", {"tp=2,pp=1,dp=4,mb=1,recompute=full"}}};
+  const json api = api_json("/api/plan", body);
+  EXPECT_EQ(without_search_time(api), without_search_time(cli_json({"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
+                                                                      "--global-batch", "64", "--compare-layout",
+                                                                      "tp=2,pp=1,dp=4,mb=1,recompute=full"})));
+  bool ranked = false;
+  for (const auto& [k, v] : api.items()) ranked = ranked || k.rfind("reference_", 0) == 0;
+  EXPECT_TRUE(ranked) << api.dump();
+  json bad = body;
+  bad["compare_layout"] = {"tp=2,pp=1,dp=8"};  // 16 GPUs, not 8
+  expect_error(handle_request("POST", "/api/plan", bad.dump()), 400, "compare_layout");
+  bad["compare_layout"] = "tp=2,pp=1,dp=4";  // repeatable: an array
+  expect_error(handle_request("POST", "/api/plan", bad.dump()), 400, "compare_layout");
 }
 
 TEST(WebApi, MalformedJsonIs400) {

@@ -7,6 +7,7 @@ const I18N = {
     tagline: 'GPUs, time and cost of a large-model training run', copy_link: 'Copy link', copied: 'Link copied',
     tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner',
     model_gpu: 'Model and GPUs', model: 'Model', paste_config: '…or paste a config.json (used instead of the menu)',
+    config_file: '…or load a config.json file', config_not_in_link: 'This config.json is too long for the link: the link keeps the other fields.',
     gpu: 'GPU', gpus: 'GPU count', training: 'Training run', tokens: 'Training tokens',
     solve_time: 'Given GPUs: solve time', solve_gpus: 'Given a deadline: solve GPUs', deadline: 'Deadline',
     mfu: 'MFU (model FLOPs utilisation)', price: 'Price per GPU-hour (empty: catalog)', layout: 'Layout',
@@ -32,6 +33,7 @@ const I18N = {
     tagline: '大模型训练所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
     tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划',
     model_gpu: '模型与 GPU', model: '模型', paste_config: '…或粘贴 config.json（优先于下拉菜单）',
+    config_file: '…或从文件载入 config.json', config_not_in_link: '此 config.json 太长，未放入链接：链接只保留其他字段。',
     gpu: 'GPU 型号', gpus: 'GPU 数量', training: '训练任务', tokens: '训练 token 数',
     solve_time: '给定卡数：求时间', solve_gpus: '给定工期：求卡数', deadline: '工期',
     mfu: 'MFU（模型算力利用率）', price: '每卡时价格（留空：价格目录）', layout: '并行方式',
@@ -63,6 +65,9 @@ const FIELDS = {
   recompute: 'none', global_batch: '0',
 };
 const SWEEP_GPUS = ['h100', 'a100-80g', 'h200', '910b', 'h800', 'h20'];
+// A pasted config.json goes into the link compacted, when it stays this short once
+// URL-encoded: the server refuses request lines over 8,192 bytes (HTTP 414).
+const MAX_CONFIG_IN_URL = 6000;
 
 const $ = (sel) => document.querySelector(sel);
 const state = {};
@@ -74,13 +79,30 @@ let seq = 0;            // newest request wins
 const t = (k) => (I18N[lang] && I18N[lang][k]) || I18N.en[k] || k;
 
 // ---------- state ⇄ URL ⇄ form ----------
+// The config.json as the link carries it (compact JSON), or null when that is too long.
+function configForUrl(text) {
+  let compact = text;
+  try { compact = JSON.stringify(JSON.parse(text)); } catch (e) { /* half typed: as it is */ }
+  return encodeURIComponent(compact).length <= MAX_CONFIG_IN_URL ? compact : null;
+}
 function readUrl() {
   const q = new URLSearchParams(location.search);
   for (const [k, d] of Object.entries(FIELDS)) state[k] = q.has(k) ? q.get(k) : d;
+  try { if (state.config) state.config = JSON.stringify(JSON.parse(state.config), null, 2); } catch (e) { /* shown as it came */ }
 }
 function writeUrl() {
   const q = new URLSearchParams();
-  for (const k of Object.keys(FIELDS)) if (state[k] !== '' && state[k] !== undefined) q.set(k, state[k]);
+  let configLeftOut = false;
+  for (const k of Object.keys(FIELDS)) {
+    if (state[k] === '' || state[k] === undefined) continue;
+    if (k === 'config') {
+      const c = configForUrl(state.config);
+      if (c === null) configLeftOut = true; else q.set(k, c);
+    } else {
+      q.set(k, state[k]);
+    }
+  }
+  $('#config-not-in-link').hidden = !configLeftOut;
   history.replaceState(null, '', '?' + q.toString());
 }
 function stateToForm() {
@@ -447,6 +469,14 @@ async function init() {
   $('#form').addEventListener('submit', (e) => e.preventDefault());
   $('#form').addEventListener('input', () => { formToState(); schedule(); });
   $('#form').addEventListener('change', () => { formToState(); schedule(); });
+  $('#config-file').addEventListener('change', async (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    $('#config').value = await file.text();
+    e.target.value = '';
+    formToState();
+    schedule();
+  });
   for (const b of document.querySelectorAll('.tabs button')) {
     b.addEventListener('click', () => { state.tab = b.dataset.tab; stateToForm(); update(); });
   }

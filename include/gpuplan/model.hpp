@@ -122,4 +122,10 @@ struct CatalogModel {
 const std::vector<CatalogModel>& model_catalog();
 ModelSpec find_model(const std::string& name_or_path);
 
+// The model a command describes: exactly one of a catalog id or config.json
+// path (find_model), a bare parameter count (1e3 to 1e15) and a ModelSpec the
+// front end already built (the web API's pasted config.json). Throws
+// InputError naming --model or --params.
+ModelSpec choose_model(const std::string& name_or_path, std::optional<double> params, const std::optional<ModelSpec>& built);
+
 }  // namespace gpuplan

@@ -10,6 +10,7 @@
 #include "gpuplan/cost.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
 #include "gpuplan/operations.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/workload.hpp"
@@ -19,6 +20,7 @@ namespace gpuplan {
 struct TrainRequest {
   std::string model;                      // catalog id, alias or config.json path
   std::optional<double> params;           // or a bare parameter count
+  std::optional<ModelSpec> model_spec;    // or a model already built (the web API's pasted config.json)
   WorkloadInput workload;
   std::optional<double> flop_per_sample;  // non-LLM workloads: FLOPs of one training sample
   std::string gpu;

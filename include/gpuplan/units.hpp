@@ -4,6 +4,7 @@
 // unit (_flop, _s, _bytes, _flop_per_s, _gib); the constants here convert.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@ inline constexpr double kSecondsPerDay = 86400.0;
 // "1.5M", "300k", "2,048". B means billion (1e9), as parameter counts use it.
 // Throws InputError naming `field` on anything else, NaN, inf or <= 0.
 double parse_count(std::string_view text, const std::string& field);
+// The same for an optional input: nothing when it was not given.
+std::optional<double> parse_optional_count(const std::optional<std::string>& text, const std::string& field);
 
 // Parses a duration: "90d", "12h", "30min", "2w", "3600s", plain number = days.
 double parse_duration_s(std::string_view text, const std::string& field);

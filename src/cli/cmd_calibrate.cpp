@@ -18,7 +18,7 @@ namespace {
 
 struct CalibrateFlags {
   OutputOptions out;
-  LayoutFlags layout;
+  LayoutInputs layout;
   std::optional<double> step_time, tokens_per_s_per_gpu, peak_memory_gib;
   std::string save;
   std::optional<std::string> tokens, full_gpus, deadline;
@@ -49,7 +49,7 @@ Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
 
 void run(const CalibrateFlags& f) {
   load_gpu_file(f.out);
-  const ResolvedLayout r = resolve_layout_flags(f.layout);
+  const ResolvedLayout r = resolve_layout(f.layout);
   TrialMeasurement t;
   t.step_s = f.step_time;
   t.tokens_per_s_per_gpu = f.tokens_per_s_per_gpu;
@@ -68,10 +68,10 @@ void run(const CalibrateFlags& f) {
     TrainRequest tr;
     tr.model = f.layout.model;
     tr.gpu = r.gpu.id;
-    tr.workload.tokens = count_flag(f.tokens, "--tokens");
+    tr.workload.tokens = parse_optional_count(f.tokens, "--tokens");
     tr.workload.seq_len = r.layout.seq_len;
     tr.precision = r.layout.precision;
-    tr.gpus = f.full_gpus ? count_flag(f.full_gpus, "--full-gpus") : std::optional<double>(static_cast<double>(r.gpus));
+    tr.gpus = f.full_gpus ? parse_optional_count(f.full_gpus, "--full-gpus") : std::optional<double>(static_cast<double>(r.gpus));
     if (f.deadline) {
       tr.deadline_s = parse_duration_s(*f.deadline, "--deadline");
       if (!f.full_gpus) tr.gpus.reset();

@@ -1,51 +1,25 @@
 // gpuplan memory: per-GPU memory of one training layout, the largest
 // micro-batch that fits, and what to change when it does not fit.
-#include <fmt/format.h>
-
-#include <cmath>
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "layout_flags.hpp"
-#include "gpuplan/error.hpp"
-#include "gpuplan/layout.hpp"
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/memory_report.hpp"
-#include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {
 namespace {
 
 struct MemoryFlags {
   OutputOptions out;
-  LayoutFlags layout;
-  bool dropout = false;
-  bool fp32_grads = false;
-  std::optional<double> fragmentation, cuda_context_gib;
-  double safety_margin = 0.15;
+  MemoryInputs in;
 };
 
 void run(const MemoryFlags& f) {
   load_gpu_file(f.out);
-  const ResolvedLayout r = resolve_layout_flags(f.layout);
-  const ModelSpec& model = r.model;
-  const GpuSpec& gpu = r.gpu;
-  const Layout& l = r.layout;
-
-  MemoryOptions o;
-  if (f.fragmentation) {
-    require_range(*f.fragmentation, 0, 1, "--fragmentation", "a fraction from 0 to 1 (0.05 = 5%)");
-    o.fragmentation = *f.fragmentation;
-  }
-  if (f.cuda_context_gib) {
-    require_range(*f.cuda_context_gib, 0, 64, "--cuda-context-gib", "GiB from 0 to 64");
-    o.cuda_context_bytes = *f.cuda_context_gib * kGiB;
-  }
-  require_range(f.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (seed 004: 0.15–0.2)");
-  o.safety_margin = f.safety_margin;
-  o.dropout = f.dropout;
-  o.fp32_grad_buffer = f.fp32_grads;
-  print_report(memory_report(model, l, gpu, o), f.out);
+  const ResolvedLayout r = resolve_layout(f.in.layout);
+  print_report(memory_report(r.model, r.layout, r.gpu, make_memory_options(f.in)), f.out);
 }
 
 }  // namespace
@@ -56,14 +30,14 @@ void add_memory_command(CLI::App& app) {
       "Per-GPU memory of one training layout: breakdown, peak on the worst GPU, fit verdict,\n"
       "largest micro-batch, and the changes that would make it fit.\n"
       "Example: gpuplan memory --model llama-3.1-70b --gpu h100 --gpus 64 --tp 8 --pp 2 --zero 1 --seq-len 8192");
-  auto* f = flags.get();
+  MemoryInputs* f = &flags->in;
   add_layout_flags(cmd, &f->layout);
   cmd->add_flag("--dropout", f->dropout, "Count dropout masks (Korthikanti's assumption; off for Llama-era training)");
   cmd->add_flag("--fp32-grads", f->fp32_grads, "Megatron fp32 main-grad buffer (4 bytes/param of gradients)");
   cmd->add_option("--fragmentation", f->fragmentation, "Allocator fragmentation, fraction of allocated bytes (default 0.05)");
   cmd->add_option("--safety-margin", f->safety_margin, "Fraction of capacity kept free (seed 004: 0.15–0.2)")->capture_default_str();
   cmd->add_option("--cuda-context-gib", f->cuda_context_gib, "CUDA context + library workspaces in GiB (default 0.75, +0.25 with NCCL)");
-  add_output_options(cmd, &f->out);
+  add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });
 }
 

@@ -39,9 +39,4 @@ void print_report(const Report& report, const OutputOptions& out) {
   emit(render(report, parse_format(out.format), parse_lang(out.lang)));
 }
 
-std::optional<double> count_flag(const std::optional<std::string>& text, const std::string& flag) {
-  if (!text) return std::nullopt;
-  return parse_count(*text, flag);
-}
-
 }  // namespace gpuplan::cli

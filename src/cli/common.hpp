@@ -27,7 +27,4 @@ void emit(const std::string& text);
 // Sets the capture string (nullptr: stdout); returns the previous one.
 std::string* set_output_capture(std::string* out);
 
-// A flag given as text, parsed later so errors name the flag.
-std::optional<double> count_flag(const std::optional<std::string>& text, const std::string& flag);
-
 }  // namespace gpuplan::cli

@@ -11,6 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
 
 namespace gpuplan {
 namespace {
@@ -109,6 +110,18 @@ ModelSpec find_model(const std::string& name_or_path) {
                    fmt::format("--model: '{}' is neither a catalog model nor a config.json file{}; "
                                "'gpuplan models' lists the catalog.",
                                name_or_path, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+}
+
+ModelSpec choose_model(const std::string& name_or_path, std::optional<double> params, const std::optional<ModelSpec>& built) {
+  const int given = (name_or_path.empty() ? 0 : 1) + (params ? 1 : 0) + (built ? 1 : 0);
+  if (given == 0) throw InputError("--model", "--model is required: a catalog id (gpuplan models), a config.json, or --params 7B.");
+  if (given > 1) throw InputError("--model", "--model and --params both describe the model; give only one of them.");
+  if (built) return *built;
+  if (params) {
+    require_range(*params, 1e3, 1e15, "--params", "a parameter count from 1e3 to 1e15 (e.g. 7B, 70e9)");
+    return model_from_param_count(*params);
+  }
+  return find_model(name_or_path);
 }
 
 }  // namespace gpuplan

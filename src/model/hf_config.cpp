@@ -51,9 +51,10 @@ class ConfigReader {
   }
 
   int64_t require_int(std::initializer_list<const char*> names) {
+    const size_t bad_before = bad_.size();
     auto v = get_int(names);
     if (!v) {
-      missing_.push_back(*names.begin());
+      if (bad_.size() == bad_before) missing_.push_back(*names.begin());  // absent, not present and invalid
       return 0;
     }
     if (*v == 0) bad_.push_back(fmt::format("{} must be positive", *names.begin()));
@@ -244,7 +245,7 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
     r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads));
   }
   if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size");
-  if (m.head_dim <= 0 && m.heads > 0) r.fail("head_dim must be positive");
+  if (m.head_dim <= 0 && m.heads > 0 && m.hidden > 0) r.fail("head_dim must be positive");  // (hidden 0: already reported)
   r.finish();
 
   if (m.name.empty()) m.name = origin;

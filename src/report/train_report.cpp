@@ -42,14 +42,6 @@ void validate(const TrainRequest& r) {
   if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
   if (r.flop_per_sample) require_range(*r.flop_per_sample, 1, 1e30, "--flops-per-sample", "a positive FLOP count");
   if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024");
-  if (r.model.empty() == !r.params.has_value()) {
-    if (!r.flop_per_sample) {
-      throw InputError("--model", r.model.empty()
-                                      ? "--model is required: a catalog id (gpuplan models), a config.json path, or --params 7B."
-                                      : "--model and --params both describe the model; give only one of them.");
-    }
-  }
-  if (r.params) require_range(*r.params, 1e3, 1e15, "--params", "a parameter count from 1e3 to 1e15 (e.g. 7B, 70e9)");
 }
 
 }  // namespace
@@ -98,6 +90,10 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
 
 Report train_report(const TrainRequest& r) {
   validate(r);
+  // A model, unless the workload gives its FLOPs per sample.
+  ModelSpec model;
+  const bool have_model = !r.model.empty() || r.params || r.model_spec;
+  if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
   Report rep;
   rep.command = "train";
   rep.title_en = "Training run estimate";
@@ -106,11 +102,6 @@ Report train_report(const TrainRequest& r) {
   const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).") : r.gpu);
   const double peak = gpu.peak(r.precision);
   const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
-
-  ModelSpec model;
-  const bool have_model = !r.model.empty() || r.params.has_value();
-  if (!r.model.empty()) model = find_model(r.model);
-  else if (r.params) model = model_from_param_count(*r.params);
 
   const Workload w = make_workload(r.workload);
 

@@ -67,6 +67,11 @@ double parse_count(std::string_view text, const std::string& field) {
   return value;
 }
 
+std::optional<double> parse_optional_count(const std::optional<std::string>& text, const std::string& field) {
+  if (!text) return std::nullopt;
+  return parse_count(*text, field);
+}
+
 double parse_duration_s(std::string_view text, const std::string& field) {
   const std::string s = trim_lower(text);
   double number = 0;

@@ -3,9 +3,12 @@
 // Each endpoint reads the request keys that mirror a CLI command's flags
 // (`--seq-len` is "seq_len"), turns them into the same library request with the
 // same parsers and checks the CLI uses, and returns to_json(report), byte for
-// byte the object `gpuplan <command> --format json` prints. Differences from
-// the CLI, all deliberate: a model is a catalog id, a bare parameter count or a
-// pasted config.json *object* (never a path), and --gpu-file does not exist.
+// byte the object `gpuplan <command> --format json` prints. The inputs are the
+// CLI's own structs (gpuplan/command_inputs.hpp), checked and turned into
+// requests by the same library functions. Differences from the CLI, all
+// deliberate: a model is a catalog id, a bare parameter count or a pasted
+// config.json *object*, a calibration the object `gpuplan calibrate --save`
+// writes (never a path), and --gpu-file does not exist.
 #include "gpuplan/web.hpp"
 
 #include <fmt/format.h>
@@ -18,16 +21,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/calibration.hpp"
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
-#include "gpuplan/layout.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/text_match.hpp"
 #include "gpuplan/train_report.hpp"
-#include "gpuplan/units.hpp"
 
 namespace gpuplan::web {
 
@@ -75,65 +78,71 @@ class Body {
   [[noreturn]] static void wrong_type(const std::string& k, const json& v, const char* wanted) {
     throw InputError(k, fmt::format("{} must be {} (got {}).", k, wanted, type_name(v)));
   }
+  // Each read() fills an input field from the key of the same name and leaves
+  // the field's default when the key is absent or null, as an unused CLI flag does.
   // A CLI option given as text (--tokens 15T): a string, or a number written out.
-  std::optional<std::string> text(const std::string& k) {
+  void read(const std::string& k, std::optional<std::string>& out) {
     const json* v = get(k);
-    if (!v) return std::nullopt;
-    if (v->is_string()) return v->get<std::string>();
-    if (v->is_number_integer() || v->is_number_unsigned()) return v->dump();
-    if (v->is_number_float()) return fmt::format("{}", v->get<double>());
-    wrong_type(k, *v, "a string or a number");
+    if (!v) return;
+    if (v->is_string()) out = v->get<std::string>();
+    else if (v->is_number_integer() || v->is_number_unsigned()) out = v->dump();
+    else if (v->is_number_float()) out = fmt::format("{}", v->get<double>());
+    else wrong_type(k, *v, "a string or a number");
   }
-  std::string str(const std::string& k, const std::string& fallback = "") {
+  void read(const std::string& k, std::string& out) {
     const json* v = get(k);
-    if (!v) return fallback;
+    if (!v) return;
     if (!v->is_string()) wrong_type(k, *v, "a string");
-    return v->get<std::string>();
+    out = v->get<std::string>();
   }
   // A CLI option CLI11 parses as a number: a JSON number, or a string holding only one.
-  std::optional<double> number(const std::string& k) {
+  void read(const std::string& k, std::optional<double>& out) {
     const json* v = get(k);
-    if (!v) return std::nullopt;
-    if (v->is_number()) return v->get<double>();
-    if (v->is_string()) {
-      const std::string s = v->get<std::string>();
-      double d = 0;
-      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-      if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return d;
+    if (!v) return;
+    if (v->is_number()) {
+      out = v->get<double>();
+      return;
+    }
+    if (!v->is_string()) wrong_type(k, *v, "a number");
+    const std::string s = v->get<std::string>();
+    double d = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
       throw InputError(k, fmt::format("{} must be a number (got '{}').", k, s));
     }
-    wrong_type(k, *v, "a number");
+    out = d;
   }
-  std::optional<int64_t> integer(const std::string& k, int64_t lo, int64_t hi) {
-    const auto d = number(k);
-    if (!d) return std::nullopt;
-    if (!std::isfinite(*d) || std::floor(*d) != *d || *d < static_cast<double>(lo) || *d > static_cast<double>(hi)) {
-      throw InputError(k, fmt::format("{} must be a whole number from {} to {} (got {}).", k, lo, hi, *d));
-    }
-    return static_cast<int64_t>(*d);
+  void read(const std::string& k, double& out) {
+    std::optional<double> d;
+    read(k, d);
+    if (d) out = *d;
   }
-  int int_or(const std::string& k, int fallback) {
-    return static_cast<int>(integer(k, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).value_or(fallback));
+  void read(const std::string& k, std::optional<int>& out) {
+    if (auto i = integer(k, std::numeric_limits<int>::min(), std::numeric_limits<int>::max())) out = static_cast<int>(*i);
   }
-  int64_t int64_or(const std::string& k, int64_t fallback) {
-    return integer(k, -(int64_t{1} << 53), int64_t{1} << 53).value_or(fallback);
+  void read(const std::string& k, int& out) {
+    if (auto i = integer(k, std::numeric_limits<int>::min(), std::numeric_limits<int>::max())) out = static_cast<int>(*i);
   }
-  bool flag(const std::string& k) {
+  void read(const std::string& k, int64_t& out) {
+    if (auto i = integer(k, -(int64_t{1} << 53), int64_t{1} << 53)) out = *i;
+  }
+  // A CLI switch (--spot): true or false.
+  void read(const std::string& k, bool& out) {
     const json* v = get(k);
-    if (!v) return false;
+    if (!v) return;
     if (!v->is_boolean()) wrong_type(k, *v, "true or false");
-    return v->get<bool>();
+    out = v->get<bool>();
   }
-  std::vector<std::string> strings(const std::string& k) {
+  // A repeatable CLI option (--phase): an array of strings.
+  void read(const std::string& k, std::vector<std::string>& out) {
     const json* v = get(k);
-    if (!v) return {};
+    if (!v) return;
     if (!v->is_array()) wrong_type(k, *v, "an array of strings");
-    std::vector<std::string> out;
+    out.clear();
     for (const auto& e : *v) {
       if (!e.is_string()) wrong_type(k, e, "an array of strings");
       out.push_back(e.get<std::string>());
     }
-    return out;
   }
   // A key no endpoint reads is a mistake the CLI would refuse too ("unknown option").
   void reject_unknown() const {
@@ -145,15 +154,20 @@ class Body {
   }
 
  private:
+  // A CLI option CLI11 parses as an integer: a whole number from lo to hi.
+  std::optional<int64_t> integer(const std::string& k, int64_t lo, int64_t hi) {
+    std::optional<double> d;
+    read(k, d);
+    if (!d) return std::nullopt;
+    if (!std::isfinite(*d) || std::floor(*d) != *d || *d < static_cast<double>(lo) || *d > static_cast<double>(hi)) {
+      throw InputError(k, fmt::format("{} must be a whole number from {} to {} (got {}).", k, lo, hi, *d));
+    }
+    return static_cast<int64_t>(*d);
+  }
+
   const json& j_;
   std::set<std::string> used_;
 };
-
-std::optional<double> count(Body& b, const std::string& k) {
-  const auto t = b.text(k);
-  if (!t) return std::nullopt;
-  return parse_count(*t, "--" + k);
-}
 
 // A catalog model only: unlike the CLI's --model, never a file or folder.
 ModelSpec catalog_model(const std::string& name) {
@@ -172,200 +186,124 @@ ModelSpec catalog_model(const std::string& name) {
                                         name, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
 }
 
-// model, config or params: exactly one, as the CLI's --model / --params.
-ModelSpec request_model(Body& b) {
-  const std::string name = b.str("model");
-  const json* config = b.get("config");
-  const auto params_text = b.text("params");
-  const int given = (name.empty() ? 0 : 1) + (config ? 1 : 0) + (params_text ? 1 : 0);
-  if (given == 0) {
-    throw InputError("model", "model is required: a catalog id (GET /api/models), a pasted config.json object as \"config\", "
-                              "or \"params\": \"7B\".");
+// A JSON object the CLI would read from a file, pasted whole: Body::wrong_type unless it is an object.
+const json* pasted_object(Body& b, const std::string& k, const char* what) {
+  const json* v = b.get(k);
+  if (v && !v->is_object()) Body::wrong_type(k, *v, what);
+  return v;
+}
+
+// The model: "model" (a catalog id, never a path), "config" (a pasted
+// config.json object, what the CLI's --model ./config.json reads) or, where
+// the command has --params, "params". At most one; the library refuses none.
+void read_model(Body& b, std::optional<ModelSpec>& spec, std::optional<std::string>* params) {
+  std::string name;
+  b.read("model", name);
+  const json* config = pasted_object(b, "config", "a config.json object");
+  std::optional<std::string> count;
+  if (params) b.read("params", count);
+  if ((name.empty() ? 0 : 1) + (config ? 1 : 0) + (count ? 1 : 0) > 1) {
+    throw InputError("model", params ? "model, config and params all describe the model; give only one of them."
+                                     : "model and config both describe the model; give only one of them.");
   }
-  if (given > 1) throw InputError("model", "model, config and params all describe the model; give only one of them.");
   if (config) {
-    if (!config->is_object()) Body::wrong_type("config", *config, "a config.json object");
     try {
-      return model_from_hf_config(*config, "pasted config.json");
+      spec = model_from_hf_config(*config, "pasted config.json");
     } catch (const InputError& e) {
       throw InputError("config", e.what());  // the request's key, not the file name the reader names
     }
+  } else if (!name.empty()) {
+    spec = catalog_model(name);
   }
-  if (params_text) {
-    const double p = parse_count(*params_text, "--params");
-    require_range(p, 1e3, 1e15, "--params", "a parameter count from 1e3 to 1e15 (e.g. 7B, 70e9)");
-    return model_from_param_count(p);
-  }
-  return catalog_model(name);
+  if (params) *params = count;
 }
 
-const GpuSpec& request_gpu(Body& b) {
-  const std::string g = b.str("gpu");
-  if (g.empty()) {
-    throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).");
-  }
-  return find_gpu(g);
+// tp, pp, dp, cp, ep, vp and micro_batch: a layout's (memory) or the planner's pins (plan).
+template <class Inputs>
+void read_degrees(Body& b, Inputs& in) {
+  b.read("tp", in.tp);
+  b.read("pp", in.pp);
+  b.read("dp", in.dp);
+  b.read("cp", in.cp);
+  b.read("ep", in.ep);
+  b.read("vp", in.vp);
+  b.read("micro_batch", in.micro_batch);
 }
 
-// Mirrors src/cli/cmd_train.cpp.
+// Mirrors src/cli/cmd_train.cpp: the same TrainInputs, keys named as its flags.
 Report train(Body& b) {
-  TrainRequest r;
-  if (b.get("config")) {
-    throw InputError("config", "config: a pasted config.json works for memory (and the planner); for train give a catalog "
-                               "model or params, because the training estimate takes its model by name.");
+  TrainInputs in;
+  read_model(b, in.model_spec, &in.params);
+  b.read("tokens", in.tokens);
+  b.read("samples", in.samples);
+  b.read("tokens_per_sample", in.tokens_per_sample);
+  b.read("dataset_bytes", in.dataset_bytes);
+  b.read("bytes_per_token", in.bytes_per_token);
+  b.read("flops_per_sample", in.flops_per_sample);
+  b.read("epochs", in.epochs);
+  b.read("seq_len", in.seq_len);
+  b.read("global_batch", in.global_batch);
+  b.read("batch_tokens", in.batch_tokens);
+  b.read("gpu", in.gpu);
+  b.read("gpus", in.gpus);
+  b.read("deadline", in.deadline);
+  b.read("mfu", in.mfu);
+  b.read("tflops_per_gpu", in.tflops_per_gpu);
+  b.read("precision", in.precision);
+  b.read("recompute", in.recompute);
+  b.read("causal", in.causal);
+  b.read("six_n", in.six_n);
+  b.read("fault_budget", in.fault_budget);
+  b.read("gpu_mtbf_hours", in.gpu_mtbf_hours);
+  b.read("restart_minutes", in.restart_minutes);
+  b.read("storage_gbytes_per_s", in.storage_gbytes_per_s);
+  b.read("checkpoint_interval", in.checkpoint_interval);
+  b.read("spot_mtbf_hours", in.spot_mtbf_hours);
+  b.read("comm_margin", in.comm_margin);
+  b.read("gpus_per_node", in.gpus_per_node);
+  b.read("price", in.price);
+  b.read("currency", in.currency);
+  b.read("spot", in.spot);
+  b.read("spot_discount", in.spot_discount);
+  b.read("spot_overhead", in.spot_overhead);
+  b.read("phase", in.phase);
+  // The CLI's --calibration names a file; here it is that file's object.
+  if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {
+    in.calibration = calibration_from_json(*c, "the pasted calibration");
   }
-  r.model = b.str("model");
-  if (!r.model.empty()) r.model = catalog_model(r.model).id;  // never a path
-  r.params = count(b, "params");
-  r.workload.tokens = count(b, "tokens");
-  r.workload.samples = count(b, "samples");
-  r.workload.tokens_per_sample = count(b, "tokens_per_sample");
-  r.workload.dataset_bytes = count(b, "dataset_bytes");
-  r.workload.bytes_per_token = b.number("bytes_per_token").value_or(4);
-  require_range(r.workload.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token");
-  r.workload.epochs = b.number("epochs").value_or(1);
-  r.workload.seq_len = b.int64_or("seq_len", 4096);
-  r.workload.global_batch_seqs = count(b, "global_batch");
-  r.workload.global_batch_tokens = count(b, "batch_tokens");
-  r.flop_per_sample = count(b, "flops_per_sample");
-  r.gpu = b.str("gpu");
-  r.gpus = count(b, "gpus");
-  if (auto d = b.text("deadline")) r.deadline_s = parse_duration_s(*d, "--deadline");
-  if (auto m = b.text("mfu")) r.mfu = parse_fraction(*m, "--mfu");
-  r.tflops_per_gpu = count(b, "tflops_per_gpu");
-  r.precision = parse_precision(b.str("precision", "bf16"), "--precision");
-  r.recompute = parse_recompute(b.str("recompute", "none"), "--recompute");
-  r.causal_half = b.flag("causal");
-  r.six_n = b.flag("six_n");
-  if (auto f = b.number("fault_budget")) r.fault_budget = *f;
-  r.comm_margin = b.number("comm_margin").value_or(0.0);
-  if (auto g = b.integer("gpus_per_node", std::numeric_limits<int>::min(), std::numeric_limits<int>::max())) {
-    r.gpus_per_node = static_cast<int>(*g);
-  }
-  r.price.text = b.text("price");
-  if (const std::string c = b.str("currency"); !c.empty()) {
-    if (c == "usd" || c == "USD") r.price.currency = Currency::kUsd;
-    else if (c == "cny" || c == "CNY" || c == "rmb" || c == "RMB") r.price.currency = Currency::kCny;
-    else throw InputError("--currency", "--currency must be usd or cny (got '" + c + "').");
-  }
-  r.price.spot = b.flag("spot");
-  r.price.spot_discount = b.number("spot_discount");
-  if (auto o = b.number("spot_overhead")) r.price.spot_overhead = *o;
-  r.phases = b.strings("phase");
   b.reject_unknown();
-  return train_report(r);
+  return train_report(make_train_request(in));
 }
 
-// Mirrors src/cli/cmd_memory.cpp.
+// Mirrors src/cli/cmd_memory.cpp (and src/cli/layout_flags.cpp).
 Report memory(Body& b) {
-  const ModelSpec model = request_model(b);
-  const GpuSpec& gpu = request_gpu(b);
-  Layout l;
-  l.tp = b.int_or("tp", 1);
-  l.pp = b.int_or("pp", 1);
-  l.cp = b.int_or("cp", 1);
-  l.ep = b.int_or("ep", 1);
-  l.vp = b.int_or("vp", 1);
-  const auto dp = b.integer("dp", std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-  l.micro_batch = b.int64_or("micro_batch", 1);
-  l.global_batch = b.int64_or("global_batch", 0);
-  l.seq_len = b.int64_or("seq_len", 4096);
-  l.zero_stage = b.int_or("zero", 0);
-  l.shard_group = b.int_or("shard_group", 0);
-  l.recompute = parse_recompute(b.str("recompute", "none"), "--recompute");
-  l.sequence_parallel = b.flag("sequence_parallel");
-  l.flash_attention = !b.flag("no_flash_attention");
-  l.precision = parse_precision(b.str("precision", "bf16"), "--precision");
-  l.pure_bf16 = b.flag("pure_bf16");
-  l.optimizer = parse_optimizer(b.str("optimizer", "adamw"), "--optimizer");
-  l.offload_optimizer = b.flag("offload_optimizer");
-  l.offload_params = b.flag("offload_params");
-  l.offload_activations = b.flag("offload_activations");
-
-  const auto gpus_text = b.text("gpus");
-  const int64_t model_parallel = static_cast<int64_t>(l.tp) * l.pp * l.cp;
-  int64_t gpus = 0;
-  if (gpus_text) {
-    const double g = parse_count(*gpus_text, "--gpus");
-    if (g < 1 || g > 1e7 || std::floor(g) != g) {
-      throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs from 1 to 10,000,000 (got {}).", *gpus_text));
-    }
-    gpus = static_cast<int64_t>(g);
-  }
-  if (dp) {
-    l.dp = static_cast<int>(*dp);
-    if (!gpus_text) gpus = model_parallel * l.dp;
-  } else if (gpus_text) {
-    if (model_parallel <= 0 || gpus % model_parallel != 0) {
-      throw InputError("--gpus", fmt::format("--gpus {} is not a multiple of tp×pp×cp = {}×{}×{} = {}; set --dp or change the degrees.",
-                                             gpus, l.tp, l.pp, l.cp, model_parallel));
-    }
-    l.dp = static_cast<int>(gpus / model_parallel);
-  } else {
-    l.dp = 1;
-    gpus = model_parallel;
-  }
-
-  MemoryOptions o;
-  const auto fragmentation = b.number("fragmentation");
-  const auto context = b.number("cuda_context_gib");
-  const double safety = b.number("safety_margin").value_or(0.15);
-  o.dropout = b.flag("dropout");
-  o.fp32_grad_buffer = b.flag("fp32_grads");
+  MemoryInputs in;
+  LayoutInputs& l = in.layout;
+  read_model(b, l.model_spec, &l.params);
+  b.read("gpu", l.gpu);
+  b.read("gpus", l.gpus);
+  read_degrees(b, l);
+  b.read("global_batch", l.global_batch);
+  b.read("seq_len", l.seq_len);
+  b.read("zero", l.zero);
+  b.read("shard_group", l.shard_group);
+  b.read("recompute", l.recompute);
+  b.read("sequence_parallel", l.sequence_parallel);
+  b.read("precision", l.precision);
+  b.read("pure_bf16", l.pure_bf16);
+  b.read("optimizer", l.optimizer);
+  b.read("offload_optimizer", l.offload_optimizer);
+  b.read("offload_params", l.offload_params);
+  b.read("offload_activations", l.offload_activations);
+  b.read("no_flash_attention", l.no_flash_attention);
+  b.read("dropout", in.dropout);
+  b.read("fp32_grads", in.fp32_grads);
+  b.read("fragmentation", in.fragmentation);
+  b.read("safety_margin", in.safety_margin);
+  b.read("cuda_context_gib", in.cuda_context_gib);
   b.reject_unknown();
-
-  validate_layout(model, l, gpus);
-  if (fragmentation) {
-    require_range(*fragmentation, 0, 1, "--fragmentation", "a fraction from 0 to 1 (0.05 = 5%)");
-    o.fragmentation = *fragmentation;
-  }
-  if (context) {
-    require_range(*context, 0, 64, "--cuda-context-gib", "GiB from 0 to 64");
-    o.cuda_context_bytes = *context * kGiB;
-  }
-  require_range(safety, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (seed 004: 0.15–0.2)");
-  o.safety_margin = safety;
-  return memory_report(model, l, gpu, o);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-// As src/cli/cmd_plan.cpp: "1024", "512,1024,2048" or a range "256-4096" (powers of two in it).
-std::vector<int64_t> parse_counts(const std::string& text) {
-  std::vector<int64_t> out;
-  for (const std::string& part : split(text, ',')) {
-    const auto dash = part.find('-');
-    if (dash != std::string::npos && dash > 0) {
-      const double lo = parse_count(part.substr(0, dash), "--gpus");
-      const double hi = parse_count(part.substr(dash + 1), "--gpus");
-      if (hi < lo || hi > 1e7) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
-      for (int64_t n = 1; static_cast<double>(n) <= hi; n *= 2) {
-        if (static_cast<double>(n) >= lo) out.push_back(n);
-      }
-      if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part));
-    } else {
-      const double n = parse_count(part, "--gpus");
-      if (n != static_cast<double>(static_cast<int64_t>(n)) || n > 1e7) {
-        throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part));
-      }
-      out.push_back(static_cast<int64_t>(n));
-    }
-  }
-  if (out.empty()) throw InputError("--gpus", "--gpus is required: a count (1024), a list (512,1024) or a range (256-4096).");
-  return out;
+  const ResolvedLayout r = resolve_layout(l);
+  return memory_report(r.model, r.layout, r.gpu, make_memory_options(in));
 }
 
 // Searches run on the server's threads: the page may compare a few GPU types
@@ -374,52 +312,30 @@ constexpr size_t kMaxPlanGroups = 8;
 
 // Mirrors src/cli/cmd_plan.cpp.
 Report plan_endpoint(Body& b) {
-  PlanRequest r;
-  r.model = request_model(b);
-  if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
-  const std::string gpu = b.str("gpu");
-  if (gpu.empty()) throw InputError("--gpu", "--gpu is required: one GPU or a list such as h100,h800,a100.");
-  for (const std::string& g : split(gpu, ',')) r.gpus.push_back(find_gpu(g));
-  const auto counts = b.text("gpus");
-  r.gpu_counts = parse_counts(counts.value_or(""));
+  PlanInputs in;
+  read_model(b, in.model_spec, nullptr);  // `gpuplan plan` has no --params
+  b.read("gpu", in.gpu);
+  b.read("gpus", in.gpus);
+  b.read("seq_len", in.seq_len);
+  b.read("global_batch", in.global_batch);
+  read_degrees(b, in);  // pins
+  b.read("zero", in.zero);
+  b.read("recompute", in.recompute);
+  b.read("precision", in.precision);
+  b.read("optimizer", in.optimizer);
+  b.read("rank_by", in.rank_by);
+  b.read("top", in.top);
+  b.read("cross_node_tp", in.cross_node_tp);
+  b.read("no_flash", in.no_flash);
+  b.read("gpus_per_node", in.gpus_per_node);
+  b.read("compare_layout", in.compare_layout);
+  b.reject_unknown();
+  const PlanRequest r = make_plan_request(in);
   if (r.gpus.size() * r.gpu_counts.size() > kMaxPlanGroups) {
     throw InputError("--gpus", fmt::format("The web planner compares at most {} GPU type × count pairs at once (asked for {}).",
                                            kMaxPlanGroups, r.gpus.size() * r.gpu_counts.size()));
   }
-  const int64_t seq_len = b.int64_or("seq_len", 4096);
-  require_range(static_cast<double>(seq_len), 1, 1e8, "--seq-len", "a positive token count");
-  r.seq_len = seq_len;
-  const int64_t global_batch = b.int64_or("global_batch", 0);
-  if (global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
-  r.global_batch = global_batch;
-  r.tp = b.int_or("tp", 0);
-  r.pp = b.int_or("pp", 0);
-  r.dp = b.int_or("dp", 0);
-  r.cp = b.int_or("cp", 0);
-  r.ep = b.int_or("ep", 0);
-  r.vp = b.int_or("vp", 0);
-  r.micro_batch = b.int64_or("micro_batch", 0);
-  if (auto z = b.integer("zero", std::numeric_limits<int>::min(), std::numeric_limits<int>::max())) r.zero_stage = static_cast<int>(*z);
-  if (const std::string rc = b.str("recompute"); !rc.empty()) r.recompute = parse_recompute(rc, "--recompute");
-  r.precision = parse_precision(b.str("precision", "bf16"), "--precision");
-  r.optimizer = parse_optimizer(b.str("optimizer", "adamw"), "--optimizer");
-  const std::string rank_by = b.str("rank_by", "time");
-  const std::string rank = normalize_name(rank_by);
-  if (rank == "time") r.rank_by = PlanRank::kTime;
-  else if (rank == "cost") r.rank_by = PlanRank::kCost;
-  else throw InputError("--rank-by", fmt::format("--rank-by must be time or cost (got '{}').", rank_by));
-  const int top = b.int_or("top", 5);
-  if (top < 1 || top > 100) throw InputError("--top", "--top must be from 1 to 100.");
-  r.top_k = top;
-  r.cross_node_tp = b.flag("cross_node_tp");
-  r.flash_attention = !b.flag("no_flash");
-  if (auto g = b.integer("gpus_per_node", std::numeric_limits<int>::min(), std::numeric_limits<int>::max())) {
-    if (*g < 1 || *g > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
-    r.step_options.gpus_per_node = static_cast<int>(*g);
-  }
-  b.reject_unknown();
-  const PlanResult res = plan(r);
-  return plan_report(r, res);
+  return plan_report(r, plan(r));
 }
 
 json row_view(const Row& r) {

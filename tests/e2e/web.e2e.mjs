@@ -3,7 +3,7 @@
 //   GPUPLAN_BINARY=build/gpuplan node tests/e2e/web.e2e.mjs
 // Exit 0: passed; 1: failed; 77: skipped (no chromium or no node_modules), with the reason printed.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,25 @@ try {
   assert.equal(await page2.textContent('[data-i18n="k_time"]'), '训练时长', 'language not remembered');
   step(`shared URL restores the same state: ${shared.replace(server.base, '')}`);
   await page2.close();
+
+  // 4b. The catalog's own config.json, loaded from a file instead of chosen in the menu: the same answer,
+  // and the link carries it. Then back to the menu.
+  const configPath = join(profile, 'pasted-config.json');  // removed with the profile
+  writeFileSync(configPath, readFileSync(join(here, '../../data/models/llama-3.1-70b.json')));
+  await page.evaluate(() => { document.querySelector('#config-box').open = true; });
+  const pasted = trainDone((b) => b.config && b.config.num_hidden_layers === 80 && !('model' in b));
+  await page.setInputFiles('#config-file', configPath);
+  const pastedReport = (await (await pasted).json()).report;
+  assert.equal(pastedReport.model.name, 'pasted config.json');
+  assert.equal(pastedReport.time.wall_clock_s, Number(shown.time.value), 'a pasted config.json answers differently from its catalog model');
+  await page.waitForFunction(() => document.querySelector('#report').textContent.includes('pasted config.json'));
+  assert.ok(new URL(page.url()).searchParams.get('config').includes('"num_hidden_layers":80'), 'the link lacks the config');
+  assert.equal(await page.isHidden('#config-not-in-link'), true);
+  step('a config.json loaded from a file gives the catalog model\'s answer and is in the link');
+  const back = trainDone((b) => b.model === 'llama-3.1-70b' && !('config' in b));
+  await page.fill('#config', '');
+  await back;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && !new URL(location.href).searchParams.has('config'));
 
   // 5. Memory and planner views (English), screenshots.
   await page.click('#lang-toggle');

@@ -1,0 +1,130 @@
+// The inputs of `gpuplan train`, `memory` (and `calibrate`'s layout) and `plan`
+// as a front end collects them, and the one place that checks them and builds
+// the library's requests.
+//
+// Each field is named after its CLI flag (`seq_len` is --seq-len) and holds
+// what the user typed: counts with SI suffixes, durations and fractions stay
+// text until the builders below parse them, so every error names the flag.
+// The CLI (src/cli) binds its flags to these fields; the web API
+// (src/web/api.cpp) reads the request keys of the same names into them.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/calibration.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/plan.hpp"
+#include "gpuplan/train_report.hpp"
+
+namespace gpuplan {
+
+// --- gpuplan train ---------------------------------------------------------
+
+struct TrainInputs {
+  std::string model;                    // --model: catalog id, alias or config.json path
+  std::optional<std::string> params;    // --params 70B
+  std::optional<ModelSpec> model_spec;  // instead of both: a model the front end built (the web's pasted config.json)
+  std::optional<std::string> tokens, samples, tokens_per_sample, dataset_bytes, flops_per_sample;
+  double bytes_per_token = 4;
+  double epochs = 1;
+  int64_t seq_len = 4096;
+  std::optional<std::string> global_batch, batch_tokens;
+  std::string gpu;
+  std::optional<std::string> gpus, deadline, mfu, tflops_per_gpu;
+  std::string precision = "bf16";
+  std::string recompute = "none";
+  bool causal = false;
+  bool six_n = false;
+  std::optional<double> fault_budget;
+  // Operations: failures, restarts, checkpoints, spot preemptions (OperationsSettings).
+  std::optional<double> gpu_mtbf_hours, restart_minutes, storage_gbytes_per_s, spot_mtbf_hours;
+  std::optional<std::string> checkpoint_interval;
+  double comm_margin = 0.0;
+  std::optional<int> gpus_per_node;
+  std::optional<std::string> price, currency;
+  bool spot = false;
+  std::optional<double> spot_discount, spot_overhead;
+  std::vector<std::string> phase;       // NAME:GPU:COUNT:DURATION[:PRICE], repeatable
+  std::optional<Calibration> calibration;  // the CLI reads --calibration FILE, the web takes the file's object
+};
+
+// Parses and checks the text fields; train_report checks the rest.
+TrainRequest make_train_request(const TrainInputs& in);
+
+// --- gpuplan memory, gpuplan calibrate -------------------------------------
+
+// One training layout: model, GPU, degrees, batch, recipe.
+struct LayoutInputs {
+  std::string model;
+  std::optional<std::string> params;
+  std::optional<ModelSpec> model_spec;
+  std::string gpu;
+  std::optional<std::string> gpus;
+  int tp = 1, pp = 1, cp = 1, ep = 1, vp = 1;
+  std::optional<int> dp;                // default gpus / (tp·pp·cp)
+  int64_t micro_batch = 1;
+  int64_t global_batch = 0;
+  int64_t seq_len = 4096;
+  int zero = 0;
+  int shard_group = 0;
+  std::string recompute = "none";
+  bool sequence_parallel = false;
+  std::string precision = "bf16";
+  bool pure_bf16 = false;
+  std::string optimizer = "adamw";
+  bool offload_optimizer = false, offload_params = false, offload_activations = false;
+  bool no_flash_attention = false;
+};
+
+struct ResolvedLayout {
+  ModelSpec model;
+  GpuSpec gpu;
+  Layout layout;
+  int64_t gpus = 0;
+};
+
+// Builds and validates the layout; dp defaults to gpus / (tp·pp·cp). Throws InputError.
+ResolvedLayout resolve_layout(const LayoutInputs& in);
+
+struct MemoryInputs {
+  LayoutInputs layout;
+  bool dropout = false;
+  bool fp32_grads = false;
+  std::optional<double> fragmentation, cuda_context_gib;
+  double safety_margin = 0.15;
+};
+
+// The memory model's options, checked.
+MemoryOptions make_memory_options(const MemoryInputs& in);
+
+// --- gpuplan plan ----------------------------------------------------------
+
+struct PlanInputs {
+  std::string model;                    // catalog id, alias or config.json path
+  std::optional<ModelSpec> model_spec;  // or a model the front end built
+  std::string gpu;                      // one GPU or a comma-separated list
+  std::optional<std::string> gpus;      // "1024", "512,1024" or "256-4096"
+  int64_t seq_len = 4096;
+  int64_t global_batch = 0;
+  int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;  // 0: the planner chooses
+  int64_t micro_batch = 0;
+  std::optional<int> zero;
+  std::optional<std::string> recompute;
+  std::string precision = "bf16";
+  std::string optimizer = "adamw";
+  std::string rank_by = "time";
+  int top = 5;
+  bool cross_node_tp = false;
+  bool no_flash = false;
+  std::optional<int> gpus_per_node;
+  std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off", repeatable
+};
+
+PlanRequest make_plan_request(const PlanInputs& in);
+
+}  // namespace gpuplan

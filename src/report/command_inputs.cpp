@@ -1,0 +1,279 @@
+// The checks of train, memory and plan inputs and the building of their
+// requests, shared by the CLI and the web API (command_inputs.hpp).
+#include "gpuplan/command_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+Currency parse_currency(const std::string& c) {
+  if (c == "usd" || c == "USD") return Currency::kUsd;
+  if (c == "cny" || c == "CNY" || c == "rmb" || c == "RMB") return Currency::kCny;
+  throw InputError("--currency", "--currency must be usd or cny (got '" + c + "').");
+}
+
+// "1024", "512,1024,2048" or a range "256-4096" (the powers of two in it).
+std::vector<int64_t> parse_gpu_counts(const std::string& text) {
+  std::vector<int64_t> out;
+  for (const std::string& part : split(text, ',')) {
+    const auto dash = part.find('-');
+    if (dash != std::string::npos && dash > 0) {
+      const double lo = parse_count(part.substr(0, dash), "--gpus");
+      const double hi = parse_count(part.substr(dash + 1), "--gpus");
+      if (hi < lo || hi > 1e7) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
+      for (int64_t n = 1; static_cast<double>(n) <= hi; n *= 2) {
+        if (static_cast<double>(n) >= lo) out.push_back(n);
+      }
+      if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part));
+    } else {
+      const double n = parse_count(part, "--gpus");
+      if (n != static_cast<double>(static_cast<int64_t>(n)) || n > 1e7) {
+        throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part));
+      }
+      out.push_back(static_cast<int64_t>(n));
+    }
+  }
+  if (out.empty()) throw InputError("--gpus", "--gpus is required: a count (1024), a list (512,1024) or a range (256-4096).");
+  return out;
+}
+
+// "tp=8,pp=16,dp=8,mb=1,vp=1,zero=0,recompute=full,sp=off": a layout to rank
+// among the searched ones. Unset: cp/ep/vp 1, micro-batch 1, ZeRO 0, recompute
+// none, SP on when tp > 1; batch, sequence, precision and optimizer from the plan.
+Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
+  Layout l;
+  l.seq_len = r.seq_len;
+  l.global_batch = r.global_batch;
+  l.precision = r.precision;
+  l.optimizer = r.optimizer;
+  l.flash_attention = r.flash_attention;
+  std::optional<bool> sp;
+  bool have_tp = false, have_pp = false, have_dp = false;
+  const char* flag = "--compare-layout";
+  for (const std::string& part : split(text, ',')) {
+    const auto eq = part.find('=');
+    if (eq == std::string::npos) throw InputError(flag, fmt::format("{}: '{}' is not key=value (tp=8,pp=16,dp=8,mb=1,recompute=full).", flag, part));
+    const std::string k = normalize_name(part.substr(0, eq));
+    const std::string v = part.substr(eq + 1);
+    auto integer = [&](double lo, double hi) {
+      const double x = parse_count(v, flag);
+      if (x != static_cast<double>(static_cast<int64_t>(x)) || x < lo || x > hi) {
+        throw InputError(flag, fmt::format("{}: {} must be a whole number from {} to {} (got {}).", flag, k, lo, hi, v));
+      }
+      return static_cast<int64_t>(x);
+    };
+    if (k == "tp") { l.tp = static_cast<int>(integer(1, 1e6)); have_tp = true; }
+    else if (k == "pp") { l.pp = static_cast<int>(integer(1, 1e6)); have_pp = true; }
+    else if (k == "dp") { l.dp = static_cast<int>(integer(1, 1e7)); have_dp = true; }
+    else if (k == "cp") l.cp = static_cast<int>(integer(1, 1e6));
+    else if (k == "ep") l.ep = static_cast<int>(integer(1, 1e6));
+    else if (k == "vp") l.vp = static_cast<int>(integer(1, 1e3));
+    else if (k == "mb" || k == "micro-batch" || k == "micro_batch") l.micro_batch = integer(1, 1e7);
+    else if (k == "zero") l.zero_stage = static_cast<int>(integer(0, 3));
+    else if (k == "recompute") l.recompute = parse_recompute(v, flag);
+    else if (k == "sp") {
+      const std::string b = normalize_name(v);
+      if (b == "on" || b == "true" || b == "1") sp = true;
+      else if (b == "off" || b == "false" || b == "0") sp = false;
+      else throw InputError(flag, fmt::format("{}: sp must be on or off (got {}).", flag, v));
+    } else {
+      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp).", flag, k));
+    }
+  }
+  if (!have_tp || !have_pp || !have_dp) throw InputError(flag, fmt::format("{}: give at least tp, pp and dp ({}).", flag, text));
+  l.sequence_parallel = sp ? *sp : l.tp > 1;
+  return l;
+}
+
+}  // namespace
+
+TrainRequest make_train_request(const TrainInputs& in) {
+  TrainRequest r;
+  r.model = in.model;
+  r.params = parse_optional_count(in.params, "--params");
+  r.model_spec = in.model_spec;
+  r.workload.tokens = parse_optional_count(in.tokens, "--tokens");
+  r.workload.samples = parse_optional_count(in.samples, "--samples");
+  r.workload.tokens_per_sample = parse_optional_count(in.tokens_per_sample, "--tokens-per-sample");
+  r.workload.dataset_bytes = parse_optional_count(in.dataset_bytes, "--dataset-bytes");
+  require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token");
+  r.workload.bytes_per_token = in.bytes_per_token;
+  r.workload.epochs = in.epochs;
+  r.workload.seq_len = in.seq_len;
+  r.workload.global_batch_seqs = parse_optional_count(in.global_batch, "--global-batch");
+  r.workload.global_batch_tokens = parse_optional_count(in.batch_tokens, "--batch-tokens");
+  r.flop_per_sample = parse_optional_count(in.flops_per_sample, "--flops-per-sample");
+  r.gpu = in.gpu;
+  r.gpus = parse_optional_count(in.gpus, "--gpus");
+  if (in.deadline) r.deadline_s = parse_duration_s(*in.deadline, "--deadline");
+  if (in.mfu) r.mfu = parse_fraction(*in.mfu, "--mfu");
+  r.tflops_per_gpu = parse_optional_count(in.tflops_per_gpu, "--tflops-per-gpu");
+  r.precision = parse_precision(in.precision, "--precision");
+  r.recompute = parse_recompute(in.recompute, "--recompute");
+  r.causal_half = in.causal;
+  r.six_n = in.six_n;
+  r.fault_budget = in.fault_budget;
+  r.comm_margin = in.comm_margin;
+  r.gpus_per_node = in.gpus_per_node;
+  r.price.text = in.price;
+  if (in.currency) r.price.currency = parse_currency(*in.currency);
+  r.price.spot = in.spot;
+  r.price.spot_discount = in.spot_discount;
+  r.price.spot_overhead = in.spot_overhead;
+  r.phases = in.phase;
+  if (in.gpu_mtbf_hours) r.ops.gpu_mtbf_hours = *in.gpu_mtbf_hours;
+  if (in.restart_minutes) r.ops.restart_s = *in.restart_minutes * 60;
+  if (in.storage_gbytes_per_s) {
+    require_range(*in.storage_gbytes_per_s, 1e-3, 1e7, "--storage-gbytes-per-s", "a positive aggregate write bandwidth in GB/s");
+    r.ops.storage_bytes_per_s = *in.storage_gbytes_per_s * 1e9;
+  }
+  if (in.checkpoint_interval) r.ops.checkpoint_interval_s = parse_duration_s(*in.checkpoint_interval, "--checkpoint-interval");
+  if (in.spot_mtbf_hours) r.ops.spot_node_mtbf_hours = *in.spot_mtbf_hours;
+  r.calibration = in.calibration;
+  return r;
+}
+
+ResolvedLayout resolve_layout(const LayoutInputs& in) {
+  ResolvedLayout r;
+  r.model = choose_model(in.model, parse_optional_count(in.params, "--params"), in.model_spec);
+  if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).");
+  r.gpu = find_gpu(in.gpu);
+
+  Layout& l = r.layout;
+  l.tp = in.tp;
+  l.pp = in.pp;
+  l.cp = in.cp;
+  l.ep = in.ep;
+  l.vp = in.vp;
+  l.micro_batch = in.micro_batch;
+  l.global_batch = in.global_batch;
+  l.seq_len = in.seq_len;
+  l.zero_stage = in.zero;
+  l.shard_group = in.shard_group;
+  l.recompute = parse_recompute(in.recompute, "--recompute");
+  l.sequence_parallel = in.sequence_parallel;
+  l.flash_attention = !in.no_flash_attention;
+  l.precision = parse_precision(in.precision, "--precision");
+  l.pure_bf16 = in.pure_bf16;
+  l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
+  l.offload_optimizer = in.offload_optimizer;
+  l.offload_params = in.offload_params;
+  l.offload_activations = in.offload_activations;
+
+  // GPU count and data parallelism: dp defaults to gpus / (tp·pp·cp).
+  const int64_t model_parallel = static_cast<int64_t>(in.tp) * in.pp * in.cp;
+  int64_t gpus = 0;
+  if (in.gpus) {
+    const double g = parse_count(*in.gpus, "--gpus");
+    if (g < 1 || g > 1e7 || std::floor(g) != g) {
+      throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs from 1 to 10,000,000 (got {}).", *in.gpus));
+    }
+    gpus = static_cast<int64_t>(g);
+  }
+  if (in.dp) {
+    l.dp = *in.dp;
+    if (!in.gpus) gpus = model_parallel * l.dp;
+  } else if (in.gpus) {
+    if (model_parallel <= 0 || gpus % model_parallel != 0) {
+      throw InputError("--gpus", fmt::format("--gpus {} is not a multiple of tp×pp×cp = {}×{}×{} = {}; set --dp or change the degrees.",
+                                             gpus, in.tp, in.pp, in.cp, model_parallel));
+    }
+    l.dp = static_cast<int>(gpus / model_parallel);
+  } else {
+    l.dp = 1;
+    gpus = model_parallel;
+  }
+  validate_layout(r.model, l, gpus);
+  r.gpus = gpus;
+  return r;
+}
+
+MemoryOptions make_memory_options(const MemoryInputs& in) {
+  MemoryOptions o;
+  if (in.fragmentation) {
+    require_range(*in.fragmentation, 0, 1, "--fragmentation", "a fraction from 0 to 1 (0.05 = 5%)");
+    o.fragmentation = *in.fragmentation;
+  }
+  if (in.cuda_context_gib) {
+    require_range(*in.cuda_context_gib, 0, 64, "--cuda-context-gib", "GiB from 0 to 64");
+    o.cuda_context_bytes = *in.cuda_context_gib * kGiB;
+  }
+  require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (seed 004: 0.15–0.2)");
+  o.safety_margin = in.safety_margin;
+  o.dropout = in.dropout;
+  o.fp32_grad_buffer = in.fp32_grads;
+  return o;
+}
+
+PlanRequest make_plan_request(const PlanInputs& in) {
+  if (in.model.empty() && !in.model_spec) {
+    throw InputError("--model", "--model is required: a catalog id (gpuplan models) or a config.json.");
+  }
+  if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: one GPU or a list such as h100,h800,a100.");
+  PlanRequest r;
+  r.model = choose_model(in.model, std::nullopt, in.model_spec);
+  if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
+  for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));
+  r.gpu_counts = parse_gpu_counts(in.gpus.value_or(""));
+  require_range(static_cast<double>(in.seq_len), 1, 1e8, "--seq-len", "a positive token count");
+  r.seq_len = in.seq_len;
+  if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
+  r.global_batch = in.global_batch;
+  r.tp = in.tp;
+  r.pp = in.pp;
+  r.dp = in.dp;
+  r.cp = in.cp;
+  r.ep = in.ep;
+  r.vp = in.vp;
+  r.micro_batch = in.micro_batch;
+  r.zero_stage = in.zero;
+  if (in.recompute) r.recompute = parse_recompute(*in.recompute, "--recompute");
+  r.precision = parse_precision(in.precision, "--precision");
+  r.optimizer = parse_optimizer(in.optimizer, "--optimizer");
+  const std::string rank = normalize_name(in.rank_by);
+  if (rank == "time") r.rank_by = PlanRank::kTime;
+  else if (rank == "cost") r.rank_by = PlanRank::kCost;
+  else throw InputError("--rank-by", fmt::format("--rank-by must be time or cost (got '{}').", in.rank_by));
+  if (in.top < 1 || in.top > 100) throw InputError("--top", "--top must be from 1 to 100.");
+  r.top_k = in.top;
+  r.cross_node_tp = in.cross_node_tp;
+  r.flash_attention = !in.no_flash;
+  if (in.gpus_per_node) {
+    if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
+    r.step_options.gpus_per_node = *in.gpus_per_node;
+  }
+  for (const std::string& c : in.compare_layout) {
+    const Layout l = parse_compare_layout(c, r);
+    bool used = false;
+    for (int64_t n : r.gpu_counts) used = used || l.gpus() == n;
+    if (!used) {
+      throw InputError("--compare-layout", fmt::format("--compare-layout {} uses {} GPUs; --gpus does not include that count.", c, l.gpus()));
+    }
+    r.references.push_back(l);
+  }
+  return r;
+}
+
+}  // namespace gpuplan
