@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "gpuplan/hardware.hpp"
@@ -12,6 +13,7 @@
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/units.hpp"
+#include "run_binary.hpp"
 
 using namespace gpuplan;
 
