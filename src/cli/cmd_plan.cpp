@@ -39,7 +39,7 @@ void run(const PlanFlags& f) {
       throw InputError("--export", fmt::format("--export prints one layout: give one --gpu type, not {} ({}).", r.gpus.size(), f.in.gpu));
     }
     if (r.gpu_counts.size() > 1) {
-      throw InputError("--export", fmt::format("--export prints one layout: give one --gpus count, not {} ({}).", r.gpu_counts.size(), f.in.gpus));
+      throw InputError("--export", fmt::format("--export prints one layout: give one --gpus count, not {} ({}).", r.gpu_counts.size(), f.in.gpus.value_or("")));
     }
   }
   if (f.export_rank) {
