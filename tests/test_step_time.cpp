@@ -2,6 +2,7 @@
 // published measurements with stated tolerances.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpuplan/hardware.hpp"
@@ -49,6 +50,46 @@ TEST(GemmEfficiency, LargeGemmsReachTheMeasuredCeilingSmallOnesFall) {
   EXPECT_LE(big, 0.869);
   EXPECT_LT(gemm_efficiency(a100, Precision::kBf16, 512, 512, 512, 0.869), 0.7 * big);
   EXPECT_LT(gemm_efficiency(a100, Precision::kBf16, 16384, 16384, 64, 0.869), 0.6 * big);  // thin k
+}
+
+// A strided-batched GEMM is one kernel: its waves count every batch entry's tiles.
+TEST(GemmEfficiency, BatchedGemmFillsTheGpuAsOneKernel) {
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");  // 108 SMs
+  // One attention-score product 1024×1024×64 alone. Tiles: 256×128 → 4·8 = 32 on 108 SMs (0.296);
+  // 128×128 → 64 tiles, one wave, 64/108 · 0.93 = 0.551; 128×64 → 128 tiles, 2 waves, 128/216 · 0.82 = 0.486;
+  // 64×64 → 256 tiles, 3 waves, 256/324 · 0.65 = 0.514. Best 0.551; k/(k+64) = 0.5:
+  // 0.869 · 0.551 · 0.5 = 0.2395.
+  EXPECT_NEAR(gemm_efficiency(a100, Precision::kBf16, 1024, 1024, 64, 0.869), 0.869 * (64.0 / 108 * 0.93) * 0.5, 1e-9);
+  // 128 of them (8 sequences × 16 heads) in one kernel: 256×128 tiles → 4,096 in ceil(4096/108) = 38 waves,
+  // utilisation 4096/(38·108) = 0.998: 0.869 · 0.998 · 0.5 = 0.4337.
+  EXPECT_NEAR(gemm_efficiency(a100, Precision::kBf16, 1024, 1024, 64, 0.869, 128), 0.869 * (4096.0 / (38 * 108)) * 0.5, 1e-9);
+  // Time: the roofline of all 128 at once plus one launch, not 128 launches. Compute:
+  // 128 · 2·1024·1024·64 FLOP / (312 TFLOP/s · 0.4337) = 127 µs; memory: 128 · 2 B · (1024·64 + 64·1024 +
+  // 1024·1024) = 302 MB over 2.039 TB/s · 0.8 = 185 µs, so the score write bounds it.
+  StepTimeOptions o;
+  const double one = gemm_time_s(a100, Precision::kBf16, 1024, 1024, 64, o);
+  const double batched = gemm_time_s(a100, Precision::kBf16, 1024, 1024, 64, o, 128);
+  const double compute = 128 * 2.0 * 1024 * 1024 * 64 / (312e12 * 0.869 * (4096.0 / (38 * 108)) * 0.5);
+  const double memory = 128 * 2.0 * (1024.0 * 64 + 64.0 * 1024 + 1024.0 * 1024) / (2.039e12 * o.hbm_efficiency);
+  EXPECT_NEAR(batched, std::max(compute, memory) + o.kernel_overhead_s, 1e-12);
+  EXPECT_NEAR(batched, 185.1e-6 + 4e-6, 0.2e-6);  // + one 4 µs launch
+  EXPECT_LT(batched, 128 * one);
+}
+
+// ZeRO-3 calls are per layer, each a ring through every rank of the shard group.
+TEST(StepTime, ZeroThreePaysRingLatencyPerLayerCall) {
+  const ModelSpec m = find_model("gpt3-175b");  // 96 layers
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  Layout l = base(1, 1, 1536, 1, 1536, 2048);  // one micro-batch per rank
+  l.zero_stage = 3;
+  l.recompute = Recompute::kFull;  // gathers for forward, recompute forward and backward, then one reduce-scatter
+  StepTimeOptions with, without;
+  without.intra_latency_s = 0;
+  without.inter_latency_s = 0;
+  const double diff = estimate_step_time(m, l, g, with).comm_total_s - estimate_step_time(m, l, g, without).comm_total_s;
+  // 1,536 ranks on 192 nodes: ring latency (1536 − 192)·6 µs + 191·12 µs = 10.356 ms per call;
+  // 97 calls (96 layers + embedding/head) per pass, 4 passes: 4 · 97 · 10.356 ms = 4.018 s.
+  EXPECT_NEAR(diff, 4 * 97 * ((1536 - 192) * 6e-6 + 191 * 12e-6), 1e-6);
 }
 
 TEST(StepTime, BubbleIsPMinusOneOverMForOneFOneBAndShrinksWithInterleaving) {
