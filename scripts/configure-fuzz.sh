@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
-  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DGPUPLAN_FUZZ=ON >/dev/null
+  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=ON >/dev/null
