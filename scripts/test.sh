@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything, builds, and runs the whole test suite: once optimised,
 # once under AddressSanitizer + UndefinedBehaviorSanitizer, then a bounded fuzz
-# run of each libFuzzer harness. Stays under 20 minutes on 2 cores (~15 measured).
+# run of each libFuzzer harness. Stays under 20 minutes on 2 cores (16 measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --e2e
@@ -15,7 +15,7 @@ ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
 
 # 2. Hostile input (issue 8, docs/fuzzing.md). One clang build, build-fuzz, serves
 # both: the library, CLI and tests compiled with ASan + UBSan (and libFuzzer's
-# coverage hooks, which cost nothing outside a fuzzer), the suite run on it, then
+# coverage counters, a small slowdown outside a fuzzer), the suite run on it, then
 # each fuzz harness for FUZZ_SECONDS (45 s here). The browser test (label e2e)
 # is left out of the sanitizer run: it spends its time in Chromium, and the
 # server code it reaches is the handle_request that fuzz_web_api fuzzes.
