@@ -43,6 +43,14 @@ TEST(Collectives, HierarchicalCarriesOneLocalthOverTheNetwork) {
   EXPECT_LT(t, ring_allreduce_s(b, 128, inter) / 3);
 }
 
+TEST(Collectives, RingGatherLatencyCountsIntraAndInterNodeSteps) {
+  const Link intra{230e9, 6e-6}, inter{22.5e9, 12e-6};
+  // 1,536 ranks on 192 nodes: 1,344 NVLink steps · 6 µs + 191 network steps · 12 µs = 10.356 ms.
+  EXPECT_NEAR(ring_gather_latency_s(1536, 192, intra, inter), 1344 * 6e-6 + 191 * 12e-6, 1e-12);
+  EXPECT_NEAR(ring_gather_latency_s(8, 1, intra, inter), 7 * 6e-6, 1e-12);  // one node: 7 NVLink steps
+  EXPECT_EQ(ring_gather_latency_s(1, 1, intra, inter), 0.0);
+}
+
 TEST(GemmEfficiency, LargeGemmsReachTheMeasuredCeilingSmallOnesFall) {
   const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");
   const double big = gemm_efficiency(a100, Precision::kBf16, 16384, 16384, 16384, 0.869);

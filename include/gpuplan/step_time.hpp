@@ -111,5 +111,9 @@ double all_to_all_s(double bytes, int n, const Link& link);          // (n−1)/
 // over each GPU's own NIC (`inter`).
 double hierarchical_allreduce_s(double bytes, int local, int nodes, const Link& intra, const Link& inter);
 double hierarchical_reduce_scatter_s(double bytes, int local, int nodes, const Link& intra, const Link& inter);
+// Latency of one NCCL ring all-gather or reduce-scatter through `ranks` GPUs on `nodes` nodes:
+// (ranks − nodes)·α_intra + (nodes − 1)·α_inter (NCCL src/graph/tuning.cc: nsteps − nInterSteps
+// steps inside nodes, nInterSteps across them). NCCL runs these two collectives only as rings.
+double ring_gather_latency_s(int64_t ranks, int64_t nodes, const Link& intra, const Link& inter);
 
 }  // namespace gpuplan

@@ -38,6 +38,12 @@ double hierarchical_allreduce_s(double bytes, int local, int nodes, const Link& 
          ring_allgather_s(bytes, local, intra);
 }
 
+double ring_gather_latency_s(int64_t ranks, int64_t nodes, const Link& intra, const Link& inter) {
+  if (ranks <= 1) return 0;
+  nodes = std::clamp<int64_t>(nodes, 1, ranks);
+  return static_cast<double>(ranks - nodes) * intra.latency_s + static_cast<double>(nodes - 1) * inter.latency_s;
+}
+
 double hierarchical_reduce_scatter_s(double bytes, int local, int nodes, const Link& intra, const Link& inter) {
   if (nodes <= 1) return ring_reduce_scatter_s(bytes, local, intra);
   return ring_reduce_scatter_s(bytes, local, intra) + ring_reduce_scatter_s(bytes / local, nodes, inter);

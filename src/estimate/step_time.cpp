@@ -443,15 +443,12 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       const double rs = hierarchical_reduce_scatter_s((dense_params + expert_params) * gb, s_local, s_nodes, c.intra, c.inter);
       // The gathers and reduce-scatters are issued per layer (FSDP's unit is a
       // transformer block; ZeRO-3 fetches module by module), not once for the
-      // model, and NCCL runs all-gather and reduce-scatter as one ring through
-      // every rank of the shard group: each call pays (shard − 1) ring steps, of
-      // which (nodes − 1) cross the network (NCCL src/graph/tuning.cc, ring
-      // latency = intra steps · α_intra + inter steps · α_net). The bandwidth
-      // terms above already hold one such latency per pass.
+      // model, and each call is one ring through every rank of the shard group
+      // (ring_gather_latency_s). The hierarchical terms above already hold the
+      // latency of one intra-node and one inter-node ring per pass.
       const double units = layers_max + 1;  // the layers of the stage plus embedding/head
-      const double ring_latency = static_cast<double>(shard - s_nodes) * c.intra.latency_s +
-                                  static_cast<double>(s_nodes - 1) * c.inter.latency_s;
-      const double counted = (s_local - 1) * c.intra.latency_s + (s_nodes - 1) * c.inter.latency_s;
+      const double ring_latency = ring_gather_latency_s(shard, s_nodes, c.intra, c.inter);
+      const double counted = ring_gather_latency_s(s_local, 1, c.intra, c.inter) + ring_gather_latency_s(s_nodes, s_nodes, c.intra, c.inter);
       const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
       const double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
       const double per_mb = std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
