@@ -188,6 +188,11 @@ TEST(CliErrors, ModelFolderAndUserGpuFile) {
   EXPECT_NEAR(j["model"]["params_total"].get<double>(), 6738415616.0, 1);
   // A GPU with no catalog price needs --price.
   expect_input_error("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus + " --gpus 8 --mfu 0.5", "--price");
+  // A GEMM efficiency is a fraction of peak.
+  const std::string bad = temp_file("bad_gpus.json",
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "gemm_sustained_efficiency": 1.5}]})");
+  expect_input_error("train --model " + dir + " --tokens 1T --gpu my-accel --gpu-file " + bad + " --gpus 8 --mfu 0.5 --price 1usd",
+                     "gemm_sustained_efficiency");
 }
 
 TEST(Cli, CalibrateSavesFactorsThatTrainUses) {

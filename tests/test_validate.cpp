@@ -49,6 +49,32 @@ TEST(Validate, MissingInputsAreFlaggedNotSkipped) {
   EXPECT_TRUE(j["cases"][0]["flags"].is_array());
 }
 
+// Megatron-LM refuses --tp-comm-overlap without --sequence-parallel, so a source
+// that names the first has the second: the predictor turns it on (and says so).
+TEST(Validate, TpCommOverlapImpliesSequenceParallel) {
+  auto run = [](const std::string& notes) {
+    const std::string line =
+        R"({"id": "sp", "source": "test 2024", "verification": "primary", "kind": "train_throughput", )"
+        R"("model": {"name": "tiny", "num_hidden_layers": 8, "hidden_size": 4096, "num_attention_heads": 32, )"
+        R"("num_key_value_heads": 32, "intermediate_size": 16384, "vocab_size": 32000, "hidden_act": "gelu"}, )"
+        R"("hardware": {"gpu": "h100-sxm5-80gb", "count": 16}, "train": {"seq_len": 4096, "global_batch_seqs": 16, )"
+        R"("micro_batch": 1, "tp": 8, "pp": 1, "dp": 2, "recompute": "none", "precision": "bf16"}, )"
+        R"("measured": {"tokens_per_s_per_gpu": 1000}, "notes": ")" + notes + R"("})";
+    return run_validation(parse_cases(line, "inline")).cases.at(0);
+  };
+  const CaseResult with = run("launched with --tp-comm-overlap");
+  const CaseResult without = run("no launch flags");
+  auto has = [](const CaseResult& c, const std::string& s) {
+    for (const auto& f : c.flags) if (f.find(s) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(with, "requires --sequence-parallel"));
+  EXPECT_TRUE(has(without, "sequence_parallel not stated: off assumed"));
+  EXPECT_FALSE(has(without, "requires --sequence-parallel"));
+  // Overlapped TP collectives and split element-wise work: faster than the plain run.
+  EXPECT_GT(with.predicted, without.predicted);
+}
+
 TEST(Validate, BadLinesNameTheLine) {
   try {
     parse_cases(std::string(kCase) + "\n{not json\n", "f.jsonl");

@@ -28,7 +28,8 @@ struct GpuSpec {
   int nvlink_domain_gpus = 0;        // > gpus_per_node for NVL72-style racks; 0 = the node
   double scaleout_bytes_per_s = 0;   // per GPU, one direction
   std::string scaleout;
-  double gemm_efficiency = 0;        // best measured dense GEMM fraction of peak; 0 = unmeasured
+  double gemm_efficiency = 0;        // best measured dense GEMM fraction of peak, boost-clock burst (MAMF); 0 = unmeasured
+  double gemm_sustained_efficiency = 0;  // the same held at the power limit (MSMF): what a long training run gets; 0 = unmeasured
   double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured
   std::map<std::string, std::string> sources;
   std::string notes;

@@ -17,7 +17,7 @@ namespace gpuplan {
 // The physical constants of the model. One set for every case; each default is
 // documented where it is set (src/estimate/step_time.cpp) and in docs/step-time.md.
 struct StepTimeOptions {
-  double gemm_ceiling = 0;            // best dense-GEMM fraction of peak; 0: the GPU's measured MAMF, else 0.80
+  double gemm_ceiling = 0;            // best dense-GEMM fraction of peak; 0: training_gemm_ceiling(gpu)
   double hbm_efficiency = 0.80;       // achieved fraction of HBM bandwidth for streaming kernels
   double intra_busbw_bytes_per_s = 0; // all-reduce bus bandwidth inside a node; 0: measured, else 0.80 × link
   double scaleout_efficiency = 0.90;  // achieved fraction of the NIC rate (NCCLT-290: 46–48 of 50 GB/s)
@@ -89,6 +89,9 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& layout, const 
 // or grouped GEMM: attention's per-head products, a rank's local experts) fill
 // the SMs together, so the wave is counted over all their tiles.
 double gemm_efficiency(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling, double batch = 1);
+// The large-GEMM ceiling a training run holds: the GPU's sustained (power-
+// limited) fraction of peak where measured, else its burst MAMF, else 0.80.
+double training_gemm_ceiling(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
 double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch = 1);
 // Streaming multiprocessors (or compute units) of a part, for wave quantisation.

@@ -254,7 +254,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   Ctx c{model, l, g, o, l.precision, l.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kBf16, 0.8, 0, 8, Link{}, Link{}, 0};
   if (!g.has(c.gemm_p)) c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   if (!g.has(c.act_p)) c.act_p = c.gemm_p == Precision::kFp8 ? Precision::kBf16 : c.gemm_p;
-  c.ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : (g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80);
+  c.ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : training_gemm_ceiling(g);
   c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency;
   c.node = o.gpus_per_node > 0 ? o.gpus_per_node : g.gpus_per_node;
   if (g.nvlink_domain_gpus > c.node) c.node = g.nvlink_domain_gpus;
@@ -528,8 +528,11 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.hfu = r.hardware_flop_per_step / (r.step_s * cluster_peak);
 
   if (!o.explain) return r;
-  r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
-                                      g.gemm_efficiency > 0 && o.gemm_ceiling <= 0 ? "measured MAMF" : "assumed"));
+  const char* ceiling_kind = o.gemm_ceiling > 0                  ? "calibrated or given"
+                             : g.gemm_sustained_efficiency > 0 ? "sustained at the power limit, MSMF"
+                             : g.gemm_efficiency > 0           ? "boost-clock MAMF; no sustained measurement for this GPU"
+                                                               : "assumed";
+  r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p), ceiling_kind));
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
   r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));

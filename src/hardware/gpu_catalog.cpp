@@ -109,6 +109,12 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   }
   if (g.gpus_per_node < 1 || g.gpus_per_node > 1024) g.gpus_per_node = 8;
   g.gemm_efficiency = number_or(j, "gemm_efficiency", 0);
+  g.gemm_sustained_efficiency = number_or(j, "gemm_sustained_efficiency", 0);
+  for (const auto& [key, v] : {std::pair{"gemm_efficiency", g.gemm_efficiency}, std::pair{"gemm_sustained_efficiency", g.gemm_sustained_efficiency}}) {
+    if (!(v >= 0 && v <= 1)) {
+      throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has {} {}; it is a fraction of peak between 0 and 1 (0 or absent: unmeasured).", origin, g.id, key, v));
+    }
+  }
   g.allreduce_busbw_bytes_per_s = number_or(j, "allreduce_busbw_gbytes_per_s", 0) * kGB;
   if (j.contains("sources") && j["sources"].is_object()) {
     for (const auto& [k, v] : j["sources"].items()) {

@@ -21,6 +21,13 @@ StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::ve
   if (c.notes.find("tp-comm-overlap") != std::string::npos) {
     o.overlap_tp = true;
     flags.push_back("--tp-comm-overlap in the source: TP collectives overlapped");
+    // Megatron-LM refuses --tp-comm-overlap without --sequence-parallel
+    // (megatron/training/arguments.py: "Tensor parallel communication/GEMM
+    // overlap can happen only when sequence parallelism is enabled").
+    if (l.tp > 1 && !t.contains("sequence_parallel") && !l.sequence_parallel) {
+      l.sequence_parallel = true;
+      flags.push_back("--tp-comm-overlap requires --sequence-parallel: sequence parallelism on");
+    }
   }
   if (!t.contains("zero_stage") && c.notes.find("overlap-param-gather") != std::string::npos) {
     l.zero_stage = 1;
