@@ -530,8 +530,10 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   if (!o.explain) return r;
   const char* ceiling_kind = o.gemm_ceiling > 0                  ? "calibrated or given"
                              : g.gemm_sustained_efficiency > 0 ? "sustained at the power limit, MSMF"
-                             : g.gemm_efficiency > 0           ? "boost-clock MAMF; no sustained measurement for this GPU"
-                                                               : "assumed";
+                             : g.gemm_efficiency > 0           ? (g.vendor == "nvidia" || g.vendor.empty()
+                                                                      ? "sustained estimate: boost-clock MAMF × 0.848, the H200 MSMF/MAMF ratio"
+                                                                      : "boost-clock MAMF")
+                                                               : (g.vendor == "nvidia" || g.vendor.empty() ? "assumed 0.80 × 0.848 sustained" : "assumed");
   r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p), ceiling_kind));
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
