@@ -103,6 +103,26 @@ TEST(Plan, PublishedLayoutRanksAmongTheFittingOnes) {
   EXPECT_TRUE(section);
 }
 
+// Without --global-batch the planner aims at ~4M tokens per step in a batch the
+// GPU count's data-parallel degrees divide.
+TEST(Plan, DefaultGlobalBatchFollowsTheGpuCount) {
+  PlanRequest r;
+  r.model = find_model("llama-2-7b");
+  r.gpus = {find_gpu("a100-sxm4-40gb")};
+  r.seq_len = 2048;  // 4M tokens = 2,048 sequences
+  r.top_k = 1;
+  // 1,024 GPUs (a power of two): 2,048 sequences, as before.
+  r.gpu_counts = {1024};
+  EXPECT_EQ(plan(r).groups.at(0).global_batch, 2048);
+  // 440 GPUs = 8 · 55: 55 · 32 = 1,760 sequences (55 · 64 = 3,520 would pass 4M tokens). A power-of-two
+  // batch would need tp·pp·cp to absorb the 55, which a 32-layer, 32-head model cannot: no layout at all.
+  r.gpu_counts = {440};
+  const PlanResult res = plan(r);
+  EXPECT_EQ(res.groups.at(0).global_batch, 1760);
+  ASSERT_FALSE(res.groups.at(0).top.empty());
+  EXPECT_EQ(res.groups.at(0).top[0].layout.global_batch % res.groups.at(0).top[0].layout.dp, 0);
+}
+
 TEST(Plan, NothingFitsGivesNoCandidates) {
   PlanRequest r = gpt3_request();
   r.gpu_counts = {8};

@@ -24,7 +24,7 @@ struct PlanRequest {
   std::vector<GpuSpec> gpus;            // one or more GPU types, compared side by side
   std::vector<int64_t> gpu_counts;      // one or more cluster sizes (each evaluated)
   int64_t seq_len = 2048;
-  int64_t global_batch = 0;             // sequences per step; 0: the smallest batch ≥ 4M tokens the layouts allow
+  int64_t global_batch = 0;             // sequences per step; 0: ~4M tokens, odd part of the GPU count × 2^k (plan.cpp)
   Precision precision = Precision::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
   // Pinned dimensions: 0 (or unset) lets the planner choose.

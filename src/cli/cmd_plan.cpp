@@ -84,7 +84,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--gpu,-g", f->gpu, "GPU id or alias, or a comma-separated list to compare: h100,h800,a100");
   cmd->add_option("--gpus,-n", f->gpus, "GPU count, list (512,1024) or range of powers of two (256-4096)")->required();
   cmd->add_option("--seq-len,--seq", f->seq_len, "Tokens per sequence")->capture_default_str();
-  cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default: ~4M tokens)");
+  cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default: about 4M tokens, a multiple of the GPU count's odd part)");
   cmd->add_option("--tp", f->tp, "Pin the tensor-parallel degree");
   cmd->add_option("--pp", f->pp, "Pin the pipeline stages");
   cmd->add_option("--dp", f->dp, "Pin the data-parallel replicas");

@@ -34,11 +34,18 @@ int node_size(const PlanRequest& r, const GpuSpec& g) {
   return std::max(node, g.nvlink_domain_gpus);
 }
 
-int64_t default_global_batch(const PlanRequest& r) {
+int64_t default_global_batch(const PlanRequest& r, int64_t gpus) {
   if (r.global_batch > 0) return r.global_batch;
-  // About 4M tokens per step, a power of two in sequences (GPT-3, Llama 2/3 pretraining batches).
+  // About 4M tokens per step (GPT-3, Llama 2/3 pretraining batches): the
+  // largest odd·2^k sequences not above it, where odd is the odd part of the
+  // GPU count, so that the data-parallel degrees the count allows divide the
+  // batch. A power-of-two count gets a power-of-two batch; 440 GPUs at seq 2048
+  // get 55·32 = 1,760 sequences (what MPT-7B ran on 440 A100s), where a
+  // power-of-two batch would admit no layout at all.
   const double target = 4194304.0 / static_cast<double>(r.seq_len);
-  int64_t gb = 1;
+  int64_t odd = std::max<int64_t>(1, gpus);
+  while (odd % 2 == 0) odd /= 2;
+  int64_t gb = odd;
   while (static_cast<double>(gb) * 2 <= target) gb *= 2;
   return gb;
 }
@@ -103,7 +110,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
   std::vector<Layout> out;
   const ModelSpec& m = r.model;
   const int node = node_size(r, g);
-  const int64_t gb = default_global_batch(r);
+  const int64_t gb = default_global_batch(r, gpus);
   const Precision prec = g.has(r.precision) ? r.precision : (g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16);
   for (int64_t tp : divisors(gpus)) {
     if (!pinned_ok(r.tp, tp) || (tp > node && !r.cross_node_tp && r.tp <= 0)) continue;
@@ -190,7 +197,7 @@ PlanResult plan(const PlanRequest& r) {
       grp.gpu_id = g.id;
       grp.gpu_name = g.name;
       grp.gpus = n;
-      grp.global_batch = default_global_batch(r);
+      grp.global_batch = default_global_batch(r, n);
       grp.usd_per_gpu_hour = price_usd(g);
       const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
       std::vector<std::pair<double, size_t>> fitting;

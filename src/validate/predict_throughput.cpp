@@ -70,6 +70,8 @@ StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::ve
       l = best.layout;
       flags.push_back(fmt::format("parallel layout not stated: planner's best tp {} pp {} dp {} cp {} micro-batch {} ZeRO-{} recompute {}",
                                   l.tp, l.pp, l.dp, l.cp, l.micro_batch, l.zero_stage, recompute_name(l.recompute)));
+    } else {
+      flags.push_back("parallel layout not stated and no layout fits in memory: the defaults above are used as they are");
     }
   } else if (!in.recompute_stated) {
     // The run fitted: take the least recomputation the memory model accepts.
