@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpuplan/hardware.hpp"
+#include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/step_time.hpp"
 
@@ -106,6 +107,38 @@ TEST(GemmEfficiency, BatchedGemmFillsTheGpuAsOneKernel) {
 }
 
 // ZeRO-3 calls are per layer, each a ring through every rank of the shard group.
+// Eager PyTorch streams every element-wise operator through HBM on its own.
+TEST(StepTime, EagerElementwiseCostsItsOperatorsBytes) {
+  const ModelSpec m = find_model("llama-3.1-8b");  // h 4096, f 14336, q 4096, kv 1024, V 128256, 32 layers, RMSNorm, SwiGLU
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");  // 2.039 TB/s, streamed at 80%
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  const StepTime fused = estimate_step_time(m, l, a100);
+  l.eager = true;
+  const StepTime eager = estimate_step_time(m, l, a100);
+  // Forward bytes per token and layer. Eager: two RMSNorms 2·36·4096 = 294,912; two residual adds 2·6·4096
+  // = 49,152; SwiGLU 10·14336 = 143,360; rotary 20·(4096+1024) = 102,400; output transpose 4·4096 = 16,384;
+  // K and V repeated to 32 heads 2·2·(1024+4096) = 20,480: 626,688 B. Fused: 2 B × (11·4096 + 3·14336 +
+  // 2·5120) = 196,608 B. Backward twice the forward: 3 · 430,080 = 1,290,240 B more per token and layer.
+  // Kernels: 33 forward instead of 10, backward twice: 69 more per layer at 4 µs each.
+  // Loss: eager cross-entropy streams 22 + 22 B per logit instead of 14 + 8: 22 B more, 4096 · 128256 logits.
+  const double hbm = 2.039e12 * 0.8;
+  const double per_layer = 4096.0 * 1290240 / hbm + 69 * 4e-6;
+  const double loss = 22.0 * 4096 * 128256 / hbm;
+  EXPECT_NEAR(eager.elementwise_s - fused.elementwise_s, 32 * per_layer + loss, 1e-9);
+  EXPECT_NEAR(eager.gemm_s, fused.gemm_s, 1e-12);  // the GEMMs do not change
+  // One GPU, nothing overlaps: the step grows by exactly that.
+  EXPECT_NEAR(eager.step_s - fused.step_s, 32 * per_layer + loss, 1e-9);
+  // Memory: an eager RMSNorm keeps its fp32 input (4 B over h, two per layer) and SwiGLU keeps silu's
+  // output (2 B over f): (8·4096 + 2·14336) · 4096 tokens · 32 layers = 8,053,063,680 B more.
+  MemoryOptions mo;
+  const MemoryBreakdown me = estimate_memory(m, l, a100, mo);
+  l.eager = false;
+  const MemoryBreakdown mf = estimate_memory(m, l, a100, mo);
+  EXPECT_NEAR(me.activations_bytes - mf.activations_bytes, (8.0 * 4096 + 2.0 * 14336) * 4096 * 32, 1.0);
+}
+
 TEST(StepTime, ZeroThreePaysRingLatencyPerLayerCall) {
   const ModelSpec m = find_model("gpt3-175b");  // 96 layers
   const GpuSpec& g = find_gpu("a100-sxm4-80gb");

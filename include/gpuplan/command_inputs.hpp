@@ -79,6 +79,7 @@ struct LayoutInputs {
   std::string optimizer = "adamw";
   bool offload_optimizer = false, offload_params = false, offload_activations = false;
   bool no_flash_attention = false;
+  bool eager = false;
 };
 
 struct ResolvedLayout {
@@ -121,6 +122,7 @@ struct PlanInputs {
   int top = 5;
   bool cross_node_tp = false;
   bool no_flash = false;
+  bool eager = false;
   std::optional<int> gpus_per_node;
   std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off", repeatable
 };

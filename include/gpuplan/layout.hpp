@@ -32,6 +32,10 @@ struct Layout {
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
   bool flash_attention = true;      // no s×s score matrix kept (Dao et al. 2022)
+  // Element-wise ops run one PyTorch operator at a time (eager mode: no
+  // torch.compile, no fused norm/activation/rotary kernels); false = fused, as
+  // Megatron's kernels or torch.compile run them.
+  bool eager = false;
   Precision precision = Precision::kBf16;  // GEMM precision (fp8 keeps bf16 elsewhere)
   Optimizer optimizer = Optimizer::kAdamW;
   bool offload_optimizer = false;   // optimizer states (and master weights) in host memory

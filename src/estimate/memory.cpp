@@ -270,13 +270,15 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
                     lora_rank(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
   }
   if (!m.count_only) {
-    add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}); {} micro-batch(es) in flight on stage {}.",
+    add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",
                     m.mlp == MlpKind::kGated ? "gated" : "2-matrix",
                     l.flash_attention ? "FlashAttention: no s×s scores" : "s×s attention scores kept",
-                    o.dropout ? "on" : "off", format_sig(br.inflight_micro_batches, 3), br.worst_stage),
-        fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}）；第 {} 级在途 {} 个微批。",
+                    o.dropout ? "on" : "off", l.eager ? ", eager: fp32 RMSNorm inputs and silu outputs kept too" : "",
+                    format_sig(br.inflight_micro_batches, 3), br.worst_stage),
+        fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}{}）；第 {} 级在途 {} 个微批。",
                     m.mlp == MlpKind::kGated ? "门控 MLP" : "两矩阵 MLP",
                     l.flash_attention ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
+                    l.eager ? "，eager 模式另存 fp32 RMSNorm 输入与 silu 输出" : "",
                     br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
     add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
                     format_sig(o.logits_bytes_per_entry, 3)),

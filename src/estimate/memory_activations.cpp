@@ -112,6 +112,17 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t);
   }
   bytes += mask * T * h / rep;                 // MLP dropout mask
+  if (l.eager) {
+    // Eager operators keep what fused kernels recompute in registers: an
+    // RMSNorm saves its fp32 input (4 B) beside the bf16 one (the pow and the
+    // multiply need it), and SwiGLU's multiply saves silu's output (2 B over f).
+    if (m.norm == NormKind::kRms) bytes += static_cast<double>(m.norms_per_layer) * 4 * T * h / rep;
+    if (m.mlp == MlpKind::kGated) {
+      const double f = moe_layer && m.moe ? static_cast<double>(m.moe->expert_intermediate) * static_cast<double>(m.moe->experts_per_token)
+                                          : static_cast<double>(m.intermediate);
+      bytes += 2 * T * f / t;
+    }
+  }
   return bytes;
 }
 

@@ -192,12 +192,48 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // replicated on every TP rank unless sequence parallelism splits them; the
   // activation function and rotary embedding on the TP-split widths.
   const double sp_div = l.sequence_parallel ? tp : 1.0;
-  double elems = 11.0 * h / sp_div + act_elems;
-  if (m.learned_positions == 0 && !m.mla) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
-  const double elem_kernels = 10;
+  const bool rotary = m.learned_positions == 0 && !m.mla;
+  double elem_bytes = 0, elem_kernels = 0;  // per token, forward
+  if (!l.eager) {
+    double elems = 11.0 * h / sp_div + act_elems;
+    if (rotary) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
+    elem_bytes = elems * act_bytes;
+    elem_kernels = 10;
+  } else {
+    // Eager PyTorch runs each operator as its own kernel, and every one reads
+    // and writes HBM. Bytes per element, forward, from the operators of the
+    // reference implementations (Hugging Face Llama, torchtune):
+    //   RMSNorm: to(fp32) 2+4, pow 4+4, mean 4, x·rsqrt 4+4, to(bf16) 4+2,
+    //            ·weight 2+2 = 36 B over h (7 kernels); LayerNorm is one native
+    //            kernel, 2+2 = 4 B;
+    //   residual add 2+2+2 = 6 B over h, twice;
+    //   SwiGLU: silu 2+2, ·up 2+2+2 = 10 B over f (2 kernels); GELU 2+2 = 4 B;
+    //   rotary on q and k: x·cos 4, rotate_half (neg 2, cat 4), ·sin 4, add 6
+    //            = 20 B over q+kv (6 kernels per tensor);
+    //   attention glue: the output transposed back to contiguous 2+2 over q,
+    //            and grouped-query K and V repeated to all heads (read kv, write q, each).
+    // Backward costs twice the forward's bytes and kernels, as for the fused ops.
+    const double rms = m.norm == NormKind::kRms;
+    const double norms = static_cast<double>(m.norms_per_layer);
+    elem_bytes += norms * (rms ? 36.0 : 4.0) * h / sp_div + 2 * 6.0 * h / sp_div;
+    elem_kernels += norms * (rms ? 7 : 1) + 2;
+    const double width = act_elems / (mlp_mats + 1);  // f per rank (k·f for MoE)
+    elem_bytes += (m.mlp == MlpKind::kGated ? 10.0 : 4.0) * width;
+    elem_kernels += m.mlp == MlpKind::kGated ? 2 : 1;
+    if (rotary) {
+      elem_bytes += 20.0 * (m.q_width() + m.kv_width()) / tp;
+      elem_kernels += 12;
+    }
+    elem_bytes += 4.0 * m.q_width() / tp;
+    elem_kernels += 1;
+    if (!m.mla && m.kv_heads < m.heads) {
+      elem_bytes += 2 * 2.0 * (m.kv_width() + m.q_width()) / tp;
+      elem_kernels += 2;
+    }
+  }
   lc.kernels_f += elem_kernels + (l.flash_attention ? 1 : 4);
-  lc.elem_f += stream_s(c, elems * M * act_bytes, elem_kernels);
-  lc.elem_b += stream_s(c, 2.0 * elems * M * act_bytes, 2 * elem_kernels);
+  lc.elem_f += stream_s(c, elem_bytes * M, elem_kernels);
+  lc.elem_b += stream_s(c, 2.0 * elem_bytes * M, 2 * elem_kernels);
 
   // ---- Tensor-parallel collectives: two all-reduces forward and two backward
   // of the b·s·h activation (Shoeybi et al. 2019, Fig. 4), or as many
@@ -291,15 +327,17 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     // on gemm_ceiling) and build specs in the same stack slot (validation), so
     // addresses alone would return another configuration's costs.
     struct Key {
-      const ModelSpec* model; StepTimeOptions opt; std::string gpu_id; double gpu_peak, gpu_hbm, gpu_link;
-      int64_t hidden, layers, vocab, inter, heads, kv_heads; int tp, cp, ep; int64_t mb, seq; bool sp, flash; Precision p; int node;
+      const ModelSpec* model; StepTimeOptions opt; std::string gpu_id; double gpu_peak, gpu_hbm, gpu_link, gpu_burst, gpu_sustained;
+      int64_t hidden, layers, vocab, inter, heads, kv_heads, head_dim; NormKind norm; MlpKind mlp;
+      int tp, cp, ep; int64_t mb, seq; bool sp, flash, eager; Precision p; int node;
       bool operator==(const Key&) const = default;
     };
     struct Entry { Key key; LayerCost dense, moe; bool used = false; };
     thread_local Entry cache[64];
-    const Key key{&model, o, g.id, r.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, model.hidden, model.layers,
-                  model.vocab, model.intermediate, model.heads, model.kv_heads, l.tp, l.cp, l.ep,
-                  l.micro_batch, l.seq_len, l.sequence_parallel, l.flash_attention, l.precision, c.node};
+    const Key key{&model, o, g.id, r.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, g.gemm_efficiency,
+                  g.gemm_sustained_efficiency, model.hidden, model.layers, model.vocab, model.intermediate, model.heads,
+                  model.kv_heads, model.head_dim, model.norm, model.mlp, l.tp, l.cp, l.ep, l.micro_batch, l.seq_len,
+                  l.sequence_parallel, l.flash_attention, l.eager, l.precision, c.node};
     const size_t slot = (static_cast<size_t>(l.tp) * 31 + static_cast<size_t>(l.cp) * 7 + static_cast<size_t>(l.ep) * 13 +
                          static_cast<size_t>(l.micro_batch) * 17 + (l.sequence_parallel ? 1 : 0)) % 64;
     Entry& e = cache[slot];
@@ -332,8 +370,11 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   LayerCost head;
   add_gemm(c, head, c.tokens, static_cast<double>(model.vocab) / tp, h);
   const double logits = c.tokens * static_cast<double>(model.vocab) / tp;
-  head.elem_f += stream_s(c, 14.0 * logits + 4.0 * c.tokens * h, 6);  // + final norm
-  head.elem_b += stream_s(c, 8.0 * logits + 8.0 * c.tokens * h, 6);
+  // Eager cross-entropy (F.cross_entropy on logits.float()): to(fp32) 2+4,
+  // log-softmax max, sum-exp and output 4+4+4+4 = 22 B forward; backward
+  // scatter 4, log-softmax 4+4+4, to(bf16) 4+2 = 22 B.
+  head.elem_f += stream_s(c, (l.eager ? 22.0 : 14.0) * logits + 4.0 * c.tokens * h, 6);  // + final norm
+  head.elem_b += stream_s(c, (l.eager ? 22.0 : 8.0) * logits + 8.0 * c.tokens * h, 6);
   const double embed_s = stream_s(c, 2.0 * c.tokens * h * 2.0, 2);
 
   const double layers_max = std::ceil(static_cast<double>(L) / p);

@@ -169,6 +169,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.recompute = rc;
                   l.sequence_parallel = r.sequence_parallel ? *r.sequence_parallel : tp > 1;
                   l.flash_attention = r.flash_attention;
+                  l.eager = r.eager;
                   l.precision = prec;
                   l.optimizer = r.optimizer;
                   out.push_back(l);

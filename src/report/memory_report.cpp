@@ -105,6 +105,7 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
                 {"recompute", recompute_name(l.recompute)},
                 {"sequence_parallel", l.sequence_parallel},
                 {"flash_attention", l.flash_attention},
+                {"eager", l.eager},
                 {"precision", precision_name(l.precision)},
                 {"optimizer", optimizer_name(l.optimizer)},
                 {"offload_optimizer", l.offload_optimizer},
@@ -118,9 +119,10 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
                         fmt::format("micro-batch {} × {} micro-batches × dp {} = {} sequences of {} tokens", l.micro_batch,
                                     l.micro_batches(), l.dp, l.effective_global_batch(), l.seq_len)});
   ls.rows.push_back(Row{"recipe", "Recipe", "训练配置", 0, Unit::kText,
-                        fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
+                        fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
                                     optimizer_name(l.optimizer), l.zero_stage, recompute_name(l.recompute),
-                                    l.sequence_parallel ? ", sequence parallel" : "", l.flash_attention ? ", FlashAttention" : "")});
+                                    l.sequence_parallel ? ", sequence parallel" : "", l.flash_attention ? ", FlashAttention" : "",
+                                    l.eager ? ", eager (unfused) element-wise ops" : "")});
   ls.rows.push_back(Row{"gpu", "GPU", "GPU", 0, Unit::kText, fmt::format("{} ({})", gpu.name, gpu.id)});
   rep.sections.push_back(ls);
   add_memory_to_report(rep, br);

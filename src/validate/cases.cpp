@@ -229,6 +229,12 @@ CaseInputs case_inputs(const ValidationCase& c) {
   // The attention kernel is not in the schema.
   l.flash_attention = true;
   flag("attention kernel not stated: FlashAttention assumed");
+  // Element-wise kernels are not in the schema either: fused (Megatron's kernels,
+  // torch.compile) unless the notes say the run was eager PyTorch.
+  if (contains_word(c.notes, "eager")) {
+    l.eager = true;
+    flag("notes say eager: unfused element-wise operators (eager PyTorch)");
+  }
   // Megatron-family frameworks (the only ones here that run TP or PP)
   // accumulate bf16 gradients in fp32 by default (Megatron's
   // --accumulate-allreduce-grads-in-fp32; DeepSpeed's BF16_Optimizer).
