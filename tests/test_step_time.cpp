@@ -154,6 +154,29 @@ TEST(StepTime, ZeroThreePaysRingLatencyPerLayerCall) {
   EXPECT_NEAR(diff, 4 * 97 * ((1536 - 192) * 6e-6 + 191 * 12e-6), 1e-6);
 }
 
+// DeepSpeed gathers each parameterised submodule on its own: GPT-3's block has two
+// LayerNorms and four linears (fused QKV, output, two MLP), so 6 calls per layer, not 1.
+TEST(StepTime, DeepSpeedZeroThreeGathersModuleByModule) {
+  const ModelSpec m = find_model("gpt3-175b");  // 96 layers, 2 norms per layer
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  Layout l = base(1, 1, 1536, 1, 1536, 2048);
+  l.zero_stage = 3;
+  l.recompute = Recompute::kFull;
+  const StepTime block = estimate_step_time(m, l, g);
+  l.zero3_per_module = true;
+  const StepTime module = estimate_step_time(m, l, g);
+  // 96 · 5 more calls per pass, 4 passes, 10.356 ms each: 19.88 s more communication.
+  const double more = 4 * 96 * 5 * ((1536 - 192) * 6e-6 + 191 * 12e-6);
+  EXPECT_NEAR(module.comm_total_s - block.comm_total_s, more, 1e-6);
+  // Without prefetching (DeepSpeed before mid-2021) none of it hides behind compute: every second of
+  // communication lands on the step.
+  l.zero3_prefetch = false;
+  const StepTime waiting = estimate_step_time(m, l, g);
+  EXPECT_NEAR(waiting.zero3_comm_s, waiting.comm_total_s, 1e-9);
+  EXPECT_NEAR(waiting.step_s - module.step_s, waiting.zero3_comm_s - module.zero3_comm_s, 1e-9);
+  EXPECT_GT(waiting.zero3_comm_s, module.zero3_comm_s);
+}
+
 TEST(StepTime, BubbleIsPMinusOneOverMForOneFOneBAndShrinksWithInterleaving) {
   const ModelSpec m = find_model("gpt3-175b");
   const GpuSpec& g = find_gpu("a100-sxm4-80gb");

@@ -75,6 +75,30 @@ TEST(Validate, TpCommOverlapImpliesSequenceParallel) {
   EXPECT_GT(with.predicted, without.predicted);
 }
 
+// DeepSpeed ZeRO-3 gathers module by module; runs published by 2021 predate its prefetch fixes.
+TEST(Validate, DeepSpeedZeroThreeGranularityAndPrefetch) {
+  auto inputs = [](const std::string& source, const std::string& notes, int zero) {
+    const std::string line =
+        R"({"id": "z", "source": ")" + source + R"(", "verification": "primary", "kind": "train_throughput", )"
+        R"("model": {"name": "tiny", "num_hidden_layers": 8, "hidden_size": 4096, "num_attention_heads": 32, )"
+        R"("num_key_value_heads": 32, "intermediate_size": 16384, "vocab_size": 32000, "hidden_act": "gelu"}, )"
+        R"("hardware": {"gpu": "a100-sxm4-80gb", "count": 64}, "train": {"seq_len": 2048, "global_batch_seqs": 64, )"
+        R"("micro_batch": 1, "tp": 1, "pp": 1, "dp": 64, "zero_stage": )" + std::to_string(zero) +
+        R"(, "recompute": "full", "precision": "bf16"}, "measured": {"tokens_per_s_per_gpu": 1000}, "notes": ")" + notes + R"("})";
+    return case_inputs(parse_cases(line, "inline").at(0)).layout;
+  };
+  const Layout old_ds = inputs("Some paper 2021, Table 2", "ZeRO-3 with DeepSpeed", 3);
+  EXPECT_TRUE(old_ds.zero3_per_module);
+  EXPECT_FALSE(old_ds.zero3_prefetch);
+  const Layout new_ds = inputs("A 2024 benchmark", "DeepSpeed ZeRO-3", 3);
+  EXPECT_TRUE(new_ds.zero3_per_module);
+  EXPECT_TRUE(new_ds.zero3_prefetch);
+  const Layout fsdp = inputs("A 2021 benchmark", "PyTorch FSDP", 3);
+  EXPECT_FALSE(fsdp.zero3_per_module);
+  EXPECT_TRUE(fsdp.zero3_prefetch);
+  EXPECT_FALSE(inputs("Some paper 2021", "DeepSpeed ZeRO-1", 1).zero3_per_module);
+}
+
 TEST(Validate, BadLinesNameTheLine) {
   try {
     parse_cases(std::string(kCase) + "\n{not json\n", "f.jsonl");

@@ -80,6 +80,7 @@ struct LayoutInputs {
   bool offload_optimizer = false, offload_params = false, offload_activations = false;
   bool no_flash_attention = false;
   bool eager = false;
+  bool zero3_per_module = false;
 };
 
 struct ResolvedLayout {
@@ -123,6 +124,7 @@ struct PlanInputs {
   bool cross_node_tp = false;
   bool no_flash = false;
   bool eager = false;
+  bool zero3_per_module = false;
   std::optional<int> gpus_per_node;
   std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off", repeatable
 };

@@ -29,6 +29,12 @@ struct Layout {
   int64_t seq_len = 2048;
   int zero_stage = 0;               // 0 DDP, 1 optimizer states, 2 + gradients, 3 + parameters (Rajbhandari et al. 2020)
   int shard_group = 0;              // HSDP: ZeRO-3 within groups of this many ranks; 0 = all of dp
+  // ZeRO-3 collectives per module (DeepSpeed: one all-gather per parameterised
+  // submodule, each norm and linear) instead of per transformer block (FSDP's wrap unit).
+  bool zero3_per_module = false;
+  // ZeRO-3 gathers prefetched and overlapped with compute; false: each one waits
+  // (DeepSpeed ZeRO-3 before its mid-2021 prefetch fixes).
+  bool zero3_prefetch = true;
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
   bool flash_attention = true;      // no s×s score matrix kept (Dao et al. 2022)

@@ -35,6 +35,7 @@ struct PlanRequest {
   std::optional<bool> sequence_parallel;
   bool flash_attention = true;
   bool eager = false;                   // element-wise ops unfused (eager PyTorch), Layout::eager
+  bool zero3_per_module = false;        // DeepSpeed-style ZeRO-3 gathers, Layout::zero3_per_module
   bool cross_node_tp = false;           // allow TP beyond one node (NVLink domain)
   int max_micro_batch = 64;
   int top_k = 5;

@@ -27,6 +27,8 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_flag("--offload-params", f->offload_params, "Parameters in host memory too (ZeRO-Infinity / FSDP offload_params)");
   cmd->add_flag("--offload-activations", f->offload_activations, "Saved activations streamed to host memory");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Keep the s×s attention scores (no FlashAttention)");
+  cmd->add_flag("--zero3-per-module", f->zero3_per_module,
+                "ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP");
   cmd->add_flag("--eager", f->eager, "Element-wise ops unfused, as eager PyTorch runs them (no torch.compile or fused kernels)");
 }
 

@@ -487,12 +487,18 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       // model, and each call is one ring through every rank of the shard group
       // (ring_gather_latency_s). The hierarchical terms above already hold the
       // latency of one intra-node and one inter-node ring per pass.
-      const double units = layers_max + 1;  // the layers of the stage plus embedding/head
+      // FSDP wraps each transformer block; DeepSpeed ZeRO-3 hooks every
+      // submodule that holds parameters and gathers it on its own (DeepSpeed
+      // ZeRO-3 docs, "parameters are fetched module by module"): the norms and
+      // the linears of a block as Megatron defines them (fused QKV, output,
+      // fused gate/up or first MLP linear, second MLP linear).
+      const double modules = l.zero3_per_module ? static_cast<double>(model.norms_per_layer) + 4.0 : 1.0;
+      const double units = layers_max * modules + 1;  // the layers of the stage plus embedding/head
       const double ring_latency = ring_gather_latency_s(shard, s_nodes, c.intra, c.inter);
       const double counted = ring_gather_latency_s(s_local, 1, c.intra, c.inter) + ring_gather_latency_s(s_nodes, s_nodes, c.intra, c.inter);
       const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
       const double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
-      const double per_mb = std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
+      const double per_mb = !l.zero3_prefetch ? comm : std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
       z3_raw = static_cast<double>(m) * comm;
       z3_exposed = static_cast<double>(m) * per_mb;
       if (shard < dp_group) {

@@ -170,6 +170,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.sequence_parallel = r.sequence_parallel ? *r.sequence_parallel : tp > 1;
                   l.flash_attention = r.flash_attention;
                   l.eager = r.eager;
+                  l.zero3_per_module = r.zero3_per_module;
                   l.precision = prec;
                   l.optimizer = r.optimizer;
                   out.push_back(l);

@@ -70,6 +70,7 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
   l.optimizer = r.optimizer;
   l.flash_attention = r.flash_attention;
   l.eager = r.eager;
+  l.zero3_per_module = r.zero3_per_module;
   std::optional<bool> sp;
   bool have_tp = false, have_pp = false, have_dp = false;
   const char* flag = "--compare-layout";
@@ -177,6 +178,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.sequence_parallel = in.sequence_parallel;
   l.flash_attention = !in.no_flash_attention;
   l.eager = in.eager;
+  l.zero3_per_module = in.zero3_per_module;
   l.precision = parse_precision(in.precision, "--precision");
   l.pure_bf16 = in.pure_bf16;
   l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
@@ -263,6 +265,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.cross_node_tp = in.cross_node_tp;
   r.flash_attention = !in.no_flash;
   r.eager = in.eager;
+  r.zero3_per_module = in.zero3_per_module;
   if (in.gpus_per_node) {
     if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
     r.step_options.gpus_per_node = *in.gpus_per_node;

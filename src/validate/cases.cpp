@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -229,6 +230,16 @@ CaseInputs case_inputs(const ValidationCase& c) {
   // The attention kernel is not in the schema.
   l.flash_attention = true;
   flag("attention kernel not stated: FlashAttention assumed");
+  // ZeRO-3 granularity: DeepSpeed gathers module by module, FSDP block by block.
+  if (l.zero_stage == 3 && (contains_word(c.notes, "deepspeed") || contains_word(c.source, "deepspeed"))) {
+    l.zero3_per_module = true;
+    flag("DeepSpeed ZeRO-3: one all-gather per submodule (norms and linears), not per block");
+    static const std::regex before_fix("(^|[^0-9])(2019|2020|2021)([^0-9]|$)");
+    if (std::regex_search(c.source, before_fix)) {
+      l.zero3_prefetch = false;
+      flag("DeepSpeed ZeRO-3 published by 2021: gathers not overlapped (prefetch fixed in DeepSpeed PR #1170, June 2021)");
+    }
+  }
   // Element-wise kernels are not in the schema either: fused (Megatron's kernels,
   // torch.compile) unless the notes say the run was eager PyTorch.
   if (contains_word(c.notes, "eager")) {

@@ -297,6 +297,7 @@ Report memory(Body& b) {
   b.read("offload_activations", l.offload_activations);
   b.read("no_flash_attention", l.no_flash_attention);
   b.read("eager", l.eager);
+  b.read("zero3_per_module", l.zero3_per_module);
   b.read("dropout", in.dropout);
   b.read("fp32_grads", in.fp32_grads);
   b.read("fragmentation", in.fragmentation);
@@ -329,6 +330,7 @@ Report plan_endpoint(Body& b) {
   b.read("cross_node_tp", in.cross_node_tp);
   b.read("no_flash", in.no_flash);
   b.read("eager", in.eager);
+  b.read("zero3_per_module", in.zero3_per_module);
   b.read("gpus_per_node", in.gpus_per_node);
   b.read("compare_layout", in.compare_layout);
   b.reject_unknown();
