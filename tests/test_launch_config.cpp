@@ -54,6 +54,27 @@ TEST(LaunchConfig, MegatronCarriesEveryParallelDimension) {
   EXPECT_NE(b.find("--expert-model-parallel-size 8"), std::string::npos);
   EXPECT_NE(b.find("--recompute-granularity full"), std::string::npos);
   EXPECT_NE(b.find("--num-query-groups 8"), std::string::npos);
+  EXPECT_NE(b.find("--moe-grouped-gemm"), std::string::npos);
+  EXPECT_EQ(b.find("--moe-layer-freq"), std::string::npos);  // every Mixtral layer is MoE
+}
+
+// DeepSeek-V3: 3 dense layers then 58 MoE, one 2,048-wide shared expert, a router bias, and MLA
+// (q rank 1,536, kv rank 512, 128 + 64 query/key head dims, 128 value dims): its HF config.json.
+TEST(LaunchConfig, MegatronCarriesMoeAndMlaDetails) {
+  Layout l;
+  l.tp = 8;
+  l.pp = 16;
+  l.ep = 8;
+  l.dp = 8;
+  const std::string a = megatron_arguments(find_model("deepseek-v3"), l);
+  for (const char* s : {"--num-experts 256", "--moe-router-topk 8", "--moe-ffn-hidden-size 2048",
+                        "--moe-shared-expert-intermediate-size 2048", "--moe-router-enable-expert-bias",
+                        "--moe-layer-freq [0]*3+[1]*58", "--multi-latent-attention", "--q-lora-rank 1536",
+                        "--kv-lora-rank 512", "--qk-head-dim 128", "--qk-pos-emb-head-dim 64", "--v-head-dim 128"}) {
+    EXPECT_NE(a.find(std::string(s) + "\n"), std::string::npos) << s << "\n" << a;
+  }
+  EXPECT_EQ(a.find("--kv-channels"), std::string::npos);
+  EXPECT_EQ(a.find("--num-query-groups"), std::string::npos);
 }
 
 TEST(LaunchConfig, TorchtitanHasItsSections) {

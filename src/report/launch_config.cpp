@@ -69,9 +69,42 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
     if (!m.qkv_bias && !m.mlp_bias) arg("--disable-bias-linear");
     if (m.qkv_bias && !m.out_bias) arg("--add-qkv-bias");
     if (m.moe) {
-      arg(fmt::format("--num-experts {}", m.moe->routed_experts));
-      arg(fmt::format("--moe-router-topk {}", m.moe->experts_per_token));
-      arg(fmt::format("--moe-ffn-hidden-size {}", m.moe->expert_intermediate));
+      const MoeSpec& e = *m.moe;
+      arg(fmt::format("--num-experts {}", e.routed_experts));
+      arg(fmt::format("--moe-router-topk {}", e.experts_per_token));
+      arg(fmt::format("--moe-ffn-hidden-size {}", e.expert_intermediate));
+      // The step-time model runs a rank's local experts as one grouped GEMM.
+      arg("--moe-grouped-gemm");
+      if (e.shared_intermediate > 0) arg(fmt::format("--moe-shared-expert-intermediate-size {}", e.shared_intermediate));
+      if (e.shared_expert_gate) arg("--moe-shared-expert-gate");
+      if (e.router_bias) arg("--moe-router-enable-expert-bias");
+      // Dense layers among the MoE ones (DeepSeek's first_k_dense_replace, every
+      // k-th layer): Megatron takes the per-layer pattern as a Python list
+      // expression, 1 = MoE, written here run by run ("[0]*3+[1]*58"). It holds
+      // no spaces, so it survives word splitting in $(< file).
+      std::string pattern;
+      int64_t dense = 0;
+      for (int64_t i = 0; i < m.layers;) {
+        const bool moe_layer = m.is_moe_layer(i);
+        int64_t run = 0;
+        while (i < m.layers && m.is_moe_layer(i) == moe_layer) {
+          ++run;
+          ++i;
+        }
+        if (!moe_layer) dense += run;
+        pattern += fmt::format("{}[{}]*{}", pattern.empty() ? "" : "+", moe_layer ? 1 : 0, run);
+      }
+      if (dense > 0) arg(fmt::format("--moe-layer-freq {}", pattern));
+    }
+    if (m.mla) {
+      // DeepSeek multi-head latent attention (Megatron's MLA arguments).
+      const MlaSpec& a = *m.mla;
+      arg("--multi-latent-attention");
+      if (a.q_lora_rank > 0) arg(fmt::format("--q-lora-rank {}", a.q_lora_rank));
+      arg(fmt::format("--kv-lora-rank {}", a.kv_lora_rank));
+      arg(fmt::format("--qk-head-dim {}", a.qk_nope_head_dim));
+      arg(fmt::format("--qk-pos-emb-head-dim {}", a.qk_rope_head_dim));
+      arg(fmt::format("--v-head-dim {}", a.v_head_dim));
     }
   }
   return a;
