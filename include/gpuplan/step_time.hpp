@@ -89,6 +89,19 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& layout, const 
 // or grouped GEMM: attention's per-head products, a rank's local experts) fill
 // the SMs together, so the wave is counted over all their tiles.
 double gemm_efficiency(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling, double batch = 1);
+// The roofline of `batch` GEMMs [m×k]·[k×n] in precision `p` (one the GPU has):
+// compute at gemm_efficiency against the dense peak, and the bytes moved (A and
+// C at `act_bytes` per element, the k×n weights at `weight_bytes`, which
+// quantised inference formats make fractional) over `hbm_bytes_per_s`.
+struct GemmRoofline {
+  double flop = 0;
+  double compute_s = 0;
+  double memory_s = 0;
+  double weight_bytes = 0;
+  double time_s() const { return compute_s > memory_s ? compute_s : memory_s; }
+};
+GemmRoofline gemm_roofline(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling,
+                           double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch = 1);
 // The large-GEMM ceiling a training run holds: the GPU's sustained (power-
 // limited) fraction of peak where measured, else its burst MAMF, else 0.80.
 double training_gemm_ceiling(const GpuSpec& gpu);

@@ -98,16 +98,24 @@ double training_gemm_ceiling(const GpuSpec& g) {
   return g.vendor == "nvidia" || g.vendor.empty() ? burst * kSustainedOverBurst : burst;
 }
 
-double gemm_time_s(const GpuSpec& g, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch) {
+GemmRoofline gemm_roofline(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling,
+                           double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch) {
+  GemmRoofline r;
   batch = std::max(1.0, batch);
+  const double eff = gemm_efficiency(g, p, m, n, k, ceiling, batch);
+  r.flop = batch * 2.0 * m * n * k;
+  r.compute_s = r.flop / (g.peak(p) * eff);
+  r.weight_bytes = batch * n * k * weight_bytes;
+  r.memory_s = (r.weight_bytes + batch * (m * k + m * n) * act_bytes) / hbm_bytes_per_s;
+  return r;
+}
+
+double gemm_time_s(const GpuSpec& g, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch) {
   const Precision use = g.has(p) ? p : (g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16);
-  const double peak = g.peak(use);
   const double ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : training_gemm_ceiling(g);
-  const double eff = gemm_efficiency(g, use, m, n, k, ceiling, batch);
-  const double t_compute = batch * 2.0 * m * n * k / (peak * eff);
   const double elem = use == Precision::kFp8 ? 1.0 : 2.0;
-  const double t_memory = batch * elem * (m * k + k * n + m * n) / (g.hbm_bytes_per_s * o.hbm_efficiency);
-  return std::max(t_compute, t_memory) + o.kernel_overhead_s;
+  return gemm_roofline(g, use, m, n, k, ceiling, g.hbm_bytes_per_s * o.hbm_efficiency, elem, elem, batch).time_s() +
+         o.kernel_overhead_s;
 }
 
 }  // namespace gpuplan

@@ -103,7 +103,6 @@ double ffn_width(const ModelSpec& m) {
 struct Machine {
   const GpuSpec& g;
   Precision gemm_p = Precision::kFp16;
-  double peak_gemm = 0;
   double peak_attn = 0;
   double ceiling = 0.8;
   double hbm = 0;
@@ -116,7 +115,7 @@ struct Machine {
 
 Machine machine(const GpuSpec& g, const InferenceOptions& o) {
   const StepTimeOptions so;
-  Machine c{g, Precision::kFp16, 0, 0, 0.8, 0, 4e-6, 2, 2, Link{}, 1};
+  Machine c{g, Precision::kFp16, 0, 0.8, 0, 4e-6, 2, 2, Link{}, 1};
   const Precision half = g.has(Precision::kBf16) ? Precision::kBf16 : Precision::kFp16;
   switch (o.weights) {
     case WeightFormat::kFp16: c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : half; break;
@@ -128,7 +127,6 @@ Machine machine(const GpuSpec& g, const InferenceOptions& o) {
     case WeightFormat::kInt8:
     case WeightFormat::kInt4: c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : half; break;
   }
-  c.peak_gemm = g.peak(c.gemm_p);
   c.peak_attn = g.peak(g.has(Precision::kFp16) ? Precision::kFp16 : half);
   c.ceiling = g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80;
   c.hbm = g.hbm_bytes_per_s * (o.hbm_efficiency > 0 ? o.hbm_efficiency : so.hbm_efficiency);
@@ -148,17 +146,12 @@ Machine machine(const GpuSpec& g, const InferenceOptions& o) {
 // One GEMM [m×k]·[k×n] with quantised weights: its roofline time, no launch overhead.
 double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const double eff = gemm_efficiency(c.g, c.gemm_p, m, n, k, c.ceiling);
-  const double flop = 2.0 * m * n * k;
-  const double wbytes = n * k * c.wbytes;
-  const double bytes = wbytes + (m * k + m * n) * c.act;
-  const double tc = flop / (c.peak_gemm * eff);
-  const double tm = bytes / c.hbm;
-  t.flop += flop;
-  t.weight_bytes += wbytes;
-  t.gemm_compute_s += tc;
-  t.gemm_memory_s += tm;
-  return std::max(tc, tm);
+  const GemmRoofline r = gemm_roofline(c.g, c.gemm_p, m, n, k, c.ceiling, c.hbm, c.wbytes, c.act);
+  t.flop += r.flop;
+  t.weight_bytes += r.weight_bytes;
+  t.gemm_compute_s += r.compute_s;
+  t.gemm_memory_s += r.memory_s;
+  return r.time_s();
 }
 
 double gemm_s(const Machine& c, double m, double n, double k, PassTime& t) {
@@ -244,7 +237,6 @@ double lm_head_s(const ModelSpec& m, const Machine& c, double rows, PassTime& t)
   h16.wbytes = 2;
   h16.act = 2;
   h16.gemm_p = c.g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
-  h16.peak_gemm = c.peak_attn;
   return gemm_s(h16, rows, static_cast<double>(m.vocab) / c.tp, static_cast<double>(m.hidden), t);
 }
 
