@@ -103,8 +103,11 @@ struct GemmRoofline {
 GemmRoofline gemm_roofline(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling,
                            double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch = 1);
 // The large-GEMM ceiling a training run holds: the GPU's sustained (power-
-// limited) fraction of peak where measured, else its burst MAMF, else 0.80.
+// limited) fraction of peak where measured; else, for NVIDIA parts, the burst
+// MAMF (or 0.80) × the H200 sustained/burst ratio; else the figure as given.
 double training_gemm_ceiling(const GpuSpec& gpu);
+// Where that ceiling comes from, in words, for the report's assumptions.
+const char* training_gemm_ceiling_basis(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
 double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch = 1);
 // Streaming multiprocessors (or compute units) of a part, for wave quantisation.

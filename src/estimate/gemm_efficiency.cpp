@@ -90,12 +90,25 @@ double gemm_efficiency(const GpuSpec& g, Precision p, double m, double n, double
 // recent NVIDIA part shares, and no A100 sustained measurement exists in our
 // sources, so this is an assumption a measurement should replace. AMD MI300X
 // reaches its power cap within one kernel and has no burst to lose (same
-// source), and other vendors are unmeasured: their burst figure is used.
+// source); other vendors, and user-defined GPUs that name none, are
+// unmeasured: their figure is used as given.
+namespace {
+constexpr double kSustainedOverBurst = 698.6 / 823.9;  // 8×H200, all GPUs busy (MLE-MSMF)
+}  // namespace
+
 double training_gemm_ceiling(const GpuSpec& g) {
   if (g.gemm_sustained_efficiency > 0) return g.gemm_sustained_efficiency;
   const double burst = g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80;
-  constexpr double kSustainedOverBurst = 698.6 / 823.9;  // 8×H200, all GPUs busy (MLE-MSMF)
-  return g.vendor == "nvidia" || g.vendor.empty() ? burst * kSustainedOverBurst : burst;
+  return g.vendor == "nvidia" ? burst * kSustainedOverBurst : burst;
+}
+
+const char* training_gemm_ceiling_basis(const GpuSpec& g) {
+  if (g.gemm_sustained_efficiency > 0) return "sustained at the power limit, measured (MSMF)";
+  if (g.vendor == "nvidia") {
+    return g.gemm_efficiency > 0 ? "sustained estimate: boost-clock MAMF × 0.848, the H200 MSMF/MAMF ratio"
+                                 : "assumed: 0.80 × 0.848 sustained";
+  }
+  return g.gemm_efficiency > 0 ? "measured MAMF" : "assumed";
 }
 
 GemmRoofline gemm_roofline(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling,

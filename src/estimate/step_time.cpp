@@ -213,7 +213,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     //   attention glue: the output transposed back to contiguous 2+2 over q,
     //            and grouped-query K and V repeated to all heads (read kv, write q, each).
     // Backward costs twice the forward's bytes and kernels, as for the fused ops.
-    const double rms = m.norm == NormKind::kRms;
+    const bool rms = m.norm == NormKind::kRms;
     const double norms = static_cast<double>(m.norms_per_layer);
     elem_bytes += norms * (rms ? 36.0 : 4.0) * h / sp_div + 2 * 6.0 * h / sp_div;
     elem_kernels += norms * (rms ? 7 : 1) + 2;
@@ -488,8 +488,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       // (ring_gather_latency_s). The hierarchical terms above already hold the
       // latency of one intra-node and one inter-node ring per pass.
       // FSDP wraps each transformer block; DeepSpeed ZeRO-3 hooks every
-      // submodule that holds parameters and gathers it on its own (DeepSpeed
-      // ZeRO-3 docs, "parameters are fetched module by module"): the norms and
+      // submodule (deepspeed/runtime/zero: _register_hooks_recursively) and its
+      // pre-forward hook gathers that module's own parameters: the norms and
       // the linears of a block as Megatron defines them (fused QKV, output,
       // fused gate/up or first MLP linear, second MLP linear).
       const double modules = l.zero3_per_module ? static_cast<double>(model.norms_per_layer) + 4.0 : 1.0;
@@ -575,13 +575,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.hfu = r.hardware_flop_per_step / (r.step_s * cluster_peak);
 
   if (!o.explain) return r;
-  const char* ceiling_kind = o.gemm_ceiling > 0                  ? "calibrated or given"
-                             : g.gemm_sustained_efficiency > 0 ? "sustained at the power limit, MSMF"
-                             : g.gemm_efficiency > 0           ? (g.vendor == "nvidia" || g.vendor.empty()
-                                                                      ? "sustained estimate: boost-clock MAMF × 0.848, the H200 MSMF/MAMF ratio"
-                                                                      : "boost-clock MAMF")
-                                                               : (g.vendor == "nvidia" || g.vendor.empty() ? "assumed 0.80 × 0.848 sustained" : "assumed");
-  r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p), ceiling_kind));
+  r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
+                                      o.gemm_ceiling > 0 ? "calibrated or given" : training_gemm_ceiling_basis(g)));
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
   r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));
