@@ -103,7 +103,7 @@ double training_gemm_ceiling(const GpuSpec& g) {
 }
 
 const char* training_gemm_ceiling_basis(const GpuSpec& g) {
-  if (g.gemm_sustained_efficiency > 0) return "sustained at the power limit, measured (MSMF)";
+  if (g.gemm_sustained_efficiency > 0) return "sustained at the power limit, measured: MSMF";
   if (g.vendor == "nvidia") {
     return g.gemm_efficiency > 0 ? "sustained estimate: boost-clock MAMF × 0.848, the H200 MSMF/MAMF ratio"
                                  : "assumed: 0.80 × 0.848 sustained";
