@@ -237,7 +237,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
     static const std::regex before_fix("(^|[^0-9])(2019|2020|2021)([^0-9]|$)");
     if (std::regex_search(c.source, before_fix)) {
       l.zero3_prefetch = false;
-      flag("DeepSpeed ZeRO-3 published by 2021: gathers not overlapped (prefetch fixed in DeepSpeed PR #1170, June 2021)");
+      flag("DeepSpeed ZeRO-3 published by 2021: gathers not overlapped (DeepSpeed issue #1174 and PR #1170, June 2021)");
     }
   }
   // Element-wise kernels are not in the schema either: fused (Megatron's kernels,
