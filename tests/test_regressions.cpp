@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
@@ -82,6 +83,29 @@ TEST(Regressions, ValidationCaseWithZeroMicroBatchIsRefusedNotDividedBy) {
   EXPECT_EQ(field_of(R"({"seq_len": 1024, "micro_batch": 1, "tp": 1, "pp": 1, "dp": 2, "zero_stage": 1.5})"), "train.zero_stage");
   // The published numbers still read.
   EXPECT_EQ(field_of(R"({"seq_len": 1024, "global_batch_seqs": 16, "micro_batch": 2, "tp": 1, "pp": 4, "dp": 2})"), "");
+}
+
+// Found by fuzz_web_api: a --compare-layout number beyond int64 ("mb=1777…7", 1.8e47) was converted to an
+// integer before its range was checked, undefined behaviour caught by UBSan. It is now refused naming
+// --compare-layout.
+TEST(Regressions, CompareLayoutHugeNumberIsRefusedBeforeConversion) {
+  PlanInputs in;
+  in.model = "llama-3.1-8b";
+  in.gpu = "h100";
+  in.gpus = "4";
+  in.global_batch = 64;
+  for (const char* layout : {"tp=2,pp=1,dp=2,mb=177777777777777777777777777777777777777777777777", "tp=1e300,pp=1,dp=4",
+                             "tp=2,pp=1,dp=2,mb=-1e30", "tp=2,pp=1,dp=2,zero=1.5"}) {
+    in.compare_layout = {layout};
+    try {
+      (void)make_plan_request(in);
+      ADD_FAILURE() << layout << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--compare-layout") << layout;
+    }
+  }
+  in.compare_layout = {"tp=2,pp=1,dp=2,mb=4"};
+  EXPECT_NO_THROW((void)make_plan_request(in));
 }
 
 }  // namespace

@@ -81,7 +81,8 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
     const std::string v = part.substr(eq + 1);
     auto integer = [&](double lo, double hi) {
       const double x = parse_count(v, flag);
-      if (x != static_cast<double>(static_cast<int64_t>(x)) || x < lo || x > hi) {
+      // Range first: converting a number beyond int64 to an integer is undefined.
+      if (!(x >= lo && x <= hi) || x != std::floor(x)) {
         throw InputError(flag, fmt::format("{}: {} must be a whole number from {} to {} (got {}).", flag, k, lo, hi, v));
       }
       return static_cast<int64_t>(x);
