@@ -106,6 +106,15 @@ TEST(Regressions, CompareLayoutHugeNumberIsRefusedBeforeConversion) {
   }
   in.compare_layout = {"tp=2,pp=1,dp=2,mb=4"};
   EXPECT_NO_THROW((void)make_plan_request(in));
+  // The same pattern guarded --gpus: a count beyond int64 is refused naming --gpus.
+  in.compare_layout.clear();
+  in.gpus = "1e30";
+  try {
+    (void)make_plan_request(in);
+    ADD_FAILURE() << "--gpus 1e30 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--gpus");
+  }
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
       if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part));
     } else {
       const double n = parse_count(part, "--gpus");
-      if (n != static_cast<double>(static_cast<int64_t>(n)) || n > 1e7) {
+      if (!(n <= 1e7) || n != std::floor(n)) {  // range first: a huge n has no int64 value
         throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part));
       }
       out.push_back(static_cast<int64_t>(n));
