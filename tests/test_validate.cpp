@@ -99,6 +99,22 @@ TEST(Validate, DeepSpeedZeroThreeGranularityAndPrefetch) {
   EXPECT_FALSE(inputs("Some paper 2021", "DeepSpeed ZeRO-1", 1).zero3_per_module);
 }
 
+// A year from 2019 to `last` standing alone in the source, the only trace of a run's framework version.
+TEST(Validate, SourcePublishedBy) {
+  auto by = [](const std::string& source, int last) {
+    ValidationCase c;
+    c.source = source;
+    return source_published_by(c, last);
+  };
+  EXPECT_TRUE(by("Narayanan et al. 2021 (arXiv:2104.04473)", 2021));
+  EXPECT_TRUE(by("chronicles, table dated 2022-02-17", 2022));
+  EXPECT_FALSE(by("chronicles, table dated 2022-02-17", 2021));
+  EXPECT_TRUE(by("tables of 2023 and 2020", 2021));   // any year named counts
+  EXPECT_FALSE(by("README (2024-07, commit 937571cfd4)", 2022));
+  EXPECT_FALSE(by("commit a12021b, build 20210", 2022));  // digits inside a longer run are not a year
+  EXPECT_FALSE(by("Kaplan 2018", 2022));                 // before 2019: not one of these stacks
+}
+
 TEST(Validate, BadLinesNameTheLine) {
   try {
     parse_cases(std::string(kCase) + "\n{not json\n", "f.jsonl");

@@ -90,6 +90,11 @@ struct PlanResult {
 // Throws InputError when a pin is invalid (a TP that does not divide the heads, ...).
 PlanResult plan(const PlanRequest& request);
 
+// A layout carrying the request's recipe (sequence, batch, precision, optimizer,
+// attention kernel, eager element-wise ops, ZeRO-3 granularity) and no parallel
+// degrees yet: what every searched or compared layout starts from.
+Layout plan_recipe_layout(const PlanRequest& request);
+
 // Enumerates the valid layouts of one group without evaluating them (for tests and benchmarks).
 std::vector<Layout> enumerate_layouts(const PlanRequest& request, const GpuSpec& gpu, int64_t gpus);
 

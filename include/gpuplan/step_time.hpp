@@ -106,6 +106,8 @@ GemmRoofline gemm_roofline(const GpuSpec& gpu, Precision p, double m, double n, 
 // limited) fraction of peak where measured; else, for NVIDIA parts, the burst
 // MAMF (or 0.80) × the H200 sustained/burst ratio; else the figure as given.
 double training_gemm_ceiling(const GpuSpec& gpu);
+// The burst ceiling: the GPU's measured MAMF, else 0.80 (inference runs in bursts).
+double burst_gemm_ceiling(const GpuSpec& gpu);
 // Where that ceiling comes from, in words, for the report's assumptions.
 const char* training_gemm_ceiling_basis(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.

@@ -70,6 +70,9 @@ std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs&
 // The step-time model on a case's layout (the planner fills what the source
 // left out); shared by the throughput and total predictors. Appends to `flags`.
 struct StepTime;
+// Whether the case's source names a year from 2019 to `last`: the only trace
+// of the framework version its run used (FlashAttention, DeepSpeed prefetch).
+bool source_published_by(const ValidationCase& c, int last);
 StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<std::string>& flags);
 std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in);         // issue 5
 

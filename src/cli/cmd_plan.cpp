@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "layout_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/launch_config.hpp"
@@ -100,9 +101,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--top", f->top, "Layouts shown per GPU type")->capture_default_str();
   cmd->add_flag("--cross-node-tp", f->cross_node_tp, "Also search TP larger than one node");
   cmd->add_flag("--no-flash", f->no_flash, "Attention without FlashAttention (materialised scores)");
-  cmd->add_flag("--zero3-per-module", f->zero3_per_module,
-                "ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP");
-  cmd->add_flag("--eager", f->eager, "Element-wise ops unfused, as eager PyTorch runs them (no torch.compile or fused kernels)");
+  add_zero3_per_module_flag(cmd, &f->zero3_per_module);
+  add_eager_flag(cmd, &f->eager);
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default: the GPU's usual node)");
   cmd->add_option("--compare-layout", f->compare_layout,
                   "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable)");

@@ -27,9 +27,17 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_flag("--offload-params", f->offload_params, "Parameters in host memory too (ZeRO-Infinity / FSDP offload_params)");
   cmd->add_flag("--offload-activations", f->offload_activations, "Saved activations streamed to host memory");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Keep the s×s attention scores (no FlashAttention)");
-  cmd->add_flag("--zero3-per-module", f->zero3_per_module,
+  add_zero3_per_module_flag(cmd, &f->zero3_per_module);
+  add_eager_flag(cmd, &f->eager);
+}
+
+void add_eager_flag(CLI::App* cmd, bool* eager) {
+  cmd->add_flag("--eager", *eager, "Element-wise ops unfused, as eager PyTorch runs them (no torch.compile or fused kernels)");
+}
+
+void add_zero3_per_module_flag(CLI::App* cmd, bool* per_module) {
+  cmd->add_flag("--zero3-per-module", *per_module,
                 "ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP");
-  cmd->add_flag("--eager", f->eager, "Element-wise ops unfused, as eager PyTorch runs them (no torch.compile or fused kernels)");
 }
 
 }  // namespace gpuplan::cli

@@ -10,4 +10,8 @@ namespace gpuplan::cli {
 
 void add_layout_flags(CLI::App* cmd, LayoutInputs* f);
 
+// Recipe switches `gpuplan plan` offers too, registered the same way there.
+void add_eager_flag(CLI::App* cmd, bool* eager);
+void add_zero3_per_module_flag(CLI::App* cmd, bool* per_module);
+
 }  // namespace gpuplan::cli

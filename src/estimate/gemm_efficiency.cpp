@@ -96,9 +96,11 @@ namespace {
 constexpr double kSustainedOverBurst = 698.6 / 823.9;  // 8×H200, all GPUs busy (MLE-MSMF)
 }  // namespace
 
+double burst_gemm_ceiling(const GpuSpec& g) { return g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80; }
+
 double training_gemm_ceiling(const GpuSpec& g) {
   if (g.gemm_sustained_efficiency > 0) return g.gemm_sustained_efficiency;
-  const double burst = g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80;
+  const double burst = burst_gemm_ceiling(g);
   return g.vendor == "nvidia" ? burst * kSustainedOverBurst : burst;
 }
 

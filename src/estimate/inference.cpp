@@ -128,7 +128,7 @@ Machine machine(const GpuSpec& g, const InferenceOptions& o) {
     case WeightFormat::kInt4: c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : half; break;
   }
   c.peak_attn = g.peak(g.has(Precision::kFp16) ? Precision::kFp16 : half);
-  c.ceiling = g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80;
+  c.ceiling = burst_gemm_ceiling(g);
   c.hbm = g.hbm_bytes_per_s * (o.hbm_efficiency > 0 ? o.hbm_efficiency : so.hbm_efficiency);
   c.overhead = so.kernel_overhead_s;
   c.wbytes = bytes_per_weight(o.weights, o.group_size);

@@ -106,12 +106,27 @@ std::string why_text(const PlanCandidate& a, const PlanCandidate* b) {
 
 }  // namespace
 
+Layout plan_recipe_layout(const PlanRequest& r) {
+  Layout l;
+  l.seq_len = r.seq_len;
+  l.global_batch = r.global_batch;
+  l.precision = r.precision;
+  l.optimizer = r.optimizer;
+  l.flash_attention = r.flash_attention;
+  l.eager = r.eager;
+  l.zero3_per_module = r.zero3_per_module;
+  return l;
+}
+
 std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, int64_t gpus) {
   std::vector<Layout> out;
   const ModelSpec& m = r.model;
   const int node = node_size(r, g);
   const int64_t gb = default_global_batch(r, gpus);
-  const Precision prec = g.has(r.precision) ? r.precision : (g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16);
+  Layout recipe = plan_recipe_layout(r);
+  recipe.global_batch = gb;
+  // The request's precision where the GPU has it, else its 16-bit format.
+  if (!g.has(r.precision)) recipe.precision = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   for (int64_t tp : divisors(gpus)) {
     if (!pinned_ok(r.tp, tp) || (tp > node && !r.cross_node_tp && r.tp <= 0)) continue;
     if (m.heads % tp != 0) continue;
@@ -155,7 +170,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                 if (!r.zero_stage && zero >= 2 && pp > 1) continue;          // ZeRO-2/3 with pipelines: not searched
                 for (Recompute rc : {Recompute::kFull, Recompute::kSelective, Recompute::kNone}) {
                   if (r.recompute && *r.recompute != rc) continue;
-                  Layout l;
+                  Layout l = recipe;
                   l.tp = static_cast<int>(tp);
                   l.pp = static_cast<int>(pp);
                   l.dp = static_cast<int>(dp);
@@ -163,16 +178,9 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.ep = static_cast<int>(ep);
                   l.vp = static_cast<int>(vp);
                   l.micro_batch = mb;
-                  l.global_batch = gb;
-                  l.seq_len = r.seq_len;
                   l.zero_stage = zero;
                   l.recompute = rc;
                   l.sequence_parallel = r.sequence_parallel ? *r.sequence_parallel : tp > 1;
-                  l.flash_attention = r.flash_attention;
-                  l.eager = r.eager;
-                  l.zero3_per_module = r.zero3_per_module;
-                  l.precision = prec;
-                  l.optimizer = r.optimizer;
                   out.push_back(l);
                 }
               }

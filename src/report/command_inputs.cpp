@@ -63,14 +63,7 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
 // among the searched ones. Unset: cp/ep/vp 1, micro-batch 1, ZeRO 0, recompute
 // none, SP on when tp > 1; batch, sequence, precision and optimizer from the plan.
 Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
-  Layout l;
-  l.seq_len = r.seq_len;
-  l.global_batch = r.global_batch;
-  l.precision = r.precision;
-  l.optimizer = r.optimizer;
-  l.flash_attention = r.flash_attention;
-  l.eager = r.eager;
-  l.zero3_per_module = r.zero3_per_module;
+  Layout l = plan_recipe_layout(r);
   std::optional<bool> sp;
   bool have_tp = false, have_pp = false, have_dp = false;
   const char* flag = "--compare-layout";

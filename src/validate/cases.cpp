@@ -80,6 +80,15 @@ bool contains_word(const std::string& haystack, const std::string& needle) {
 
 }  // namespace
 
+bool source_published_by(const ValidationCase& c, int last) {
+  static const std::regex year("(^|[^0-9])(20[0-9][0-9])(?=[^0-9]|$)");
+  for (auto it = std::sregex_iterator(c.source.begin(), c.source.end(), year); it != std::sregex_iterator(); ++it) {
+    const int y = std::stoi((*it)[2].str());
+    if (y >= 2019 && y <= last) return true;
+  }
+  return false;
+}
+
 CaseInputs case_inputs(const ValidationCase& c) {
   CaseInputs in;
   auto flag = [&in](std::string s) { in.flags.push_back(std::move(s)); };
@@ -234,8 +243,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (l.zero_stage == 3 && (contains_word(c.notes, "deepspeed") || contains_word(c.source, "deepspeed"))) {
     l.zero3_per_module = true;
     flag("DeepSpeed ZeRO-3: one all-gather per submodule (norms and linears), not per block");
-    static const std::regex before_fix("(^|[^0-9])(2019|2020|2021)([^0-9]|$)");
-    if (std::regex_search(c.source, before_fix)) {
+    if (source_published_by(c, 2021)) {
       l.zero3_prefetch = false;
       flag("DeepSpeed ZeRO-3 published by 2021: gathers not overlapped (DeepSpeed issue #1174 and PR #1170, June 2021)");
     }

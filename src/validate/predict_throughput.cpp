@@ -3,7 +3,6 @@
 // it (a published benchmark is a tuned run); every such choice is flagged.
 #include <fmt/format.h>
 
-#include <regex>
 
 #include "gpuplan/plan.hpp"
 #include "gpuplan/step_time.hpp"
@@ -36,8 +35,7 @@ StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::ve
   // Attention kernel: FlashAttention (Dao et al., May 2022) reached Megatron
   // and DeepSpeed in 2023. Runs published before 2023, and fp16 Megatron-
   // DeepSpeed runs, are taken to use the fused (materialised) softmax.
-  static const std::regex old_year("(^|[^0-9])(2019|2020|2021|2022)([^0-9]|$)");
-  if (std::regex_search(c.source, old_year) || l.precision == Precision::kFp16) {
+  if (source_published_by(c, 2022) || l.precision == Precision::kFp16) {
     l.flash_attention = false;
     flags.push_back("pre-2023 or fp16 Megatron-era run: materialised attention softmax (no FlashAttention) assumed");
   }
