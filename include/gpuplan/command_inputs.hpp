@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpuplan/calibration.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
@@ -22,6 +23,24 @@
 #include "gpuplan/train_report.hpp"
 
 namespace gpuplan {
+
+// --- the software stack (train, memory, calibrate, plan) ------------------
+
+// --framework NAME[@VERSION] and the run settings that override its defaults;
+// each unset one takes the profile's default (apply_framework).
+struct FrameworkInputs {
+  std::string framework = "generic";
+  std::optional<std::string> attention;        // --attention flash|flash3|cudnn|sdpa|materialised
+  std::optional<std::string> loss;             // --loss full|fused|chunked
+  std::optional<std::string> compile;          // --compile on|off
+  std::optional<std::string> tp_comm_overlap;  // --tp-comm-overlap on|off
+  std::optional<std::string> dp_comm_overlap;  // --dp-comm-overlap on|off
+};
+
+// The profile named by --framework (InputError naming --framework).
+const FrameworkProfile& resolve_framework(const FrameworkInputs& in);
+// The stated settings, checked (InputError naming the flag).
+RunSettings make_run_settings(const FrameworkInputs& in);
 
 // --- gpuplan train ---------------------------------------------------------
 
@@ -51,6 +70,7 @@ struct TrainInputs {
   std::optional<double> spot_discount, spot_overhead;
   std::vector<std::string> phase;       // NAME:GPU:COUNT:DURATION[:PRICE], repeatable
   std::optional<Calibration> calibration;  // the CLI reads --calibration FILE, the web takes the file's object
+  FrameworkInputs software;
 };
 
 // Parses and checks the text fields; train_report checks the rest.
@@ -70,12 +90,15 @@ struct LayoutInputs {
   int64_t micro_batch = 1;
   int64_t global_batch = 0;
   int64_t seq_len = 4096;
-  int zero = 0;
+  std::optional<int> zero;              // not given: the framework's default
   int shard_group = 0;
   std::string recompute = "none";
-  bool sequence_parallel = false;
+  bool sequence_parallel = false;       // --sequence-parallel
+  bool no_sequence_parallel = false;    // --no-sequence-parallel; neither: the framework's default
   std::string precision = "bf16";
   bool pure_bf16 = false;
+  bool fp32_grads = false;              // --fp32-grads: force an fp32 gradient buffer
+  FrameworkInputs software;
   std::string optimizer = "adamw";
   bool offload_optimizer = false, offload_params = false, offload_activations = false;
   bool no_flash_attention = false;
@@ -96,7 +119,6 @@ ResolvedLayout resolve_layout(const LayoutInputs& in);
 struct MemoryInputs {
   LayoutInputs layout;
   bool dropout = false;
-  bool fp32_grads = false;
   std::optional<double> fragmentation, cuda_context_gib;
   double safety_margin = 0.15;
 };
@@ -126,7 +148,8 @@ struct PlanInputs {
   bool eager = false;
   bool zero3_per_module = false;
   std::optional<int> gpus_per_node;
-  std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off", repeatable
+  std::vector<std::string> compare_layout;
+  FrameworkInputs software;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off", repeatable
 };
 
 PlanRequest make_plan_request(const PlanInputs& in);

@@ -13,6 +13,10 @@ namespace gpuplan {
 enum class Optimizer { kAdamW, kAdamW8bit, kPagedAdamW8bit, kSgdMomentum };
 enum class PipelineSchedule { kOneFOneB, kInterleaved };
 enum class FineTune { kNone, kFull, kLora, kQlora };
+// Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
+// fused kernel (Megatron's vocab-parallel cross-entropy), or in chunks of the
+// sequence, each upcast on its own (torchtune's CEWithChunkedOutputLoss).
+enum class LossKernel { kFull, kFused, kChunked };
 
 const char* optimizer_name(Optimizer o);
 Optimizer parse_optimizer(const std::string& text, const std::string& field);
@@ -52,6 +56,16 @@ struct Layout {
   bool pure_bf16 = false;
   FineTune finetune = FineTune::kNone;
   int64_t lora_rank = 0;            // 0 = default (8) for LoRA/QLoRA
+
+  // Execution switches the framework profile sets (apply_framework in
+  // framework.hpp) unless the run states them. Here, not in the estimators'
+  // options, so memory, step time, the planner and the exporters see one run.
+  bool tp_comm_overlap = false;     // TP collectives overlapped with GEMMs (TE userbuffers, torchtitan async TP)
+  bool dp_comm_overlap = true;      // gradient reduction and parameter gathers overlapped with compute
+  // Gradients accumulated and reduced in an fp32 buffer (Megatron's main_grad,
+  // --accumulate-allreduce-grads-in-fp32): 4 bytes per parameter, not ZeRO-2 sharded.
+  bool fp32_grad_accum = false;
+  LossKernel loss = LossKernel::kFused;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }

@@ -34,10 +34,12 @@ struct MemoryOptions {
   double fragmentation = -1;          // fraction of allocated bytes; < 0: default 0.05
   double safety_margin = 0.15;        // seed 004: keep 15–20% free
   double comm_bucket_bytes = -1;      // < 0: default (2 × 25 MiB DDP-style buckets)
-  double logits_bytes_per_entry = 10; // per token per vocab entry: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4
+  // Per token per vocab entry with Layout::loss kFull or kFused: bf16 logits 2 +
+  // fp32 copy 4 + fp32 log-softmax 4. Chunked losses keep the bf16 logits and
+  // one chunk's fp32 copies (memory_activations.cpp).
+  double logits_bytes_per_entry = 10;
   double moe_capacity_factor = 1.0;   // tokens an expert may receive, relative to an even split (1 = dropless average)
   bool dropout = false;               // keep dropout masks (Korthikanti assumes dropout; Llama-era pretraining uses none)
-  bool fp32_grad_buffer = false;      // Megatron: main_grad accumulated in fp32 (4 bytes/param, not ZeRO-2 sharded)
   int zero3_prefetch_layers = 2;      // ZeRO-3/FSDP: layers whose full parameters are gathered at once
   MemoryScope scope = MemoryScope::kDevice;
   bool suggest = true;                // compute the largest micro-batch and the changes that make it fit

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
@@ -33,9 +34,15 @@ struct PlanRequest {
   std::optional<int> zero_stage;
   std::optional<Recompute> recompute;
   std::optional<bool> sequence_parallel;
-  bool flash_attention = true;
-  bool eager = false;                   // element-wise ops unfused (eager PyTorch), Layout::eager
-  bool zero3_per_module = false;        // DeepSpeed-style ZeRO-3 gathers, Layout::zero3_per_module
+  // The software stack: the planner searches only layouts it can run and
+  // gives each its defaults (apply_framework); nullptr: the generic profile.
+  const FrameworkProfile* framework = nullptr;
+  RunSettings settings;                 // stated switches over the framework's defaults
+  bool zero3_per_module = false;        // force DeepSpeed-style ZeRO-3 gathers, Layout::zero3_per_module
+  // The recipe every candidate starts from beyond sequence, batch, precision
+  // and optimizer (fine-tuning method and rank, offload, pure bf16); its
+  // parallel degrees, micro-batch, ZeRO stage and recompute are the search's.
+  std::optional<Layout> base_layout;
   bool cross_node_tp = false;           // allow TP beyond one node (NVLink domain)
   int max_micro_batch = 64;
   int top_k = 5;
@@ -94,6 +101,9 @@ PlanResult plan(const PlanRequest& request);
 // attention kernel, eager element-wise ops, ZeRO-3 granularity) and no parallel
 // degrees yet: what every searched or compared layout starts from.
 Layout plan_recipe_layout(const PlanRequest& request);
+
+// The request's framework (the generic profile when it names none).
+const FrameworkProfile& plan_framework(const PlanRequest& request);
 
 // Enumerates the valid layouts of one group without evaluating them (for tests and benchmarks).
 std::vector<Layout> enumerate_layouts(const PlanRequest& request, const GpuSpec& gpu, int64_t gpus);

@@ -26,8 +26,6 @@ struct StepTimeOptions {
   double kernel_overhead_s = 4e-6;    // launch and tail of one kernel (host dispatch when kernels are tiny)
   double host_dispatch_s = 15e-6;     // host (Python + framework) time to issue one kernel in eager mode
   double overlap_efficiency = 0.90;   // share of an overlappable transfer that really hides behind compute
-  bool overlap_dp = true;             // DP gradient reduction overlaps the last micro-batch's backward
-  bool overlap_tp = false;            // TP collectives overlap GEMMs (TE userbuffers); off: exposed
   int gpus_per_node = 0;              // 0: the GPU's default node
   double scaleout_bytes_per_s = 0;    // per GPU; 0: the GPU's default NIC
   double grad_reduce_bytes = 0;       // bytes per gradient element reduced; 0: 4 for bf16/fp8, 2 for fp16

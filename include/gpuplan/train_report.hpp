@@ -2,6 +2,7 @@
 // assembled from the estimators into one Report. The CLI and the web server
 // both call this.
 #pragma once
+#include "gpuplan/framework.hpp"
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,10 @@ struct TrainRequest {
   // Factors fitted to a trial run (gpuplan calibrate); applied to the layout
   // search's step-time and memory models.
   std::optional<Calibration> calibration;
+  // The software stack the layout search plans for (nullptr: generic) and the
+  // settings stated over its defaults.
+  const FrameworkProfile* framework = nullptr;
+  RunSettings settings;
 };
 
 Report train_report(const TrainRequest& request);

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
@@ -35,16 +36,21 @@ struct ValidationCase {
 std::vector<ValidationCase> read_cases(const std::string& path);
 std::vector<ValidationCase> parse_cases(const std::string& text, const std::string& origin);
 
-// The descriptions a case stands for, with every default the source left out
-// listed in `flags` (never silently assumed).
+// The descriptions a case stands for, built from its fields only (never its
+// `notes` or `source`), with every default the source left out listed in
+// `flags`. What the case leaves out takes its framework's default; the
+// tunables a run's engineers chose (degrees, micro-batch, interleaving, ZeRO
+// stage, recompute, sequence parallelism where optional, global batch) are
+// the planner's choice with every stated value pinned.
 struct CaseInputs {
   ModelSpec model;
   GpuSpec gpu;
-  Layout layout;
+  Layout layout;                 // complete: stated, planned and framework defaults
   int64_t gpus = 0;
-  bool recompute_stated = true;
+  const FrameworkProfile* framework = nullptr;  // train.framework, else generic
+  RunSettings settings;          // the software settings the case states
+  bool layout_stated = false;    // every tunable stated: the planner chose nothing
   MemoryScope memory_scope = MemoryScope::kDevice;
-  bool fp32_grad_buffer = false;
   std::vector<std::string> flags;
 };
 CaseInputs case_inputs(const ValidationCase& c);
@@ -70,9 +76,6 @@ std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs&
 // The step-time model on a case's layout (the planner fills what the source
 // left out); shared by the throughput and total predictors. Appends to `flags`.
 struct StepTime;
-// Whether the case's source names a year from 2019 to `last`: the only trace
-// of the framework version its run used (FlashAttention, DeepSpeed prefetch).
-bool source_published_by(const ValidationCase& c, int last);
 StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<std::string>& flags);
 std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in);         // issue 5
 
@@ -85,6 +88,10 @@ struct CaseResult {
   double measured = 0;
   double error = 0;          // signed relative error, predicted / measured − 1
   std::vector<std::string> flags;
+  // train_throughput cases whose layout is fully stated: the planner's best
+  // layout for the same model, GPUs, batch, sequence and framework is predicted
+  // this much faster than the stated one (0: the stated one is best).
+  std::optional<double> best_layout_speedup;
 };
 
 struct KindSummary {
@@ -102,8 +109,14 @@ struct ValidationResult {
   std::vector<std::string> failures;  // "id: reason"
 };
 
+struct ValidationOptions {
+  std::string kind;             // only cases of this kind; empty: all
+  bool best_layout = false;     // compute best_layout_speedup (one more search per case)
+};
+
 // Predicts every case (of `kind` when not empty) and scores it.
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind = "");
+ValidationResult run_validation(const std::vector<ValidationCase>& cases, const ValidationOptions& options);
 
 Report validation_report(const ValidationResult& result, const std::string& origin);
 // `--format json`: {"cases": [{id, kind, metric, verification, predicted, measured,

@@ -33,7 +33,7 @@ void add_memory_command(CLI::App& app) {
   MemoryInputs* f = &flags->in;
   add_layout_flags(cmd, &f->layout);
   cmd->add_flag("--dropout", f->dropout, "Count dropout masks (Korthikanti's assumption; off for Llama-era training)");
-  cmd->add_flag("--fp32-grads", f->fp32_grads, "Megatron fp32 main-grad buffer (4 bytes/param of gradients)");
+  cmd->add_flag("--fp32-grads", f->layout.fp32_grads, "Megatron fp32 main-grad buffer (4 bytes/param of gradients)");
   cmd->add_option("--fragmentation", f->fragmentation, "Allocator fragmentation, fraction of allocated bytes (default 0.05)");
   cmd->add_option("--safety-margin", f->safety_margin, "Fraction of capacity kept free (seed 004: 0.15–0.2)")->capture_default_str();
   cmd->add_option("--cuda-context-gib", f->cuda_context_gib, "CUDA context + library workspaces in GiB (default 0.75, +0.25 with NCCL)");

@@ -103,6 +103,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_flag("--no-flash", f->no_flash, "Attention without FlashAttention (materialised scores)");
   add_zero3_per_module_flag(cmd, &f->zero3_per_module);
   add_eager_flag(cmd, &f->eager);
+  add_framework_flags(cmd, &f->software);
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default: the GPU's usual node)");
   cmd->add_option("--compare-layout", f->compare_layout,
                   "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable)");

@@ -51,6 +51,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--tflops-per-gpu", f->tflops_per_gpu, "Instead of --mfu: achieved TFLOP/s per GPU");
   cmd->add_option("--precision", f->precision, "Training precision whose peak MFU is measured against: bf16, fp16, fp8, tf32, fp32")->capture_default_str();
   cmd->add_option("--recompute", f->recompute, "Activation recomputation: none, selective, full (changes hardware FLOPs)")->capture_default_str();
+  add_framework_flags(cmd, &f->software);
   cmd->add_flag("--causal", f->causal, "Count only the causal half of attention (default: full s×s, the Megatron/PaLM convention)");
   cmd->add_flag("--six-n", f->six_n, "Time the run with 6·N FLOPs per token instead of the exact count");
   cmd->add_option("--fault-budget", f->fault_budget, "Fix the time for failures and restarts as a fraction of compute (seed 004: 0.2); default: computed");

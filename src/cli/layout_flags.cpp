@@ -19,7 +19,8 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_option("--zero", f->zero, "ZeRO stage 0–3 (1 = distributed optimizer, 2 = FSDP SHARD_GRAD_OP, 3 = FSDP FULL_SHARD)")->capture_default_str();
   cmd->add_option("--shard-group", f->shard_group, "HSDP: ZeRO-3 within groups of this many data-parallel ranks");
   cmd->add_option("--recompute", f->recompute, "Activation recomputation: none, selective, full")->capture_default_str();
-  cmd->add_flag("--sequence-parallel", f->sequence_parallel, "Megatron sequence parallelism (with --tp > 1)");
+  cmd->add_flag("--sequence-parallel", f->sequence_parallel, "Sequence parallelism on (with --tp > 1); default: the framework's");
+  cmd->add_flag("--no-sequence-parallel", f->no_sequence_parallel, "Sequence parallelism off where the framework makes it optional");
   cmd->add_option("--precision", f->precision, "bf16, fp16 (mixed precision, fp32 master), fp8 (fp8 GEMMs), fp32")->capture_default_str();
   cmd->add_flag("--pure-bf16", f->pure_bf16, "Weights, gradients and optimizer states all bf16, no fp32 master (torchtune)");
   cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, paged_adamw8bit, sgd")->capture_default_str();
@@ -29,6 +30,19 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Keep the s×s attention scores (no FlashAttention)");
   add_zero3_per_module_flag(cmd, &f->zero3_per_module);
   add_eager_flag(cmd, &f->eager);
+  add_framework_flags(cmd, &f->software);
+}
+
+void add_framework_flags(CLI::App* cmd, FrameworkInputs* f) {
+  cmd->add_option("--framework", f->framework,
+                  "Training stack as NAME[@VERSION]: megatron-lm, nemo, deepspeed, torchtitan, llm-foundry, torchtune, ... "
+                  "(gpuplan frameworks); its defaults and what it can run")
+      ->capture_default_str();
+  cmd->add_option("--attention", f->attention, "Attention kernel: flash (FA2), flash3, cudnn, sdpa, materialised; default: the framework's");
+  cmd->add_option("--loss", f->loss, "Cross-entropy: full (fp32 logits), fused, chunked; default: the framework's");
+  cmd->add_option("--compile", f->compile, "torch.compile on|off (PyTorch-native stacks); default: the framework's");
+  cmd->add_option("--tp-comm-overlap", f->tp_comm_overlap, "TP communication overlapped with GEMMs, on|off; default: the framework's");
+  cmd->add_option("--dp-comm-overlap", f->dp_comm_overlap, "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's");
 }
 
 void add_eager_flag(CLI::App* cmd, bool* eager) {

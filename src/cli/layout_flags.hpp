@@ -13,5 +13,7 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f);
 // Recipe switches `gpuplan plan` offers too, registered the same way there.
 void add_eager_flag(CLI::App* cmd, bool* eager);
 void add_zero3_per_module_flag(CLI::App* cmd, bool* per_module);
+// --framework, --attention, --loss, --compile, --tp-comm-overlap, --dp-comm-overlap.
+void add_framework_flags(CLI::App* cmd, FrameworkInputs* f);
 
 }  // namespace gpuplan::cli

@@ -157,7 +157,16 @@ double logits_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o)
   // cross-entropy). Megatron's fused vocab-parallel loss needs about 6; the
   // option overrides it. 128K-256K vocabularies make this the largest single
   // tensor of a step: 8192 tokens × 128256 × 10 B = 10.5 GB.
-  return d.T * static_cast<double>(m.vocab) / d.t * o.logits_bytes_per_entry;
+  double per_entry = o.logits_bytes_per_entry;
+  if (l.loss == LossKernel::kChunked) {
+    // Chunked cross-entropy (torchtune modules/loss/ce_chunked_output_loss.py,
+    // CEWithChunkedOutputLoss, num_output_chunks = 8): the bf16 logits of every
+    // chunk stay (2 B) and only one chunk at a time is upcast and log-softmaxed
+    // in fp32 (8 B over 1/8 of the entries).
+    constexpr double kChunks = 8;
+    per_entry = 2.0 + (o.logits_bytes_per_entry - 2.0) / kChunks;
+  }
+  return d.T * static_cast<double>(m.vocab) / d.t * per_entry;
 }
 
 }  // namespace memory_detail

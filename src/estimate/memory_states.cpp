@@ -34,7 +34,7 @@ StateBytes state_bytes(const Layout& l, const MemoryOptions& o) {
   b.grad = fp32 ? 4 : 2;
   // Megatron accumulates main_grad in fp32 (--accumulate-allreduce-grads-in-fp32,
   // the default for bf16): 4 bytes per parameter instead of 2.
-  if (o.fp32_grad_buffer && !fp32) b.grad = 4;
+  if (l.fp32_grad_accum && !fp32) b.grad = 4;
   // FP8 training (TransformerEngine): weights stay bf16 with an fp32 master; the
   // GEMMs read an fp8 cast of each weight and, for the backward pass on Hopper, an
   // fp8 transposed copy, both cached between micro-batches (TransformerEngine

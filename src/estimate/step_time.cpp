@@ -243,7 +243,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const double bytes = M * h * act_bytes;
     const double one = l.sequence_parallel ? group_rs_ag_s(c, bytes, 1, l.tp) : group_allreduce_s(c, bytes, 1, l.tp);
     lc.kernels_f += l.sequence_parallel ? 4 : 2;
-    const double hide = c.o.overlap_tp ? c.o.overlap_efficiency : 0.0;
+    const double hide = l.tp_comm_overlap ? c.o.overlap_efficiency : 0.0;
     lc.tp_f += 2 * one * (1 - hide);
     lc.tp_b += 2 * one * (1 - hide);
     lc.comm_raw += 4 * one;
@@ -448,7 +448,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // Overlap with the backward of the last micro-batch, except the last bucket
   // (the first layer's gradients, produced at the very end).
   auto overlapped = [&](double t, double window) {
-    if (!o.overlap_dp) return t;
+    if (!l.dp_comm_overlap) return t;
     return std::max(t - eta * window, t / std::max(1.0, layers_max));
   };
   double dp_exposed = 0, dp_raw = 0, z3_exposed = 0, z3_raw = 0;
@@ -580,7 +580,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
   r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));
-  r.assumptions.push_back(o.overlap_tp ? "TP collectives overlapped with GEMMs" : "TP collectives exposed (not overlapped)");
+  r.assumptions.push_back(l.tp_comm_overlap ? "TP collectives overlapped with GEMMs" : "TP collectives exposed (not overlapped)");
   r.assumptions.push_back(fmt::format("DP/ZeRO traffic overlapped with compute at {:.0f}% efficiency", 100 * eta));
   return r;
 }

@@ -67,6 +67,16 @@ void check_pins(const PlanRequest& r) {
     throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", r.cp, r.seq_len));
   }
   if (r.zero_stage && (*r.zero_stage < 0 || *r.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
+  const FrameworkProfile& fw = plan_framework(r);
+  auto refuse = [&](const char* flag, const std::string& why) {
+    throw InputError(flag, fmt::format("{}: {} (--framework {}).", flag, why, fw.label()));
+  };
+  if (r.zero_stage && !fw.supports_zero(*r.zero_stage)) refuse("--zero", fmt::format("ZeRO stage {} is not offered", *r.zero_stage));
+  if (r.tp > 1 && !fw.tp) refuse("--tp", "no tensor parallelism");
+  if (r.pp > 1 && !fw.pp) refuse("--pp", "no pipeline parallelism");
+  if (r.cp > 1 && !fw.cp) refuse("--cp", "no context parallelism");
+  if (r.ep > 1 && !fw.ep) refuse("--ep", "no expert parallelism");
+  if (r.vp > 1 && !fw.interleaving()) refuse("--vp", "no interleaved pipeline schedule");
   if (r.gpus.empty()) throw InputError("--gpu", "--gpu needs at least one GPU type.");
   if (r.gpu_counts.empty()) throw InputError("--gpus", "--gpus needs at least one GPU count.");
   for (int64_t n : r.gpu_counts) {
@@ -106,43 +116,56 @@ std::string why_text(const PlanCandidate& a, const PlanCandidate* b) {
 
 }  // namespace
 
+const FrameworkProfile& plan_framework(const PlanRequest& r) {
+  static const FrameworkProfile& generic = find_framework("generic");
+  return r.framework ? *r.framework : generic;
+}
+
 Layout plan_recipe_layout(const PlanRequest& r) {
-  Layout l;
+  Layout l = r.base_layout.value_or(Layout{});
+  l.tp = l.pp = l.dp = l.cp = l.ep = l.vp = 1;
+  l.micro_batch = 1;
   l.seq_len = r.seq_len;
   l.global_batch = r.global_batch;
   l.precision = r.precision;
   l.optimizer = r.optimizer;
-  l.flash_attention = r.flash_attention;
-  l.eager = r.eager;
-  l.zero3_per_module = r.zero3_per_module;
+  apply_framework(plan_framework(r), r.settings, l);
+  if (r.zero3_per_module) l.zero3_per_module = true;
   return l;
 }
+
+
 
 std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, int64_t gpus) {
   std::vector<Layout> out;
   const ModelSpec& m = r.model;
   const int node = node_size(r, g);
   const int64_t gb = default_global_batch(r, gpus);
+  const FrameworkProfile& fw = plan_framework(r);
   Layout recipe = plan_recipe_layout(r);
   recipe.global_batch = gb;
   // The request's precision where the GPU has it, else its 16-bit format.
   if (!g.has(r.precision)) recipe.precision = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   for (int64_t tp : divisors(gpus)) {
     if (!pinned_ok(r.tp, tp) || (tp > node && !r.cross_node_tp && r.tp <= 0)) continue;
+    if (tp > 1 && !fw.tp) continue;
     if (m.heads % tp != 0) continue;
     if (!m.mla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0) continue;
     for (int64_t cp : divisors(gpus / tp)) {
       if (!pinned_ok(r.cp, cp) || r.seq_len % cp != 0 || cp > 64) continue;
+      if (cp > 1 && !fw.cp) continue;
       const int64_t rest = gpus / (tp * cp);
       for (int64_t pp : divisors(rest)) {
         if (!pinned_ok(r.pp, pp) || pp > m.layers) continue;
+        if (pp > 1 && !fw.pp) continue;
         const int64_t dp = rest / pp;
+        if (dp > 1 && !fw.dp) continue;
         if (!pinned_ok(r.dp, dp) || gb % dp != 0) continue;
         std::vector<int64_t> eps{1};
         if (m.moe) {
           eps.clear();
           for (int64_t e : divisors(m.moe->routed_experts)) {
-            if ((dp * cp) % e == 0) eps.push_back(e);
+            if ((dp * cp) % e == 0 && (e == 1 || fw.ep)) eps.push_back(e);
           }
         }
         const int64_t per_rank = gb / dp;
@@ -153,7 +176,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
             if (r.micro_batch <= 0 && mb > r.max_micro_batch) continue;
             const int64_t micro_batches = per_rank / mb;
             std::vector<int64_t> vps{1};
-            if (pp > 1 && micro_batches % pp == 0) {
+            if (pp > 1 && micro_batches % pp == 0 && fw.interleaving()) {
               // Interleaving needs the layers to split into pp·v equal chunks and
               // (Megatron) a micro-batch count divisible by pp.
               for (int64_t v = 2; v <= 8; ++v) {
@@ -166,6 +189,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
               // memory-lean end first, so failures prune the rest (see plan()).
               for (int zero = 3; zero >= 0; --zero) {
                 if (r.zero_stage && *r.zero_stage != zero) continue;
+                if (!fw.supports_zero(zero)) continue;
                 if (!r.zero_stage && zero > 0 && dp * cp == 1) continue;     // nothing to shard over
                 if (!r.zero_stage && zero >= 2 && pp > 1) continue;          // ZeRO-2/3 with pipelines: not searched
                 for (Recompute rc : {Recompute::kFull, Recompute::kSelective, Recompute::kNone}) {
@@ -180,7 +204,11 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.micro_batch = mb;
                   l.zero_stage = zero;
                   l.recompute = rc;
-                  l.sequence_parallel = r.sequence_parallel ? *r.sequence_parallel : tp > 1;
+                  apply_framework(fw, r.settings, l);
+                  if (r.zero3_per_module) l.zero3_per_module = true;
+                  if (r.sequence_parallel && fw.sequence_parallel == SequenceParallelMode::kOptional) {
+                    l.sequence_parallel = *r.sequence_parallel && tp > 1;
+                  }
                   out.push_back(l);
                 }
               }

@@ -99,7 +99,17 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
     }
   }
   if (!have_tp || !have_pp || !have_dp) throw InputError(flag, fmt::format("{}: give at least tp, pp and dp ({}).", flag, text));
-  l.sequence_parallel = sp ? *sp : l.tp > 1;
+  // The planned framework's defaults for these degrees, with sp= over them.
+  const FrameworkProfile& fw = r.framework ? *r.framework : find_framework("generic");
+  RunSettings s = r.settings;
+  if (sp) s.sequence_parallel = *sp;
+  apply_framework(fw, s, l);
+  if (r.zero3_per_module) l.zero3_per_module = true;
+  std::string cannot = framework_cannot_run(fw, l);
+  if (cannot.empty() && sp && *sp != l.sequence_parallel && l.tp > 1) {
+    cannot = fmt::format("{} runs sequence parallelism {} with TP", fw.label(), l.sequence_parallel ? "always" : "never");
+  }
+  if (!cannot.empty()) throw InputError(flag, fmt::format("{} {}: {}.", flag, text, cannot));
   return l;
 }
 
@@ -148,6 +158,8 @@ TrainRequest make_train_request(const TrainInputs& in) {
   if (in.checkpoint_interval) r.ops.checkpoint_interval_s = parse_duration_s(*in.checkpoint_interval, "--checkpoint-interval");
   if (in.spot_mtbf_hours) r.ops.spot_node_mtbf_hours = *in.spot_mtbf_hours;
   r.calibration = in.calibration;
+  r.framework = &resolve_framework(in.software);
+  r.settings = make_run_settings(in.software);
   return r;
 }
 
@@ -166,13 +178,10 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.micro_batch = in.micro_batch;
   l.global_batch = in.global_batch;
   l.seq_len = in.seq_len;
-  l.zero_stage = in.zero;
+  const FrameworkProfile& fw = resolve_framework(in.software);
+  l.zero_stage = in.zero.value_or(fw.zero_default);
   l.shard_group = in.shard_group;
   l.recompute = parse_recompute(in.recompute, "--recompute");
-  l.sequence_parallel = in.sequence_parallel;
-  l.flash_attention = !in.no_flash_attention;
-  l.eager = in.eager;
-  l.zero3_per_module = in.zero3_per_module;
   l.precision = parse_precision(in.precision, "--precision");
   l.pure_bf16 = in.pure_bf16;
   l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
@@ -203,9 +212,48 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
     l.dp = 1;
     gpus = model_parallel;
   }
+  if (in.sequence_parallel && in.no_sequence_parallel) {
+    throw InputError("--sequence-parallel", "--sequence-parallel and --no-sequence-parallel contradict each other; give one.");
+  }
+  // The framework's defaults, then what the flags state on top of them.
+  RunSettings settings = make_run_settings(in.software);
+  if (in.sequence_parallel) settings.sequence_parallel = true;
+  if (in.no_sequence_parallel) settings.sequence_parallel = false;
+  if (in.no_flash_attention) settings.attention = AttentionKernel::kMaterialised;
+  if (in.eager) settings.compile = false;
+  apply_framework(fw, settings, l);
+  if (in.eager) l.eager = true;
+  if (in.zero3_per_module) l.zero3_per_module = true;
+  if (in.fp32_grads) l.fp32_grad_accum = true;
+  const std::string cannot = framework_cannot_run(fw, l);
+  if (!cannot.empty()) throw InputError("--framework", fmt::format("--framework: {}; choose another layout or framework.", cannot));
   validate_layout(r.model, l, gpus);
   r.gpus = gpus;
   return r;
+}
+
+const FrameworkProfile& resolve_framework(const FrameworkInputs& in) { return find_framework(in.framework, "--framework"); }
+
+namespace {
+
+std::optional<bool> on_off(const std::optional<std::string>& v, const char* flag) {
+  if (!v) return std::nullopt;
+  const std::string t = normalize_name(*v);
+  if (t == "on" || t == "true" || t == "yes" || t == "1") return true;
+  if (t == "off" || t == "false" || t == "no" || t == "0") return false;
+  throw InputError(flag, fmt::format("{} must be on or off (got '{}').", flag, *v));
+}
+
+}  // namespace
+
+RunSettings make_run_settings(const FrameworkInputs& in) {
+  RunSettings s;
+  if (in.attention) s.attention = parse_attention_kernel(*in.attention, "--attention");
+  if (in.loss) s.loss = parse_loss_kernel(*in.loss, "--loss");
+  s.compile = on_off(in.compile, "--compile");
+  s.tp_comm_overlap = on_off(in.tp_comm_overlap, "--tp-comm-overlap");
+  s.dp_comm_overlap = on_off(in.dp_comm_overlap, "--dp-comm-overlap");
+  return s;
 }
 
 MemoryOptions make_memory_options(const MemoryInputs& in) {
@@ -221,7 +269,6 @@ MemoryOptions make_memory_options(const MemoryInputs& in) {
   require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (seed 004: 0.15–0.2)");
   o.safety_margin = in.safety_margin;
   o.dropout = in.dropout;
-  o.fp32_grad_buffer = in.fp32_grads;
   return o;
 }
 
@@ -257,9 +304,11 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   if (in.top < 1 || in.top > 100) throw InputError("--top", "--top must be from 1 to 100.");
   r.top_k = in.top;
   r.cross_node_tp = in.cross_node_tp;
-  r.flash_attention = !in.no_flash;
-  r.eager = in.eager;
   r.zero3_per_module = in.zero3_per_module;
+  r.framework = &resolve_framework(in.software);
+  r.settings = make_run_settings(in.software);
+  if (in.no_flash) r.settings.attention = AttentionKernel::kMaterialised;
+  if (in.eager) r.settings.compile = false;
   if (in.gpus_per_node) {
     if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
     r.step_options.gpus_per_node = *in.gpus_per_node;

@@ -78,6 +78,8 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
   pr.seq_len = w.seq_len;
   if (w.batch_tokens > 0) pr.global_batch = static_cast<int64_t>(std::llround(w.batch_tokens / static_cast<double>(w.seq_len)));
   pr.precision = r.precision;
+  pr.framework = r.framework;
+  pr.settings = r.settings;
   pr.top_k = 1;
   if (r.pin_recompute) pr.recompute = r.layout_recompute_pin;
   if (r.calibration) apply_calibration(*r.calibration, &pr.step_options, &pr.memory_options);

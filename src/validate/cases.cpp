@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
 #include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
+#include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
 
@@ -69,25 +70,62 @@ int64_t whole(const json& v, const std::string& key, double lo, double hi) {
   return static_cast<int64_t>(x);
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
+
+std::optional<bool> stated_bool(const json& t, const char* key) {
+  if (!t.contains(key)) return std::nullopt;
+  if (!t[key].is_boolean()) throw InputError(std::string("train.") + key, fmt::format("train.{} must be true or false.", key));
+  return t[key].get<bool>();
 }
 
-bool contains_word(const std::string& haystack, const std::string& needle) {
-  return lower(haystack).find(needle) != std::string::npos;
+std::optional<std::string> stated_text(const json& t, const char* key, const char* where = "train") {
+  if (!t.contains(key)) return std::nullopt;
+  if (!t[key].is_string()) throw InputError(std::string(where) + "." + key, fmt::format("{}.{} must be a string.", where, key));
+  return t[key].get<std::string>();
+}
+
+// The model object: Hugging Face key names; a model given only by a name the
+// catalog knows is the catalog's model.
+ModelSpec case_model(const ValidationCase& c, std::vector<std::string>& flags) {
+  json model = c.raw["model"];
+  const std::string name = model.value("name", c.id);
+  if (!model.contains("num_hidden_layers") && !model.contains("n_layer") && !model.contains("num_layers")) {
+    ModelSpec m = find_model(name);
+    flags.push_back(fmt::format("model given by name only: catalog model {}", m.id));
+    return m;
+  }
+  const std::string act = model.value("hidden_act", "");
+  if (!model.contains("hidden_act")) flags.push_back("hidden_act not stated: 2-matrix MLP assumed");
+  if (!model.contains("vocab_size")) {
+    // A tokenizer-era default by MLP shape: GPT-2 BPE (50257) for GPT-style
+    // models, the Llama/Mistral SentencePiece vocabulary (32000) for gated ones.
+    const int64_t v = act == "silu" ? 32000 : 50257;
+    model["vocab_size"] = v;
+    flags.push_back(fmt::format("vocab_size not stated: {} assumed", v));
+  }
+  if (!model.contains("tie_word_embeddings")) flags.push_back("tie_word_embeddings not stated: untied assumed");
+  if (model.contains("params_reported")) model.erase("params_reported");
+  ModelSpec m = model_from_hf_config(model, c.id);
+  m.name = name;
+  return m;
+}
+
+// The framework a case names (train.framework, name@version); one gpuplan
+// has no profile for runs as the generic profile, flagged.
+const FrameworkProfile& case_framework(const json& t, std::vector<std::string>& flags) {
+  const std::optional<std::string> name = stated_text(t, "framework");
+  if (!name) {
+    flags.push_back("framework not stated: generic profile");
+    return find_framework("generic");
+  }
+  try {
+    return find_framework(*name, "train.framework");
+  } catch (const InputError&) {
+    flags.push_back(fmt::format("framework {} has no profile: generic profile", *name));
+    return find_framework("generic");
+  }
 }
 
 }  // namespace
-
-bool source_published_by(const ValidationCase& c, int last) {
-  static const std::regex year("(^|[^0-9])(20[0-9][0-9])(?=[^0-9]|$)");
-  for (auto it = std::sregex_iterator(c.source.begin(), c.source.end(), year); it != std::sregex_iterator(); ++it) {
-    const int y = std::stoi((*it)[2].str());
-    if (y >= 2019 && y <= last) return true;
-  }
-  return false;
-}
 
 CaseInputs case_inputs(const ValidationCase& c) {
   CaseInputs in;
@@ -95,182 +133,200 @@ CaseInputs case_inputs(const ValidationCase& c) {
   const json& raw = c.raw;
   if (!raw.contains("model") || !raw["model"].is_object()) throw InputError("model", c.id + ": the case has no model object.");
   if (!raw.contains("hardware") || !raw["hardware"].is_object()) throw InputError("hardware", c.id + ": the case has no hardware object.");
-
-  // Model: the case's model object uses Hugging Face key names.
-  json model = raw["model"];
-  const std::string act = model.value("hidden_act", "");
-  if (!model.contains("hidden_act")) flag("hidden_act not stated: 2-matrix MLP assumed");
-  if (!model.contains("vocab_size")) {
-    // A tokenizer-era default by MLP shape: GPT-2 BPE (50257) for GPT-style
-    // models, the Llama/Mistral SentencePiece vocabulary (32000) for gated ones.
-    const int64_t v = act == "silu" ? 32000 : 50257;
-    model["vocab_size"] = v;
-    flag(fmt::format("vocab_size not stated: {} assumed", v));
-  }
-  if (!model.contains("tie_word_embeddings")) flag("tie_word_embeddings not stated: untied assumed");
-  if (model.contains("params_reported")) model.erase("params_reported");
-  in.model = model_from_hf_config(model, c.id);
-  in.model.name = raw["model"].value("name", c.id);
+  in.model = case_model(c, in.flags);
 
   // Hardware.
   const json& hw = raw["hardware"];
   in.gpu = find_gpu(hw.value("gpu", ""));
   if (hw.contains("gpu_overrides") && hw["gpu_overrides"].is_object()) {
     const json& o = hw["gpu_overrides"];
-    if (o.contains("memory_gib")) in.gpu.memory_bytes = o["memory_gib"].get<double>() * kGiB;
-    if (o.contains("hbm_tbps")) in.gpu.hbm_bytes_per_s = o["hbm_tbps"].get<double>() * kTera;
-    if (o.contains("bf16_tflops")) in.gpu.peak_flop_per_s[Precision::kBf16] = o["bf16_tflops"].get<double>() * kTera;
-    if (o.contains("tdp_w")) in.gpu.tdp_w = o["tdp_w"].get<double>();
+    auto positive = [&](const char* k, double hi) {
+      const double x = o[k].is_number() ? o[k].get<double>() : -1;
+      if (!(x > 0 && x <= hi)) throw InputError(std::string("hardware.gpu_overrides.") + k, fmt::format("hardware.gpu_overrides.{} must be a positive number.", k));
+      return x;
+    };
+    if (o.contains("memory_gib")) in.gpu.memory_bytes = positive("memory_gib", 1e5) * kGiB;
+    if (o.contains("hbm_tbps")) in.gpu.hbm_bytes_per_s = positive("hbm_tbps", 1e3) * kTera;
+    if (o.contains("bf16_tflops")) in.gpu.peak_flop_per_s[Precision::kBf16] = positive("bf16_tflops", 1e5) * kTera;
+    if (o.contains("tdp_w")) in.gpu.tdp_w = positive("tdp_w", 1e5);
   }
   if (hw.contains("gpus_per_node")) in.gpu.gpus_per_node = static_cast<int>(whole(hw["gpus_per_node"], "hardware.gpus_per_node", 1, 1024));
 
-  // Layout.
   const json t = raw.contains("train") && raw["train"].is_object() ? raw["train"] : json::object();
   Layout& l = in.layout;
-  auto degree = [&](const char* key, int fallback, bool say) {
-    if (t.contains(key)) return static_cast<int>(whole(t[key], std::string("train.") + key, 1, 1e6));
-    if (say) flag(fmt::format("{} not stated: {} assumed", key, fallback));
-    return fallback;
-  };
-  l.tp = degree("tp", 1, true);
-  l.pp = degree("pp", 1, true);
-  l.cp = degree("cp", 1, false);
-  l.ep = degree("ep", 1, in.model.is_moe());
-  l.vp = degree("vp", 1, false);
-  in.gpus = hw.contains("count") ? whole(hw["count"], "hardware.count", 0, 1e7) : 0;
-  if (t.contains("dp")) {
-    l.dp = static_cast<int>(whole(t["dp"], "train.dp", 1, 1e7));
-    if (in.gpus == 0) in.gpus = l.gpus();
-  } else {
-    const int64_t mp = static_cast<int64_t>(l.tp) * l.pp * l.cp;
-    if (in.gpus == 0) {
-      l.dp = 1;
-      in.gpus = mp;
-      flag("GPU count and dp not stated: dp 1 assumed");
-    } else {
-      l.dp = static_cast<int>(std::max<int64_t>(1, in.gpus / mp));
-      flag(fmt::format("dp not stated: count/(tp·pp·cp) = {} assumed", l.dp));
-    }
-  }
+  in.gpus = hw.contains("count") ? whole(hw["count"], "hardware.count", 1, 1e7) : 0;
   if (c.kind == "inference") {
     // Serving cases have no training layout; the inference predictor reads `infer`.
-    std::erase_if(in.flags, [](const std::string& f) {
-      for (const char* k : {"tp ", "pp ", "ep ", "dp ", "GPU count", "micro_batch"}) {
-        if (f.rfind(k, 0) == 0) return true;
-      }
-      return false;
-    });
     const json inf = raw.contains("infer") && raw["infer"].is_object() ? raw["infer"] : json::object();
-    l.seq_len = inf.value("input_len", int64_t{2048});
+    l.seq_len = inf.contains("input_len") ? whole(inf["input_len"], "infer.input_len", 1, 1e8) : 2048;
     return in;
   }
+
+  // ---- What the case states. Each unstated tunable is the planner's (below).
+  in.framework = &case_framework(t, in.flags);
+  const FrameworkProfile& fw = *in.framework;
+  auto degree = [&](const char* key, double hi) -> std::optional<int> {
+    if (!t.contains(key)) return std::nullopt;
+    return static_cast<int>(whole(t[key], std::string("train.") + key, 1, hi));
+  };
+  const std::optional<int> tp = degree("tp", 1e6), pp = degree("pp", 1e6), dp = degree("dp", 1e7), cp = degree("cp", 1e6),
+                           ep = degree("ep", 1e6), vp = degree("vp", 1e3);
   if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.");
   l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
-  if (t.contains("micro_batch")) {
-    l.micro_batch = whole(t["micro_batch"], "train.micro_batch", 1, 1e6);
-  } else {
-    l.micro_batch = 1;
-    flag("micro_batch not stated: 1 assumed");
+  const std::optional<int64_t> mb = t.contains("micro_batch") ? std::optional<int64_t>(whole(t["micro_batch"], "train.micro_batch", 1, 1e6)) : std::nullopt;
+  std::optional<int64_t> gbs;
+  if (t.contains("global_batch_seqs")) gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
+  const std::optional<int> zero = t.contains("zero_stage") ? std::optional<int>(static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3))) : std::nullopt;
+  std::optional<Recompute> recompute;
+  if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
+  const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
+
+  if (in.gpus == 0) {
+    if (tp && pp && dp) {
+      in.gpus = static_cast<int64_t>(*tp) * *pp * *dp * cp.value_or(1);
+    } else {
+      in.gpus = static_cast<int64_t>(tp.value_or(1)) * pp.value_or(1) * cp.value_or(1) * dp.value_or(1);
+      flag(fmt::format("GPU count not stated: {} assumed from the stated degrees", in.gpus));
+    }
   }
-  if (t.contains("global_batch_seqs")) {
-    const int64_t gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
-    // Keep whole micro-batches per data-parallel rank.
-    const int64_t per = static_cast<int64_t>(l.dp) * l.micro_batch;
-    l.global_batch = std::max<int64_t>(per, gbs / per * per);
-    if (gbs % per != 0) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", gbs, l.global_batch));
-  } else {
-    // Unknown: assume enough micro-batches to fill the pipeline.
-    l.global_batch = static_cast<int64_t>(l.dp) * l.micro_batch * l.pp;
-    if (l.pp > 1) flag("global_batch_seqs not stated: pipeline assumed full (≥ pp micro-batches)");
-  }
-  l.zero_stage = t.contains("zero_stage") ? static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3)) : 0;
-  if (!t.contains("zero_stage") && l.dp > 1) flag("zero_stage not stated: 0 (plain DDP) assumed");
-  l.shard_group = t.value("shard_group", 0);
-  in.recompute_stated = t.contains("recompute");
-  if (in.recompute_stated) {
-    l.recompute = parse_recompute(t["recompute"].get<std::string>(), "train.recompute");
-  } else if (c.notes.find("use_checkpoint=true") != std::string::npos ||
-             c.notes.find("--checkpoint-activations") != std::string::npos) {
-    // The source's launch config, as the notes record it, turns activation
-    // checkpointing on; Megatron-DeepSpeed's flag checkpoints every layer.
-    l.recompute = Recompute::kFull;
-    in.recompute_stated = true;
-    flag("recompute not stated, but the source's config checkpoints activations: full assumed");
-  }
-  l.sequence_parallel = t.value("sequence_parallel", false);
-  if (!t.contains("sequence_parallel") && l.tp > 1) flag("sequence_parallel not stated: off assumed");
-  if (t.contains("precision")) {
-    l.precision = parse_precision(t["precision"].get<std::string>(), "train.precision");
+
+  // Recipe.
+  if (const auto p = stated_text(t, "precision")) {
+    l.precision = parse_precision(*p, "train.precision");
   } else {
     flag("precision not stated: bf16 assumed");
   }
-  if (t.contains("optimizer")) l.optimizer = parse_optimizer(t["optimizer"].get<std::string>(), "train.optimizer");
-  const std::string ft = t.value("finetune", "");
+  if (const auto o = stated_text(t, "optimizer")) l.optimizer = parse_optimizer(*o, "train.optimizer");
+  const std::string ft = stated_text(t, "finetune").value_or("");
   if (ft == "full") l.finetune = FineTune::kFull;
   else if (ft == "lora") l.finetune = FineTune::kLora;
   else if (ft == "qlora") l.finetune = FineTune::kQlora;
   else if (!ft.empty()) throw InputError("train.finetune", c.id + ": train.finetune must be full, lora or qlora.");
   if (!t.contains("optimizer") && (ft.empty() || ft == "full")) flag("optimizer not stated: AdamW assumed");
   if (l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora) {
-    l.lora_rank = t.value("lora_rank", int64_t{0});
-    if (l.lora_rank == 0) flag("lora_rank not stated: 8 on q,k,v,o assumed");
+    if (t.contains("lora_rank")) l.lora_rank = whole(t["lora_rank"], "train.lora_rank", 1, 1e5);
+    else flag("lora_rank not stated: 8 on q,k,v,o assumed");
   }
-  if (!ft.empty() && l.precision != Precision::kFp32) {
-    // Fine-tuning recipes (torchtune's default dtype bf16) keep weights,
-    // gradients and optimizer states in bf16 with no fp32 master copy.
-    l.pure_bf16 = true;
-    flag("fine-tuning: pure bf16 (no fp32 master weights, torchtune default) assumed");
-  }
-  if (t.value("cpu_offload", false)) {
-    // The schema does not say what was offloaded. With ZeRO/FSDP sharding the
-    // framework's offload moves parameters, gradients and optimizer states
-    // (FSDP CPUOffload, ZeRO-Offload); without it the native option is
-    // activation offloading.
-    if (l.zero_stage >= 1) {
+  // Offload: `offload` lists what moved to host memory; a bare cpu_offload
+  // means what the sharding's own offload moves (FSDP CPUOffload: parameters,
+  // gradients and optimizer states; ZeRO-Offload: optimizer states and
+  // gradients) or, without sharding, activation offloading.
+  if (t.contains("offload")) {
+    if (!t["offload"].is_array()) throw InputError("train.offload", "train.offload must be a list.");
+    for (const json& o : t["offload"]) {
+      const std::string what = o.is_string() ? o.get<std::string>() : "";
+      if (what == "parameters") l.offload_params = true;
+      else if (what == "optimizer" || what == "gradients") l.offload_optimizer = true;
+      else if (what == "activations") l.offload_activations = true;
+      else throw InputError("train.offload", "train.offload may hold parameters, gradients, optimizer, activations.");
+    }
+  } else if (stated_bool(t, "cpu_offload").value_or(false)) {
+    if (zero.value_or(fw.zero_default) >= 1) {
       l.offload_optimizer = true;
-      if (l.zero_stage == 3) l.offload_params = true;
-      flag(l.zero_stage == 3 ? "cpu_offload: parameters, gradients and optimizer states on host assumed (FSDP CPUOffload)"
-                             : "cpu_offload: optimizer states and gradients on host assumed (ZeRO-Offload)");
+      if (zero.value_or(fw.zero_default) == 3) l.offload_params = true;
+      flag("cpu_offload without a list: the sharding's own offload (parameters with ZeRO-3, optimizer states, gradients) assumed");
     } else {
       l.offload_activations = true;
-      flag("cpu_offload without ZeRO: activation offloading assumed");
+      flag("cpu_offload without a list or sharding: activation offloading assumed");
     }
   }
-  // The attention kernel is not in the schema.
-  l.flash_attention = true;
-  flag("attention kernel not stated: FlashAttention assumed");
-  // ZeRO-3 granularity: DeepSpeed gathers module by module, FSDP block by block.
-  if (l.zero_stage == 3 && (contains_word(c.notes, "deepspeed") || contains_word(c.source, "deepspeed"))) {
-    l.zero3_per_module = true;
-    flag("DeepSpeed ZeRO-3: one all-gather per submodule (norms and linears), not per block");
-    if (source_published_by(c, 2021)) {
-      l.zero3_prefetch = false;
-      flag("DeepSpeed ZeRO-3 published by 2021: gathers not overlapped (DeepSpeed issue #1174 and PR #1170, June 2021)");
-    }
-  }
-  // Element-wise kernels are not in the schema either: fused (Megatron's kernels,
-  // torch.compile) unless the notes say the run was eager PyTorch.
-  if (contains_word(c.notes, "eager")) {
-    l.eager = true;
-    flag("notes say eager: unfused element-wise operators (eager PyTorch)");
-  }
-  // Megatron-family frameworks (the only ones here that run TP or PP)
-  // accumulate bf16 gradients in fp32 by default (Megatron's
-  // --accumulate-allreduce-grads-in-fp32; DeepSpeed's BF16_Optimizer).
-  if ((l.tp > 1 || l.pp > 1) && l.precision == Precision::kBf16 && l.finetune == FineTune::kNone) {
-    in.fp32_grad_buffer = true;
-    flag("tp/pp > 1 with bf16: Megatron fp32 gradient accumulation assumed");
+  if (const auto s = stated_text(t, "memory_scope")) {
+    if (*s == "allocated") in.memory_scope = MemoryScope::kAllocated;
+    else if (*s == "reserved") in.memory_scope = MemoryScope::kReserved;
+    else if (*s == "device") in.memory_scope = MemoryScope::kDevice;
+    else throw InputError("train.memory_scope", "train.memory_scope must be allocated, reserved or device.");
+  } else if (c.kind == "train_memory") {
+    flag("memory_scope not stated: device total assumed");
   }
 
-  // What the measurement counts (README: notes say reserved, active or nvidia-smi).
-  if (contains_word(c.notes, "allocated") || contains_word(c.notes, "peak active")) {
-    in.memory_scope = MemoryScope::kAllocated;
-  } else if (contains_word(c.notes, "reserved")) {
-    in.memory_scope = MemoryScope::kReserved;
-  } else {
-    in.memory_scope = MemoryScope::kDevice;
-    if (!contains_word(c.notes, "nvidia-smi")) flag("memory measurement scope not stated: device total assumed");
+  // Software settings the case states; the rest are the framework's defaults.
+  RunSettings& st = in.settings;
+  st.compile = stated_bool(t, "compile");
+  st.tp_comm_overlap = stated_bool(t, "tp_comm_overlap");
+  st.dp_comm_overlap = stated_bool(t, "dp_comm_overlap");
+  st.optimizer_in_backward = stated_bool(t, "optimizer_in_backward");
+  st.sequence_parallel = sp;
+  if (const auto a = stated_text(t, "attention")) st.attention = parse_attention_kernel(*a, "train.attention");
+  if (const auto a = stated_text(t, "loss")) st.loss = parse_loss_kernel(*a, "train.loss");
+  if (const auto a = stated_text(t, "recompute_policy")) st.recompute_policy = parse_selective_recompute(*a, "train.recompute_policy");
+  if (t.contains("shard_group")) l.shard_group = static_cast<int>(whole(t["shard_group"], "train.shard_group", 1, 1e7));
+
+  // ---- Complete the layout: stated values pinned, the planner chooses the
+  // rest among what the framework can run (the published run was a tuned
+  // one, and it fitted the device: no safety margin is kept).
+  const bool sp_open = !sp && fw.sequence_parallel == SequenceParallelMode::kOptional && tp.value_or(0) != 1;
+  const bool vp_open = !vp && fw.interleaving() && pp.value_or(0) != 1;
+  const bool zero_open = !zero && fw.zero_stages.size() > 1 && dp.value_or(0) * cp.value_or(1) != 1;
+  const bool dims_open = !tp || !pp || (!dp && in.gpus == 0) || (in.model.is_moe() && !ep);
+  const bool open = dims_open || !mb || !gbs || zero_open || !recompute || sp_open || vp_open;
+  Layout base = l;
+  base.tp = tp.value_or(1);
+  base.pp = pp.value_or(1);
+  base.cp = cp.value_or(1);
+  base.ep = ep.value_or(1);
+  base.vp = vp.value_or(1);
+  base.dp = dp.value_or(static_cast<int>(std::max<int64_t>(1, in.gpus / (static_cast<int64_t>(base.tp) * base.pp * base.cp))));
+  base.micro_batch = mb.value_or(1);
+  base.zero_stage = zero.value_or(fw.zero_default);
+  base.recompute = recompute.value_or(Recompute::kNone);
+  if (gbs) {
+    // Whole micro-batches per data-parallel rank.
+    const int64_t per = static_cast<int64_t>(base.dp) * base.micro_batch;
+    base.global_batch = std::max<int64_t>(per, *gbs / per * per);
+    if (*gbs % per != 0 && mb) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, base.global_batch));
   }
+  in.layout_stated = !open;
+  if (open) {
+    PlanRequest r;
+    r.model = in.model;
+    r.gpus = {in.gpu};
+    r.gpu_counts = {in.gpus};
+    r.seq_len = l.seq_len;
+    r.global_batch = gbs ? base.global_batch : 0;
+    r.precision = l.precision;
+    r.optimizer = l.optimizer;
+    r.tp = tp.value_or(0), r.pp = pp.value_or(0), r.dp = dp.value_or(0), r.cp = cp.value_or(1), r.ep = ep.value_or(0), r.vp = vp.value_or(0);
+    if (!in.model.is_moe()) r.ep = 1;
+    r.micro_batch = mb.value_or(0);
+    if (zero) r.zero_stage = *zero;
+    if (recompute) r.recompute = *recompute;
+    if (sp) r.sequence_parallel = *sp;
+    r.cross_node_tp = tp.has_value();
+    r.framework = &fw;
+    r.settings = st;
+    r.base_layout = base;
+    r.step_options.gpus_per_node = in.gpu.gpus_per_node;
+    r.memory_options.safety_margin = 0;
+    r.top_k = 1;
+    const PlanResult res = plan(r);
+    if (!res.groups.empty() && !res.groups[0].top.empty()) {
+      l = res.groups[0].top[0].layout;
+      std::string chosen;
+      auto add = [&](bool open_here, std::string what) {
+        if (open_here) chosen += (chosen.empty() ? "" : ", ") + what;
+      };
+      add(!tp, fmt::format("tp {}", l.tp));
+      add(!pp, fmt::format("pp {}", l.pp));
+      add(!dp, fmt::format("dp {}", l.dp));
+      add(in.model.is_moe() && !ep, fmt::format("ep {}", l.ep));
+      add(vp_open, fmt::format("vp {}", l.vp));
+      add(!mb, fmt::format("micro-batch {}", l.micro_batch));
+      add(!gbs, fmt::format("global batch {}", l.effective_global_batch()));
+      add(zero_open, fmt::format("ZeRO-{}", l.zero_stage));
+      add(!recompute, fmt::format("recompute {}", recompute_name(l.recompute)));
+      add(sp_open, fmt::format("sequence parallelism {}", l.sequence_parallel ? "on" : "off"));
+      flag("planner completed (stated values pinned, " + fw.label() + "): " + chosen);
+    } else {
+      l = base;
+      if (!gbs) l.global_batch = static_cast<int64_t>(l.dp) * l.micro_batch * l.pp;
+      flag("planner found no layout that fits with the stated values pinned: the stated values and defaults are used as they are");
+    }
+  } else {
+    l = base;
+  }
+  std::vector<std::string> defaults;
+  apply_framework(fw, st, l, &defaults);
+  for (auto& d : defaults) flag(std::move(d));
   validate_layout(in.model, l, in.gpus);
   return in;
 }

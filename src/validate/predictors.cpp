@@ -13,22 +13,9 @@ namespace gpuplan {
 std::vector<Prediction> predict_train_memory(const ValidationCase&, CaseInputs& in) {
   MemoryOptions o;
   o.scope = in.memory_scope;
-  o.fp32_grad_buffer = in.fp32_grad_buffer;
   o.suggest = false;
   Prediction p;
   p.metric = "peak_memory_gib";
-  if (!in.recompute_stated) {
-    // The run was measured, so it fitted: take the least recomputation that
-    // fits the device (none, then selective, then full).
-    const Recompute order[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
-    for (Recompute r : order) {
-      in.layout.recompute = r;
-      MemoryOptions device = o;
-      device.scope = MemoryScope::kDevice;
-      if (estimate_memory(in.model, in.layout, in.gpu, device).peak_bytes <= in.gpu.memory_bytes) break;
-    }
-    p.flags.push_back(fmt::format("recompute not stated: {} assumed (least that fits the device)", recompute_name(in.layout.recompute)));
-  }
   const MemoryBreakdown br = estimate_memory(in.model, in.layout, in.gpu, o);
   p.value = br.peak_bytes / kGiB;
   if (br.paged_optimizer_bytes > 0) {

@@ -218,6 +218,16 @@ void read_model(Body& b, std::optional<ModelSpec>& spec, std::optional<std::stri
   if (params) *params = count;
 }
 
+// --framework and the run settings over its defaults (train, memory, plan).
+void read_software(Body& b, FrameworkInputs& in) {
+  b.read("framework", in.framework);
+  b.read("attention", in.attention);
+  b.read("loss", in.loss);
+  b.read("compile", in.compile);
+  b.read("tp_comm_overlap", in.tp_comm_overlap);
+  b.read("dp_comm_overlap", in.dp_comm_overlap);
+}
+
 // tp, pp, dp, cp, ep, vp and micro_batch: a layout's (memory) or the planner's pins (plan).
 template <class Inputs>
 void read_degrees(Body& b, Inputs& in) {
@@ -267,6 +277,7 @@ Report train(Body& b) {
   b.read("spot_discount", in.spot_discount);
   b.read("spot_overhead", in.spot_overhead);
   b.read("phase", in.phase);
+  read_software(b, in.software);
   // The CLI's --calibration names a file; here it is that file's object.
   if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {
     in.calibration = calibration_from_json(*c, "the pasted calibration");
@@ -299,7 +310,9 @@ Report memory(Body& b) {
   b.read("eager", l.eager);
   b.read("zero3_per_module", l.zero3_per_module);
   b.read("dropout", in.dropout);
-  b.read("fp32_grads", in.fp32_grads);
+  b.read("fp32_grads", l.fp32_grads);
+  b.read("no_sequence_parallel", l.no_sequence_parallel);
+  read_software(b, l.software);
   b.read("fragmentation", in.fragmentation);
   b.read("safety_margin", in.safety_margin);
   b.read("cuda_context_gib", in.cuda_context_gib);
@@ -333,6 +346,7 @@ Report plan_endpoint(Body& b) {
   b.read("zero3_per_module", in.zero3_per_module);
   b.read("gpus_per_node", in.gpus_per_node);
   b.read("compare_layout", in.compare_layout);
+  read_software(b, in.software);
   b.reject_unknown();
   const PlanRequest r = make_plan_request(in);
   if (r.gpus.size() * r.gpu_counts.size() > kMaxPlanGroups) {

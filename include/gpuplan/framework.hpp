@@ -1,0 +1,134 @@
+// Framework profiles: what a training stack does (data/frameworks/*.json, the
+// format in data/frameworks/README.md). A profile states facts about the
+// software at one version (the parallel dimensions it can run, its defaults,
+// its kernels and schedules), each with a citation to its code or docs. It
+// never holds a speed factor. The planner, memory, step time, the exporters
+// and validation read the same resolved profile, so they cannot disagree.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/layout.hpp"
+
+namespace gpuplan {
+
+enum class SequenceParallelMode { kWithTp, kOptional, kNone };
+enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
+enum class ElementwiseMode { kFused, kCompiled, kEager };
+enum class Availability { kNone, kOptional, kDefault };
+enum class GatherUnit { kBlock, kModule, kNone };
+enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kNone };
+enum class GradAccumDtype { kFp32, kBf16, kParam };
+enum class Fp8Gemms { kNone, kLinear, kLinearAndExperts };
+enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kNone };
+
+// One property as the profile states it: its value in the file's words and
+// the source that shows it (for docs/frameworks.md and the reports).
+struct ProfileFact {
+  std::string key;
+  std::string value;
+  std::string source;
+};
+
+// One framework at one version, every property resolved (later version
+// entries override earlier ones).
+struct FrameworkProfile {
+  std::string id;            // "torchtitan"
+  std::string name;          // "torchtitan"
+  std::string version;       // the entry's version, "2024-12"
+  std::string date;          // "2024-12"
+  std::string version_source;
+
+  bool tp = true, pp = true, dp = true, cp = true, ep = true, vp = true;  // `parallel`
+  std::vector<int> zero_stages{0, 1, 2, 3};
+  bool hsdp = true;
+  int zero_default = 0;
+  SequenceParallelMode sequence_parallel = SequenceParallelMode::kOptional;
+  bool sequence_parallel_default = true;
+  Recompute recompute_default = Recompute::kNone;
+  SelectiveRecompute recompute_selective = SelectiveRecompute::kAttentionCore;
+  AttentionKernel attention = AttentionKernel::kFlash2;
+  ElementwiseMode elementwise = ElementwiseMode::kFused;
+  bool compile_default = false;
+  LossKernel loss = LossKernel::kFused;
+  Availability tp_comm_overlap = Availability::kOptional;
+  bool dp_comm_overlap_default = true;
+  GatherUnit zero3_gather_unit = GatherUnit::kBlock;
+  bool zero3_prefetch = true;
+  GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
+  bool master_weights_fp32 = true;
+  std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};
+  bool uneven_stages = true;
+  Fp8Gemms fp8_gemms = Fp8Gemms::kLinear;
+  Availability cuda_graphs = Availability::kOptional;
+  bool optimizer_in_backward = false;
+  std::vector<std::string> cpu_offload;
+  ExportFormat export_format = ExportFormat::kMegatron;
+
+  std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
+
+  std::string label() const { return id + "@" + version; }
+  bool supports_zero(int stage) const;
+  bool interleaving() const;  // offers the interleaved schedule
+  const ProfileFact* fact(const std::string& key) const;
+};
+
+// A framework and all its versions, as one file holds them.
+struct FrameworkFamily {
+  std::string id;
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string repository;
+  std::vector<FrameworkProfile> versions;  // resolved, in date order
+};
+
+// The built-in profiles (data/frameworks/*.json), sorted by id.
+const std::vector<FrameworkFamily>& framework_catalog();
+
+// "torchtitan", "torchtitan@2024-12", "nemo@24.07", "megatron-core@0.8.0":
+// the version entry equal to the one named, else the latest one dated on or
+// before it (a year means its December; NeMo-style YY.MM means 20YY-MM), else
+// the first; no version: the newest. Throws InputError naming `field` with
+// the known ids when nothing matches.
+const FrameworkProfile& find_framework(const std::string& name_at_version, const std::string& field = "--framework");
+
+// Loads one profile file's text (for tests and --framework-file); throws InputError naming `origin`.
+FrameworkFamily parse_framework_family(const std::string& json_text, const std::string& origin);
+
+// What a run states about its software; unset fields take the profile's default.
+// (CLI flags, API keys and validation cases' train.* fields of the same names.)
+struct RunSettings {
+  std::optional<bool> compile;                 // torch.compile on/off (PyTorch-native stacks)
+  std::optional<bool> tp_comm_overlap;
+  std::optional<bool> dp_comm_overlap;
+  std::optional<AttentionKernel> attention;
+  std::optional<LossKernel> loss;
+  std::optional<bool> optimizer_in_backward;
+  std::optional<bool> sequence_parallel;
+  std::optional<SelectiveRecompute> recompute_policy;
+};
+
+// The one place a framework's defaults and a run's stated settings become the
+// layout's execution switches: attention kernel, element-wise fusion, loss,
+// TP/DP overlap, ZeRO-3 gather unit and prefetch, gradient accumulation dtype,
+// master weights, sequence parallelism (with_tp: always with TP; optional:
+// stated, else the profile's default; none: off). The parallel degrees, batch,
+// ZeRO stage and recompute of `l` are left as they are; call it after they are
+// set (the gradient buffer depends on the ZeRO stage). With `notes`, appends
+// one line per default taken (for flags and reports); the planner's inner
+// loop passes none and allocates nothing.
+void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes = nullptr);
+
+// Why `f` cannot run `l` (a dimension it lacks, a ZeRO stage it does not
+// offer, interleaving without the schedule, sequence parallelism off where it
+// always comes with TP); empty when it can.
+std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l);
+
+const char* attention_kernel_name(AttentionKernel k);
+AttentionKernel parse_attention_kernel(const std::string& text, const std::string& field);
+const char* loss_kernel_name(LossKernel k);
+LossKernel parse_loss_kernel(const std::string& text, const std::string& field);
+SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field);
+
+}  // namespace gpuplan

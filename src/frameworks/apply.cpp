@@ -1,0 +1,161 @@
+// A framework profile and a run's stated settings → the layout's execution
+// switches; and what a framework cannot run. The one place each default is
+// decided, for the CLI, the web API, the planner and validation alike.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
+#include "gpuplan/text_match.hpp"
+
+namespace gpuplan {
+
+bool FrameworkProfile::supports_zero(int stage) const {
+  return std::find(zero_stages.begin(), zero_stages.end(), stage) != zero_stages.end();
+}
+
+bool FrameworkProfile::interleaving() const {
+  return vp && std::find(pipeline_schedules.begin(), pipeline_schedules.end(), "interleaved") != pipeline_schedules.end();
+}
+
+const ProfileFact* FrameworkProfile::fact(const std::string& key) const {
+  for (const auto& f : facts) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+const char* attention_kernel_name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::kMaterialised: return "materialised";
+    case AttentionKernel::kFlash2: return "flash2";
+    case AttentionKernel::kFlash3: return "flash3";
+    case AttentionKernel::kCudnn: return "cudnn";
+    case AttentionKernel::kSdpa: return "sdpa";
+  }
+  return "flash2";
+}
+
+AttentionKernel parse_attention_kernel(const std::string& text, const std::string& field) {
+  const std::string t = normalize_name(text);
+  // "flash" is the validation cases' family name (README: flash / materialised).
+  if (t == "flash" || t == "flash2" || t == "fa2" || t == "flashattention2") return AttentionKernel::kFlash2;
+  if (t == "flash3" || t == "fa3" || t == "flashattention3") return AttentionKernel::kFlash3;
+  if (t == "cudnn") return AttentionKernel::kCudnn;
+  if (t == "sdpa") return AttentionKernel::kSdpa;
+  if (t == "materialised" || t == "materialized" || t == "eager" || t == "none") return AttentionKernel::kMaterialised;
+  throw InputError(field, fmt::format("{} must be flash, flash2, flash3, cudnn, sdpa or materialised (got '{}').", field, text));
+}
+
+const char* loss_kernel_name(LossKernel k) {
+  switch (k) {
+    case LossKernel::kFull: return "full";
+    case LossKernel::kFused: return "fused";
+    case LossKernel::kChunked: return "chunked";
+  }
+  return "fused";
+}
+
+LossKernel parse_loss_kernel(const std::string& text, const std::string& field) {
+  const std::string t = normalize_name(text);
+  if (t == "full") return LossKernel::kFull;
+  if (t == "fused") return LossKernel::kFused;
+  if (t == "chunked") return LossKernel::kChunked;
+  throw InputError(field, fmt::format("{} must be full, fused or chunked (got '{}').", field, text));
+}
+
+SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field) {
+  const std::string t = normalize_name(text);
+  if (t == "attention-core" || t == "attention_core" || t == "attentioncore") return SelectiveRecompute::kAttentionCore;
+  if (t == "op") return SelectiveRecompute::kOp;
+  if (t == "layer") return SelectiveRecompute::kLayer;
+  if (t == "save-qkv-proj" || t == "save_qkv_proj") return SelectiveRecompute::kOp;  // MaxText: saves projections, recomputes the rest
+  throw InputError(field, fmt::format("{} must be attention_core, op, layer or save_qkv_proj (got '{}').", field, text));
+}
+
+void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes) {
+  // Formats only when asked: the planner calls this for every candidate.
+#define GPUPLAN_NOTE(...) \
+  if (notes) notes->push_back(fmt::format(__VA_ARGS__))
+
+  // Attention kernel: every kernel but the materialised one keeps no s×s scores.
+  const AttentionKernel att = s.attention.value_or(f.attention);
+  l.flash_attention = att != AttentionKernel::kMaterialised;
+  if (!s.attention) GPUPLAN_NOTE("attention kernel: {} ({} default)", attention_kernel_name(att), f.label());
+
+  // Element-wise work: eager unless fused kernels or torch.compile run it. A
+  // stated `compile` decides for PyTorch-native stacks; a stack with its own
+  // fused kernels (Megatron, TE) is fused whatever torch.compile says.
+  if (f.elementwise == ElementwiseMode::kFused) {
+    l.eager = false;
+  } else if (s.compile) {
+    l.eager = !*s.compile;
+  } else {
+    l.eager = f.elementwise == ElementwiseMode::kEager && !f.compile_default;
+    GPUPLAN_NOTE("element-wise ops: {} ({} default)", l.eager ? "eager PyTorch" : "torch.compile", f.label());
+  }
+
+  l.loss = s.loss.value_or(f.loss);
+  if (!s.loss) GPUPLAN_NOTE("loss: {} cross-entropy ({} default)", loss_kernel_name(l.loss), f.label());
+
+  // TP overlap needs sequence parallelism in Megatron (megatron/training/
+  // arguments.py refuses --tp-comm-overlap without --sequence-parallel).
+  if (s.tp_comm_overlap) {
+    l.tp_comm_overlap = *s.tp_comm_overlap && l.tp > 1;
+  } else {
+    l.tp_comm_overlap = f.tp_comm_overlap == Availability::kDefault && l.tp > 1;
+    if (l.tp > 1) GPUPLAN_NOTE("TP communication overlap {} ({} default)", l.tp_comm_overlap ? "on" : "off", f.label());
+  }
+  l.dp_comm_overlap = s.dp_comm_overlap.value_or(f.dp_comm_overlap_default);
+
+  // Sequence parallelism.
+  if (l.tp <= 1) {
+    l.sequence_parallel = false;
+  } else if (f.sequence_parallel == SequenceParallelMode::kWithTp) {
+    l.sequence_parallel = true;
+  } else if (f.sequence_parallel == SequenceParallelMode::kNone) {
+    l.sequence_parallel = false;
+  } else if (s.sequence_parallel) {
+    l.sequence_parallel = *s.sequence_parallel;
+  } else {
+    l.sequence_parallel = f.sequence_parallel_default || l.tp_comm_overlap;
+    GPUPLAN_NOTE("sequence parallelism {} ({} default)", l.sequence_parallel ? "on" : "off", f.label());
+  }
+  if (l.tp_comm_overlap && !l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kOptional) l.sequence_parallel = true;
+
+  // ZeRO-3 gathers: per block (FSDP wrap unit) or per submodule (DeepSpeed hooks).
+  l.zero3_per_module = f.zero3_gather_unit == GatherUnit::kModule;
+  l.zero3_prefetch = f.zero3_prefetch;
+
+  // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
+  // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the
+  // ZeRO-2/3 state sharding already counts, so only a replicated fp32 buffer
+  // (ZeRO 0/1) is the 4-byte case.
+  l.fp32_grad_accum = f.grad_accum_dtype == GradAccumDtype::kFp32 && l.precision == Precision::kBf16 &&
+                      l.finetune == FineTune::kNone && l.zero_stage <= 1;
+  // Pure bf16 (no fp32 master copy): the framework's default for its recipes.
+  if (!f.master_weights_fp32 && l.precision != Precision::kFp32) l.pure_bf16 = true;
+#undef GPUPLAN_NOTE
+}
+
+std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
+  const std::string who = f.label();
+  if (l.tp > 1 && !f.tp) return fmt::format("{} has no tensor parallelism", who);
+  if (l.pp > 1 && !f.pp) return fmt::format("{} has no pipeline parallelism", who);
+  if (l.dp > 1 && !f.dp) return fmt::format("{} has no data parallelism", who);
+  if (l.cp > 1 && !f.cp) return fmt::format("{} has no context parallelism", who);
+  if (l.ep > 1 && !f.ep) return fmt::format("{} has no expert parallelism", who);
+  if (l.vp > 1 && !f.interleaving()) return fmt::format("{} has no interleaved pipeline schedule", who);
+  if (!f.supports_zero(l.zero_stage)) return fmt::format("{} does not offer ZeRO stage {}", who, l.zero_stage);
+  if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
+  if (l.tp > 1 && l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kNone) {
+    return fmt::format("{} has no sequence parallelism", who);
+  }
+  if (l.tp > 1 && !l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kWithTp) {
+    return fmt::format("{} always runs sequence parallelism with TP", who);
+  }
+  return "";
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,285 @@
+// Loading framework profiles (data/frameworks/*.json, format in
+// data/frameworks/README.md) and resolving "name@version".
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/embedded_data.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
+#include "gpuplan/text_match.hpp"
+
+namespace gpuplan {
+namespace {
+
+using nlohmann::json;
+
+// Every property of the format, in the order docs/frameworks.md lists them.
+const std::vector<std::string>& property_keys() {
+  static const std::vector<std::string> keys = {
+      "parallel", "zero_stages", "hsdp", "zero_default", "sequence_parallel", "sequence_parallel_default",
+      "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
+      "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
+      "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
+      "cpu_offload", "export"};
+  return keys;
+}
+
+template <class E>
+E pick(const json& v, const std::string& where, const std::vector<std::pair<const char*, E>>& allowed) {
+  if (v.is_string()) {
+    for (const auto& [name, e] : allowed) {
+      if (v.get<std::string>() == name) return e;
+    }
+  }
+  std::string names;
+  for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a.first);
+  throw InputError("framework", fmt::format("{} must be one of {} (got {}).", where, names, v.dump()));
+}
+
+bool boolean(const json& v, const std::string& where) {
+  if (!v.is_boolean()) throw InputError("framework", fmt::format("{} must be true or false (got {}).", where, v.dump()));
+  return v.get<bool>();
+}
+
+std::vector<std::string> strings(const json& v, const std::string& where, const std::vector<std::string>& allowed) {
+  if (!v.is_array()) throw InputError("framework", fmt::format("{} must be a list.", where));
+  std::vector<std::string> out;
+  for (const json& x : v) {
+    if (!x.is_string() || std::find(allowed.begin(), allowed.end(), x.get<std::string>()) == allowed.end()) {
+      std::string names;
+      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
+      throw InputError("framework", fmt::format("{} may hold only {} (got {}).", where, names, x.dump()));
+    }
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+std::string display(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s;
+    for (const json& x : v) s += (s.empty() ? "" : ", ") + display(x);
+    return s.empty() ? "(none)" : s;
+  }
+  return v.dump();
+}
+
+// Sets one property of `p` from its JSON value.
+void set_property(FrameworkProfile& p, const std::string& key, const json& v, const std::string& where) {
+  if (key == "parallel") {
+    const auto dims = strings(v, where, {"tp", "pp", "dp", "cp", "ep", "vp"});
+    auto has = [&](const char* d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+    p.tp = has("tp"), p.pp = has("pp"), p.dp = has("dp"), p.cp = has("cp"), p.ep = has("ep"), p.vp = has("vp");
+  } else if (key == "zero_stages") {
+    if (!v.is_array() || v.empty()) throw InputError("framework", where + " must be a non-empty list of 0-3.");
+    p.zero_stages.clear();
+    for (const json& x : v) {
+      if (!x.is_number_integer() || x.get<int>() < 0 || x.get<int>() > 3) throw InputError("framework", where + " may hold only 0, 1, 2, 3.");
+      p.zero_stages.push_back(x.get<int>());
+    }
+  } else if (key == "hsdp") {
+    p.hsdp = boolean(v, where);
+  } else if (key == "zero_default") {
+    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.");
+    p.zero_default = v.get<int>();
+  } else if (key == "sequence_parallel") {
+    p.sequence_parallel = pick<SequenceParallelMode>(
+        v, where, {{"with_tp", SequenceParallelMode::kWithTp}, {"optional", SequenceParallelMode::kOptional}, {"none", SequenceParallelMode::kNone}});
+  } else if (key == "sequence_parallel_default") {
+    p.sequence_parallel_default = boolean(v, where);
+  } else if (key == "recompute_default") {
+    p.recompute_default = pick<Recompute>(v, where, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
+  } else if (key == "recompute_selective") {
+    p.recompute_selective = pick<SelectiveRecompute>(v, where,
+                                                     {{"attention_core", SelectiveRecompute::kAttentionCore},
+                                                      {"op", SelectiveRecompute::kOp},
+                                                      {"layer", SelectiveRecompute::kLayer},
+                                                      {"none", SelectiveRecompute::kNone}});
+  } else if (key == "attention") {
+    p.attention = pick<AttentionKernel>(v, where,
+                                        {{"materialised", AttentionKernel::kMaterialised},
+                                         {"flash2", AttentionKernel::kFlash2},
+                                         {"flash3", AttentionKernel::kFlash3},
+                                         {"cudnn", AttentionKernel::kCudnn},
+                                         {"sdpa", AttentionKernel::kSdpa}});
+  } else if (key == "elementwise") {
+    p.elementwise = pick<ElementwiseMode>(
+        v, where, {{"fused", ElementwiseMode::kFused}, {"compiled", ElementwiseMode::kCompiled}, {"eager", ElementwiseMode::kEager}});
+  } else if (key == "compile_default") {
+    p.compile_default = boolean(v, where);
+  } else if (key == "loss") {
+    p.loss = pick<LossKernel>(v, where, {{"full", LossKernel::kFull}, {"fused", LossKernel::kFused}, {"chunked", LossKernel::kChunked}});
+  } else if (key == "tp_comm_overlap" || key == "cuda_graphs") {
+    const Availability a = pick<Availability>(
+        v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
+    (key == "tp_comm_overlap" ? p.tp_comm_overlap : p.cuda_graphs) = a;
+  } else if (key == "dp_comm_overlap_default") {
+    p.dp_comm_overlap_default = boolean(v, where);
+  } else if (key == "zero3_gather_unit") {
+    p.zero3_gather_unit = pick<GatherUnit>(v, where, {{"block", GatherUnit::kBlock}, {"module", GatherUnit::kModule}, {"none", GatherUnit::kNone}});
+  } else if (key == "zero3_prefetch") {
+    p.zero3_prefetch = boolean(v, where);
+  } else if (key == "grad_accum_dtype") {
+    p.grad_accum_dtype = pick<GradAccumDtype>(v, where, {{"fp32", GradAccumDtype::kFp32}, {"bf16", GradAccumDtype::kBf16}, {"param", GradAccumDtype::kParam}});
+  } else if (key == "master_weights") {
+    p.master_weights_fp32 = pick<bool>(v, where, {{"fp32", true}, {"none", false}});
+  } else if (key == "pipeline_schedules") {
+    p.pipeline_schedules = strings(v, where, {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe"});
+  } else if (key == "uneven_stages") {
+    p.uneven_stages = boolean(v, where);
+  } else if (key == "fp8_gemms") {
+    p.fp8_gemms = pick<Fp8Gemms>(v, where, {{"none", Fp8Gemms::kNone}, {"linear", Fp8Gemms::kLinear}, {"linear_and_experts", Fp8Gemms::kLinearAndExperts}});
+  } else if (key == "optimizer_in_backward") {
+    p.optimizer_in_backward = boolean(v, where);
+  } else if (key == "cpu_offload") {
+    p.cpu_offload = strings(v, where, {"parameters", "gradients", "optimizer", "activations"});
+  } else if (key == "export") {
+    p.export_format = pick<ExportFormat>(v, where,
+                                         {{"megatron", ExportFormat::kMegatron},
+                                          {"deepspeed", ExportFormat::kDeepSpeed},
+                                          {"torchtitan", ExportFormat::kTorchtitan},
+                                          {"none", ExportFormat::kNone}});
+  } else {
+    throw InputError("framework", fmt::format("{}: unknown property (data/frameworks/README.md lists them).", where));
+  }
+}
+
+std::string text(const json& j, const char* key, const std::string& where, bool required = true) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
+    if (!required) return "";
+    throw InputError("framework", fmt::format("{}: '{}' must be a non-empty string.", where, key));
+  }
+  return it->get<std::string>();
+}
+
+bool valid_date(const std::string& d) {
+  return d.size() == 7 && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' && d.substr(5) >= "01" && d.substr(5) <= "12";
+}
+
+}  // namespace
+
+FrameworkFamily parse_framework_family(const std::string& json_text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::exception& e) {
+    throw InputError("framework", fmt::format("{}: not valid JSON ({}).", origin, e.what()));
+  }
+  if (!j.is_object()) throw InputError("framework", origin + ": a profile is a JSON object.");
+  FrameworkFamily fam;
+  fam.id = text(j, "id", origin);
+  fam.name = text(j, "name", origin);
+  fam.repository = text(j, "repository", origin, false);
+  for (const json& a : j.value("aliases", json::array())) {
+    if (a.is_string()) fam.aliases.push_back(normalize_name(a.get<std::string>()));
+  }
+  const json versions = j.value("versions", json::array());
+  if (!versions.is_array() || versions.empty()) throw InputError("framework", origin + ": 'versions' must be a non-empty list.");
+  FrameworkProfile current;
+  current.id = fam.id;
+  current.name = fam.name;
+  std::map<std::string, ProfileFact> facts;
+  std::string last_date;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const json& v = versions[i];
+    const std::string where = fmt::format("{} versions[{}]", origin, i);
+    if (!v.is_object()) throw InputError("framework", where + ": a version entry is an object.");
+    current.version = text(v, "version", where);
+    current.date = text(v, "date", where);
+    if (!valid_date(current.date)) throw InputError("framework", fmt::format("{}: date must be YYYY-MM (got '{}').", where, current.date));
+    if (current.date < last_date) throw InputError("framework", where + ": versions must be in date order.");
+    last_date = current.date;
+    current.version_source = text(v, "source", where);
+    const json props = v.value("properties", json::object());
+    if (!props.is_object()) throw InputError("framework", where + ": 'properties' must be an object.");
+    for (const auto& [key, entry] : props.items()) {
+      const std::string pw = where + " " + key;
+      if (!entry.is_object() || !entry.contains("value")) throw InputError("framework", pw + ": give {\"value\": ..., \"source\": ...}.");
+      const std::string source = text(entry, "source", pw);
+      set_property(current, key, entry["value"], pw + " value");
+      facts[key] = ProfileFact{key, display(entry["value"]), source};
+    }
+    if (i == 0) {
+      for (const std::string& k : property_keys()) {
+        if (!facts.count(k)) throw InputError("framework", fmt::format("{}: the first version must state '{}'.", where, k));
+      }
+    }
+    if (!current.supports_zero(current.zero_default)) {
+      throw InputError("framework", where + ": zero_default must be one of zero_stages.");
+    }
+    current.facts.clear();
+    for (const std::string& k : property_keys()) current.facts.push_back(facts[k]);
+    fam.versions.push_back(current);
+  }
+  return fam;
+}
+
+const std::vector<FrameworkFamily>& framework_catalog() {
+  static const std::vector<FrameworkFamily> catalog = [] {
+    std::vector<FrameworkFamily> out;
+    for (const auto& f : embedded_files()) {
+      if (f.path.rfind("frameworks/", 0) == 0 && f.path.size() > 5 && f.path.substr(f.path.size() - 5) == ".json") {
+        out.push_back(parse_framework_family(f.content, "data/" + f.path));
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const FrameworkFamily& a, const FrameworkFamily& b) { return a.id < b.id; });
+    return out;
+  }();
+  return catalog;
+}
+
+namespace {
+
+// "2021" → "2021-12"; "2024-07" as is; NeMo's "24.07" → "2024-07"; else empty.
+std::string version_as_date(const std::string& v) {
+  auto digits = [](const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  if (v.size() == 4 && digits(v)) return v + "-12";
+  if (v.size() == 7 && digits(v.substr(0, 4)) && v[4] == '-' && digits(v.substr(5))) return v;
+  if (v.size() == 5 && digits(v.substr(0, 2)) && v[2] == '.' && digits(v.substr(3))) return "20" + v.substr(0, 2) + "-" + v.substr(3);
+  return "";
+}
+
+}  // namespace
+
+const FrameworkProfile& find_framework(const std::string& spec, const std::string& field) {
+  const auto at = spec.find('@');
+  const std::string name = normalize_name(spec.substr(0, at));
+  const std::string version = at == std::string::npos ? "" : spec.substr(at + 1);
+  const auto& cat = framework_catalog();
+  const FrameworkFamily* fam = nullptr;
+  for (const auto& f : cat) {
+    if (normalize_name(f.id) == name || std::find(f.aliases.begin(), f.aliases.end(), name) != f.aliases.end()) {
+      fam = &f;
+      break;
+    }
+  }
+  if (!fam) {
+    std::string ids;
+    for (const auto& f : cat) ids += (ids.empty() ? "" : ", ") + f.id;
+    throw InputError(field, fmt::format("{}: unknown framework '{}'; known: {} (optionally @version, e.g. torchtitan@2024-12).", field,
+                                        spec, ids));
+  }
+  if (version.empty()) return fam->versions.back();
+  for (const auto& p : fam->versions) {
+    if (p.version == version) return p;
+  }
+  const std::string date = version_as_date(version);
+  if (date.empty()) {
+    std::string known;
+    for (const auto& p : fam->versions) known += (known.empty() ? "" : ", ") + p.version;
+    throw InputError(field, fmt::format("{}: {} has no version '{}'; give one of {} or a date (2024, 2024-07).", field, fam->id,
+                                        version, known));
+  }
+  const FrameworkProfile* best = &fam->versions.front();
+  for (const auto& p : fam->versions) {
+    if (p.date <= date) best = &p;
+  }
+  return *best;
+}
+
+}  // namespace gpuplan
