@@ -18,7 +18,6 @@ enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
 enum class ElementwiseMode { kFused, kCompiled, kEager };
 enum class Availability { kNone, kOptional, kDefault };
 enum class GatherUnit { kBlock, kModule, kNone };
-enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kNone };
 enum class GradAccumDtype { kFp32, kBf16, kParam };
 enum class Fp8Gemms { kNone, kLinear, kLinearAndExperts };
 enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kNone };

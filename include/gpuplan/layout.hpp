@@ -17,6 +17,13 @@ enum class FineTune { kNone, kFull, kLora, kQlora };
 // fused kernel (Megatron's vocab-parallel cross-entropy), or in chunks of the
 // sequence, each upcast on its own (torchtune's CEWithChunkedOutputLoss).
 enum class LossKernel { kFull, kFused, kChunked };
+// What "selective" recompute re-runs (recompute_policy.hpp has the physics):
+//   kAttentionCore  the attention softmax and its inputs (Korthikanti 2022 §5, Megatron);
+//   kOp             torchtitan's op-level policy: saves the outputs of matmuls
+//                   (every second one recomputed) and attention, recomputes the rest;
+//   kLayer          every N-th transformer block fully (torchtitan selective_ac_option = N);
+//   kNone           the framework offers no selective mode (parsing only).
+enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kNone };
 
 const char* optimizer_name(Optimizer o);
 Optimizer parse_optimizer(const std::string& text, const std::string& field);
@@ -66,6 +73,8 @@ struct Layout {
   // --accumulate-allreduce-grads-in-fp32): 4 bytes per parameter, not ZeRO-2 sharded.
   bool fp32_grad_accum = false;
   LossKernel loss = LossKernel::kFused;
+  SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;  // meaning of Recompute::kSelective
+  int selective_every = 2;          // kLayer: every N-th block recomputed
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }

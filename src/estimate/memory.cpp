@@ -10,6 +10,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
+#include "gpuplan/recompute_policy.hpp"
 #include "memory_internal.hpp"
 
 namespace gpuplan {
@@ -171,6 +172,26 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     }
     // The recomputed layer's input is its checkpoint, already counted above.
     live_extra = p.layers > 0 ? std::max(0.0, full - ckpt) : 0.0;
+  } else if (l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kLayer) {
+    // Every N-th block is checkpointed (keeps its input), the others keep all
+    // their activations; one checkpointed block is live again in the backward.
+    const double share = layer_policy_share(p.layers, l.selective_every);
+    per_micro = share * ckpt * static_cast<double>(p.layers) + (1 - share) * sum_layers;
+    live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
+  } else if (l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kOp) {
+    // torchtitan's op policy keeps the block input, the saved matmul outputs
+    // and the attention output with its fp32 log-sum-exp (recompute_policy.hpp);
+    // one block is recomputed whole in the backward.
+    const double T = static_cast<double>(l.seq_len) * static_cast<double>(l.micro_batch) / l.cp;
+    const double t = l.tp, rep = (l.sequence_parallel && l.tp > 1) ? t : 1.0;
+    const double attn_out = static_cast<double>(m.mla ? m.heads * m.mla->v_head_dim : m.q_width());
+    per_micro = 0;
+    for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+      const OpPolicySplit sp = op_policy_split(m, m.is_moe_layer(layer));
+      per_micro += ckpt + 2 * T * (sp.saved_tp_elems + attn_out) / t + 2 * T * sp.saved_rep_elems / rep +
+                   4 * T * static_cast<double>(m.heads) / t;
+    }
+    live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
   } else {
     per_micro = sum_layers;
     if (l.recompute == Recompute::kSelective && !l.flash_attention) {

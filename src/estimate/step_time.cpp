@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/flops.hpp"
+#include "gpuplan/recompute_policy.hpp"
 #include "gpuplan/step_time.hpp"
 
 namespace gpuplan {
@@ -358,11 +359,34 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     }
   }
 
-  // Recompute: full re-runs each layer's forward (with its collectives) in the
-  // backward; selective re-runs the attention core (Korthikanti 2022, §5).
-  double rc = 0;
-  if (l.recompute == Recompute::kFull) rc = avg.fwd();
-  else if (l.recompute == Recompute::kSelective) rc = avg.attn_f;
+  // Recompute: the shares of a layer's forward GEMMs, attention, element-wise
+  // work and collectives that the backward re-runs. Full: all of it (with its
+  // collectives); Megatron's selective: the attention core (Korthikanti 2022,
+  // §5); torchtitan's op policy: every second matmul and all element-wise work,
+  // attention saved, the all-gathers redone and the reduce-scatters saved
+  // (recompute_policy.hpp); every-N-th layer: those blocks fully.
+  double rf_gemm = 0, rf_attn = 0, rf_elem = 0, rf_comm = 0;
+  if (l.recompute == Recompute::kFull) {
+    rf_gemm = rf_attn = rf_elem = rf_comm = 1;
+  } else if (l.recompute == Recompute::kSelective) {
+    if (l.selective == SelectiveRecompute::kOp) {
+      const OpPolicySplit sd = op_policy_split(model, false);
+      double share = sd.recomputed_gemm_flop / std::max(1.0, sd.gemm_flop);
+      if (moe_layers > 0) {
+        const OpPolicySplit sm = op_policy_split(model, true);
+        const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
+        share = (1 - fm) * share + fm * sm.recomputed_gemm_flop / std::max(1.0, sm.gemm_flop);
+      }
+      rf_gemm = share;
+      rf_elem = 1;
+      rf_comm = 0.5;
+    } else if (l.selective == SelectiveRecompute::kLayer) {
+      rf_gemm = rf_attn = rf_elem = rf_comm = layer_policy_share(static_cast<int64_t>(std::ceil(static_cast<double>(L) / p)), l.selective_every);
+    } else {
+      rf_attn = 1;
+    }
+  }
+  const double rc = rf_gemm * avg.gemm_f + rf_attn * avg.attn_f + rf_elem * avg.elem_f + rf_comm * (avg.tp_f + avg.cp_f + avg.ep_f);
 
   // LM head and loss on the last stage: logits GEMM split over TP, then a
   // vocab-parallel cross-entropy streaming fp32 logits (~14 B per logit
@@ -479,7 +503,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       const int shard = l.shard_group > 0 ? l.shard_group : static_cast<int>(dp_group);
       const int s_local = std::max(1, std::min(local, shard));
       const int s_nodes = std::max(1, shard / s_local);
-      const double gathers = l.recompute == Recompute::kFull ? 3.0 : 2.0;
+      // Recomputed blocks run their forward hooks again: one more gather each.
+      const double gathers = 2.0 + rf_elem;
       const double ag = hierarchical_reduce_scatter_s((dense_params + expert_params) * 2.0, s_local, s_nodes, c.intra, c.inter);
       const double rs = hierarchical_reduce_scatter_s((dense_params + expert_params) * gb, s_local, s_nodes, c.intra, c.inter);
       // The gathers and reduce-scatters are issued per layer (FSDP's unit is a
@@ -527,23 +552,17 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.bubble_s = l.pp > 1 ? bubble : 0;
   const double per_mb_compute = layers_max * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + avg.elem_f + avg.elem_b) +
                                 head.gemm_f + head.gemm_b + head.elem_f + head.elem_b + embed_s;
-  double per_mb_rc_compute = 0;
-  if (l.recompute == Recompute::kFull) per_mb_rc_compute = layers_max * (avg.gemm_f + avg.attn_f + avg.elem_f);
-  else if (l.recompute == Recompute::kSelective) per_mb_rc_compute = layers_max * avg.attn_f;
-  const double rc_comm_tp = l.recompute == Recompute::kFull ? avg.tp_f : 0;
-  const double rc_comm_cp = l.recompute == Recompute::kFull ? avg.cp_f : 0;
-  const double rc_comm_ep = l.recompute == Recompute::kFull ? avg.ep_f : 0;
+  const double per_mb_rc_compute = layers_max * (rf_gemm * avg.gemm_f + rf_attn * avg.attn_f + rf_elem * avg.elem_f);
+  const double rc_comm_tp = rf_comm * avg.tp_f;
+  const double rc_comm_cp = rf_comm * avg.cp_f;
+  const double rc_comm_ep = rf_comm * avg.ep_f;
   r.compute_s = md * (per_mb_compute + per_mb_rc_compute);
   r.gemm_s = md * (layers_max * (avg.gemm_f + avg.gemm_b) + head.gemm_f + head.gemm_b);
   r.attention_s = md * layers_max * (avg.attn_f + avg.attn_b);
   r.elementwise_s = md * (layers_max * (avg.elem_f + avg.elem_b) + head.elem_f + head.elem_b + embed_s);
-  if (l.recompute == Recompute::kFull) {
-    r.gemm_s += md * layers_max * avg.gemm_f;
-    r.attention_s += md * layers_max * avg.attn_f;
-    r.elementwise_s += md * layers_max * avg.elem_f;
-  } else if (l.recompute == Recompute::kSelective) {
-    r.attention_s += md * layers_max * avg.attn_f;
-  }
+  r.gemm_s += md * layers_max * rf_gemm * avg.gemm_f;
+  r.attention_s += md * layers_max * rf_attn * avg.attn_f;
+  r.elementwise_s += md * layers_max * rf_elem * avg.elem_f;
   r.recompute_s = md * per_mb_rc_compute;
   r.tp_comm_s = md * layers_max * (avg.tp_f + avg.tp_b + rc_comm_tp);
   r.cp_comm_s = md * layers_max * (avg.cp_f + avg.cp_b + rc_comm_cp);
@@ -554,7 +573,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.optimizer_s = opt_s;
   r.step_s = md * t_max + r.bubble_s + pp_comm + dp_exposed + z3_exposed + opt_s;
 
-  const double rc_raw = l.recompute == Recompute::kFull ? 0.25 : 0.0;  // recompute repeats the forward's 1 of 4 collectives
+  const double rc_raw = 0.25 * rf_comm;  // recompute repeats the forward's 1 of 4 collectives
   r.comm_total_s = md * layers_max * avg.comm_raw * (1 + rc_raw) + pp_raw + dp_raw + z3_raw;
   r.comm_exposed_s = r.tp_comm_s + r.cp_comm_s + r.ep_comm_s + r.pp_comm_s + r.dp_comm_s + r.zero3_comm_s;
   r.comm_share = r.comm_exposed_s / r.step_s;

@@ -134,6 +134,18 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   // (ZeRO 0/1) is the 4-byte case.
   l.fp32_grad_accum = f.grad_accum_dtype == GradAccumDtype::kFp32 && l.precision == Precision::kBf16 &&
                       l.finetune == FineTune::kNone && l.zero_stage <= 1;
+  // What its "selective" means: the stated policy, else the framework's.
+  if (s.recompute_policy) {
+    l.selective = *s.recompute_policy;
+  } else if (f.recompute_selective != SelectiveRecompute::kNone) {
+    l.selective = f.recompute_selective;
+  } else {
+    l.selective = SelectiveRecompute::kAttentionCore;
+  }
+  if (l.recompute == Recompute::kSelective && !s.recompute_policy && l.selective != SelectiveRecompute::kAttentionCore) {
+    GPUPLAN_NOTE("selective recompute = {} policy ({} default)", l.selective == SelectiveRecompute::kOp ? "op-level" : "every-2nd-layer",
+                 f.label());
+  }
   // Pure bf16 (no fp32 master copy): the framework's default for its recipes.
   if (!f.master_weights_fp32 && l.precision != Precision::kFp32) l.pure_bf16 = true;
 #undef GPUPLAN_NOTE

@@ -1,0 +1,29 @@
+// What a selective-recompute policy keeps and re-runs, for the memory and the
+// step-time models alike (one place, so they cannot disagree).
+#pragma once
+#include "gpuplan/layout.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan {
+
+// torchtitan's op-level policy (pytorch/torchtitan, torchtitan/parallelisms/
+// parallelize_llama.py, _apply_ac_to_transformer_block at 2024-12: every op
+// in _save_list — aten.mm, the SDPA flash/efficient kernels, reduce_scatter —
+// is MUST_SAVE "except every second mm"; everything else PREFER_RECOMPUTE).
+// The matmuls of a block run in its modules' order: wq, wk, wv, wo, then
+// w1, w3, w2 (gated; w1, w2 plain), so the 2nd, 4th and 6th are recomputed:
+// wk, wo and w3 for a Llama block. The attention output is saved, the block
+// input is the checkpoint, and norms, rotary and activations are recomputed.
+struct OpPolicySplit {
+  double recomputed_gemm_flop = 0;  // forward GEMM FLOPs per token re-run (whole layer, before TP)
+  double gemm_flop = 0;             // all forward GEMM FLOPs per token of the layer
+  double saved_tp_elems = 0;        // saved mm outputs per token that TP splits (q, v, w1 outputs...)
+  double saved_rep_elems = 0;       // saved mm outputs per token that TP leaves whole (wo, w2 outputs; split by SP)
+};
+OpPolicySplit op_policy_split(const ModelSpec& model, bool moe_layer);
+
+// torchtitan's every-N-th-layer policy: the share of a stage's `layers`
+// blocks that are checkpointed (block indices divisible by N).
+double layer_policy_share(int64_t layers, int every);
+
+}  // namespace gpuplan
