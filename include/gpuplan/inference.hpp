@@ -60,7 +60,11 @@ InferenceMemory inference_memory(const ModelSpec& model, const GpuSpec& gpu, con
 
 // KV cache bytes per token for the whole model at `bytes_per_elem`:
 // MHA/GQA/MQA 2·layers·kv_heads·head_dim·bytes; MLA layers·(kv_lora_rank + qk_rope_head_dim)·bytes.
-double kv_bytes_per_token(const ModelSpec& model, double bytes_per_elem);
+// With `context_tokens` > 0 it is the average over a sequence of that length:
+// a sliding-window layer (ModelSpec::sliding_window) keeps only its last
+// `sliding_window` tokens. 0 (the default, and what inference_memory passes
+// today) counts every layer as caching every token: an upper bound.
+double kv_bytes_per_token(const ModelSpec& model, double bytes_per_elem, double context_tokens = 0);
 
 // Time of one forward pass of one replica (one GPU of the TP group).
 struct PassTime {

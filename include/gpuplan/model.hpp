@@ -25,7 +25,9 @@ struct MoeSpec {
   int64_t shared_intermediate = 0;      // total width of the shared experts
   int64_t first_dense_layers = 0;       // DeepSeek's first_k_dense_replace
   int64_t layer_frequency = 1;          // every k-th layer (after the dense ones) is MoE
-  bool router_bias = false;             // DeepSeek-V3's e_score_correction_bias
+  // A per-expert router bias: DeepSeek-V3's e_score_correction_bias, or the bias
+  // of gpt-oss's router Linear (GptOssTopKRouter.bias, modeling_gpt_oss.py).
+  bool router_bias = false;
   bool shared_expert_gate = false;      // Qwen2-MoE's sigmoid gate on the shared expert
 };
 
@@ -65,6 +67,29 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
 
+  // gpt-oss's attention sinks: one learned logit per query head (`sinks`, shape
+  // num_attention_heads, in GptOssAttention of modeling_gpt_oss.py) joins the
+  // softmax; `heads` parameters per layer and no KV cache.
+  bool attention_sinks = false;
+
+  // Sliding-window (local) attention layers, from config.json's `layer_types`
+  // ("sliding_attention" / "full_attention", gpt-oss and newer Gemma 3 files)
+  // or Gemma 3's `sliding_window_pattern` (every p-th layer global,
+  // configuration_gemma3.py). A local layer attends to the last
+  // `sliding_window` tokens only, so it caches at most that many and its
+  // attention core is bounded by it (modeling_gpt_oss.py / modeling_gemma3.py
+  // build the mask from `sliding_window`). Parameters do not change.
+  // Honoured by flops_per_token's attention core and by kv_bytes_per_token when
+  // it is given a context length; the inference memory estimate still counts
+  // every layer's KV over the whole context (an upper bound), see inference.cpp.
+  int64_t sliding_window = 0;          // tokens; 0 when no layer is local
+  std::vector<bool> sliding_layers;    // per layer; empty when no layer is local
+
+  // Llama 4 (iRoPE) and Gemma 3 4B+ ship a vision tower beside the language
+  // model in the same config.json (`vision_config`); a ModelSpec describes the
+  // language model only, whose keys come from `text_config`.
+  bool vision_tower_ignored = false;
+
   // As the authors state it (0 if unknown); tests compare our exact count to it.
   double params_official = 0;
   double active_params_official = 0;
@@ -75,6 +100,8 @@ struct ModelSpec {
 
   bool is_moe() const { return moe.has_value(); }
   bool is_moe_layer(int64_t layer) const;
+  bool is_sliding_layer(int64_t layer) const;
+  int64_t sliding_layer_count() const;
   int64_t q_width() const { return heads * head_dim; }    // width of all query heads
   int64_t kv_width() const { return kv_heads * head_dim; }
 };

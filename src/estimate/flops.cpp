@@ -11,6 +11,8 @@
 // attention core.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/text_match.hpp"
@@ -90,11 +92,21 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const FlopOptions& o) {
   }
   // Per layer: Q·Kᵀ is 2·keys·a·d_qk per token, softmax·V is 2·keys·a·d_v.
   const double attention_core = 2.0 * keys * m.heads * (qk_dim + v_dim);
+  // A sliding-window layer (ModelSpec::sliding_window, W) attends to at most W
+  // keys: min(s, W) per query in the full-matrix convention; with the causal
+  // triangle, queries 1..W see 1..W keys and the remaining s−W see W each.
+  double local_keys = keys;
+  if (m.sliding_window > 0) {
+    const double w = static_cast<double>(m.sliding_window);
+    if (!o.causal_half) local_keys = std::min(s, w);
+    else if (s > w) local_keys = (w * (w + 1) / 2 + (s - w) * w) / s;
+  }
+  const double local_attention_core = 2.0 * local_keys * m.heads * (qk_dim + v_dim);
   const double attention_linear = 2.0 * attention_matmul_weights(m);
 
   for (int64_t layer = 0; layer < m.layers; ++layer) {
     f.forward_linear_flop += attention_linear;
-    f.forward_attention_flop += attention_core;
+    f.forward_attention_flop += m.is_sliding_layer(layer) ? local_attention_core : attention_core;
     if (m.is_moe_layer(layer)) {
       const MoeSpec& e = *m.moe;
       f.forward_linear_flop += 2.0 * e.experts_per_token * mlp_matmul_weights(m, e.expert_intermediate);

@@ -68,9 +68,17 @@ double bytes_per_weight(WeightFormat f, int64_t group_size) {
   return 2;
 }
 
-double kv_bytes_per_token(const ModelSpec& m, double bytes) {
-  const double L = static_cast<double>(m.layers);
+double kv_bytes_per_token(const ModelSpec& m, double bytes, double context_tokens) {
+  double L = static_cast<double>(m.layers);
   if (m.mla) return L * static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * bytes;
+  // A sliding-window layer holds min(context, window) tokens (vLLM and HF's
+  // sliding-window caches evict the rest), so per token of a longer sequence it
+  // costs window/context of a global layer.
+  const double window = static_cast<double>(m.sliding_window);
+  if (context_tokens > window && window > 0) {
+    const double local = static_cast<double>(m.sliding_layer_count());
+    L = (L - local) + local * window / context_tokens;
+  }
   return 2.0 * L * static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim) * bytes;
 }
 
@@ -290,6 +298,9 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   r.weights_quantised_params = p.total - r.weights_fp16_params;
   r.weights_bytes = (r.weights_quantised_params * bytes_per_weight(o.weights, o.group_size) + r.weights_fp16_params * 2) / tp;
   const double kvb = kv_elem_bytes(o.kv);
+  // Every layer's KV is counted over the whole context, sliding-window layers
+  // included (kv_bytes_per_token without a context): an upper bound for
+  // gpt-oss and Gemma 3, whose local layers keep only `sliding_window` tokens.
   r.kv_bytes_per_token = kv_bytes_per_token(m, kvb);
   r.kv_bytes_per_token_per_gpu =
       m.mla ? r.kv_bytes_per_token

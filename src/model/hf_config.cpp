@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpuplan/error.hpp"
@@ -106,10 +107,10 @@ class ConfigReader {
 
 }  // namespace
 
-ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
-  if (!config.is_object()) {
-    throw InputError("config.json", fmt::format("{} must hold a JSON object with the model's Hugging Face config keys.", origin));
-  }
+namespace {
+
+// One flat (text-model) config: the keys model_from_hf_config reads.
+ModelSpec model_from_flat_config(const json& config, const std::string& origin) {
   ConfigReader r(config, origin);
   ModelSpec m;
   m.source = origin;
@@ -181,7 +182,17 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
     // (modeling_phi3_small.py).
     m.qkv_bias = m.out_bias = m.mlp_bias = true;
   }
-  m.qk_norm = is_one_of(type, {"qwen3", "qwen3_moe", "olmo2"});
+  // Qwen3 and Gemma 3 normalise each head's q and k with a weighted RMSNorm of
+  // head_dim (q_norm/k_norm in modeling_qwen3.py, modeling_gemma3.py). Llama 4's
+  // use_qk_norm is an L2 norm without weights (Llama4TextL2Norm): no parameters.
+  m.qk_norm = is_one_of(type, {"qwen3", "qwen3_moe", "olmo2", "gemma3_text"});
+  if (type == "gpt_oss") {
+    // modeling_gpt_oss.py: GptOssExperts carries gate_up_proj_bias (E, 2I) and
+    // down_proj_bias (E, h), i.e. the gated MLP's biases per expert; the
+    // attention has a learned sink logit per head (GptOssAttention.sinks).
+    m.mlp_bias = true;
+    m.attention_sinks = true;
+  }
 
   // Norms per layer.
   m.parallel_block = r.get_bool("parallel_attn").value_or(false) || type == "gptj" || type == "phi";
@@ -196,7 +207,52 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
   // Tied embeddings: HF's PretrainedConfig default is true, but most modern
   // families override it to false; when the file is silent use the family's default.
   if (auto tied = r.get_bool("tie_word_embeddings")) m.tied_embeddings = *tied;
-  else m.tied_embeddings = is_one_of(type, {"gpt2", "opt", "bloom", "falcon", "gemma", "gemma2", "gptj"});
+  else m.tied_embeddings = is_one_of(type, {"gpt2", "opt", "bloom", "falcon", "gemma", "gemma2", "gemma3_text", "gptj"});
+
+  // Attention layer types. `layer_types` (transformers ≥ 4.53; gpt-oss, Gemma 3)
+  // names each layer; Gemma 3 files older than that give `sliding_window_pattern`
+  // instead: layer i is global when (i+1) % pattern == 0, default 6
+  // (Gemma3TextConfig in configuration_gemma3.py). Files with only a
+  // `sliding_window` (Mistral 7B v0.1, Gemma 2, Qwen2) keep every layer global
+  // here, as before, so their estimates do not move.
+  std::vector<bool> local;
+  if (auto lt = config.find("layer_types"); lt != config.end() && !lt->is_null()) {
+    if (!lt->is_array()) {
+      r.fail("layer_types must be a list of attention types, one per layer");
+    } else {
+      for (const auto& t : *lt) {
+        const std::string kind = t.is_string() ? t.get<std::string>() : "";
+        if (kind == "sliding_attention") {
+          local.push_back(true);
+        } else if (kind == "full_attention" || kind == "chunked_attention") {
+          // Llama 4's chunked local attention (attention_chunk_size) is counted as
+          // global: an upper bound on its KV cache and attention FLOPs.
+          local.push_back(false);
+        } else {
+          r.fail(fmt::format("layer_types has {} (gpuplan models full_attention and sliding_attention layers only; "
+                             "linear-attention hybrids such as Qwen3-Next are not supported)", t.dump()));
+          local.clear();
+          break;
+        }
+      }
+      if (!local.empty() && m.layers > 0 && static_cast<int64_t>(local.size()) != m.layers) {
+        r.fail(fmt::format("layer_types lists {} layers but num_hidden_layers is {}", local.size(), m.layers));
+        local.clear();
+      }
+    }
+  } else if (type == "gemma3_text") {
+    const int64_t pattern = r.get_int({"sliding_window_pattern", "_sliding_window_pattern"}).value_or(6);
+    if (pattern < 1) r.fail("sliding_window_pattern must be positive");
+    else for (int64_t i = 0; i < m.layers; ++i) local.push_back((i + 1) % pattern != 0);
+  }
+  if (std::find(local.begin(), local.end(), true) != local.end()) {
+    if (auto w = r.get_int({"sliding_window"}); w && *w > 0) {
+      m.sliding_window = *w;
+      m.sliding_layers = local;
+    } else {
+      r.fail("sliding_window must be a positive number of tokens when layer_types has sliding_attention layers");
+    }
+  }
 
   // Mixture of experts.
   if (auto routed = r.get_int({"n_routed_experts", "num_local_experts", "num_experts"}); routed && *routed > 1) {
@@ -216,7 +272,21 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
     }
     e.first_dense_layers = r.get_int({"first_k_dense_replace"}).value_or(0);
     e.layer_frequency = r.get_int({"moe_layer_freq", "decoder_sparse_step"}).value_or(1);
-    e.router_bias = r.get_string({"topk_method"}) == "noaux_tc";
+    e.router_bias = r.get_string({"topk_method"}) == "noaux_tc" || type == "gpt_oss";
+    if (type == "llama4_text") {
+      // modeling_llama4.py: Llama4TextMoe = routed experts of width
+      // intermediate_size, a router Linear(h, E, bias=False) and one always-on
+      // shared_expert Llama4TextMLP of the same width (no gate). MoE layers are
+      // every interleave_moe_layer_step-th (config.moe_layers = range(step-1, L,
+      // step), Llama4TextConfig); the others are dense MLPs of width
+      // intermediate_size_mlp. Counts do not depend on which layers they are.
+      e.shared_experts = 1;
+      e.shared_intermediate = e.expert_intermediate;
+      e.layer_frequency = r.get_int({"interleave_moe_layer_step"}).value_or(1);
+      if (e.layer_frequency < 1) r.fail("interleave_moe_layer_step must be positive");
+      if (auto mlp = r.get_int({"intermediate_size_mlp"})) m.intermediate = *mlp;
+      else if (e.layer_frequency > 1) r.require_int({"intermediate_size_mlp"});
+    }
     if (e.experts_per_token > e.routed_experts) {
       r.fail(fmt::format("num_experts_per_tok ({}) cannot exceed the number of experts ({})",
                          e.experts_per_token, e.routed_experts));
@@ -251,6 +321,51 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
   if (m.name.empty()) m.name = origin;
   m.id = m.name;
   return m;
+}
+
+// Gemma3TextConfig's defaults (configuration_gemma3.py) for the keys Gemma 3
+// files leave out: google/gemma-3-4b-it's text_config states only hidden_size,
+// intermediate_size, num_hidden_layers, rope_scaling and sliding_window.
+json with_gemma3_defaults(const json& config) {
+  json c = config;
+  const std::pair<const char*, json> defaults[] = {
+      {"vocab_size", 262208}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+      {"head_dim", 256},      {"sliding_window", 4096},   {"tie_word_embeddings", true}};
+  for (const auto& [key, value] : defaults) {
+    if (!c.contains(key) || c[key].is_null()) c[key] = value;
+  }
+  return c;
+}
+
+}  // namespace
+
+ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
+  if (!config.is_object()) {
+    throw InputError("config.json", fmt::format("{} must hold a JSON object with the model's Hugging Face config keys.", origin));
+  }
+  // Multimodal configs (Llama 4, Gemma 3 4B+, Llava-style) nest the language
+  // model under text_config and the vision tower under vision_config; the LM is
+  // what we plan, so its keys come from text_config (the vision tower's weights,
+  // activations and FLOPs are not modelled). Keys the wrapper states for the
+  // whole model and the text config leaves out (Llama4Config's
+  // tie_word_embeddings, our "gpuplan" block) are carried down.
+  if (auto it = config.find("text_config"); it != config.end() && !it->is_null()) {
+    if (!it->is_object()) {
+      throw InputError("config.json", fmt::format("{}: text_config must be an object holding the language model's keys.", origin));
+    }
+    json text = *it;
+    for (const char* key : {"tie_word_embeddings", "gpuplan", "name", "_name_or_path"}) {
+      if ((!text.contains(key) || text[key].is_null()) && config.contains(key)) text[key] = config[key];
+    }
+    ModelSpec m = model_from_hf_config(text, origin);
+    m.vision_tower_ignored = config.contains("vision_config") && !config["vision_config"].is_null();
+    return m;
+  }
+  auto type = config.find("model_type");
+  if (type != config.end() && type->is_string() && type->get<std::string>() == "gemma3_text") {
+    return model_from_flat_config(with_gemma3_defaults(config), origin);
+  }
+  return model_from_flat_config(config, origin);
 }
 
 ModelSpec model_from_param_count(double params) {

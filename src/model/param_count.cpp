@@ -13,6 +13,17 @@ bool ModelSpec::is_moe_layer(int64_t layer) const {
   return moe->layer_frequency <= 1 || (layer % moe->layer_frequency) == 0;
 }
 
+bool ModelSpec::is_sliding_layer(int64_t layer) const {
+  return sliding_window > 0 && layer >= 0 && layer < static_cast<int64_t>(sliding_layers.size()) &&
+         sliding_layers[static_cast<size_t>(layer)];
+}
+
+int64_t ModelSpec::sliding_layer_count() const {
+  int64_t n = 0;
+  for (int64_t layer = 0; layer < layers; ++layer) n += is_sliding_layer(layer) ? 1 : 0;
+  return n;
+}
+
 namespace {
 
 double norm_params(const ModelSpec& m, int64_t width) {
@@ -51,7 +62,8 @@ double attention_params_per_layer(const ModelSpec& m) {
   double p = h * q + 2 * h * kv + q * h;
   if (m.qkv_bias) p += q + 2 * kv;
   if (m.out_bias) p += h;
-  if (m.qk_norm) p += 2.0 * m.head_dim;  // Qwen3: RMSNorm over each head's q and k
+  if (m.qk_norm) p += 2.0 * m.head_dim;  // Qwen3, Gemma 3: RMSNorm over each head's q and k
+  if (m.attention_sinks) p += static_cast<double>(m.heads);  // gpt-oss: one sink logit per head
   return p;
 }
 
@@ -88,8 +100,9 @@ ParamCounts count_params(const ModelSpec& m) {
       const MoeSpec& e = *m.moe;
       const double one_expert = dense_mlp_params(m, e.expert_intermediate);
       const double shared = e.shared_intermediate > 0 ? dense_mlp_params(m, e.shared_intermediate) : 0;
-      // Router: a linear h×E (Fedus et al. 2021), plus DeepSeek-V3's per-expert
-      // bias and Qwen2-MoE's h×1 shared-expert gate.
+      // Router: a linear h×E (Fedus et al. 2021), plus a per-expert bias
+      // (DeepSeek-V3's correction bias, gpt-oss's router bias) and Qwen2-MoE's
+      // h×1 shared-expert gate.
       const double router = h * e.routed_experts + (e.router_bias ? e.routed_experts : 0) +
                             (e.shared_expert_gate ? h : 0);
       c.mlp_experts += e.routed_experts * one_expert + shared + router;
