@@ -92,7 +92,7 @@ struct LayoutInputs {
   int64_t seq_len = 4096;
   std::optional<int> zero;              // not given: the framework's default
   int shard_group = 0;
-  std::string recompute = "none";
+  std::optional<std::string> recompute; // not given: the framework's default
   bool sequence_parallel = false;       // --sequence-parallel
   bool no_sequence_parallel = false;    // --no-sequence-parallel; neither: the framework's default
   std::string precision = "bf16";

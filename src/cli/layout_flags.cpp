@@ -18,7 +18,7 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_option("--seq-len", f->seq_len, "Tokens per sequence")->capture_default_str();
   cmd->add_option("--zero", f->zero, "ZeRO stage 0–3 (1 = distributed optimizer, 2 = FSDP SHARD_GRAD_OP, 3 = FSDP FULL_SHARD)")->capture_default_str();
   cmd->add_option("--shard-group", f->shard_group, "HSDP: ZeRO-3 within groups of this many data-parallel ranks");
-  cmd->add_option("--recompute", f->recompute, "Activation recomputation: none, selective, full")->capture_default_str();
+  cmd->add_option("--recompute", f->recompute, "Activation recomputation: none, selective, full (default: the framework's; generic: none)");
   cmd->add_flag("--sequence-parallel", f->sequence_parallel, "Sequence parallelism on (with --tp > 1); default: the framework's");
   cmd->add_flag("--no-sequence-parallel", f->no_sequence_parallel, "Sequence parallelism off where the framework makes it optional");
   cmd->add_option("--precision", f->precision, "bf16, fp16 (mixed precision, fp32 master), fp8 (fp8 GEMMs), fp32")->capture_default_str();

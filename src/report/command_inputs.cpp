@@ -181,7 +181,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   const FrameworkProfile& fw = resolve_framework(in.software);
   l.zero_stage = in.zero.value_or(fw.zero_default);
   l.shard_group = in.shard_group;
-  l.recompute = parse_recompute(in.recompute, "--recompute");
+  l.recompute = in.recompute ? parse_recompute(*in.recompute, "--recompute") : fw.recompute_default;
   l.precision = parse_precision(in.precision, "--precision");
   l.pure_bf16 = in.pure_bf16;
   l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
