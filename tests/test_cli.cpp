@@ -209,3 +209,21 @@ TEST(Cli, CalibrateSavesFactorsThatTrainUses) {
   EXPECT_LT(nlohmann::json::parse(slow.out)["time"]["mfu"].get<double>(), nlohmann::json::parse(plain.out)["time"]["mfu"].get<double>());
   expect_input_error("calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2", "--step-time");
 }
+
+// gpuplan infer --max-throughput: the batch reached, output tokens/s (total and
+// per GPU) and the time per output token, each with its unit.
+TEST(Cli, InferMaxThroughputPrintsBatchTokensPerSecondAndTpot) {
+  const Result r = run_stdout("infer --model llama-3.1-8b --gpu h100 --precision fp8 --kv-precision fp8 --input 128 --output 128 "
+                              "--tp 1 --max-throughput --engine 'TensorRT-LLM 1.0'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* want : {"Concurrent sequences reached", "Output tokens/s, TP group", "Output tokens/s per GPU", "tokens/s",
+                           "Time per output token", " ms", "kv_cache", "TensorRT-LLM 1.0"}) {
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  }
+  const Result j = run_stdout("infer --model llama-3.1-8b --gpu h100 --input 128 --output 128 --max-throughput --format json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_NE(j.out.find("\"output_tokens_per_s_per_gpu\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"tpot_s\""), std::string::npos) << j.out;
+  expect_input_error("infer --model llama-3.1-8b --gpu h100 --max-throughput --batch 8", "--batch");
+  expect_input_error("infer --model llama-3.1-8b --gpu h100 --max-throughput --rps 3", "--rps");
+}

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fstream>
+#include <sstream>
+
 #include "gpuplan/inference.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
@@ -98,6 +101,183 @@ TEST(Inference, SeventyBNeedsMoreThanOneA100AtFp16) {
   const ServingPlan p = plan_serving(find_model("llama-2-70b"), find_gpu("a100-80g"), o, t);
   ASSERT_TRUE(p.feasible);
   EXPECT_GE(p.tp, 2);
+}
+
+// ---- Max-throughput (offline) runs -------------------------------------------
+
+// A fixed engine with round numbers, so that the concurrency can be derived by hand.
+EngineDefaults hand_engine() {
+  EngineDefaults e;
+  e.name = "test engine";
+  e.kv_memory_fraction = 0.90;
+  e.kv_share_of_free = false;   // vLLM's rule: 0.90 of the device, less weights, activations, runtime
+  e.max_batch_size = 10000;     // never the limit here
+  e.max_num_tokens = 8192;
+  e.tokens_per_block = 16;
+  e.reserve_whole_sequence = true;
+  e.chunked_prefill = true;
+  return e;
+}
+
+TEST(Inference, MaxThroughputKvLimitedConcurrencyByHand) {
+  // Llama-2-7B fp16 on one A100-80GB, 1024 in / 1024 out.
+  //   capacity 80 GiB = 85,899,345,920 B; × 0.90 = 77,309,411,328 B
+  //   weights 6,738,415,616 params × 2 B      = 13,476,831,232 B
+  //   activations of one 8,192-token step: 8,192 × 2·(2·4096 + 4·4096 + 3·11008) B = 943,718,400 B,
+  //     + fp32 logits of min(8192, 10000) rows × 32,000 × 4 B = 1,048,576,000 B
+  //   runtime 0.75 GiB context + 0.5 GiB CUDA graphs = 1,342,177,280 B
+  //   KV pool = 77,309,411,328 − 13,476,831,232 − 1,992,294,400 − 1,342,177,280 = 60,498,108,416 B
+  //   KV per token 2 × 32 × 4096 × 2 B = 0.5 MiB; a 16-token block 8 MiB → ⌊7,211.95⌋ = 7,211 blocks
+  //   reserved to completion: 2,048 tokens = 128 blocks per sequence → ⌊56.3⌋ = 56 sequences.
+  const ModelSpec m = find_model("llama-2-7b");
+  const GpuSpec& g = find_gpu("a100-80g");
+  InferenceOptions o;
+  const MaxThroughputRun r = max_throughput_run(m, g, o, hand_engine(), 1024, 1024);
+  ASSERT_TRUE(r.feasible) << r.why_not;
+  EXPECT_NEAR(r.memory.kv_budget_bytes, 60498108416.0, 1e3);
+  EXPECT_DOUBLE_EQ(r.kv_blocks, 7211);
+  EXPECT_EQ(r.batch_kv_limit, 56);
+  EXPECT_EQ(r.batch, 56);
+  EXPECT_EQ(r.limited_by, "kv_cache");
+  // Allocated as tokens arrive (vLLM), a sequence holds on average 1024 + 512 tokens
+  // = 96 blocks: ⌊7,211 / 96⌋ = 75 sequences.
+  EngineDefaults lazy = hand_engine();
+  lazy.reserve_whole_sequence = false;
+  EXPECT_EQ(max_throughput_run(m, g, o, lazy, 1024, 1024).batch, 75);
+  // max_num_tokens caps the batch: a steady-state step holds B·(I + O − 1)/O tokens,
+  // 8192 · 1024 / 2047 = 4,098.0 → with max_batch_size 40 the engine limit binds instead.
+  EXPECT_EQ(r.batch_token_limit, 4098);
+  EngineDefaults capped = hand_engine();
+  capped.max_batch_size = 40;
+  const MaxThroughputRun c = max_throughput_run(m, g, o, capped, 1024, 1024);
+  EXPECT_EQ(c.batch, 40);
+  EXPECT_EQ(c.limited_by, "max_batch_size");
+}
+
+TEST(Inference, SteadyStateStepHoldsPrefillsAndDecodes) {
+  // B = 64 running, I = 512, O = 128: each step prefills 64/128 = 0.5 sequences
+  // (256 tokens) and decodes 64·127/128 = 63.5, so 319.5 tokens per step, 64 output tokens.
+  const ModelSpec m = find_model("llama-2-7b");
+  const GpuSpec& g = find_gpu("h100");
+  InferenceOptions o;
+  const BatchingSteadyState s = continuous_batching_steady_state(m, g, o, 64, 512, 128);
+  EXPECT_DOUBLE_EQ(s.tokens_per_step, 319.5);
+  EXPECT_DOUBLE_EQ(s.mix.decode_context, 576);
+  EXPECT_DOUBLE_EQ(s.output_tokens_per_s, 64 / s.step_s);
+  EXPECT_DOUBLE_EQ(s.requests_per_s, s.output_tokens_per_s / 128);
+  EXPECT_GT(s.step_s, s.decode_only_step_s);
+  // The pure cases of one step are exactly prefill_time and decode_step_time.
+  StepMix pre;
+  pre.prefill_seqs = 2;
+  pre.prefill_len = 700;
+  EXPECT_DOUBLE_EQ(step_time(m, g, o, pre).total_s, prefill_time(m, g, o, 2, 700).total_s);
+  StepMix dec;
+  dec.decode_seqs = 32;
+  dec.decode_context = 900;
+  EXPECT_DOUBLE_EQ(step_time(m, g, o, dec).total_s, decode_step_time(m, g, o, 32, 900).total_s);
+}
+
+TEST(Inference, TrtllmBenchDefaultsByHand) {
+  // tensorrt_llm/bench/build/tuning.py for Llama-3.1-8B FP8 (FP8 KV) on one H100 (80 GiB):
+  //   engine 8,030,261,248 params × 1 B = 7.4787 GiB; (80 − 7.4787) × 0.90 = 65.269 GiB of cache;
+  //   2 × 32 layers × 8 KV heads × 128 × 1 B = 65,536 B per token.
+  // 2048/128: 65.269 GiB / (65,536 B × 2,176) = 491.4 requests → max_batch_size 128·⌈491.4/128⌉ = 512;
+  //   tokens 491.4 × (1 + 2048/128) = 8,354 → 1024·⌈8.16⌉ = 9,216 (≥ 2048 + 512, chunking off).
+  // 128/128: 4,177 requests, capped at 4,096 → 256·16 = 4,096; tokens min(4096·2, 32768) = 8,192.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& g = find_gpu("h100");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  o.kv = Precision::kFp8;
+  const std::string trt = "TensorRT-LLM 1.0 (PyTorch backend, trtllm-bench)";
+  const EngineDefaults a = engine_defaults(trt, m, g, o, 2048, 128);
+  EXPECT_EQ(a.max_batch_size, 512);
+  EXPECT_EQ(a.max_num_tokens, 9216);
+  EXPECT_EQ(a.tokens_per_block, 32);
+  EXPECT_TRUE(a.kv_share_of_free);
+  EXPECT_DOUBLE_EQ(a.kv_memory_fraction, 0.90);
+  EXPECT_FALSE(a.chunked_prefill);
+  EXPECT_TRUE(a.reserve_whole_sequence);
+  const EngineDefaults b = engine_defaults(trt, m, g, o, 128, 128);
+  EXPECT_EQ(b.max_batch_size, 4096);
+  EXPECT_EQ(b.max_num_tokens, 8192);
+  // vLLM's offline defaults: ≥ 70 GiB and not an A100 → 1024 sequences, 16384 tokens; A100 → 256, 8192.
+  EXPECT_EQ(engine_defaults("vLLM 0.10", m, g, o, 128, 128).max_batch_size, 1024);
+  EXPECT_EQ(engine_defaults("vLLM 0.10", m, find_gpu("a100-80g"), o, 128, 128).max_num_tokens, 8192);
+  EXPECT_EQ(engine_defaults("", m, g, o, 128, 128).tokens_per_block, 16);
+}
+
+TEST(Inference, MaxThroughputNeverExceedsTheBandwidthOrComputeLimit) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& g = find_gpu("h100");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  o.kv = Precision::kFp8;
+  for (auto [in, out] : {std::pair<int64_t, int64_t>{128, 128}, {128, 2048}, {2048, 128}, {2048, 2048}}) {
+    const EngineDefaults e = engine_defaults("TensorRT-LLM 1.0", m, g, o, in, out);
+    const MaxThroughputRun r = max_throughput_run(m, g, o, e, in, out);
+    ASSERT_TRUE(r.feasible) << r.why_not;
+    EXPECT_LE(r.batch, e.max_batch_size);
+    // Batch-capped: a step yields `batch` tokens and reads every weight once at
+    // no more than the peak HBM bandwidth.
+    const double bandwidth_limit = static_cast<double>(r.batch) * g.hbm_bytes_per_s / r.memory.weights_bytes;
+    EXPECT_LT(r.output_tokens_per_s, bandwidth_limit) << in << "/" << out;
+    // Compute-bound: each processed token costs at least 2·N FLOPs at peak FP8.
+    const double flop_per_output = 2 * count_params(m).total * r.tokens_per_step / static_cast<double>(r.batch);
+    EXPECT_LT(r.output_tokens_per_s, g.peak(Precision::kFp8) / flop_per_output) << in << "/" << out;
+    EXPECT_DOUBLE_EQ(r.tpot_s, r.step_s);
+  }
+}
+
+TEST(Inference, MoreMemoryNeverLowersMaxThroughput) {
+  const ModelSpec m = find_model("llama-2-7b");
+  GpuSpec g = find_gpu("a100-80g");
+  InferenceOptions o;
+  double last_tps = 0;
+  int64_t last_batch = 0;
+  for (double gib : {40.0, 60.0, 80.0, 120.0, 160.0, 320.0}) {
+    g.memory_bytes = gib * kGiB;
+    const MaxThroughputRun r = max_throughput_run(m, g, o, hand_engine(), 1024, 1024);
+    ASSERT_TRUE(r.feasible) << gib << " GiB: " << r.why_not;
+    EXPECT_GE(r.batch, last_batch) << gib;
+    EXPECT_GE(r.output_tokens_per_s, last_tps) << gib;
+    last_batch = r.batch;
+    last_tps = r.output_tokens_per_s;
+  }
+}
+
+TEST(Inference, MaxThroughputCasesIgnoreNotesAndSource) {
+  // The predictor reads the configuration, never the prose: blanking notes and
+  // source leaves every prediction identical.
+  const std::string path = std::string(GPUPLAN_SHARED_DIR) + "/validation/cases.jsonl";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "validation cases not found";
+  std::ifstream in(path);
+  std::stringstream blanked;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] != "inference" || j["infer"].contains("batch")) continue;
+    j["notes"] = "";
+    j["source"] = "";
+    blanked << j.dump() << "\n";
+    ++n;
+  }
+  ASSERT_GT(n, 0);
+  const std::string tmp = ::testing::TempDir() + "maxtput_blanked.jsonl";
+  std::ofstream(tmp) << blanked.str();
+  const ValidationResult a = run_validation(read_cases(path), "inference");
+  const ValidationResult b = run_validation(read_cases(tmp), "inference");
+  int compared = 0;
+  for (const CaseResult& x : b.cases) {
+    for (const CaseResult& y : a.cases) {
+      if (x.id == y.id && x.metric == y.metric) {
+        EXPECT_DOUBLE_EQ(x.predicted, y.predicted) << x.id;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, n);
 }
 
 TEST(Inference, PublishedCasesMedianErrorWithin15Percent) {

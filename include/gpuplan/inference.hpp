@@ -34,6 +34,13 @@ struct InferenceOptions {
   // Share of device memory the engine may use: vLLM's gpu_memory_utilization
   // default 0.90 (vllm/engine/arg_utils.py); the rest stays free.
   double memory_utilization = 0.90;
+  // false: memory_utilization is a share of the whole device (vLLM's rule);
+  // true: the KV pool is that share of the memory left free after weights,
+  // activations and runtime (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction).
+  bool kv_share_of_free = false;
+  // Sequences one step may hold: rows of logits the activation peak counts
+  // (vLLM's default max_num_seqs 256; an engine profile sets its own).
+  int64_t max_seqs_per_step = 256;
   double cuda_context_bytes = -1;       // < 0: 0.75 GiB (+0.25 GiB NCCL when tp > 1)
   int64_t prefill_chunk_tokens = 8192;  // tokens one prefill step processes (activation peak)
   bool int4_supported = true;           // the user can say the part lacks an int4 kernel
@@ -89,6 +96,18 @@ PassTime prefill_time(const ModelSpec& model, const GpuSpec& gpu, const Inferenc
 PassTime decode_step_time(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o, int64_t batch,
                           double context);
 
+// What one forward pass of a continuous-batching engine holds: `prefill_seqs`
+// sequences of `prefill_len` new tokens each (fractional in a steady-state
+// average) and `decode_seqs` sequences generating one token over `decode_context`
+// cached tokens. prefill_time and decode_step_time are its two pure cases.
+struct StepMix {
+  double prefill_seqs = 0;
+  int64_t prefill_len = 0;
+  double decode_seqs = 0;
+  double decode_context = 0;
+};
+PassTime step_time(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o, const StepMix& mix);
+
 // A static batch run as benchmark tools time it: prefill, then output_len − 1 decode steps.
 struct BatchRun {
   double ttft_s = 0;           // prefill of the whole batch
@@ -100,6 +119,74 @@ struct BatchRun {
 };
 BatchRun static_batch_run(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o, int64_t batch,
                           int64_t input_len, int64_t output_len);
+
+// The steady state of continuous (in-flight) batching with `batch` sequences
+// running, all of `input_len` prompt and `output_len` output tokens
+// (inference_batching.cpp; docs/inference.md "Continuous batching"). A sequence
+// lives output_len steps: one prefill step, which yields its first token, then
+// output_len − 1 decode steps. So each step prefills batch/output_len new
+// sequences, decodes the other batch·(output_len − 1)/output_len at the mean
+// context input_len + output_len/2, and yields `batch` output tokens.
+struct BatchingSteadyState {
+  double batch = 0;
+  double tokens_per_step = 0;        // prefill + decode tokens of one forward pass
+  double step_s = 0;                 // = time per output token of every sequence
+  double decode_only_step_s = 0;     // the same batch decoding with no prefill
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;    // whole TP group
+  double prefill_fraction = 0;       // share of the step the prefills add
+  StepMix mix;
+  PassTime step;
+};
+BatchingSteadyState continuous_batching_steady_state(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o,
+                                                     double batch, int64_t input_len, int64_t output_len);
+
+// An engine's scheduler and memory defaults for an offline run that leaves them
+// out (inference_engines.cpp, each value cited to the engine's code at its version).
+struct EngineDefaults {
+  std::string name;                  // engine and version the defaults are read from
+  double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
+  bool kv_share_of_free = false;     // see InferenceOptions::kv_share_of_free
+  int64_t max_batch_size = 256;      // sequences the scheduler may run at once
+  int64_t max_num_tokens = 8192;     // tokens one step may process (prefill + decode)
+  int64_t tokens_per_block = 16;     // paged KV-cache block
+  bool reserve_whole_sequence = false;  // admit a sequence only with blocks for input + output free
+  bool chunked_prefill = true;       // a prompt longer than the step budget is split over steps
+  std::vector<std::string> sources;  // one line per value: file, version, what it says
+};
+// `framework` is the run's engine and version as free text ("TensorRT-LLM 1.0
+// (PyTorch backend, trtllm-bench)", "vLLM 0.10"); unknown or empty: vLLM's.
+// Some engines size their limits from the run (trtllm-bench reads the model,
+// the lengths and the GPU), hence the other arguments.
+EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& model, const GpuSpec& gpu,
+                               const InferenceOptions& o, int64_t input_len, int64_t output_len);
+
+// A max-throughput (offline) run: every request queued at once, batched by the
+// engine as far as its KV cache, max_batch_size and max_num_tokens allow.
+struct MaxThroughputRun {
+  int64_t batch = 0;                 // concurrent sequences reached
+  int64_t batch_kv_limit = 0;        // sequences whose whole input+output KV blocks fit
+  int64_t batch_engine_limit = 0;    // the engine's max_batch_size
+  int64_t batch_token_limit = 0;     // sequences whose steady-state step fits max_num_tokens
+  std::string limited_by;            // "kv_cache", "max_batch_size" or "max_num_tokens"
+  double kv_blocks = 0;              // paged blocks in the KV pool per GPU
+  double tokens_per_step = 0;
+  double step_s = 0;
+  double tpot_s = 0;                 // mean time per output token of a sequence (= step_s)
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;    // whole TP group
+  double output_tokens_per_s_per_gpu = 0;
+  double prefill_fraction = 0;
+  bool feasible = false;
+  std::string why_not;
+  InferenceMemory memory;
+  PassTime step;
+  EngineDefaults engine;
+};
+// `o.tp` is the TP degree; the engine's memory rule and limits replace o's
+// memory_utilization, prefill_chunk_tokens and max_seqs_per_step.
+MaxThroughputRun max_throughput_run(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o,
+                                    const EngineDefaults& engine, int64_t input_len, int64_t output_len);
 
 // A serving deployment under continuous batching.
 struct ServingTarget {

@@ -28,6 +28,8 @@ struct InferFlags {
   double memory_utilization = 0.90;
   bool no_int4 = false;
   bool force = false;
+  bool max_throughput = false;
+  std::string engine;
   std::optional<std::string> price;
 };
 
@@ -65,6 +67,28 @@ void run(const InferFlags& f) {
   } else {
     validate_inference(m, g, o);
   }
+  if (f.max_throughput) {
+    if (f.rps > 0) throw InputError("--rps", "--rps sizes a deployment for a request rate; --max-throughput queues every request at once. Use one of them.");
+    if (f.batch > 0) throw InputError("--batch", "--max-throughput lets the engine choose the batch; drop --batch (or drop --max-throughput for a fixed one).");
+    if (f.latency_target_ms > 0) throw InputError("--latency-target-ms", "--latency-target-ms caps the batch for latency; --max-throughput does not. Use one of them.");
+    // TP: the one asked for, else the one of 1, 2, 4, 8 with the most output tokens/s per GPU.
+    std::vector<int> tps;
+    if (f.tp > 0) tps.push_back(f.tp);
+    else for (int tp = 1; tp <= std::min(8, std::max(g.gpus_per_node, g.nvlink_domain_gpus)); tp *= 2) if (m.heads % tp == 0) tps.push_back(tp);
+    MaxThroughputRun best;
+    InferenceOptions best_o = o;
+    for (int tp : tps) {
+      o.tp = tp;
+      const MaxThroughputRun run = max_throughput_run(m, g, o, engine_defaults(f.engine, m, g, o, f.input, f.output), f.input, f.output);
+      const bool better = run.feasible && (!best.feasible || run.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu);
+      if (better || (best.why_not.empty() && !best.feasible)) {
+        best = run;
+        best_o = o;
+      }
+    }
+    print_report(max_throughput_report(m, g, best_o, f.input, f.output, best), f.out);
+    return;
+  }
   ServingTarget t;
   t.input_len = f.input;
   t.output_len = f.output;
@@ -99,6 +123,8 @@ void add_infer_command(CLI::App& app) {
   cmd->add_option("--memory-utilization", f->memory_utilization, "Share of GPU memory the engine may use")->capture_default_str();
   cmd->add_flag("--no-int4", f->no_int4, "The GPU has no usable 4-bit kernel (refuses --precision int4)");
   cmd->add_flag("--force", f->force, "Plan a context longer than the model supports");
+  cmd->add_flag("--max-throughput", f->max_throughput, "Offline max-throughput run: every request queued at once, batched by the engine as far as memory allows");
+  cmd->add_option("--engine", f->engine, "Engine whose defaults --max-throughput uses: vllm (default) or 'TensorRT-LLM 1.0'");
   cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)");
   add_output_options(cmd, &f->out);
   cmd->callback([f] { run(*f); });

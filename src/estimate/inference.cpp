@@ -87,7 +87,6 @@ namespace {
 constexpr double kContextGiB = 0.75;   // CUDA context + cuBLAS workspaces (same default as memory.cpp)
 constexpr double kNcclGiB = 0.25;      // NCCL channel buffers once a communicator exists
 constexpr double kGraphsGiB = 0.5;     // CUDA graphs captured for decode batch sizes (vLLM logs 0.3–1 GiB)
-constexpr double kMaxSeqsPerStep = 256;  // vLLM's default max_num_seqs: rows of logits per step
 // FlashAttention-2's forward pass reaches ~0.8 of the large-GEMM ceiling
 // (Dao 2023, figs. 4–6: 230 of 312 TFLOP/s on A100 at head dim 128); the same
 // factor the training step-time model uses for the attention core.
@@ -312,61 +311,91 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   const double T = static_cast<double>(o.prefill_chunk_tokens);
   const double h = static_cast<double>(m.hidden);
   const double per_token = 2.0 * (2 * h + (2.0 * m.q_width() + 2.0 * m.kv_width()) / tp + 3 * ffn_width(m) / tp);
-  r.activation_bytes = T * per_token + std::min(T, kMaxSeqsPerStep) * static_cast<double>(m.vocab) / tp * 4;
+  const double logit_rows = std::min(T, static_cast<double>(std::max<int64_t>(1, o.max_seqs_per_step)));
+  r.activation_bytes = T * per_token + logit_rows * static_cast<double>(m.vocab) / tp * 4;
   const double context = o.cuda_context_bytes >= 0 ? o.cuda_context_bytes
                                                    : (kContextGiB + (o.tp > 1 ? kNcclGiB : 0.0)) * kGiB;
   r.runtime_bytes = context + kGraphsGiB * kGiB;
-  r.reserved_bytes = (1 - o.memory_utilization) * g.memory_bytes;
-  r.kv_budget_bytes = o.memory_utilization * g.memory_bytes - r.weights_bytes - r.activation_bytes - r.runtime_bytes;
+  if (o.kv_share_of_free) {
+    // TensorRT-LLM: the KV pool takes free_gpu_memory_fraction of the memory
+    // still free after the weights are loaded and a profiling pass at
+    // max_num_tokens has run (KvCacheConfig; docs/source/reference/memory.md).
+    const double free_bytes = g.memory_bytes - r.weights_bytes - r.activation_bytes - r.runtime_bytes;
+    r.reserved_bytes = std::max(0.0, (1 - o.memory_utilization) * free_bytes);
+    r.kv_budget_bytes = o.memory_utilization * free_bytes;
+  } else {
+    // vLLM: the engine may use gpu_memory_utilization of the whole device; the KV
+    // cache gets what the weights, activations and runtime leave of that share.
+    r.reserved_bytes = (1 - o.memory_utilization) * g.memory_bytes;
+    r.kv_budget_bytes = o.memory_utilization * g.memory_bytes - r.weights_bytes - r.activation_bytes - r.runtime_bytes;
+  }
   r.weights_fit = r.kv_budget_bytes > 0;
   r.max_cached_tokens = r.weights_fit ? std::floor(r.kv_budget_bytes / r.kv_bytes_per_token_per_gpu) : 0;
   return r;
 }
 
-PassTime prefill_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch, int64_t input_len) {
+PassTime step_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, const StepMix& mix) {
   const Machine c = machine(g, o);
   PassTime t;
-  const double b = static_cast<double>(batch), s = static_cast<double>(input_len);
-  const double M = b * s;
+  const double pb = std::max(0.0, mix.prefill_seqs), pl = static_cast<double>(std::max<int64_t>(0, mix.prefill_len));
+  const double db = std::max(0.0, mix.decode_seqs);
+  const double prefill_tokens = pb * pl;
+  // One forward pass over every token of the step: the GEMMs, element-wise
+  // kernels and TP all-reduces see all of them at once (the weights are read
+  // once per step however the tokens are split between prefill and decode;
+  // Orca's selective batching, Yu et al. 2022 §4.2).
+  const double M = prefill_tokens + db;
+  if (M <= 0) return t;
   layers_gemm(m, c, M, t);
-  // Causal attention core (FlashAttention computes the lower triangle only).
-  FlopOptions fo;
-  fo.seq_len = input_len;
-  fo.causal_half = true;
-  const double attn_flop = M * flops_per_token(m, fo).forward_attention_flop / c.tp;
-  const double kv_write = M * inference_memory(m, g, o).kv_bytes_per_token_per_gpu;
-  t.flop += attn_flop;
-  t.attention_s = std::max(attn_flop / (c.peak_attn * c.ceiling * kAttentionShare), kv_write / c.hbm) +
-                  static_cast<double>(m.layers) * c.overhead;
-  t.kv_bytes = kv_write;
+  const double kv_token_bytes = inference_memory(m, g, o).kv_bytes_per_token_per_gpu;
+  const double attn_peak = c.peak_attn * c.ceiling * kAttentionShare;
+  // Attention runs per phase, one kernel each (TensorRT-LLM's context FMHA and
+  // generation XQA/MMHA; vLLM's FlashAttention varlen with prefill and decode
+  // rows): each is its own roofline.
+  if (prefill_tokens > 0) {
+    // Causal attention core (FlashAttention computes the lower triangle only);
+    // the new K and V are written to the cache.
+    FlopOptions fo;
+    fo.seq_len = mix.prefill_len;
+    fo.causal_half = true;
+    const double attn_flop = prefill_tokens * flops_per_token(m, fo).forward_attention_flop / c.tp;
+    const double kv_write = prefill_tokens * kv_token_bytes;
+    t.flop += attn_flop;
+    t.kv_bytes += kv_write;
+    t.attention_s += std::max(attn_flop / attn_peak, kv_write / c.hbm) + static_cast<double>(m.layers) * c.overhead;
+  }
+  if (db > 0) {
+    // Each sequence's new query attends to its `context` cached tokens: the whole
+    // KV cache of the batch is read once per step (memory-bound).
+    FlopOptions fo;
+    fo.seq_len = std::max<int64_t>(1, static_cast<int64_t>(std::llround(mix.decode_context)));
+    fo.causal_half = false;
+    const double attn_flop = db * flops_per_token(m, fo).forward_attention_flop / c.tp;
+    const double kv_read = db * mix.decode_context * kv_token_bytes;
+    t.flop += attn_flop;
+    t.kv_bytes += kv_read;
+    t.attention_s += std::max(attn_flop / attn_peak, kv_read / c.hbm) + static_cast<double>(m.layers) * c.overhead;
+  }
   t.elementwise_s = elementwise_s(m, c, M);
   t.tp_comm_s = static_cast<double>(m.layers) * 2 * tp_allreduce_s(c, M * static_cast<double>(m.hidden) * 2);
-  t.lm_head_s = lm_head_s(m, c, b, t);  // logits of the last position of each sequence
+  // Logits of the last position of each prefilled sequence and of every decoding one.
+  t.lm_head_s = lm_head_s(m, c, pb + db, t);
   finish(t);
   return t;
 }
 
+PassTime prefill_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch, int64_t input_len) {
+  StepMix mix;
+  mix.prefill_seqs = static_cast<double>(batch);
+  mix.prefill_len = input_len;
+  return step_time(m, g, o, mix);
+}
+
 PassTime decode_step_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch, double context) {
-  const Machine c = machine(g, o);
-  PassTime t;
-  const double b = static_cast<double>(batch);
-  layers_gemm(m, c, b, t);
-  // Each sequence's new query attends to its `context` cached tokens: the whole
-  // KV cache of the batch is read once per step (memory-bound).
-  FlopOptions fo;
-  fo.seq_len = std::max<int64_t>(1, static_cast<int64_t>(std::llround(context)));
-  fo.causal_half = false;
-  const double attn_flop = b * flops_per_token(m, fo).forward_attention_flop / c.tp;
-  const double kv_read = b * context * inference_memory(m, g, o).kv_bytes_per_token_per_gpu;
-  t.flop += attn_flop;
-  t.kv_bytes = kv_read;
-  t.attention_s = std::max(attn_flop / (c.peak_attn * c.ceiling * kAttentionShare), kv_read / c.hbm) +
-                  static_cast<double>(m.layers) * c.overhead;
-  t.elementwise_s = elementwise_s(m, c, b);
-  t.tp_comm_s = static_cast<double>(m.layers) * 2 * tp_allreduce_s(c, b * static_cast<double>(m.hidden) * 2);
-  t.lm_head_s = lm_head_s(m, c, b, t);
-  finish(t);
-  return t;
+  StepMix mix;
+  mix.decode_seqs = static_cast<double>(batch);
+  mix.decode_context = context;
+  return step_time(m, g, o, mix);
 }
 
 BatchRun static_batch_run(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch,

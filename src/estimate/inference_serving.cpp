@@ -1,11 +1,12 @@
 // Sizing a serving deployment under continuous batching (Yu et al. 2022,
 // "Orca"; vLLM, Kwon et al. 2023). One replica is a TP group holding B
-// concurrent sequences. Each decode step yields B tokens in step(B) seconds;
-// each arriving request also needs its prefill, which shares the GPU. With a
-// per-request prefill time p, a replica completes
-//     r = B / (O · step(B) + B · p)   requests per second,
-// spends a share f = r · p of its time in prefill, and its time per output
-// token stretches to step(B) / (1 − f). Replicas = ⌈R / r⌉.
+// concurrent sequences in the steady state of continuous_batching_steady_state
+// (inference_batching.cpp, shared with the max-throughput run): each step
+// prefills B/O new sequences alongside the B·(O − 1)/O decoding ones in one
+// forward pass and yields B tokens, so a replica completes
+//     r = B / (O · step)   requests per second,
+// every sequence gets one token per step (time per output token = step), and
+// the prefills' share of the step is 1 − decode-alone / step. Replicas = ⌈R / r⌉.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,16 +40,13 @@ ServingPlan plan_for_tp(const ModelSpec& m, const GpuSpec& g, InferenceOptions o
     return p;
   }
   const double mid = static_cast<double>(t.input_len) + 0.5 * static_cast<double>(t.output_len);
-  // Prefill cost per request: the replica prefills requests in chunks; one
-  // request's share is its own prefill (a single request at full input length).
+  // Time to first token: one request's prefill (a single request at full input length).
   p.prefill = prefill_time(m, g, o, 1, t.input_len);
   const double pre = p.prefill.total_s;
   auto evaluate = [&](int64_t b) {
     const PassTime d = decode_step_time(m, g, o, b, mid);
-    const double O = static_cast<double>(std::max<int64_t>(1, t.output_len));
-    const double rate = static_cast<double>(b) / (O * d.total_s + static_cast<double>(b) * pre);
-    const double f = rate * pre;
-    return std::make_tuple(d, rate, f, d.total_s / std::max(1e-9, 1 - f));
+    const BatchingSteadyState s = continuous_batching_steady_state(m, g, o, static_cast<double>(b), t.input_len, t.output_len);
+    return std::make_tuple(d, s.requests_per_s, s.prefill_fraction, s.step_s);
   };
   if (t.tpot_target_s > 0) {
     // Largest batch whose stretched time per output token meets the target (bisection:
@@ -121,7 +119,7 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
     if (!best.feasible || p.gpus < best.gpus || (p.gpus == best.gpus && p.tpot_s < best.tpot_s)) best = p;
   }
   if (!best.feasible) best.why_not = reasons;
-  best.assumptions.push_back("Continuous batching: requests join and leave the running batch each step; prefills interleave with decode steps.");
+  best.assumptions.push_back("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.");
   best.assumptions.push_back("Decode step at the mean context (input + output/2); TTFT excludes queueing.");
   return best;
 }

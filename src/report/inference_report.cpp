@@ -100,6 +100,64 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   return r;
 }
 
+Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t input_len,
+                             int64_t output_len, const MaxThroughputRun& run) {
+  Report r;
+  r.command = "infer";
+  r.title_en = fmt::format("Max-throughput run of {} on {} × {} (TP {}, {} weights, {} KV cache)", m.name, o.tp, g.name, o.tp,
+                           weight_format_name(o.weights), precision_name(o.kv));
+  r.title_zh = fmt::format("{} 在 {} × {} 上的最大吞吐运行（TP {}，权重 {}，KV 缓存 {}）", m.name, o.tp, g.name, o.tp,
+                           weight_format_name(o.weights), precision_name(o.kv));
+  r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
+              {"input_tokens", input_len}, {"output_tokens", output_len}, {"tp", o.tp}, {"max_throughput", true},
+              {"engine", run.engine.name}};
+
+  Section b{"batching", "Batching", "批处理", {}, {}, {}};
+  if (!run.feasible) b.rows.push_back(txt("feasible", "Feasible", "可行", "no: " + run.why_not));
+  b.rows.push_back(num("batch", "Concurrent sequences reached", "达到的并发序列数", static_cast<double>(run.batch), Unit::kCount));
+  b.rows.push_back(txt("limited_by", "Limited by", "受限于", run.limited_by));
+  b.rows.push_back(num("batch_kv_limit", "Sequences the KV cache holds", "KV 缓存可容纳序列数", static_cast<double>(run.batch_kv_limit), Unit::kCount));
+  b.rows.push_back(num("batch_engine_limit", "Engine max_batch_size", "引擎 max_batch_size", static_cast<double>(run.batch_engine_limit), Unit::kCount));
+  b.rows.push_back(num("batch_token_limit", "Sequences max_num_tokens allows per step", "max_num_tokens 允许的序列数", static_cast<double>(run.batch_token_limit), Unit::kCount));
+  b.rows.push_back(num("max_num_tokens", "Engine max_num_tokens per step", "引擎每步 max_num_tokens", static_cast<double>(run.engine.max_num_tokens), Unit::kCount));
+  b.rows.push_back(num("tokens_per_step", "Tokens per step (prefill + decode)", "每步 token（预填充+解码）", run.tokens_per_step, Unit::kCount));
+  b.rows.push_back(num("kv_blocks", "KV blocks per GPU", "每卡 KV 块数", run.kv_blocks, Unit::kCount, fmt::format("of {} tokens", run.engine.tokens_per_block)));
+  r.sections.push_back(b);
+
+  Section th{"throughput", "Throughput", "吞吐", {}, {}, {}};
+  th.rows.push_back(num("output_tokens_per_s", "Output tokens/s, TP group", "TP 组总输出 token/s", run.output_tokens_per_s, Unit::kCount, "tokens/s"));
+  th.rows.push_back(num("output_tokens_per_s_per_gpu", "Output tokens/s per GPU", "每卡输出 token/s", run.output_tokens_per_s_per_gpu, Unit::kCount, "tokens/s"));
+  th.rows.push_back(num("requests_per_s", "Requests/s", "请求/s", run.requests_per_s, Unit::kCount, "requests/s"));
+  th.rows.push_back(num("tpot_s", "Time per output token (one step)", "每输出 token 时间（一步）", run.tpot_s, Unit::kSeconds));
+  th.rows.push_back(num("prefill_fraction", "Share of the step spent on prefills", "每步中预填充占比", run.prefill_fraction, Unit::kFraction));
+  r.sections.push_back(th);
+
+  Section st{"step", "Where a step goes", "单步耗时构成", {}, {}, {}};
+  st.rows.push_back(num("step_gemm_s", "GEMMs", "矩阵乘", run.step.gemm_s, Unit::kSeconds));
+  st.rows.push_back(num("step_attention_s", "Attention (prefill and KV cache read)", "注意力（预填充与读取 KV 缓存）", run.step.attention_s, Unit::kSeconds));
+  st.rows.push_back(num("step_elementwise_s", "Element-wise", "逐元素", run.step.elementwise_s, Unit::kSeconds));
+  st.rows.push_back(num("step_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", run.step.tp_comm_s, Unit::kSeconds));
+  st.rows.push_back(num("step_lm_head_s", "LM head", "输出层", run.step.lm_head_s, Unit::kSeconds));
+  st.rows.push_back(num("step_compute_bound", "GEMMs compute-bound", "矩阵乘受算力限制", run.step.compute_bound ? 1 : 0, Unit::kFlag));
+  r.sections.push_back(st);
+
+  Section mem{"memory", "Memory per GPU", "每卡显存", {}, {}, {}};
+  const InferenceMemory& im = run.memory;
+  mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
+  mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
+  mem.rows.push_back(num("activation_bytes", "Activations (one max_num_tokens step) and logits", "激活（一步 max_num_tokens）与 logits", im.activation_bytes, Unit::kBytes));
+  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA graphs", im.runtime_bytes, Unit::kBytes));
+  mem.rows.push_back(num("kv_budget_bytes", "KV cache pool", "KV 缓存池", im.kv_budget_bytes, Unit::kBytes));
+  mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
+  mem.rows.push_back(num("reserved_bytes", "Left free", "预留空闲", im.reserved_bytes, Unit::kBytes));
+  r.sections.push_back(mem);
+
+  r.assumptions.push_back(Note{"Offline max-throughput run: every request queued at once; the steady state of continuous batching (each step prefills batch/output new sequences beside the decoding ones).",
+                               "离线最大吞吐：所有请求同时排队；按连续批处理稳态计算（每步在解码序列旁预填充 batch/output 条新序列）。"});
+  for (const std::string& s : run.engine.sources) r.assumptions.push_back(Note{run.engine.name + ": " + s, run.engine.name + "：" + s});
+  return r;
+}
+
 Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstimate& e, int64_t smallest,
                        const std::vector<GpuChoice>& cheapest, const Price& price) {
   Report r;

@@ -3,6 +3,7 @@
 // estimators only; it holds no physics of its own.
 #include <fmt/format.h>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
@@ -27,8 +28,11 @@ std::vector<Prediction> predict_train_memory(const ValidationCase&, CaseInputs& 
   return {p};
 }
 
-// Issue 5: a serving case is a static batch (or one request) timed as the
-// benchmark tools do: prefill, then output_len − 1 decode steps.
+// Issue 5: a serving case with a batch is a static batch (or one request)
+// timed as the benchmark tools do: prefill, then output_len − 1 decode steps.
+// A case without a batch is a max-throughput run (validation README: all
+// requests queued at once, batched by the engine as far as memory allows): the
+// engine named in infer.framework batches it with its own defaults.
 std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in) {
   const nlohmann::json inf = c.raw.contains("infer") ? c.raw["infer"] : nlohmann::json::object();
   InferenceOptions o;
@@ -38,14 +42,23 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   // FP8 deployments (TensorRT-LLM) quantise the KV cache to fp8 as well.
   o.kv = precision == "fp8" ? Precision::kFp8 : Precision::kFp16;
   std::vector<std::string> flags;
-  if (!inf.contains("batch")) flags.push_back("batch not stated: 1 assumed");
-  const int64_t batch = inf.value("batch", int64_t{1});
   const int64_t input = inf.value("input_len", int64_t{1});
   const int64_t output = inf.value("output_len", int64_t{1});
   if (inf.value("pp", 1) > 1) flags.push_back("pp > 1 not modelled: one TP group assumed");
   validate_inference(in.model, in.gpu, o);
-  const BatchRun run = static_batch_run(in.model, in.gpu, o, batch, input, output);
   std::vector<Prediction> out;
+  if (!inf.contains("batch")) {
+    const EngineDefaults e = engine_defaults(inf.value("framework", std::string()), in.model, in.gpu, o, input, output);
+    const MaxThroughputRun run = max_throughput_run(in.model, in.gpu, o, e, input, output);
+    if (!run.feasible) throw InputError("infer", "max-throughput run does not fit: " + run.why_not);
+    flags.push_back(fmt::format("batch not stated: max-throughput run, batch {} reached ({}-limited; {} defaults)", run.batch,
+                                run.limited_by, e.name));
+    out.push_back(Prediction{"per_token_latency_ms", run.tpot_s * 1e3, flags});
+    out.push_back(Prediction{"output_tokens_per_s", run.output_tokens_per_s, flags});
+    return out;
+  }
+  const int64_t batch = inf.value("batch", int64_t{1});
+  const BatchRun run = static_batch_run(in.model, in.gpu, o, batch, input, output);
   out.push_back(Prediction{"first_token_latency_ms", run.ttft_s * 1e3, flags});
   if (output > 1) {
     out.push_back(Prediction{"per_token_latency_ms", run.tpot_s * 1e3, flags});
