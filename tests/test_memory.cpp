@@ -103,9 +103,8 @@ TEST(Memory, RecipesBytesPerParameter) {
   expect_rel(states(estimate_memory(m, l, g)), 16e9);
   // Megatron's fp32 main-grad buffer: 2 + 4 + 12 = 18 (distrib_optimizer.md).
   l.precision = Precision::kBf16;
-  MemoryOptions o;
-  o.fp32_grad_buffer = true;
-  expect_rel(states(estimate_memory(m, l, g, o)), 18e9);
+  l.fp32_grad_accum = true;
+  expect_rel(states(estimate_memory(m, l, g)), 18e9);
 }
 
 TEST(Memory, KorthikantiTable2ReproducedForGpt3) {
