@@ -87,6 +87,7 @@ struct LayoutInputs {
   std::optional<std::string> gpus;
   int tp = 1, pp = 1, cp = 1, ep = 1, vp = 1;
   std::optional<int> dp;                // default gpus / (tp·pp·cp)
+  std::optional<int> first_stage_layers, last_stage_layers;  // Megatron's uneven pipeline split
   int64_t micro_batch = 1;
   int64_t global_batch = 0;
   int64_t seq_len = 4096;
@@ -136,6 +137,7 @@ struct PlanInputs {
   int64_t seq_len = 4096;
   int64_t global_batch = 0;
   int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;  // 0: the planner chooses
+  std::optional<int> first_stage_layers, last_stage_layers;  // pinned uneven pipeline split
   int64_t micro_batch = 0;
   std::optional<int> zero;
   std::optional<std::string> recompute;
@@ -148,8 +150,8 @@ struct PlanInputs {
   bool eager = false;
   bool zero3_per_module = false;
   std::optional<int> gpus_per_node;
-  std::vector<std::string> compare_layout;
-  FrameworkInputs software;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off", repeatable
+  std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off,first=7,last=7", repeatable
+  FrameworkInputs software;
 };
 
 PlanRequest make_plan_request(const PlanInputs& in);

@@ -2,7 +2,10 @@
 // GPUs. Shared by the memory model, the step-time model and the planner.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
@@ -35,6 +38,11 @@ struct Layout {
   int cp = 1;    // context parallel (sequence split across GPUs for attention)
   int ep = 1;    // expert parallel; experts are split over ep ranks taken from dp×cp
   int vp = 1;    // virtual pipeline stages per rank (interleaved schedule when > 1)
+  // Megatron's uneven pipeline (--decoder-first/last-pipeline-num-layers):
+  // transformer layers on the first / last pipeline stage, the rest split evenly
+  // over the others. Not set: an even split, or, when pp (pp·vp) does not divide
+  // the layers, the split stage_split() chooses. Read the split through stage_split().
+  std::optional<int> first_stage_layers, last_stage_layers;
   int64_t micro_batch = 1;          // sequences per micro-batch per data-parallel rank
   int64_t global_batch = 0;         // sequences per optimizer step; 0 = dp × micro_batch
   int64_t seq_len = 2048;
@@ -82,6 +90,47 @@ struct Layout {
   // Micro-batches per pipeline per step (gradient-accumulation steps when pp = 1).
   int64_t micro_batches() const { return effective_global_batch() / (static_cast<int64_t>(dp) * micro_batch); }
 };
+
+// How the transformer layers are spread over the pipeline stages.
+enum class StageSplitRule {
+  kEven,          // L / (pp·vp) layers in every chunk
+  kFirstLast,     // Megatron --decoder-first/last-pipeline-num-layers (first_stage_layers / last_stage_layers)
+  kEmbeddingLoss, // Megatron --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split:
+                  // the embedding and the loss each take one layer's slot, (L + 2) / (pp·vp) per chunk
+  kLoss,          // --account-for-loss-in-pipeline-split alone: (L + 1) / (pp·vp) per chunk
+};
+const char* stage_split_rule_name(StageSplitRule r);
+
+struct LayerRange {
+  int64_t first = 0;  // index of the chunk's first transformer layer in the model
+  int64_t count = 0;
+};
+
+struct StageSplit {
+  StageSplitRule rule = StageSplitRule::kEven;
+  // chunks[stage][c]: the layers of virtual chunk c on pipeline rank `stage`
+  // (one chunk per rank without interleaving).
+  std::vector<std::vector<LayerRange>> chunks;
+  // kFirstLast: the values of Megatron's two flags (one may be unset: that
+  // stage is a middle one). Set whether the layout gave them or stage_split chose them.
+  std::optional<int> first_stage_layers, last_stage_layers;
+  int64_t layers(int stage) const;
+  int64_t max_layers() const;
+  // "15 | 16 ×6 | 15" (and the per-chunk sizes with vp > 1).
+  std::string describe() const;
+};
+
+// The layers of every pipeline stage (and virtual chunk) of `layout`, by
+// Megatron-LM's rules (src/estimate/layout.cpp cites them). The one place the
+// split is decided: memory, step time, the planner and the export read it here.
+// Throws InputError naming the field (--first-stage-layers, --last-stage-layers,
+// --pp or --vp) when Megatron would refuse the split.
+StageSplit stage_split(const ModelSpec& model, const Layout& layout);
+
+// Megatron-valid (first, last) splits for a layout whose pp·vp does not divide
+// the layers: a handful per (pp, vp), each no stage heavier than a middle one,
+// for the planner to search. Empty when the even split works.
+std::vector<std::pair<std::optional<int>, std::optional<int>>> uneven_split_candidates(int64_t layers, int pp, int vp);
 
 // Throws InputError with the field named when the layout cannot run this
 // model on `gpus` GPUs: TP not dividing the heads, PP above the layer count,

@@ -86,6 +86,9 @@ struct MemoryBreakdown {
   double paged_optimizer_bytes = 0;   // paged 8-bit states: unified memory, evicted under pressure, not in peak
   double activations_per_layer_bytes = 0;  // one micro-batch, one layer of the worst stage
   double layers_on_stage = 0;
+  // The pipeline split used (stage_split), e.g. "15 | 16 ×6 | 15 (embedding and
+  // loss each count as a layer)"; filled by estimate_memory, not by _numbers.
+  std::string stage_split;
   double inflight_micro_batches = 0;  // micro-batches whose activations the worst stage holds
   int64_t largest_micro_batch = -1;   // largest that fits (0: not even 1; -1: not computed)
   std::vector<MemorySuggestion> suggestions;  // when it does not fit

@@ -30,6 +30,10 @@ struct PlanRequest {
   Optimizer optimizer = Optimizer::kAdamW;
   // Pinned dimensions: 0 (or unset) lets the planner choose.
   int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;
+  // Pinned uneven pipeline split (Layout::first_stage_layers / last_stage_layers):
+  // only pipelines it is valid for are searched. Unset: the even split, or for
+  // a pp (pp·vp) that does not divide the layers, a few Megatron-valid uneven ones.
+  std::optional<int> first_stage_layers, last_stage_layers;
   int64_t micro_batch = 0;
   std::optional<int> zero_stage;
   std::optional<Recompute> recompute;

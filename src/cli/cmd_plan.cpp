@@ -92,6 +92,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--cp", f->cp, "Pin the context-parallel degree");
   cmd->add_option("--ep", f->ep, "Pin the expert-parallel degree");
   cmd->add_option("--vp", f->vp, "Pin the virtual pipeline stages");
+  cmd->add_option("--first-stage-layers", f->first_stage_layers, "Pin the layers of the first pipeline stage (Megatron's uneven split)");
+  cmd->add_option("--last-stage-layers", f->last_stage_layers, "Pin the layers of the last pipeline stage");
   cmd->add_option("--micro-batch", f->micro_batch, "Pin the micro-batch");
   cmd->add_option("--zero", f->zero, "Pin the ZeRO stage 0–3");
   cmd->add_option("--recompute", f->recompute, "Pin recompute: none, selective, full");
@@ -106,7 +108,8 @@ void add_plan_command(CLI::App& app) {
   add_framework_flags(cmd, &f->software);
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default: the GPU's usual node)");
   cmd->add_option("--compare-layout", f->compare_layout,
-                  "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable)");
+                  "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable; "
+                  "also vp, cp, ep, zero, first=, last= for the first/last stage layers; dp may be left out with one --gpus count)");
   cmd->add_option("--export", flags->export_to,
                   "Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments), "
                   "deepspeed (JSON config) or torchtitan (TOML); one --gpu type and one --gpus count");

@@ -13,6 +13,10 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_option("--cp", f->cp, "Context-parallel degree (sequence split)")->capture_default_str();
   cmd->add_option("--ep", f->ep, "Expert-parallel degree (MoE)")->capture_default_str();
   cmd->add_option("--vp", f->vp, "Virtual pipeline stages per rank (interleaved 1F1B when > 1)")->capture_default_str();
+  cmd->add_option("--first-stage-layers", f->first_stage_layers,
+                  "Transformer layers on the first pipeline stage (Megatron --decoder-first-pipeline-num-layers); the rest split evenly");
+  cmd->add_option("--last-stage-layers", f->last_stage_layers,
+                  "Transformer layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)");
   cmd->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch per data-parallel rank")->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default dp × micro-batch)");
   cmd->add_option("--seq-len", f->seq_len, "Tokens per sequence")->capture_default_str();

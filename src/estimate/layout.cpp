@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpuplan/error.hpp"
 #include "gpuplan/text_match.hpp"
 
@@ -26,6 +28,214 @@ Optimizer parse_optimizer(const std::string& text, const std::string& field) {
   throw InputError(field, fmt::format("{} must be adamw, adamw8bit, paged_adamw8bit or sgd (got '{}').", field, text));
 }
 
+// ---- Pipeline stage splits ------------------------------------------------
+//
+// Megatron-LM's rules, read from NVIDIA/Megatron-LM at commit d98e8a64
+// (core_v0.15.0rc7-2333, 2026-08-22):
+//   megatron/core/transformer/transformer_config.py, __post_init__ "Uneven PP":
+//     num_layers_in_first/last_pipeline_stage must be > 0 and, with virtual
+//     pipelining, multiples of vp; the layers left over must split evenly over
+//     the stages left over ("middle" stages), there must be middle layers
+//     exactly when there are middle stages, and each middle stage's count must
+//     be a multiple of vp. The account_for_embedding/loss_in_pipeline_split
+//     branch: L + 1 (or + 2) must divide by pp, and per rank by vp.
+//   megatron/core/transformer/transformer_block.py get_num_layers_to_build:
+//     without either option L must divide by pp (and L/pp by vp); a rank
+//     builds its stage's count / vp layers in every chunk; with
+//     account_for_embedding (loss) the first chunk of the first rank (the last
+//     chunk of the last rank) builds one fewer, and may build none
+//     ("num_layers_to_build >= 0": a standalone embedding or loss stage).
+//   megatron/core/transformer/transformer_layer.py get_transformer_layer_offset:
+//     layers are numbered chunk by chunk, and within a chunk index rank by rank
+//     (chunk c of rank r follows chunk c of rank r−1): the order used below.
+// --decoder-first/last-pipeline-num-layers (megatron/training/arguments.py)
+// set the two config fields. Megatron refuses an empty first or last stage
+// through those flags (> 0); only the account-for options leave one empty.
+
+const char* stage_split_rule_name(StageSplitRule r) {
+  switch (r) {
+    case StageSplitRule::kEven: return "even";
+    case StageSplitRule::kFirstLast: return "first/last stage layers";
+    case StageSplitRule::kEmbeddingLoss: return "embedding and loss each count as a layer";
+    case StageSplitRule::kLoss: return "loss counts as a layer";
+  }
+  return "?";
+}
+
+int64_t StageSplit::layers(int stage) const {
+  int64_t n = 0;
+  for (const LayerRange& c : chunks[static_cast<size_t>(stage)]) n += c.count;
+  return n;
+}
+
+int64_t StageSplit::max_layers() const {
+  int64_t n = 0;
+  for (size_t s = 0; s < chunks.size(); ++s) n = std::max(n, layers(static_cast<int>(s)));
+  return n;
+}
+
+std::string StageSplit::describe() const {
+  // Runs of equal stages: "15 | 16 ×6 | 15".
+  std::string out;
+  const int p = static_cast<int>(chunks.size());
+  for (int s = 0; s < p;) {
+    int run = 1;
+    while (s + run < p && layers(s + run) == layers(s)) ++run;
+    out += fmt::format("{}{}{}", out.empty() ? "" : " | ", layers(s), run > 1 ? fmt::format(" ×{}", run) : "");
+    s += run;
+  }
+  if (!chunks.empty() && chunks.front().size() > 1) {
+    auto per_chunk = [&](int s) {
+      std::string t;
+      for (const LayerRange& c : chunks[static_cast<size_t>(s)]) t += fmt::format("{}{}", t.empty() ? "" : ",", c.count);
+      return t;
+    };
+    out += fmt::format(" (chunks: first [{}], middle [{}], last [{}])", per_chunk(0), per_chunk(p > 2 ? 1 : 0), per_chunk(p - 1));
+  }
+  return out;
+}
+
+namespace {
+
+// Lays the chunk sizes out in Megatron's order: chunk index major, rank minor.
+StageSplit lay_out(StageSplitRule rule, const std::vector<std::vector<int64_t>>& sizes) {
+  StageSplit s;
+  s.rule = rule;
+  const size_t p = sizes.size(), v = sizes.front().size();
+  s.chunks.assign(p, std::vector<LayerRange>(v));
+  int64_t next = 0;
+  for (size_t c = 0; c < v; ++c) {
+    for (size_t r = 0; r < p; ++r) {
+      s.chunks[r][c] = {next, sizes[r][c]};
+      next += sizes[r][c];
+    }
+  }
+  return s;
+}
+
+// The first/last rule; `why` is empty when Megatron accepts (first, last), else
+// the reason, and `field` the flag to blame.
+std::string first_last_problem(int64_t L, int pp, int vp, std::optional<int> first, std::optional<int> last, const char** field) {
+  *field = first ? "--first-stage-layers" : "--last-stage-layers";
+  if (pp < 2) return fmt::format("{} needs a pipeline (--pp of 2 or more).", *field);
+  for (auto [value, name] : {std::pair{first, "--first-stage-layers"}, std::pair{last, "--last-stage-layers"}}) {
+    if (!value) continue;
+    *field = name;
+    if (*value < 1) return fmt::format("{} must be at least 1 (Megatron refuses an empty first or last stage; got {}).", name, *value);
+    if (*value > L) return fmt::format("{} {} exceeds the model's {} layers.", name, *value, L);
+    if (vp > 1 && *value % vp != 0) {
+      return fmt::format("{} {} must be a multiple of --vp {} (each of the stage's chunks holds the same number of layers).",
+                         name, *value, vp);
+    }
+  }
+  *field = first ? "--first-stage-layers" : "--last-stage-layers";
+  const int64_t middle_layers = L - first.value_or(0) - last.value_or(0);
+  const int middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+  if (middle_layers < 0) {
+    return fmt::format("{}: the first and last stages' {} layers exceed the model's {}.", *field,
+                       first.value_or(0) + last.value_or(0), L);
+  }
+  if ((middle_layers == 0) != (middle_stages == 0)) {
+    return fmt::format("{}: {} layers are left for {} middle stages (Megatron needs layers exactly when there are middle stages).",
+                       *field, middle_layers, middle_stages);
+  }
+  if (middle_stages > 0 && middle_layers % middle_stages != 0) {
+    return fmt::format("{}: the {} layers left do not split evenly over the {} other stages.", *field, middle_layers, middle_stages);
+  }
+  if (middle_stages > 0 && (middle_layers / middle_stages) % vp != 0) {
+    return fmt::format("{}: the other stages' {} layers each are not a multiple of --vp {}.", *field,
+                       middle_layers / middle_stages, vp);
+  }
+  return {};
+}
+
+StageSplit first_last_split(int64_t L, int pp, int vp, std::optional<int> first, std::optional<int> last) {
+  const int middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+  const int64_t per = middle_stages > 0 ? (L - first.value_or(0) - last.value_or(0)) / middle_stages : 0;
+  std::vector<std::vector<int64_t>> sizes(static_cast<size_t>(pp), std::vector<int64_t>(static_cast<size_t>(vp), per / vp));
+  if (first) std::fill(sizes.front().begin(), sizes.front().end(), *first / vp);
+  if (last) std::fill(sizes.back().begin(), sizes.back().end(), *last / vp);
+  StageSplit s = lay_out(StageSplitRule::kFirstLast, sizes);
+  s.first_stage_layers = first;
+  s.last_stage_layers = last;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::optional<int>, std::optional<int>>> uneven_split_candidates(int64_t L, int pp, int vp) {
+  std::vector<std::pair<std::optional<int>, std::optional<int>>> out;
+  if (pp < 2 || L < pp || L % (static_cast<int64_t>(pp) * vp) == 0) return out;
+  auto add = [&](std::optional<int64_t> f, std::optional<int64_t> l) {
+    const std::optional<int> fi = f ? std::optional<int>(static_cast<int>(*f)) : std::nullopt;
+    const std::optional<int> li = l ? std::optional<int>(static_cast<int>(*l)) : std::nullopt;
+    const char* field = nullptr;
+    if (!first_last_problem(L, pp, vp, fi, li, &field).empty()) return;
+    if (std::find(out.begin(), out.end(), std::pair{fi, li}) == out.end()) out.emplace_back(fi, li);
+  };
+  // Middle stages of k layers, k the smallest multiple of vp not below L/pp,
+  // or one vp more; the first and last stages take what is left, neither more
+  // than k (they also hold the embedding and the LM head with the loss, so
+  // they are the ones to lighten). The last stage gets the lighter share: the
+  // LM head's GEMM and loss outweigh the embedding lookup. At most six.
+  const int64_t k0 = (L + pp - 1) / pp;
+  const int64_t k_first = (k0 + vp - 1) / vp * vp;
+  for (int64_t k = k_first; k <= k_first + vp; k += vp) {
+    // Both set: f + l = rem, f the multiple of vp just above half, then just below.
+    const int64_t rem = pp > 2 ? L - static_cast<int64_t>(pp - 2) * k : L;
+    for (int64_t f : {(rem + 2 * vp - 1) / (2 * vp) * vp, rem / (2 * vp) * vp}) {
+      if (f > 0 && rem - f > 0 && (pp == 2 || (f <= k && rem - f <= k))) add(f, rem - f);
+    }
+    const int64_t rest = L - static_cast<int64_t>(pp - 1) * k;
+    if (pp > 2 && rest > 0 && rest <= k) {
+      add(std::nullopt, rest);
+      add(rest, std::nullopt);
+    }
+  }
+  return out;
+}
+
+StageSplit stage_split(const ModelSpec& m, const Layout& l) {
+  const int64_t L = m.layers;
+  const int pp = std::max(1, l.pp), vp = std::max(1, l.vp);
+  const int64_t chunks = static_cast<int64_t>(pp) * vp;
+  if (l.first_stage_layers || l.last_stage_layers) {
+    const char* field = nullptr;
+    if (m.count_only) {
+      throw InputError(l.first_stage_layers ? "--first-stage-layers" : "--last-stage-layers",
+                       "--first-stage-layers and --last-stage-layers need a model architecture (--model), not a bare parameter count.");
+    }
+    const std::string why = first_last_problem(L, pp, vp, l.first_stage_layers, l.last_stage_layers, &field);
+    if (!why.empty()) throw InputError(field, why);
+    return first_last_split(L, pp, vp, l.first_stage_layers, l.last_stage_layers);
+  }
+  if (L % chunks == 0 || m.count_only) {
+    const int64_t per = m.count_only ? 0 : L / chunks;
+    return lay_out(StageSplitRule::kEven, std::vector<std::vector<int64_t>>(static_cast<size_t>(pp), std::vector<int64_t>(static_cast<size_t>(vp), per)));
+  }
+  if (pp > 1) {
+    // Megatron's account-for options: the embedding and the loss count as one
+    // layer each (Llama 3 trained 126 layers on 16 stages this way, "we reduce
+    // one Transformer layer each from the first and the last stages",
+    // arXiv:2407.21783 §3.3.2); torchtitan's default split and BLOOM's
+    // Megatron-DeepSpeed partition (embeddings as layers) give the same counts.
+    for (const int slots : {2, 1}) {
+      if ((L + slots) % chunks != 0) continue;
+      const int64_t per = (L + slots) / chunks;
+      std::vector<std::vector<int64_t>> sizes(static_cast<size_t>(pp), std::vector<int64_t>(static_cast<size_t>(vp), per));
+      if (slots == 2) sizes.front().front() -= 1;
+      sizes.back().back() -= 1;
+      return lay_out(slots == 2 ? StageSplitRule::kEmbeddingLoss : StageSplitRule::kLoss, sizes);
+    }
+    const auto candidates = uneven_split_candidates(L, pp, vp);
+    if (!candidates.empty()) return first_last_split(L, pp, vp, candidates.front().first, candidates.front().second);
+  }
+  const char* field = vp > 1 ? "--vp" : "--pp";
+  throw InputError(field, fmt::format("{}: {} layers do not split over pp×vp = {} chunks, evenly or by Megatron's uneven rules "
+                                      "(the embedding and loss counted as layers, or --first-stage-layers / --last-stage-layers).",
+                                      field, L, chunks));
+}
+
 void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
   auto positive = [](int64_t v, const char* field, int64_t max) {
     if (v < 1 || v > max) {
@@ -47,7 +257,10 @@ void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
     throw InputError("--gpus", fmt::format("--gpus: tp×pp×dp×cp = {}×{}×{}×{} = {} does not equal the {} GPUs.", l.tp, l.pp,
                                            l.dp, l.cp, l.gpus(), gpus));
   }
-  if (m.count_only) return;  // no architecture to check against
+  if (m.count_only) {
+    if (l.first_stage_layers || l.last_stage_layers) stage_split(m, l);  // refuses them
+    return;  // no architecture to check against
+  }
   if (m.heads % l.tp != 0) {
     throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", l.tp, m.heads));
   }
@@ -57,10 +270,7 @@ void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
   if (l.pp > m.layers) {
     throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", l.pp, m.layers));
   }
-  if (l.vp > 1 && m.layers % (static_cast<int64_t>(l.pp) * l.vp) != 0) {
-    throw InputError("--vp", fmt::format("--vp: {} layers do not split into pp×vp = {} equal chunks.", m.layers,
-                                         static_cast<int64_t>(l.pp) * l.vp));
-  }
+  stage_split(m, l);  // throws, naming the field, for a split Megatron refuses
   if (l.ep > 1) {
     if (!m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.");
     if (m.moe->routed_experts % l.ep != 0) {

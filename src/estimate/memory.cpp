@@ -58,9 +58,9 @@ double inflight_micro_batches(const Layout& l, int stage) {
   return n;
 }
 
-StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOptions& o, int stage) {
+StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOptions& o, const StageSplit& split, int stage) {
   StageMemory s;
-  const StageParams p = stage_params(m, l, stage);
+  const StageParams p = stage_params(m, l, split, stage);
   const StateBytes b = state_bytes(l, o);
   const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
   const double Nd = dense_shard(l), Ne = expert_shard(l);
@@ -151,11 +151,11 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   };
   PerKind act{m, l, o};
   double largest_full = 0, sum_layers = 0;
-  for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+  for_each_layer(p, [&](int64_t layer) {
     const double a = act(m.is_moe_layer(layer));
     largest_full = std::max(largest_full, a);
     sum_layers += a;
-  }
+  });
   const double ckpt = checkpoint_bytes_per_layer(m, l);
   double per_micro = 0;
   double live_extra = 0;  // bytes live once, not per micro-batch
@@ -167,9 +167,7 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     no_recompute.recompute = Recompute::kNone;
     PerKind act_full{m, no_recompute, o};
     double full = 0;
-    for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
-      full = std::max(full, act_full(m.is_moe_layer(layer)));
-    }
+    for_each_layer(p, [&](int64_t layer) { full = std::max(full, act_full(m.is_moe_layer(layer))); });
     // The recomputed layer's input is its checkpoint, already counted above.
     live_extra = p.layers > 0 ? std::max(0.0, full - ckpt) : 0.0;
   } else if (l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kLayer) {
@@ -200,10 +198,10 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
       Layout no_recompute = l;
       no_recompute.recompute = Recompute::kNone;
       PerKind act_full{m, no_recompute, o};
-      for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+      for_each_layer(p, [&](int64_t layer) {
         const bool moe = m.is_moe_layer(layer);
         live_extra = std::max(live_extra, act_full(moe) - act(moe));
-      }
+      });
     }
   }
   s.per_layer = p.layers > 0 ? per_micro / static_cast<double>(p.layers) : 0;
@@ -233,10 +231,14 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
 
   double worst = -1;
   StageMemory best;
+  // The real split (stage_split): with uneven stages the first and last hold
+  // fewer layers than the middle ones, besides the embedding and the LM head.
+  const StageSplit split = stage_split(m, l);
   for (int stage = 0; stage < l.pp; ++stage) {
-    // Middle stages are all alike and lighter than stage 1; skip them when p is large.
+    // Middle stages all hold the same number of layers (every rule in
+    // stage_split) and fewer micro-batches in flight than stage 1; skip them when p is large.
     if (stage > 1 && stage < l.pp - 1 && l.pp > 4 && stage != l.pp / 2) continue;
-    const StageMemory s = stage_memory(m, l, o, stage);
+    const StageMemory s = stage_memory(m, l, o, split, stage);
     const double total = s.allocated() * (1 + frag_used) + context;
     if (total > worst) {
       worst = total;
@@ -305,6 +307,15 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
                     format_sig(o.logits_bytes_per_entry, 3)),
         fmt::format("Logits：token 数 × 词表/tp × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
                     format_sig(o.logits_bytes_per_entry, 3)));
+  }
+  if (l.pp > 1 && !m.count_only) {
+    const StageSplit split = stage_split(m, l);
+    br.stage_split = fmt::format("{} ({})", split.describe(), stage_split_rule_name(split.rule));
+    add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "
+                    "the last the final norm, LM head and loss.",
+                    split.describe(), stage_split_rule_name(split.rule)),
+        fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、LM head 与损失。",
+                    split.describe(), stage_split_rule_name(split.rule)));
   }
   const double frag = o.fragmentation >= 0 ? o.fragmentation : kFragmentation;
   add(fmt::format("Overheads: CUDA context and workspaces {} GiB, allocator fragmentation {}% of allocated bytes, safety margin {}% of capacity kept free.",

@@ -1,6 +1,7 @@
 // Pieces of the memory estimator shared by memory*.cpp; not a public header.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
@@ -10,7 +11,7 @@ namespace gpuplan::memory_detail {
 
 // Parameters one GPU of pipeline stage `stage` holds, after TP and EP (before ZeRO).
 struct StageParams {
-  int64_t first_layer = 0;
+  const std::vector<LayerRange>* ranges = nullptr;  // the stage's chunks (stage_split); none for a bare count
   int64_t layers = 0;
   double layer_dense = 0;     // attention, norms, dense MLPs, shared experts, routers of the stage's layers
   double layer_expert = 0;    // routed experts (÷ tp·ep)
@@ -22,7 +23,17 @@ struct StageParams {
   double total() const { return layer_dense + layer_expert + embedding + adapters; }
 };
 
-StageParams stage_params(const ModelSpec& m, const Layout& l, int stage);
+// `split` is stage_split(m, l), computed once per layout by the caller.
+StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& split, int stage);
+
+// Calls f(layer index) for every transformer layer of the stage, in model order.
+template <class F>
+void for_each_layer(const StageParams& p, F&& f) {
+  if (!p.ranges) return;
+  for (const LayerRange& r : *p.ranges) {
+    for (int64_t layer = r.first; layer < r.first + r.count; ++layer) f(layer);
+  }
+}
 
 // Bytes per parameter of a recipe, before any sharding.
 struct StateBytes {

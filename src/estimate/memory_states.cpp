@@ -62,7 +62,7 @@ double norm_params(const ModelSpec& m) {
 
 }  // namespace
 
-StageParams stage_params(const ModelSpec& m, const Layout& l, int stage) {
+StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& split, int stage) {
   StageParams p;
   const double tp = l.tp;
   if (m.count_only) {
@@ -72,12 +72,10 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int stage) {
     p.has_lm_head = stage == l.pp - 1;
     return p;
   }
-  // Megatron splits the layers evenly over the stages; when they do not divide,
-  // the first stages take one more.
-  const int64_t base = m.layers / l.pp;
-  const int64_t extra = m.layers % l.pp;
-  p.layers = base + (stage < extra ? 1 : 0);
-  p.first_layer = stage * base + std::min<int64_t>(stage, extra);
+  // The stage's layers as Megatron places them (stage_split: even, or the
+  // first and last stages lighter), chunk by chunk with interleaving.
+  p.ranges = &split.chunks[static_cast<size_t>(stage)];
+  p.layers = split.layers(stage);
   const double h = static_cast<double>(m.hidden);
   const double attention = attention_params_per_layer(m) + m.norms_per_layer * norm_params(m);
   const int64_t r = lora_rank(l);
@@ -87,7 +85,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int stage) {
   // A layer's parameters depend only on whether it is a MoE layer: each kind is
   // computed once, then added in layer order (the same sums, bit for bit).
   double kind_dense[2] = {-1, -1}, kind_expert[2] = {0, 0};
-  for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+  for_each_layer(p, [&](int64_t layer) {
     const int kind = m.is_moe_layer(layer) ? 1 : 0;
     if (kind_dense[kind] < 0) {
       double dense = attention;
@@ -109,7 +107,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, int stage) {
     p.layer_expert += expert / (tp * l.ep);
     p.adapters += adapter / tp;
     p.largest_layer = std::max(p.largest_layer, dense / tp + expert / (tp * l.ep));
-  }
+  });
   const double vocab_table = static_cast<double>(m.vocab) * h / tp;  // vocab-parallel embedding
   if (stage == 0) p.embedding += vocab_table + static_cast<double>(m.learned_positions) * h / tp;
   if (stage == l.pp - 1) {

@@ -401,14 +401,30 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   head.elem_b += stream_s(c, (l.eager ? 22.0 : 8.0) * logits + 8.0 * c.tokens * h, 6);
   const double embed_s = stream_s(c, 2.0 * c.tokens * h * 2.0, 2);
 
-  const double layers_max = std::ceil(static_cast<double>(L) / p);
+  // Each stage's time for one micro-batch: its layers (stage_split: Megatron's
+  // even or uneven split, docs/step-time.md), the embedding on the first, the
+  // LM head and loss on the last. The slowest sets the pace of the pipeline;
+  // the bubble is (p−1)/v of the mean stage.
+  const StageSplit split = stage_split(model, l);
   const double layer_fb = avg.fwd() + avg.bwd() + rc;
-  const double head_fb = head.fwd() + head.bwd() + embed_s;
-  // Slowest stage: the one holding the LM head (and the embedding when p = 1).
-  const double t_max = layers_max * layer_fb + head_fb;
-  const double t_mean = (static_cast<double>(L) * layer_fb + head_fb) / p;
-  r.stage_fwd_s = layers_max * avg.fwd() + head.fwd();
-  r.stage_bwd_s = layers_max * (avg.bwd() + rc) + head.bwd();
+  int slow = 0;
+  double t_max = -1, t_sum = 0;
+  for (int s = 0; s < l.pp; ++s) {
+    const double t = static_cast<double>(split.layers(s)) * layer_fb + (s == 0 ? embed_s : 0.0) +
+                     (s == l.pp - 1 ? head.fwd() + head.bwd() : 0.0);
+    t_sum += t;
+    if (t > t_max) {
+      t_max = t;
+      slow = s;
+    }
+  }
+  const double t_mean = t_sum / p;
+  const double layers_slow = static_cast<double>(split.layers(slow));
+  const double head_on = slow == l.pp - 1 ? 1.0 : 0.0, embed_on = slow == 0 ? 1.0 : 0.0;
+  // The stage holding the most parameters (its gradients are reduced last).
+  const double layers_max = static_cast<double>(split.max_layers());
+  r.stage_fwd_s = layers_slow * avg.fwd() + head_on * head.fwd();
+  r.stage_bwd_s = layers_slow * (avg.bwd() + rc) + head_on * head.bwd();
 
   // Pipeline point-to-point: one activation per micro-batch per boundary
   // each way, split over the TP ranks (Narayanan 2021, §4.1 scatter/gather);
@@ -550,23 +566,23 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   const double md = static_cast<double>(m);
   const double bubble = (p - 1) / v * t_mean;
   r.bubble_s = l.pp > 1 ? bubble : 0;
-  const double per_mb_compute = layers_max * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + avg.elem_f + avg.elem_b) +
-                                head.gemm_f + head.gemm_b + head.elem_f + head.elem_b + embed_s;
-  const double per_mb_rc_compute = layers_max * (rf_gemm * avg.gemm_f + rf_attn * avg.attn_f + rf_elem * avg.elem_f);
+  const double per_mb_compute = layers_slow * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + avg.elem_f + avg.elem_b) +
+                                head_on * (head.gemm_f + head.gemm_b + head.elem_f + head.elem_b) + embed_on * embed_s;
+  const double per_mb_rc_compute = layers_slow * (rf_gemm * avg.gemm_f + rf_attn * avg.attn_f + rf_elem * avg.elem_f);
   const double rc_comm_tp = rf_comm * avg.tp_f;
   const double rc_comm_cp = rf_comm * avg.cp_f;
   const double rc_comm_ep = rf_comm * avg.ep_f;
   r.compute_s = md * (per_mb_compute + per_mb_rc_compute);
-  r.gemm_s = md * (layers_max * (avg.gemm_f + avg.gemm_b) + head.gemm_f + head.gemm_b);
-  r.attention_s = md * layers_max * (avg.attn_f + avg.attn_b);
-  r.elementwise_s = md * (layers_max * (avg.elem_f + avg.elem_b) + head.elem_f + head.elem_b + embed_s);
-  r.gemm_s += md * layers_max * rf_gemm * avg.gemm_f;
-  r.attention_s += md * layers_max * rf_attn * avg.attn_f;
-  r.elementwise_s += md * layers_max * rf_elem * avg.elem_f;
+  r.gemm_s = md * (layers_slow * (avg.gemm_f + avg.gemm_b) + head_on * (head.gemm_f + head.gemm_b));
+  r.attention_s = md * layers_slow * (avg.attn_f + avg.attn_b);
+  r.elementwise_s = md * (layers_slow * (avg.elem_f + avg.elem_b) + head_on * (head.elem_f + head.elem_b) + embed_on * embed_s);
+  r.gemm_s += md * layers_slow * rf_gemm * avg.gemm_f;
+  r.attention_s += md * layers_slow * rf_attn * avg.attn_f;
+  r.elementwise_s += md * layers_slow * rf_elem * avg.elem_f;
   r.recompute_s = md * per_mb_rc_compute;
-  r.tp_comm_s = md * layers_max * (avg.tp_f + avg.tp_b + rc_comm_tp);
-  r.cp_comm_s = md * layers_max * (avg.cp_f + avg.cp_b + rc_comm_cp);
-  r.ep_comm_s = md * layers_max * (avg.ep_f + avg.ep_b + rc_comm_ep);
+  r.tp_comm_s = md * layers_slow * (avg.tp_f + avg.tp_b + rc_comm_tp);
+  r.cp_comm_s = md * layers_slow * (avg.cp_f + avg.cp_b + rc_comm_cp);
+  r.ep_comm_s = md * layers_slow * (avg.ep_f + avg.ep_b + rc_comm_ep);
   r.pp_comm_s = pp_comm;
   r.dp_comm_s = dp_exposed;
   r.zero3_comm_s = z3_exposed;
@@ -574,7 +590,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.step_s = md * t_max + r.bubble_s + pp_comm + dp_exposed + z3_exposed + opt_s;
 
   const double rc_raw = 0.25 * rf_comm;  // recompute repeats the forward's 1 of 4 collectives
-  r.comm_total_s = md * layers_max * avg.comm_raw * (1 + rc_raw) + pp_raw + dp_raw + z3_raw;
+  r.comm_total_s = md * layers_slow * avg.comm_raw * (1 + rc_raw) + pp_raw + dp_raw + z3_raw;
   r.comm_exposed_s = r.tp_comm_s + r.cp_comm_s + r.ep_comm_s + r.pp_comm_s + r.dp_comm_s + r.zero3_comm_s;
   r.comm_share = r.comm_exposed_s / r.step_s;
   r.bubble_fraction = r.bubble_s / std::max(1e-12, md * t_max + r.bubble_s);

@@ -160,6 +160,7 @@ std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.ep > 1 && !f.ep) return fmt::format("{} has no expert parallelism", who);
   if (l.vp > 1 && !f.interleaving()) return fmt::format("{} has no interleaved pipeline schedule", who);
   if (!f.supports_zero(l.zero_stage)) return fmt::format("{} does not offer ZeRO stage {}", who, l.zero_stage);
+  if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return fmt::format("{} has no uneven pipeline stages", who);
   if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
   if (l.tp > 1 && l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kNone) {
     return fmt::format("{} has no sequence parallelism", who);

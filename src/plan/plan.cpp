@@ -29,6 +29,56 @@ std::vector<int64_t> divisors(int64_t n) {
 
 bool pinned_ok(int64_t pin, int64_t value) { return pin <= 0 || pin == value; }
 
+struct StageSplitPin {
+  std::optional<int> first, last;
+};
+
+// The pipeline splits searched for pp stages of vp chunks: the pinned one if
+// it is valid here; else the even split when pp·vp divides the layers; else
+// the split stage_split chooses (the embedding and loss counted as layers, or
+// the most even first/last one) and up to two other Megatron-valid first/last
+// splits with different stage counts (uneven_split_candidates). Empty: none.
+std::vector<StageSplitPin> stage_splits_to_search(const PlanRequest& r, const ModelSpec& m, int pp, int vp) {
+  Layout probe;
+  probe.pp = pp;
+  probe.vp = vp;
+  std::vector<StageSplitPin> out;
+  auto valid = [&](std::optional<int> f, std::optional<int> l, StageSplit* s) {
+    probe.first_stage_layers = f;
+    probe.last_stage_layers = l;
+    try {
+      *s = stage_split(m, probe);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
+  StageSplit chosen;
+  // A framework without uneven stages (data/frameworks: uneven_stages) runs only even splits.
+  const bool uneven_ok = plan_framework(r).uneven_stages;
+  if (r.first_stage_layers || r.last_stage_layers) {
+    if (uneven_ok && valid(r.first_stage_layers, r.last_stage_layers, &chosen)) out.push_back({r.first_stage_layers, r.last_stage_layers});
+    return out;
+  }
+  if (!valid(std::nullopt, std::nullopt, &chosen)) return out;
+  if (chosen.rule != StageSplitRule::kEven && !uneven_ok) return out;
+  out.push_back({});
+  if (chosen.rule == StageSplitRule::kEven) return out;
+  std::vector<std::vector<int64_t>> seen{{}};
+  for (int s = 0; s < pp; ++s) seen.front().push_back(chosen.layers(s));
+  for (const auto& [f, l] : uneven_split_candidates(m.layers, pp, vp)) {
+    if (out.size() >= 3) break;
+    StageSplit other;
+    if (!valid(f, l, &other)) continue;
+    std::vector<int64_t> counts;
+    for (int s = 0; s < pp; ++s) counts.push_back(other.layers(s));
+    if (std::find(seen.begin(), seen.end(), counts) != seen.end()) continue;
+    seen.push_back(counts);
+    out.push_back({f, l});
+  }
+  return out;
+}
+
 int node_size(const PlanRequest& r, const GpuSpec& g) {
   int node = r.step_options.gpus_per_node > 0 ? r.step_options.gpus_per_node : g.gpus_per_node;
   return std::max(node, g.nvlink_domain_gpus);
@@ -62,6 +112,11 @@ void check_pins(const PlanRequest& r) {
     throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", r.tp, m.heads));
   }
   if (r.pp > 0 && r.pp > m.layers) throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", r.pp, m.layers));
+  for (auto [pin, field] : {std::pair{r.first_stage_layers, "--first-stage-layers"}, std::pair{r.last_stage_layers, "--last-stage-layers"}}) {
+    if (pin && (*pin < 1 || *pin > m.layers)) {
+      throw InputError(field, fmt::format("{} must be from 1 to the model's {} layers (got {}).", field, m.layers, *pin));
+    }
+  }
   if (r.ep > 1 && !m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.");
   if (r.cp > 0 && r.seq_len % r.cp != 0) {
     throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", r.cp, r.seq_len));
@@ -161,6 +216,13 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
         const int64_t dp = rest / pp;
         if (dp > 1 && !fw.dp) continue;
         if (!pinned_ok(r.dp, dp) || gb % dp != 0) continue;
+        // The stage splits searched for each vp (index vp − 1; vp 1 to 8).
+        std::vector<std::vector<StageSplitPin>> splits_by_vp(8);
+        for (int v = 1; v <= 8; ++v) {
+          if (v > 1 && pp == 1) break;
+          splits_by_vp[static_cast<size_t>(v - 1)] = stage_splits_to_search(r, m, static_cast<int>(pp), v);
+        }
+        if (std::all_of(splits_by_vp.begin(), splits_by_vp.end(), [](const auto& v) { return v.empty(); })) continue;
         std::vector<int64_t> eps{1};
         if (m.moe) {
           eps.clear();
@@ -177,14 +239,16 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
             const int64_t micro_batches = per_rank / mb;
             std::vector<int64_t> vps{1};
             if (pp > 1 && micro_batches % pp == 0 && fw.interleaving()) {
-              // Interleaving needs the layers to split into pp·v equal chunks and
-              // (Megatron) a micro-batch count divisible by pp.
+              // Interleaving needs the layers to split into pp·v chunks
+              // (stage_split: evenly, or Megatron's uneven rules) and (Megatron)
+              // a micro-batch count divisible by pp.
               for (int64_t v = 2; v <= 8; ++v) {
-                if (m.layers % (pp * v) == 0) vps.push_back(v);
+                if (!splits_by_vp[static_cast<size_t>(v - 1)].empty()) vps.push_back(v);
               }
             }
             for (int64_t vp : vps) {
               if (!pinned_ok(r.vp, vp)) continue;
+              for (const StageSplitPin& split : splits_by_vp[static_cast<size_t>(vp - 1)]) {
               // ZeRO stages from 3 down and recompute from full to none: the
               // memory-lean end first, so failures prune the rest (see plan()).
               for (int zero = 3; zero >= 0; --zero) {
@@ -204,6 +268,8 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.micro_batch = mb;
                   l.zero_stage = zero;
                   l.recompute = rc;
+                  l.first_stage_layers = split.first;
+                  l.last_stage_layers = split.last;
                   apply_framework(fw, r.settings, l);
                   if (r.zero3_per_module) l.zero3_per_module = true;
                   if (r.sequence_parallel && fw.sequence_parallel == SequenceParallelMode::kOptional) {
@@ -211,6 +277,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   }
                   out.push_back(l);
                 }
+              }
               }
             }
           }
@@ -247,7 +314,9 @@ PlanResult plan(const PlanRequest& r) {
       auto key_of = [](const Layout& l) {
         uint64_t k = static_cast<uint64_t>(l.tp);
         for (uint64_t v : {static_cast<uint64_t>(l.pp), static_cast<uint64_t>(l.dp), static_cast<uint64_t>(l.cp),
-                           static_cast<uint64_t>(l.ep), static_cast<uint64_t>(l.vp)}) {
+                           static_cast<uint64_t>(l.ep), static_cast<uint64_t>(l.vp),
+                           static_cast<uint64_t>(l.first_stage_layers.value_or(-1) + 1),
+                           static_cast<uint64_t>(l.last_stage_layers.value_or(-1) + 1)}) {
           k = k * 1000003u + v;
         }
         return k;

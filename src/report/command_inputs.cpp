@@ -59,9 +59,11 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
   return out;
 }
 
-// "tp=8,pp=16,dp=8,mb=1,vp=1,zero=0,recompute=full,sp=off": a layout to rank
-// among the searched ones. Unset: cp/ep/vp 1, micro-batch 1, ZeRO 0, recompute
-// none, SP on when tp > 1; batch, sequence, precision and optimizer from the plan.
+// "tp=8,pp=16,dp=8,mb=1,vp=1,zero=0,recompute=full,sp=off,first=7,last=7": a
+// layout to rank among the searched ones. Unset: cp/ep/vp 1, micro-batch 1,
+// ZeRO 0, recompute none, SP on when tp > 1, the pipeline split stage_split
+// chooses; dp = GPUs / (tp·pp·cp) when --gpus is one count; batch, sequence,
+// precision and optimizer from the plan.
 Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
   Layout l = plan_recipe_layout(r);
   std::optional<bool> sp;
@@ -87,6 +89,8 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
     else if (k == "ep") l.ep = static_cast<int>(integer(1, 1e6));
     else if (k == "vp") l.vp = static_cast<int>(integer(1, 1e3));
     else if (k == "mb" || k == "micro-batch" || k == "micro_batch") l.micro_batch = integer(1, 1e7);
+    else if (k == "first" || k == "first-stage-layers") l.first_stage_layers = static_cast<int>(integer(1, 1e6));
+    else if (k == "last" || k == "last-stage-layers") l.last_stage_layers = static_cast<int>(integer(1, 1e6));
     else if (k == "zero") l.zero_stage = static_cast<int>(integer(0, 3));
     else if (k == "recompute") l.recompute = parse_recompute(v, flag);
     else if (k == "sp") {
@@ -95,10 +99,22 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
       else if (b == "off" || b == "false" || b == "0") sp = false;
       else throw InputError(flag, fmt::format("{}: sp must be on or off (got {}).", flag, v));
     } else {
-      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp).", flag, k));
+      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp, first, last).", flag, k));
     }
   }
-  if (!have_tp || !have_pp || !have_dp) throw InputError(flag, fmt::format("{}: give at least tp, pp and dp ({}).", flag, text));
+  if (!have_dp && have_tp && have_pp && r.gpu_counts.size() == 1) {
+    // One cluster size: the data-parallel degree is what the other degrees leave.
+    const int64_t model_parallel = static_cast<int64_t>(l.tp) * l.pp * l.cp;
+    if (r.gpu_counts.front() % model_parallel != 0) {
+      throw InputError(flag, fmt::format("{} {}: --gpus {} is not a multiple of tp×pp×cp = {}.", flag, text, r.gpu_counts.front(),
+                                         model_parallel));
+    }
+    l.dp = static_cast<int>(r.gpu_counts.front() / model_parallel);
+    have_dp = true;
+  }
+  if (!have_tp || !have_pp || !have_dp) {
+    throw InputError(flag, fmt::format("{}: give at least tp, pp and dp (dp may be left out with one --gpus count) ({}).", flag, text));
+  }
   // The planned framework's defaults for these degrees, with sp= over them.
   const FrameworkProfile& fw = r.framework ? *r.framework : find_framework("generic");
   RunSettings s = r.settings;
@@ -175,6 +191,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.cp = in.cp;
   l.ep = in.ep;
   l.vp = in.vp;
+  l.first_stage_layers = in.first_stage_layers;
+  l.last_stage_layers = in.last_stage_layers;
   l.micro_batch = in.micro_batch;
   l.global_batch = in.global_batch;
   l.seq_len = in.seq_len;
@@ -292,6 +310,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.cp = in.cp;
   r.ep = in.ep;
   r.vp = in.vp;
+  r.first_stage_layers = in.first_stage_layers;
+  r.last_stage_layers = in.last_stage_layers;
   r.micro_batch = in.micro_batch;
   r.zero_stage = in.zero;
   if (in.recompute) r.recompute = parse_recompute(*in.recompute, "--recompute");

@@ -16,8 +16,20 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
   arg(fmt::format("--pipeline-model-parallel-size {}", l.pp));
   if (l.vp > 1) {
     const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
-    if (m.layers % chunks == 0) arg(fmt::format("--num-layers-per-virtual-pipeline-stage {}", m.layers / chunks));
+    // Megatron asks for the number of chunks, not their size, with
+    // --decoder-first/last-pipeline-num-layers (megatron/training/arguments.py).
+    const bool first_last = l.first_stage_layers || l.last_stage_layers;
+    if (m.layers % chunks == 0 && !first_last) arg(fmt::format("--num-layers-per-virtual-pipeline-stage {}", m.layers / chunks));
     else arg(fmt::format("--num-virtual-stages-per-pipeline-rank {}", l.vp));
+  }
+  if (l.pp > 1 && !m.count_only) {
+    // The split the memory and step-time models used (stage_split), in the
+    // flags that make Megatron build it (megatron/training/arguments.py).
+    const StageSplit split = stage_split(m, l);
+    if (split.first_stage_layers) arg(fmt::format("--decoder-first-pipeline-num-layers {}", *split.first_stage_layers));
+    if (split.last_stage_layers) arg(fmt::format("--decoder-last-pipeline-num-layers {}", *split.last_stage_layers));
+    if (split.rule == StageSplitRule::kEmbeddingLoss) arg("--account-for-embedding-in-pipeline-split");
+    if (split.rule == StageSplitRule::kEmbeddingLoss || split.rule == StageSplitRule::kLoss) arg("--account-for-loss-in-pipeline-split");
   }
   arg(fmt::format("--context-parallel-size {}", l.cp));
   if (l.ep > 1 || m.moe) arg(fmt::format("--expert-model-parallel-size {}", l.ep));

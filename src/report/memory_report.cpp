@@ -39,6 +39,9 @@ Section memory_section(const MemoryBreakdown& br) {
   s.rows.push_back(Row{"params_on_gpu", "Parameters on this GPU (before ZeRO-3)", "本卡参数（ZeRO-3 前）", br.params_on_gpu, Unit::kParams, ""});
   s.rows.push_back(Row{"activations_per_layer_bytes", "Activations per layer, one micro-batch", "每层每微批激活", br.activations_per_layer_bytes, Unit::kBytes, ""});
   s.rows.push_back(Row{"inflight_micro_batches", "Micro-batches in flight", "在途微批数", br.inflight_micro_batches, Unit::kCount, ""});
+  if (!br.stage_split.empty()) {
+    s.rows.push_back(Row{"stage_layers", "Layers per pipeline stage", "各级流水线层数", 0, Unit::kText, br.stage_split});
+  }
   if (br.host_offload_bytes > 0) {
     s.rows.push_back(Row{"host_offload_bytes", "Offloaded to host memory (not in peak)", "卸载到主机内存（不计入峰值）", br.host_offload_bytes, Unit::kBytes, ""});
   }

@@ -17,6 +17,8 @@ std::string layout_text(const Layout& l) {
   if (l.cp > 1) s += fmt::format(" cp{}", l.cp);
   if (l.ep > 1) s += fmt::format(" ep{}", l.ep);
   if (l.vp > 1) s += fmt::format(" vp{}", l.vp);
+  if (l.first_stage_layers) s += fmt::format(" first{}", *l.first_stage_layers);
+  if (l.last_stage_layers) s += fmt::format(" last{}", *l.last_stage_layers);
   return s;
 }
 
@@ -142,13 +144,17 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
               num("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
               num("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
               text("why", "Why it wins", "为何最优", g.why_en)};
+    if (!w.memory.stage_split.empty()) {
+      b.rows.insert(b.rows.begin() + 1, text("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split));
+    }
     if (w.cost_per_step_usd > 0) b.rows.push_back(num("cost_per_step_usd", "Cost per step (on-demand)", "每步成本", w.cost_per_step_usd, Unit::kUsd));
     rep.sections.push_back(std::move(b));
     for (const std::string& a : t.assumptions) rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, a), ""});
   }
   rep.assumptions.push_back({"MFU counts model FLOPs without recompute and with the full s×s attention matrix (Narayanan 2021 eq. 3); HFU adds the recompute forward.",
                              "MFU 按不含重计算、完整注意力矩阵的模型 FLOPs 计算；HFU 含重计算。"});
-  rep.assumptions.push_back({"Searched: TP within a node dividing the heads, CP dividing the sequence, PP up to the layer count, interleaving where layers split evenly, "
+  rep.assumptions.push_back({"Searched: TP within a node dividing the heads, CP dividing the sequence, PP up to the layer count, interleaving and uneven first/last "
+                             "stages where Megatron's rules split the layers (stage_split), "
                              "every micro-batch dividing the per-rank batch, ZeRO 0–3 (ZeRO-2/3 only without pipelining), recompute none/selective/full, SP with TP.",
                              "搜索范围：节点内 TP、CP、PP、交错流水线、微批、ZeRO 0–3、重计算。"});
   rep.assumptions.push_back({fmt::format("Search took {:.0f} ms.", 1000 * res.search_s), fmt::format("搜索耗时 {:.0f} 毫秒。", 1000 * res.search_s)});

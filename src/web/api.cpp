@@ -228,7 +228,8 @@ void read_software(Body& b, FrameworkInputs& in) {
   b.read("dp_comm_overlap", in.dp_comm_overlap);
 }
 
-// tp, pp, dp, cp, ep, vp and micro_batch: a layout's (memory) or the planner's pins (plan).
+// tp, pp, dp, cp, ep, vp, the first/last stage layers and micro_batch: a
+// layout's (memory) or the planner's pins (plan).
 template <class Inputs>
 void read_degrees(Body& b, Inputs& in) {
   b.read("tp", in.tp);
@@ -237,6 +238,8 @@ void read_degrees(Body& b, Inputs& in) {
   b.read("cp", in.cp);
   b.read("ep", in.ep);
   b.read("vp", in.vp);
+  b.read("first_stage_layers", in.first_stage_layers);
+  b.read("last_stage_layers", in.last_stage_layers);
   b.read("micro_batch", in.micro_batch);
 }
 
