@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/validate.hpp"
 
 using namespace gpuplan;

@@ -184,11 +184,11 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     const double t = l.tp, rep = (l.sequence_parallel && l.tp > 1) ? t : 1.0;
     const double attn_out = static_cast<double>(m.mla ? m.heads * m.mla->v_head_dim : m.q_width());
     per_micro = 0;
-    for (int64_t layer = p.first_layer; layer < p.first_layer + p.layers; ++layer) {
+    for_each_layer(p, [&](int64_t layer) {
       const OpPolicySplit sp = op_policy_split(m, m.is_moe_layer(layer));
       per_micro += ckpt + 2 * T * (sp.saved_tp_elems + attn_out) / t + 2 * T * sp.saved_rep_elems / rep +
                    4 * T * static_cast<double>(m.heads) / t;
-    }
+    });
     live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
   } else {
     per_micro = sum_layers;
