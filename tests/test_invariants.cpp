@@ -247,7 +247,9 @@ TEST(Invariants, HigherZeroStageNeverRaisesPerGpuMemory) {
         ASSERT_LE(states, previous_states * (1 + 1e-12)) << m.name << " zero " << z << " " << describe(*l);
         // The peak too, but for ZeRO-3's gathered layers: FSDP holds the full weights of the
         // layers it prefetches, which for a model of a few layers can exceed what sharding saves.
-        ASSERT_LE(b.peak_bytes - b.zero3_gathered_bytes, previous_peak * (1 + 1e-12))
+        // The allocator's fragmentation share (MemoryOptions::fragmentation,
+        // 5% by default) applies to the gathered layers too.
+        ASSERT_LE(b.peak_bytes - b.zero3_gathered_bytes * 1.05, previous_peak * (1 + 1e-12))
             << m.name << " zero " << z << " dp " << l->dp << " " << describe(*l);
       }
       previous_states = states;

@@ -151,6 +151,7 @@ TEST(WebApi, MemoryEqualsTheLibraryReport) {
   l.dp = 4;
   l.zero_stage = 1;
   l.seq_len = 8192;
+  l.sequence_parallel = true;  // the generic profile's default with TP (data/frameworks/generic.json)
   validate_layout(m, l, 64);
   EXPECT_EQ(r.body, to_json(memory_report(m, l, find_gpu("h100"), MemoryOptions{})).dump());
 }

@@ -67,7 +67,7 @@ struct FrameworkProfile {
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 
-  std::string label() const { return id + "@" + version; }
+  std::string label() const { return id == "generic" ? id : id + "@" + version; }
   bool supports_zero(int stage) const;
   bool interleaving() const;  // offers the interleaved schedule
   const ProfileFact* fact(const std::string& key) const;

@@ -243,9 +243,9 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   if (in.eager) l.eager = true;
   if (in.zero3_per_module) l.zero3_per_module = true;
   if (in.fp32_grads) l.fp32_grad_accum = true;
+  validate_layout(r.model, l, gpus);
   const std::string cannot = framework_cannot_run(fw, l);
   if (!cannot.empty()) throw InputError("--framework", fmt::format("--framework: {}; choose another layout or framework.", cannot));
-  validate_layout(r.model, l, gpus);
   r.gpus = gpus;
   return r;
 }
