@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "gpuplan/frameworks_report.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/text_match.hpp"
@@ -117,6 +118,25 @@ void add_models_command(CLI::App& app) {
   cmd->add_option("model", *show, "A model id, alias or config.json to describe");
   add_output_options(cmd, out.get());
   cmd->callback([out, show] { load_gpu_file(*out); print_report(models_report(*show), *out); });
+}
+
+void add_frameworks_command(CLI::App& app) {
+  auto out = std::make_shared<OutputOptions>();
+  auto show = std::make_shared<std::string>();
+  auto docs = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("frameworks",
+                                     "List the framework profiles (what each training stack runs and defaults to), or show one with sources "
+                                     "(gpuplan frameworks torchtitan@2024-12)");
+  cmd->add_option("framework", *show, "A framework as NAME[@VERSION]");
+  cmd->add_flag("--docs", *docs, "Print docs/frameworks.md (one table, framework × property, every cell with its source)");
+  add_output_options(cmd, out.get());
+  cmd->callback([out, show, docs] {
+    if (*docs) {
+      emit(frameworks_markdown());
+      return;
+    }
+    print_report(frameworks_report(*show), *out);
+  });
 }
 
 void add_gpus_command(CLI::App& app) {

@@ -31,8 +31,20 @@ void run(const PlanFlags& f) {
   // --export prints one layout's launch configuration instead of the ranking.
   std::string export_to;
   int export_rank = 1;
+  const FrameworkProfile& planned = plan_framework(r);
   if (f.export_to) {
     export_to = normalize_name(*f.export_to);
+    if (export_to.empty()) {
+      // No value: the planned framework's own launch format.
+      switch (planned.export_format) {
+        case ExportFormat::kMegatron: export_to = "megatron"; break;
+        case ExportFormat::kDeepSpeed: export_to = "deepspeed"; break;
+        case ExportFormat::kTorchtitan: export_to = "torchtitan"; break;
+        case ExportFormat::kNone:
+          throw InputError("--export", fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan.",
+                                                   planned.label()));
+      }
+    }
     if (export_to != "megatron" && export_to != "deepspeed" && export_to != "torchtitan") {
       throw InputError("--export", fmt::format("--export must be megatron, deepspeed or torchtitan (got '{}').", *f.export_to));
     }
@@ -67,6 +79,18 @@ void run(const PlanFlags& f) {
                                            g.gpus, g.gpu_id));
   }
   const Layout& l = g.top[static_cast<size_t>(export_rank - 1)].layout;
+  // The stack that will run the export must be able to run the layout: the
+  // planned framework when the format is its own, else that format's own
+  // framework (its newest profile).
+  const ExportFormat format = export_to == "megatron" ? ExportFormat::kMegatron : export_to == "deepspeed" ? ExportFormat::kDeepSpeed
+                                                                                                         : ExportFormat::kTorchtitan;
+  const FrameworkProfile& runner = planned.export_format == format ? planned
+                                   : find_framework(export_to == "megatron" ? "megatron-lm" : export_to);
+  const std::string cannot = framework_cannot_run(runner, l);
+  if (!cannot.empty()) {
+    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); plan with --framework {} or export another rank.",
+                                             export_to, cannot, export_rank, runner.id));
+  }
   if (export_to == "megatron") emit(megatron_arguments(r.model, l));
   else if (export_to == "deepspeed") emit(deepspeed_config(l).dump(2) + "\n");
   else emit(torchtitan_toml(r.model, l));
@@ -112,7 +136,8 @@ void add_plan_command(CLI::App& app) {
                   "also vp, cp, ep, zero, first=, last= for the first/last stage layers; dp may be left out with one --gpus count)");
   cmd->add_option("--export", flags->export_to,
                   "Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments), "
-                  "deepspeed (JSON config) or torchtitan (TOML); one --gpu type and one --gpus count");
+                  "deepspeed (JSON config) or torchtitan (TOML); no value: the --framework's own; one --gpu type and one --gpus count")
+      ->expected(0, 1);
   cmd->add_option("--rank", flags->export_rank, "Which ranked layout --export prints: 1 (default) is the best");
   add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });

@@ -7,6 +7,7 @@ namespace gpuplan::cli {
 void add_train_command(CLI::App& app);
 void add_models_command(CLI::App& app);
 void add_gpus_command(CLI::App& app);
+void add_frameworks_command(CLI::App& app);
 void add_memory_command(CLI::App& app);
 void add_web_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
@@ -19,6 +20,7 @@ inline void register_commands(CLI::App& app) {
   add_train_command(app);
   add_models_command(app);
   add_gpus_command(app);
+  add_frameworks_command(app);
   add_memory_command(app);
   add_web_command(app);
   add_plan_command(app);

@@ -54,9 +54,12 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
     arg("--no-gradient-accumulation-fusion");
     arg("--ckpt-format fsdp_dtensor");
   }
+  // TP communication overlapped with the GEMMs (TransformerEngine userbuffers;
+  // Megatron refuses it without --sequence-parallel, which the layout then has).
+  if (l.tp_comm_overlap && l.tp > 1) arg("--tp-comm-overlap");
   // The step-time model hides the gradient reduction behind the backward and
   // ZeRO-1's parameter all-gather behind the forward (docs/step-time.md).
-  if (static_cast<int64_t>(l.dp) * l.cp > 1) {
+  if (static_cast<int64_t>(l.dp) * l.cp > 1 && l.dp_comm_overlap) {
     arg("--overlap-grad-reduce");
     if (l.zero_stage >= 1) arg("--overlap-param-gather");
   }

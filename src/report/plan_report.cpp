@@ -155,8 +155,29 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
                              "MFU 按不含重计算、完整注意力矩阵的模型 FLOPs 计算；HFU 含重计算。"});
   rep.assumptions.push_back({"Searched: TP within a node dividing the heads, CP dividing the sequence, PP up to the layer count, interleaving and uneven first/last "
                              "stages where Megatron's rules split the layers (stage_split), "
-                             "every micro-batch dividing the per-rank batch, ZeRO 0–3 (ZeRO-2/3 only without pipelining), recompute none/selective/full, SP with TP.",
+                             "every micro-batch dividing the per-rank batch, the ZeRO stages the framework offers (ZeRO-2/3 only without pipelining), recompute none/selective/full.",
                              "搜索范围：节点内 TP、CP、PP、交错流水线、微批、ZeRO 0–3、重计算。"});
+  {
+    // What the planned framework can run and the defaults it gives each layout (data/frameworks/).
+    const FrameworkProfile& fw = plan_framework(req);
+    std::string dims, zeros;
+    for (const auto& [on, name] : std::initializer_list<std::pair<bool, const char*>>{
+             {fw.tp, "TP"}, {fw.pp, "PP"}, {fw.dp, "DP"}, {fw.cp, "CP"}, {fw.ep, "EP"}, {fw.interleaving(), "interleaving"}}) {
+      if (on) dims += (dims.empty() ? "" : ", ") + std::string(name);
+    }
+    for (int z : fw.zero_stages) zeros += (zeros.empty() ? "" : "/") + std::to_string(z);
+    const char* sp = fw.sequence_parallel == SequenceParallelMode::kWithTp ? "always with TP"
+                     : fw.sequence_parallel == SequenceParallelMode::kNone ? "none"
+                     : fw.sequence_parallel_default ? "on with TP unless pinned" : "off unless pinned";
+    rep.assumptions.push_back({fmt::format("Framework {}: only what it runs is searched ({}; ZeRO {}; {} stages); sequence parallelism {}; "
+                                           "attention {}; {} element-wise ops (gpuplan frameworks {} lists every fact with its source).",
+                                           fw.label(), dims, zeros, fw.uneven_stages ? "uneven" : "even", sp,
+                                           attention_kernel_name(fw.attention),
+                                           fw.elementwise == ElementwiseMode::kFused ? "fused" : fw.elementwise == ElementwiseMode::kCompiled ? "compiled" : "eager",
+                                           fw.id),
+                               fmt::format("框架 {}：只搜索它能运行的布局（{}；ZeRO {}）；序列并行 {}；注意力 {}（gpuplan frameworks {} 列出每项及出处）。",
+                                           fw.label(), dims, zeros, sp, attention_kernel_name(fw.attention), fw.id)});
+  }
   rep.assumptions.push_back({fmt::format("Search took {:.0f} ms.", 1000 * res.search_s), fmt::format("搜索耗时 {:.0f} 毫秒。", 1000 * res.search_s)});
   return rep;
 }
