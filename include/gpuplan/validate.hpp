@@ -76,6 +76,9 @@ std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs&
 // The step-time model on a case's layout (the planner fills what the source
 // left out); shared by the throughput and total predictors. Appends to `flags`.
 struct StepTime;
+// The planner's best layout for a case's model, GPUs, batch, sequence,
+// recipe and framework, nothing else pinned; nullopt when nothing fits.
+std::optional<Layout> best_case_layout(const CaseInputs& in);
 StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<std::string>& flags);
 std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in);         // issue 5
 
@@ -92,6 +95,7 @@ struct CaseResult {
   // layout for the same model, GPUs, batch, sequence and framework is predicted
   // this much faster than the stated one (0: the stated one is best).
   std::optional<double> best_layout_speedup;
+  std::string best_layout;   // that layout, "tp 8 pp 1 dp 2 cp 1 ep 1 vp 1 mb 2 ZeRO-1 recompute selective sp on"
 };
 
 struct KindSummary {
@@ -101,6 +105,10 @@ struct KindSummary {
   int failed = 0;            // cases whose inputs could not be built
   double median_abs_pct_error = 0;  // percent
   double mape = 0;                  // mean absolute percentage error, percent
+  // train_throughput with ValidationOptions::best_layout: over the cases whose
+  // layout is fully stated, the median best_layout_speedup (percent) and how many.
+  int best_layout_cases = 0;
+  double best_layout_speedup_median_pct = 0;
 };
 
 struct ValidationResult {

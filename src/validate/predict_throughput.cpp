@@ -18,6 +18,29 @@ StepTime predict_case_step_time(const ValidationCase&, CaseInputs& in, std::vect
   return estimate_step_time(in.model, in.layout, in.gpu, o);
 }
 
+std::optional<Layout> best_case_layout(const CaseInputs& in) {
+  PlanRequest r;
+  r.model = in.model;
+  r.gpus = {in.gpu};
+  r.gpu_counts = {in.gpus};
+  r.seq_len = in.layout.seq_len;
+  r.global_batch = in.layout.effective_global_batch();
+  r.precision = in.layout.precision;
+  r.optimizer = in.layout.optimizer;
+  r.framework = in.framework;
+  r.settings = in.settings;
+  r.settings.sequence_parallel.reset();  // a tunable here
+  r.base_layout = in.layout;
+  r.step_options.gpus_per_node = in.gpu.gpus_per_node;
+  // The same fit test the case's completion uses: the run was measured, so
+  // it fitted the device; no margin is kept.
+  r.memory_options.safety_margin = 0;
+  r.top_k = 1;
+  const PlanResult res = plan(r);
+  if (res.groups.empty() || res.groups[0].top.empty()) return std::nullopt;
+  return res.groups[0].top[0].layout;
+}
+
 std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseInputs& in) {
   std::vector<std::string> flags;
   const StepTime st = predict_case_step_time(c, in, flags);

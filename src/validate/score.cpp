@@ -6,6 +6,7 @@
 #include <map>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/validate.hpp"
 
 namespace gpuplan {
@@ -38,7 +39,15 @@ double median(std::vector<double> v) {
 }  // namespace
 
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind) {
+  ValidationOptions o;
+  o.kind = kind;
+  return run_validation(cases, o);
+}
+
+ValidationResult run_validation(const std::vector<ValidationCase>& cases, const ValidationOptions& options) {
+  const std::string& kind = options.kind;
   ValidationResult out;
+  std::map<std::string, std::vector<double>> speedups;
   std::vector<std::string> order;
   std::map<std::string, KindSummary> summary;
   std::map<std::string, std::vector<double>> abs_pct;
@@ -71,6 +80,21 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
         r.flags.insert(r.flags.end(), pr.flags.begin(), pr.flags.end());
         abs_pct[c.kind].push_back(std::fabs(r.error) * 100);
         ++s.count;
+        if (options.best_layout && c.kind == "train_throughput" && in.layout_stated) {
+          // How much faster the planner's best layout for the same model,
+          // GPUs, batch, sequence and framework is predicted to be.
+          if (const std::optional<Layout> best = best_case_layout(in)) {
+            StepTimeOptions so;
+            so.gpus_per_node = in.gpu.gpus_per_node;
+            const double stated_s = estimate_step_time(in.model, in.layout, in.gpu, so).step_s;
+            const double best_s = estimate_step_time(in.model, *best, in.gpu, so).step_s;
+            r.best_layout_speedup = std::max(0.0, stated_s / best_s - 1);
+            const Layout& b = *best;
+            r.best_layout = fmt::format("tp {} pp {} dp {} cp {} ep {} vp {} mb {} ZeRO-{} recompute {} sp {}", b.tp, b.pp, b.dp, b.cp, b.ep,
+                                        b.vp, b.micro_batch, b.zero_stage, recompute_name(b.recompute), b.sequence_parallel ? "on" : "off");
+            speedups[c.kind].push_back(*r.best_layout_speedup * 100);
+          }
+        }
         out.cases.push_back(std::move(r));
       }
     } catch (const InputError& e) {
@@ -85,6 +109,8 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
     double sum = 0;
     for (double x : v) sum += x;
     s.mape = v.empty() ? 0 : sum / static_cast<double>(v.size());
+    s.best_layout_cases = static_cast<int>(speedups[k].size());
+    s.best_layout_speedup_median_pct = median(speedups[k]);
     out.summary.push_back(s);
   }
   return out;
@@ -119,7 +145,7 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
     if (!c.flags.empty()) fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join(c.flags, "; ")});
   }
   rep.sections.push_back(cs);
-  Section ss{"summary", "Summary per kind", "按类型汇总", {}, {"kind", "count", "median |error|", "MAPE", "not predicted", "failed"}, {}};
+  Section ss{"summary", "Summary per kind", "按类型汇总", {}, {"kind", "count", "median |error|", "MAPE", "not predicted", "failed", "best layout faster by (median)"}, {}};
   for (const auto& s : r.summary) {
     ss.records.push_back({Row{"kind", "kind", "类型", 0, Unit::kText, s.kind},
                           Row{"count", "count", "数量", static_cast<double>(s.count), Unit::kCount, ""},
@@ -127,7 +153,11 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
                           Row{"mape", "MAPE", "MAPE", s.mape / 100, Unit::kFraction, ""},
                           Row{"not_predicted", "not predicted", "未预测", static_cast<double>(s.not_predicted), Unit::kCount,
                               s.not_predicted ? fmt::format("not predicted yet (kind {})", s.kind) : ""},
-                          Row{"failed", "failed", "失败", static_cast<double>(s.failed), Unit::kCount, ""}});
+                          Row{"failed", "failed", "失败", static_cast<double>(s.failed), Unit::kCount, ""},
+                          s.best_layout_cases > 0
+                              ? Row{"best_layout_speedup_median", "best layout faster by (median)", "最优布局快（中位数）",
+                                    s.best_layout_speedup_median_pct / 100, Unit::kFraction, ""}
+                              : Row{"best_layout_speedup_median", "best layout faster by (median)", "最优布局快（中位数）", 0, Unit::kText, "—"}});
   }
   rep.sections.push_back(ss);
   if (!fs.rows.empty()) rep.sections.push_back(fs);
@@ -143,8 +173,13 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
   j["file"] = origin;
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.cases) {
-    cases.push_back({{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"verification", c.verification},
-                     {"predicted", c.predicted}, {"measured", c.measured}, {"error", c.error}, {"flags", c.flags}});
+    nlohmann::json row = {{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"verification", c.verification},
+                          {"predicted", c.predicted}, {"measured", c.measured}, {"error", c.error}, {"flags", c.flags}};
+    if (c.best_layout_speedup) {
+      row["best_layout_speedup"] = *c.best_layout_speedup;
+      row["best_layout"] = c.best_layout;
+    }
+    cases.push_back(row);
   }
   j["cases"] = cases;
   nlohmann::json summary = nlohmann::json::object();
@@ -152,6 +187,21 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
     nlohmann::json o = {{"count", s.count}, {"median_abs_pct_error", s.median_abs_pct_error}, {"mape", s.mape},
                         {"not_predicted", s.not_predicted}, {"failed", s.failed}};
     if (s.not_predicted) o["note"] = fmt::format("not predicted yet (kind {})", s.kind);
+    if (s.best_layout_cases > 0) {
+      o["best_layout_cases"] = s.best_layout_cases;
+      o["best_layout_speedup_median_pct"] = s.best_layout_speedup_median_pct;
+      // The five stated layouts the model thinks are furthest from the best.
+      std::vector<const CaseResult*> rows;
+      for (const auto& c : r.cases) {
+        if (c.kind == s.kind && c.best_layout_speedup) rows.push_back(&c);
+      }
+      std::sort(rows.begin(), rows.end(), [](const CaseResult* a, const CaseResult* b) { return *a->best_layout_speedup > *b->best_layout_speedup; });
+      nlohmann::json worst = nlohmann::json::array();
+      for (size_t i = 0; i < rows.size() && i < 5; ++i) {
+        worst.push_back({{"id", rows[i]->id}, {"best_layout_speedup", *rows[i]->best_layout_speedup}, {"best_layout", rows[i]->best_layout}});
+      }
+      o["best_layout_worst"] = worst;
+    }
     summary[s.kind] = o;
   }
   j["summary"] = summary;
