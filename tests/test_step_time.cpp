@@ -273,3 +273,34 @@ TEST(StepTime, MoreGpusAtFixedLayoutShapeNeverSlowerPerStep) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// The per-thread caches are keyed by value: mutating a field of the same
+// ModelSpec object, or a layout switch layer_cost reads, gives the fresh
+// answer (issue 12 found learned_positions returning a stale 1.6276 s).
+TEST(StepTime, CachesAreKeyedByValue) {
+  ModelSpec m = find_model("gpt3-1.3b");
+  Layout l;
+  l.tp = 2;
+  l.dp = 4;
+  l.micro_batch = 4;
+  l.global_batch = 64;
+  l.seq_len = 2048;
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  StepTimeOptions quiet;
+  quiet.explain = false;   // the planner's path, which uses the caches
+  StepTimeOptions fresh;   // explain = true recomputes everything
+  const double before = estimate_step_time(m, l, g, quiet).step_s;
+  m.learned_positions = 0;  // same object, one field changed
+  const double after = estimate_step_time(m, l, g, quiet).step_s;
+  EXPECT_DOUBLE_EQ(after, estimate_step_time(m, l, g, fresh).step_s);
+  EXPECT_NE(after, before);
+  l.tp_comm_overlap = true;
+  EXPECT_DOUBLE_EQ(estimate_step_time(m, l, g, quiet).step_s, estimate_step_time(m, l, g, fresh).step_s);
+  EXPECT_LT(estimate_step_time(m, l, g, quiet).step_s, after);
+}
+
+}  // namespace
+}  // namespace gpuplan

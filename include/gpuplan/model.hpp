@@ -29,6 +29,8 @@ struct MoeSpec {
   // of gpt-oss's router Linear (GptOssTopKRouter.bias, modeling_gpt_oss.py).
   bool router_bias = false;
   bool shared_expert_gate = false;      // Qwen2-MoE's sigmoid gate on the shared expert
+
+  bool operator==(const MoeSpec&) const = default;
 };
 
 // DeepSeek multi-head latent attention (DeepSeek-V2 paper, section 2.1).
@@ -38,6 +40,8 @@ struct MlaSpec {
   int64_t qk_rope_head_dim = 0;
   int64_t qk_nope_head_dim = 0;
   int64_t v_head_dim = 0;
+
+  bool operator==(const MlaSpec&) const = default;
 };
 
 struct ModelSpec {
@@ -98,6 +102,8 @@ struct ModelSpec {
   bool count_only = false;
   double count_only_params = 0;
 
+  // Value equality over every field (the step-time caches key on it).
+  bool operator==(const ModelSpec&) const = default;
   bool is_moe() const { return moe.has_value(); }
   bool is_moe_layer(int64_t layer) const;
   bool is_sliding_layer(int64_t layer) const;

@@ -13,6 +13,7 @@
 // ZeRO traffic and the optimizer step follow.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -327,23 +328,34 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     // Keyed by value: callers reuse one options object (calibration bisects
     // on gemm_ceiling) and build specs in the same stack slot (validation), so
     // addresses alone would return another configuration's costs.
+    // The whole ModelSpec is compared (a field left out of a key once made a
+    // changed learned_positions return the old costs), the GPU by every
+    // number layer_cost reads, and the layout by the fields layer_cost reads.
     struct Key {
-      const ModelSpec* model; StepTimeOptions opt; std::string gpu_id; double gpu_peak, gpu_hbm, gpu_link, gpu_burst, gpu_sustained;
-      int64_t hidden, layers, vocab, inter, heads, kv_heads, head_dim; NormKind norm; MlpKind mlp;
-      int tp, cp, ep; int64_t mb, seq; bool sp, flash, eager; Precision p; int node;
+      StepTimeOptions opt; std::string gpu_id; std::map<Precision, double> gpu_peaks; double gpu_hbm, gpu_link, gpu_burst, gpu_sustained,
+          gpu_busbw, gpu_nic; int gpu_node, gpu_domain;
+      int tp, cp, ep; int64_t mb, seq; bool sp, flash, eager, tp_overlap; Precision p; int node;
       bool operator==(const Key&) const = default;
     };
-    struct Entry { Key key; LayerCost dense, moe; bool used = false; };
+    struct Entry { ModelSpec model; Key key; LayerCost dense, moe; bool used = false; };
     thread_local Entry cache[64];
-    const Key key{&model, o, g.id, r.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, g.gemm_efficiency,
-                  g.gemm_sustained_efficiency, model.hidden, model.layers, model.vocab, model.intermediate, model.heads,
-                  model.kv_heads, model.head_dim, model.norm, model.mlp, l.tp, l.cp, l.ep, l.micro_batch, l.seq_len,
-                  l.sequence_parallel, l.flash_attention, l.eager, l.precision, c.node};
     const size_t slot = (static_cast<size_t>(l.tp) * 31 + static_cast<size_t>(l.cp) * 7 + static_cast<size_t>(l.ep) * 13 +
                          static_cast<size_t>(l.micro_batch) * 17 + (l.sequence_parallel ? 1 : 0)) % 64;
     Entry& e = cache[slot];
-    if (!(e.used && e.key == key && o.explain == false)) {
-      e.key = key;
+    auto key_matches = [&](const Key& k) {
+      return k.opt == o && k.gpu_id == g.id && k.gpu_peaks == g.peak_flop_per_s && k.gpu_hbm == g.hbm_bytes_per_s &&
+             k.gpu_link == g.intra_bytes_per_s && k.gpu_burst == g.gemm_efficiency && k.gpu_sustained == g.gemm_sustained_efficiency &&
+             k.gpu_busbw == g.allreduce_busbw_bytes_per_s && k.gpu_nic == g.scaleout_bytes_per_s && k.gpu_node == g.gpus_per_node &&
+             k.gpu_domain == g.nvlink_domain_gpus && k.tp == l.tp && k.cp == l.cp && k.ep == l.ep && k.mb == l.micro_batch &&
+             k.seq == l.seq_len && k.sp == l.sequence_parallel && k.flash == l.flash_attention && k.eager == l.eager &&
+             k.tp_overlap == l.tp_comm_overlap && k.p == l.precision && k.node == c.node;
+    };
+    if (!(e.used && !o.explain && key_matches(e.key) && e.model == model)) {
+      e.key = Key{o, g.id, g.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, g.gemm_efficiency, g.gemm_sustained_efficiency,
+                  g.allreduce_busbw_bytes_per_s, g.scaleout_bytes_per_s, g.gpus_per_node, g.nvlink_domain_gpus,
+                  l.tp, l.cp, l.ep, l.micro_batch, l.seq_len, l.sequence_parallel, l.flash_attention, l.eager, l.tp_comm_overlap,
+                  l.precision, c.node};
+      e.model = model;
       e.used = true;
       e.dense = layer_cost(c, false);
       e.moe = moe_layers > 0 ? layer_cost(c, true) : e.dense;
@@ -441,22 +453,22 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // ---- Data parallelism. Parameters on the largest stage per GPU.
   // Parameter counts and FLOPs per token depend on the model (and sequence)
   // only; remembered for the planner's inner loop.
-  struct ModelKey {
-    const ModelSpec* model; int64_t layers, hidden, vocab, inter, seq; Recompute rc;
-    bool operator==(const ModelKey&) const = default;
-  };
-  thread_local ModelKey mkey{};
+  // Keyed by value: the whole ModelSpec, the sequence and the recompute.
+  thread_local ModelSpec mkey_model;
+  thread_local int64_t mkey_seq = -1;
+  thread_local Recompute mkey_rc = Recompute::kNone;
   thread_local ParamCounts pc_cached;
   thread_local FlopsPerToken f_cached;
-  const ModelKey mk{&model, model.layers, model.hidden, model.vocab, model.intermediate, l.seq_len, l.recompute};
-  if (!(mkey == mk) || o.explain) {
+  if (o.explain || mkey_seq != l.seq_len || mkey_rc != l.recompute || !(mkey_model == model)) {
     FlopOptions fo;
     fo.seq_len = l.seq_len;
     fo.causal_half = false;
     fo.recompute = l.recompute;
     pc_cached = count_params(model);
     f_cached = flops_per_token(model, fo);
-    mkey = mk;
+    mkey_model = model;
+    mkey_seq = l.seq_len;
+    mkey_rc = l.recompute;
   }
   const ParamCounts& pc = pc_cached;
   const double frac = layers_max / static_cast<double>(L);
