@@ -21,6 +21,10 @@ enum class GatherUnit { kBlock, kModule, kNone };
 enum class GradAccumDtype { kFp32, kBf16, kParam };
 enum class Fp8Gemms { kNone, kLinear, kLinearAndExperts };
 enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kNone };
+// What a framework's own log reports as "memory": the allocator's peak
+// allocated (active) bytes, its peak reserved bytes, the device total, or
+// several / nothing (kNone).
+enum class MemoryMetric { kAllocated, kReserved, kDevice, kNone };
 
 // One property as the profile states it: its value in the file's words and
 // the source that shows it (for docs/frameworks.md and the reports).
@@ -64,6 +68,11 @@ struct FrameworkProfile {
   bool optimizer_in_backward = false;
   std::vector<std::string> cpu_offload;
   ExportFormat export_format = ExportFormat::kMegatron;
+  // Optional properties (absent: the default here).
+  MemoryMetric memory_reported = MemoryMetric::kNone;  // what its own log reports as peak memory
+  bool zero3_keep_gathered_with_pp = false;             // FSDP under PP does not reshard after forward
+  bool microbatches_default_stages = false;             // unset microbatch count = the pipeline stages (torchtitan)
+  bool interleaving_opt_in = false;                     // the default schedule (first listed) runs unless another is named
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 

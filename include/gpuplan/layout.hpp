@@ -83,6 +83,10 @@ struct Layout {
   LossKernel loss = LossKernel::kFused;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;  // meaning of Recompute::kSelective
   int selective_every = 2;          // kLayer: every N-th block recomputed
+  // ZeRO-3 with pipelining: a stage's parameters stay gathered from each
+  // micro-batch's forward to its backward (no re-gather, the whole stage
+  // unsharded in memory), as torchtitan runs FSDP2 under PP.
+  bool zero3_keep_gathered = false;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }

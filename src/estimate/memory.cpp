@@ -125,8 +125,18 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   if ((z == 3 && Nd > 1) || l.offload_params) {
     const double full_layer = p.largest_layer;
     const double head = p.embedding;  // the embedding / LM head is gathered whole too
-    const double window = std::max(o.zero3_prefetch_layers * full_layer, head);
+    double window = std::max(o.zero3_prefetch_layers * full_layer, head);
     s.gathered = window * b.weight + (lora ? 0 : full_layer * b.grad);
+    if (l.zero3_keep_gathered && l.pp > 1 && z == 3) {
+      // With pipelining the stage stays unsharded for the whole step: torchtitan
+      // sets reshard_after_forward=False under PP (parallelize_llama.py
+      // apply_fsdp), and torch.distributed.pipelining's stage runs every
+      // micro-batch but the last with reshard_after_backward and gradient sync
+      // off (stage.py backward_maybe_with_nosync), so the stage's full
+      // parameters and their unsharded gradients (parameter dtype) are held.
+      const double stage = p.layer_dense + p.layer_expert + p.embedding;
+      s.gathered = stage * b.weight + (lora ? 0 : stage * b.weight);
+    }
   }
   // Communication buckets (DDP / ZeRO-1/2 gradient reduction) when there is a
   // data-parallel peer.

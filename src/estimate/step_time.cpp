@@ -550,7 +550,12 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       const double ring_latency = ring_gather_latency_s(shard, s_nodes, c.intra, c.inter);
       const double counted = ring_gather_latency_s(s_local, 1, c.intra, c.inter) + ring_gather_latency_s(s_nodes, s_nodes, c.intra, c.inter);
       const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
-      const double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
+      double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
+      // A stage kept gathered under pipelining (zero3_keep_gathered: FSDP2 in
+      // torch.distributed.pipelining runs every micro-batch but the last with
+      // reshard_after_forward/backward off and gradient sync off) gathers once
+      // and reduce-scatters once per step: spread over the m micro-batches.
+      if (l.zero3_keep_gathered) comm = (ag + rs + 2 * latency_per_pass) / static_cast<double>(m);
       const double per_mb = !l.zero3_prefetch ? comm : std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
       z3_raw = static_cast<double>(m) * comm;
       z3_exposed = static_cast<double>(m) * per_mb;

@@ -127,6 +127,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   // ZeRO-3 gathers: per block (FSDP wrap unit) or per submodule (DeepSpeed hooks).
   l.zero3_per_module = f.zero3_gather_unit == GatherUnit::kModule;
   l.zero3_prefetch = f.zero3_prefetch;
+  l.zero3_keep_gathered = f.zero3_keep_gathered_with_pp && l.pp > 1 && l.zero_stage == 3;
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the
@@ -160,6 +161,9 @@ std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.ep > 1 && !f.ep) return fmt::format("{} has no expert parallelism", who);
   if (l.vp > 1 && !f.interleaving()) return fmt::format("{} has no interleaved pipeline schedule", who);
   if (!f.supports_zero(l.zero_stage)) return fmt::format("{} does not offer ZeRO stage {}", who, l.zero_stage);
+  if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
+    return fmt::format("{} has no selective recompute", who);
+  }
   if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return fmt::format("{} has no uneven pipeline stages", who);
   if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
   if (l.tp > 1 && l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kNone) {

@@ -23,8 +23,29 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice"};
   return keys;
+}
+
+// Properties a file may leave out, with the value they then take.
+bool optional_property(const std::string& key, std::string* default_text) {
+  if (key == "memory_reported") {
+    *default_text = "none";
+    return true;
+  }
+  if (key == "zero3_keep_gathered_with_pp") {
+    *default_text = "false";
+    return true;
+  }
+  if (key == "pipeline_microbatches") {
+    *default_text = "tunable";
+    return true;
+  }
+  if (key == "pipeline_schedule_choice") {
+    *default_text = "tunable";
+    return true;
+  }
+  return false;
 }
 
 template <class E>
@@ -137,6 +158,18 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.optimizer_in_backward = boolean(v, where);
   } else if (key == "cpu_offload") {
     p.cpu_offload = strings(v, where, {"parameters", "gradients", "optimizer", "activations"});
+  } else if (key == "memory_reported") {
+    p.memory_reported = pick<MemoryMetric>(v, where,
+                                           {{"allocated", MemoryMetric::kAllocated},
+                                            {"reserved", MemoryMetric::kReserved},
+                                            {"device", MemoryMetric::kDevice},
+                                            {"none", MemoryMetric::kNone}});
+  } else if (key == "zero3_keep_gathered_with_pp") {
+    p.zero3_keep_gathered_with_pp = boolean(v, where);
+  } else if (key == "pipeline_schedule_choice") {
+    p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+  } else if (key == "pipeline_microbatches") {
+    p.microbatches_default_stages = pick<bool>(v, where, {{"stages", true}, {"tunable", false}});
   } else if (key == "export") {
     p.export_format = pick<ExportFormat>(v, where,
                                          {{"megatron", ExportFormat::kMegatron},
@@ -206,7 +239,13 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
     }
     if (i == 0) {
       for (const std::string& k : property_keys()) {
-        if (!facts.count(k)) throw InputError("framework", fmt::format("{}: the first version must state '{}'.", where, k));
+        std::string default_text;
+        if (facts.count(k)) continue;
+        if (optional_property(k, &default_text)) {
+          facts[k] = ProfileFact{k, default_text, "not stated in the profile: gpuplan's default (data/frameworks/README.md)"};
+          continue;
+        }
+        throw InputError("framework", fmt::format("{}: the first version must state '{}'.", where, k));
       }
     }
     if (!current.supports_zero(current.zero_default)) {

@@ -258,6 +258,9 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                 if (!r.zero_stage && zero >= 2 && pp > 1) continue;          // ZeRO-2/3 with pipelines: not searched
                 for (Recompute rc : {Recompute::kFull, Recompute::kSelective, Recompute::kNone}) {
                   if (r.recompute && *r.recompute != rc) continue;
+                  // A framework without a selective mode (recompute_selective: none) is not searched for one.
+                  if (rc == Recompute::kSelective && fw.recompute_selective == SelectiveRecompute::kNone &&
+                      !r.settings.recompute_policy) continue;
                   Layout l = recipe;
                   l.tp = static_cast<int>(tp);
                   l.pp = static_cast<int>(pp);

@@ -173,9 +173,18 @@ CaseInputs case_inputs(const ValidationCase& c) {
                            ep = degree("ep", 1e6), vp = degree("vp", 1e3);
   if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.");
   l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
-  const std::optional<int64_t> mb = t.contains("micro_batch") ? std::optional<int64_t>(whole(t["micro_batch"], "train.micro_batch", 1, 1e6)) : std::nullopt;
+  std::optional<int64_t> mb = t.contains("micro_batch") ? std::optional<int64_t>(whole(t["micro_batch"], "train.micro_batch", 1, 1e6)) : std::nullopt;
   std::optional<int64_t> gbs;
   if (t.contains("global_batch_seqs")) gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
+  if (!mb && pp && *pp > 1 && dp && gbs && in.framework->microbatches_default_stages) {
+    // The framework splits each rank's batch into as many micro-batches as
+    // there are pipeline stages unless told otherwise (torchtitan).
+    const int64_t per_rank = *gbs / *dp;
+    if (per_rank % *pp == 0 && per_rank / *pp >= 1) {
+      mb = per_rank / *pp;
+      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", *mb, *pp, in.framework->label()));
+    }
+  }
   const std::optional<int> zero = t.contains("zero_stage") ? std::optional<int>(static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3))) : std::nullopt;
   std::optional<Recompute> recompute;
   if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
@@ -236,7 +245,17 @@ CaseInputs case_inputs(const ValidationCase& c) {
     else if (*s == "device") in.memory_scope = MemoryScope::kDevice;
     else throw InputError("train.memory_scope", "train.memory_scope must be allocated, reserved or device.");
   } else if (c.kind == "train_memory") {
-    flag("memory_scope not stated: device total assumed");
+    // The number a run reports is what its framework's own log prints.
+    switch (in.framework->memory_reported) {
+      case MemoryMetric::kAllocated: in.memory_scope = MemoryScope::kAllocated; break;
+      case MemoryMetric::kReserved: in.memory_scope = MemoryScope::kReserved; break;
+      case MemoryMetric::kDevice:
+      case MemoryMetric::kNone: in.memory_scope = MemoryScope::kDevice; break;
+    }
+    flag(in.framework->memory_reported == MemoryMetric::kNone
+             ? "memory_scope not stated: device total assumed"
+             : fmt::format("memory_scope not stated: what {} logs ({}) assumed", in.framework->label(),
+                           in.memory_scope == MemoryScope::kReserved ? "peak reserved" : in.memory_scope == MemoryScope::kAllocated ? "peak allocated" : "device total"));
   }
 
   // Software settings the case states; the rest are the framework's defaults.
@@ -255,7 +274,14 @@ CaseInputs case_inputs(const ValidationCase& c) {
   // rest among what the framework can run (the published run was a tuned
   // one, and it fitted the device: no safety margin is kept).
   const bool sp_open = !sp && fw.sequence_parallel == SequenceParallelMode::kOptional && tp.value_or(0) != 1;
-  const bool vp_open = !vp && fw.interleaving() && pp.value_or(0) != 1;
+  std::optional<int> vp_eff = vp;
+  if (!vp && fw.interleaving_opt_in && !fw.pipeline_schedules.empty() && fw.pipeline_schedules.front() != "interleaved") {
+    // The framework runs its default (non-interleaved) schedule unless the
+    // run's config names another (torchtitan: pipeline_parallel_schedule).
+    vp_eff = 1;
+    if (pp.value_or(1) > 1) flag(fmt::format("vp not stated: 1 ({} schedule, {} default)", fw.pipeline_schedules.front(), fw.label()));
+  }
+  const bool vp_open = !vp_eff && fw.interleaving() && pp.value_or(0) != 1;
   const bool zero_open = !zero && fw.zero_stages.size() > 1 && dp.value_or(0) * cp.value_or(1) != 1;
   const bool dims_open = !tp || !pp || (!dp && in.gpus == 0) || (in.model.is_moe() && !ep);
   const bool open = dims_open || !mb || !gbs || zero_open || !recompute || sp_open || vp_open;
@@ -264,7 +290,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
   base.pp = pp.value_or(1);
   base.cp = cp.value_or(1);
   base.ep = ep.value_or(1);
-  base.vp = vp.value_or(1);
+  base.vp = vp_eff.value_or(1);
   base.dp = dp.value_or(static_cast<int>(std::max<int64_t>(1, in.gpus / (static_cast<int64_t>(base.tp) * base.pp * base.cp))));
   base.micro_batch = mb.value_or(1);
   base.zero_stage = zero.value_or(fw.zero_default);
@@ -275,7 +301,8 @@ CaseInputs case_inputs(const ValidationCase& c) {
     base.global_batch = std::max<int64_t>(per, *gbs / per * per);
     if (*gbs % per != 0 && mb) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, base.global_batch));
   }
-  in.layout_stated = !open;
+  // Stated by the case itself (not by a framework default standing in for it).
+  in.layout_stated = !open && t.contains("micro_batch") && (vp || !fw.interleaving() || pp.value_or(1) == 1);
   if (open) {
     PlanRequest r;
     r.model = in.model;
@@ -285,7 +312,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
     r.global_batch = gbs ? base.global_batch : 0;
     r.precision = l.precision;
     r.optimizer = l.optimizer;
-    r.tp = tp.value_or(0), r.pp = pp.value_or(0), r.dp = dp.value_or(0), r.cp = cp.value_or(1), r.ep = ep.value_or(0), r.vp = vp.value_or(0);
+    r.tp = tp.value_or(0), r.pp = pp.value_or(0), r.dp = dp.value_or(0), r.cp = cp.value_or(1), r.ep = ep.value_or(0), r.vp = vp_eff.value_or(0);
     if (!in.model.is_moe()) r.ep = 1;
     r.micro_batch = mb.value_or(0);
     if (zero) r.zero_stage = *zero;
