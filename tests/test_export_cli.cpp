@@ -109,14 +109,18 @@ void expect_deepspeed_matches(const std::string& plan, int rank) {
 
 }  // namespace
 
+// Planned for DeepSpeed: the generic plan's winner may be a layout DeepSpeed
+// cannot run (interleaved pipelining), and exporting that is refused.
+const std::string kDeepSpeedPlan = kPlan + " --framework deepspeed";
+
 TEST(ExportCli, DeepSpeedCarriesTheBestLayoutsZeroMicroAndAccumulation) {
-  expect_deepspeed_matches(kPlan, 1);
+  expect_deepspeed_matches(kDeepSpeedPlan, 1);
 }
 
 TEST(ExportCli, RankPicksALowerPlace) {
-  expect_deepspeed_matches(kPlan, 2);
+  expect_deepspeed_matches(kDeepSpeedPlan, 2);
   // --rank beyond --top (default 5) extends the ranking rather than refusing.
-  expect_deepspeed_matches(kPlan, 7);
+  expect_deepspeed_matches(kDeepSpeedPlan, 7);
 }
 
 TEST(ExportCli, MegatronCarriesEveryPlannedDimension) {
@@ -191,8 +195,11 @@ TEST(ExportCli, MegatronAndTorchtitanForZero3WithFullRecompute) {
 }
 
 TEST(ExportCli, TorchtitanCarriesTheParallelDegrees) {
-  const Planned p = planned(kPlan, 1);
-  const Result r = run_stdout(kPlan + " --export torchtitan");
+  // Planned for torchtitan: an export for a stack that cannot run the
+  // generic plan's winner (ZeRO-1, say) is refused (Frameworks.NemoExportCarriesItsDefaults).
+  const std::string titan = kPlan + " --framework torchtitan@2024-12";
+  const Planned p = planned(titan, 1);
+  const Result r = run_stdout(titan + " --export torchtitan");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto v = toml_values(r.out);
   EXPECT_EQ(v.at("parallelism.tensor_parallel_degree"), std::to_string(p.tp));

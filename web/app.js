@@ -8,7 +8,7 @@ const I18N = {
     tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner',
     model_gpu: 'Model and GPUs', model: 'Model', paste_config: '…or paste a config.json (used instead of the menu)',
     config_file: '…or load a config.json file', config_not_in_link: 'This config.json is too long for the link: the link keeps the other fields.',
-    gpu: 'GPU', gpus: 'GPU count', training: 'Training run', tokens: 'Training tokens',
+    gpu: 'GPU', framework: 'Training framework', framework_generic: 'Not specified (generic)', gpus: 'GPU count', training: 'Training run', tokens: 'Training tokens',
     solve_time: 'Given GPUs: solve time', solve_gpus: 'Given a deadline: solve GPUs', deadline: 'Deadline',
     mfu: 'MFU (model FLOPs utilisation)', price: 'Price per GPU-hour (empty: catalog)', layout: 'Layout',
     seq_len: 'Sequence length', micro_batch: 'Micro-batch', recompute: 'Recompute',
@@ -34,7 +34,7 @@ const I18N = {
     tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划',
     model_gpu: '模型与 GPU', model: '模型', paste_config: '…或粘贴 config.json（优先于下拉菜单）',
     config_file: '…或从文件载入 config.json', config_not_in_link: '此 config.json 太长，未放入链接：链接只保留其他字段。',
-    gpu: 'GPU 型号', gpus: 'GPU 数量', training: '训练任务', tokens: '训练 token 数',
+    gpu: 'GPU 型号', framework: '训练框架', framework_generic: '未指定（通用）', gpus: 'GPU 数量', training: '训练任务', tokens: '训练 token 数',
     solve_time: '给定卡数：求时间', solve_gpus: '给定工期：求卡数', deadline: '工期',
     mfu: 'MFU（模型算力利用率）', price: '每卡时价格（留空：价格目录）', layout: '并行方式',
     seq_len: '序列长度', micro_batch: '微批大小', recompute: '重计算',
@@ -62,7 +62,7 @@ const COLORS = ['#2f6fdf', '#e07b24', '#1f8a4c', '#b23a8f', '#7a5cd6', '#c2372c'
 const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
-  recompute: 'none', global_batch: '0',
+  recompute: 'none', global_batch: '0', framework: 'generic',
 };
 const SWEEP_GPUS = ['h100', 'a100-80g', 'h200', '910b', 'h800', 'h20'];
 // A pasted config.json goes into the link compacted, when it stays this short once
@@ -145,17 +145,18 @@ function modelPart() {
   return { model: state.model };
 }
 function trainBody(over = {}) {
-  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, mfu: state.mfu };
+  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, mfu: state.mfu, framework: state.framework };
   if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
   if (state.price) b.price = state.price;
   return Object.assign(b, over);
 }
 function memoryBody() {
   return { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, tp: state.tp, pp: state.pp,
-           zero: state.zero, micro_batch: state.micro_batch, recompute: state.recompute };
+           zero: state.zero, micro_batch: state.micro_batch, recompute: state.recompute, framework: state.framework };
 }
 function planBody() {
-  const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch };
+  const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch,
+              framework: state.framework };
   return b;
 }
 
@@ -452,6 +453,10 @@ function fillMenus() {
   const fmtP = (p) => (p >= 1e9 ? (p / 1e9).toFixed(p >= 1e11 ? 0 : 1) + 'B' : (p / 1e6).toFixed(0) + 'M');
   $('#model').innerHTML = catalog.models.map((m) => `<option value="${esc(m.id)}">${esc(m.name)} (${fmtP(m.params_total)}${m.moe ? ', MoE ' + fmtP(m.params_active) + ' active' : ''})</option>`).join('');
   $('#gpu').innerHTML = catalog.gpus.map((g) => `<option value="${esc(g.id)}">${esc(g.name)}</option>`).join('');
+  // Every version of every profile (generic first): what the planner may search and its defaults.
+  const fws = [...catalog.frameworks].sort((a, b) => (a.id === 'generic' ? -1 : b.id === 'generic' ? 1 : a.id.localeCompare(b.id)));
+  $('#framework').innerHTML = fws.flatMap((f) => f.versions.map((v) =>
+    `<option value="${esc(v.label)}">${esc(f.id === 'generic' ? t('framework_generic') : f.name + ' ' + v.version)}</option>`)).join('');
   // The URL may hold an alias (h100): show it selected as its catalog entry.
   const gpu = catalog.gpus.find((g) => g.id === state.gpu || g.aliases.includes(state.gpu));
   if (gpu) state.gpu = gpu.id;
@@ -461,8 +466,9 @@ function fillMenus() {
 
 async function init() {
   readUrl();
-  const [models, gpus] = await Promise.all([fetch('/api/models').then((r) => r.json()), fetch('/api/gpus').then((r) => r.json())]);
-  catalog = { models: models.models, gpus: gpus.gpus };
+  const [models, gpus, frameworks] = await Promise.all([fetch('/api/models').then((r) => r.json()), fetch('/api/gpus').then((r) => r.json()),
+    fetch('/api/frameworks').then((r) => r.json())]);
+  catalog = { models: models.models, gpus: gpus.gpus, frameworks: frameworks.frameworks };
   fillMenus();
   stateToForm();
   applyLang();

@@ -414,6 +414,17 @@ json gpus_json() {
   return {{"gpus", arr}};
 }
 
+// The framework profiles, for the page's menu: each version as NAME@VERSION.
+json frameworks_json() {
+  json arr = json::array();
+  for (const auto& fam : framework_catalog()) {
+    json versions = json::array();
+    for (const auto& v : fam.versions) versions.push_back({{"label", v.label()}, {"version", v.version}, {"date", v.date}});
+    arr.push_back({{"id", fam.id}, {"name", fam.name}, {"aliases", fam.aliases}, {"versions", versions}});
+  }
+  return {{"frameworks", arr}};
+}
+
 ApiResponse ok(const json& j) { return ApiResponse{200, "application/json", j.dump()}; }
 
 const char* content_type_for(const std::string& path) {
@@ -430,9 +441,10 @@ const char* content_type_for(const std::string& path) {
 }
 
 ApiResponse api(const std::string& method, const std::string& route, const std::string& body) {
-  if (route == "health" || route == "models" || route == "gpus") {
+  if (route == "health" || route == "models" || route == "gpus" || route == "frameworks") {
     if (method != "GET") return error_response(405, "/api/" + route + " takes GET.");
     if (route == "health") return ok({{"ok", true}, {"version", "0.1.0"}});
+    if (route == "frameworks") return ok(frameworks_json());
     return ok(route == "models" ? models_json() : gpus_json());
   }
   std::string command = route;
