@@ -173,6 +173,18 @@ try {
     step('planner not in this build (page says so)');
   }
   await page.screenshot({ path: join(shots, 'plan.png'), fullPage: true });
+  // The framework menu: planned for torchtitan (FSDP2, no ZeRO-1/2 in Dec 2024),
+  // the ranking holds only layouts torchtitan can run, and the link keeps the choice.
+  if (await page.$('#plan-table table')) {
+    await page.selectOption('#framework', 'torchtitan@2024-12');
+    await page.waitForFunction(() => location.search.includes('framework=torchtitan') && !document.body.classList.contains('busy') &&
+      document.querySelector('#plan-table table'), null, { timeout: 120000 });
+    const rows = await page.$$eval('#plan-table tbody tr', (trs) => trs.map((tr) => tr.textContent));
+    assert.ok(rows.length > 0, 'torchtitan plan has rows');
+    for (const r of rows) assert.ok(!/ZeRO-[12]\b/.test(r), `torchtitan cannot run ${r}`);
+    step('framework menu restricts the planner to what torchtitan runs');
+    await page.selectOption('#framework', 'generic');
+  }
 
   // 6. A phone-sized screen.
   const phone = await context.newPage();
