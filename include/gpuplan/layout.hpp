@@ -87,6 +87,9 @@ struct Layout {
   // micro-batch's forward to its backward (no re-gather, the whole stage
   // unsharded in memory), as torchtitan runs FSDP2 under PP.
   bool zero3_keep_gathered = false;
+  // The optimizer steps each parameter inside the backward and frees its
+  // gradient (torchtune optimizer_in_bwd): no whole-model gradient buffer.
+  bool optimizer_in_backward = false;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }

@@ -98,6 +98,17 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   s.weights = shard(w_dense, Nd, zw) + shard(w_expert, Ne, zw);
   s.grads = shard(g_dense, Nd, zg) + shard(g_expert, Ne, zg);
   s.optimizer = shard(o_dense, Nd, zo) + shard(o_expert, Ne, zo);
+  if (l.optimizer_in_backward && !lora) {
+    // The optimizer steps each parameter inside the backward as soon as its
+    // gradient is complete and frees that gradient (torchtune optimizer_in_bwd:
+    // training.register_optim_in_bwd_hooks, a post-accumulate-grad hook per
+    // parameter; PyTorch's "fuse the optimizer step into the backward" recipe):
+    // at most the largest parameter's gradient is alive, the embedding or LM
+    // head (vocab × hidden) or one MLP matrix, split as the weights are.
+    const double largest = std::max(static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / l.tp,
+                                    static_cast<double>(m.hidden) * static_cast<double>(std::max(m.intermediate, m.moe ? m.moe->expert_intermediate : 0)) / l.tp);
+    s.grads = std::min(s.grads, largest * b.grad);
+  }
   if (b.paged && !lora) {
     // Paged 8-bit states live in CUDA unified memory (bitsandbytes paged
     // optimizers): the driver evicts them to host when the GPU is full, so they

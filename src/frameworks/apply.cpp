@@ -128,6 +128,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.zero3_per_module = f.zero3_gather_unit == GatherUnit::kModule;
   l.zero3_prefetch = f.zero3_prefetch;
   l.zero3_keep_gathered = f.zero3_keep_gathered_with_pp && l.pp > 1 && l.zero_stage == 3;
+  l.optimizer_in_backward = s.optimizer_in_backward.value_or(false);
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the
@@ -164,6 +165,7 @@ std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
     return fmt::format("{} has no selective recompute", who);
   }
+  if (l.optimizer_in_backward && !f.optimizer_in_backward) return fmt::format("{} cannot step the optimizer in the backward", who);
   if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return fmt::format("{} has no uneven pipeline stages", who);
   if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
   if (l.tp > 1 && l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kNone) {
