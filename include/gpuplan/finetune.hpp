@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuplan/cost.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
@@ -43,6 +44,10 @@ struct FinetuneJob {
   bool offload_params = false;           // ... and of parameters
   bool offload_activations = false;      // activations streamed to host (torchtune)
   MemoryScope scope = MemoryScope::kDevice;  // what "memory used" counts (device, reserved, allocated)
+  // The fine-tuning stack (nullptr: generic) and the settings stated over its
+  // defaults: its attention kernel, eager or fused ops, loss, master weights.
+  const FrameworkProfile* framework = nullptr;
+  RunSettings settings;
 };
 
 struct FinetuneFlops {

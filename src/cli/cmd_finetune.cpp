@@ -5,6 +5,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "layout_flags.hpp"
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/inference_report.hpp"
@@ -33,6 +35,7 @@ struct FinetuneFlags {
   bool force = false;
   bool no_ranking = false;
   std::optional<std::string> price;
+  FrameworkInputs software;
 };
 
 void run(const FinetuneFlags& f) {
@@ -63,6 +66,8 @@ void run(const FinetuneFlags& f) {
   j.precision = parse_precision(f.precision, "--precision");
   j.gradient_checkpointing = !f.no_checkpointing;
   j.zero_stage = f.zero;
+  j.framework = &resolve_framework(f.software);
+  j.settings = make_run_settings(f.software);
   validate_finetune(m, j);
   if (f.gpus && (*f.gpus < 1 || *f.gpus > 100000)) throw InputError("--gpus", "--gpus must be between 1 and 100,000.");
   const int64_t smallest = smallest_fitting_gpus(m, g, j);
@@ -97,6 +102,7 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_flag("--no-checkpointing", f->no_checkpointing, "Turn gradient checkpointing off (on by default)");
   cmd->add_option("--zero", f->zero, "ZeRO/FSDP stage (default 3 on more than one GPU)");
   cmd->add_flag("--force", f->force, "Plan a sequence longer than the model supports");
+  add_framework_flags(cmd, &f->software);
   cmd->add_flag("--no-ranking", f->no_ranking, "Skip ranking every catalog GPU by cost");
   cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)");
   add_output_options(cmd, &f->out);

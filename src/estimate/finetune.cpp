@@ -151,6 +151,11 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
   l.offload_optimizer = j.offload_optimizer;
   l.offload_params = j.offload_params;
   l.offload_activations = j.offload_activations;
+  // The framework's software defaults (one place: apply_framework); an
+  // explicit pure bf16 stays.
+  static const FrameworkProfile& generic = find_framework("generic");
+  apply_framework(j.framework ? *j.framework : generic, j.settings, l);
+  if (j.pure_bf16) l.pure_bf16 = true;
   return l;
 }
 
