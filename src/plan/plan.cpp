@@ -275,8 +275,13 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.last_stage_layers = split.last;
                   apply_framework(fw, r.settings, l);
                   if (r.zero3_per_module) l.zero3_per_module = true;
-                  if (r.sequence_parallel && fw.sequence_parallel == SequenceParallelMode::kOptional) {
-                    l.sequence_parallel = *r.sequence_parallel && tp > 1;
+                  if (fw.sequence_parallel == SequenceParallelMode::kOptional) {
+                    // A tunable the planner chooses where the framework makes it
+                    // optional: on, which never needs more memory or time (the
+                    // same bytes as TP's all-reduces, the replicated norms and
+                    // dropouts split; Korthikanti et al. 2022 §4.2.2), unless pinned.
+                    const std::optional<bool> pin = r.sequence_parallel ? r.sequence_parallel : r.settings.sequence_parallel;
+                    l.sequence_parallel = tp > 1 && pin.value_or(true);
                   }
                   out.push_back(l);
                 }
