@@ -12,9 +12,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
+#include "gpuplan/layer_ops.hpp"
 #include "gpuplan/text_match.hpp"
 
 namespace gpuplan {
@@ -38,28 +40,21 @@ Recompute parse_recompute(const std::string& text, const std::string& field) {
 
 namespace {
 
-// Weights of one layer's attention projections that take part in matmuls
-// (biases and q/k norms excluded).
-double attention_matmul_weights(const ModelSpec& m) {
-  const double h = static_cast<double>(m.hidden);
-  if (m.mla) {
-    const MlaSpec& a = *m.mla;
-    const double heads = static_cast<double>(m.heads);
-    const double qk_head = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
-    const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + static_cast<double>(a.q_lora_rank) * heads * qk_head
-                                       : h * heads * qk_head;
-    const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) +
-                      static_cast<double>(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim);
-    return q + kv + heads * a.v_head_dim * h;
+// Per-token forward FLOPs of one layer's matmuls (layer_ops.hpp): 2 per weight
+// a token meets; a routed expert's weights are met by top-k of the tokens.
+struct LayerLinear {
+  double linear = 0;   // projections, MLPs, shared and routed experts
+  double router = 0;
+};
+LayerLinear layer_linear_flop(const ModelSpec& m, bool moe_layer) {
+  LayerLinear f;
+  for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
+    const double flop = 2.0 * x.n * x.k;
+    if (x.name == std::string_view("router")) f.router += flop;
+    else if (x.experts > 0) f.linear += flop * static_cast<double>(m.moe->experts_per_token);
+    else f.linear += flop;
   }
-  const double q = static_cast<double>(m.q_width());
-  const double kv = static_cast<double>(m.kv_width());
-  return 2 * h * q + 2 * h * kv;
-}
-
-double mlp_matmul_weights(const ModelSpec& m, int64_t width) {
-  const double per = m.mlp == MlpKind::kGated ? 3.0 : 2.0;
-  return per * static_cast<double>(m.hidden) * static_cast<double>(width);
+  return f;
 }
 
 }  // namespace
@@ -102,19 +97,14 @@ FlopsPerToken flops_per_token(const ModelSpec& m, const FlopOptions& o) {
     else if (s > w) local_keys = (w * (w + 1) / 2 + (s - w) * w) / s;
   }
   const double local_attention_core = 2.0 * local_keys * m.heads * (qk_dim + v_dim);
-  const double attention_linear = 2.0 * attention_matmul_weights(m);
+  const LayerLinear dense = layer_linear_flop(m, false);
+  const LayerLinear moe = m.moe ? layer_linear_flop(m, true) : dense;
 
   for (int64_t layer = 0; layer < m.layers; ++layer) {
-    f.forward_linear_flop += attention_linear;
     f.forward_attention_flop += m.is_sliding_layer(layer) ? local_attention_core : attention_core;
-    if (m.is_moe_layer(layer)) {
-      const MoeSpec& e = *m.moe;
-      f.forward_linear_flop += 2.0 * e.experts_per_token * mlp_matmul_weights(m, e.expert_intermediate);
-      if (e.shared_intermediate > 0) f.forward_linear_flop += 2.0 * mlp_matmul_weights(m, e.shared_intermediate);
-      f.forward_router_flop += 2.0 * static_cast<double>(m.hidden) * e.routed_experts;
-    } else {
-      f.forward_linear_flop += 2.0 * mlp_matmul_weights(m, m.intermediate);
-    }
+    const LayerLinear& x = m.is_moe_layer(layer) ? moe : dense;
+    f.forward_linear_flop += x.linear;
+    f.forward_router_flop += x.router;
   }
   f.forward_lm_head_flop = 2.0 * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
   f.forward_flop = f.forward_linear_flop + f.forward_attention_flop + f.forward_lm_head_flop + f.forward_router_flop;

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/layer_ops.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 
@@ -178,51 +180,45 @@ double tp_allreduce_s(const Machine& c, double bytes) {
   return ring_allreduce_s(bytes, c.tp, c.link);
 }
 
-// All the layers' GEMMs for M tokens (M = batch for a decode step).
+// All the layers' GEMMs for M tokens (M = batch for a decode step), folding
+// over the layer's matmuls (layer_ops.hpp) as TP splits them.
 void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
   const double tp = c.tp;
-  const double h = static_cast<double>(m.hidden);
+  const std::vector<LayerMatmul> dense = layer_matmuls(m, false);
+  const std::vector<LayerMatmul> moe = m.moe ? layer_matmuls(m, true) : dense;
   for (int64_t layer = 0; layer < m.layers; ++layer) {
+    const bool moe_layer = m.is_moe_layer(layer);
     double s = 0;
-    // Attention projections.
-    if (m.mla) {
-      const MlaSpec& a = *m.mla;
-      const double heads = static_cast<double>(m.heads);
-      const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
-      if (a.q_lora_rank > 0) {
-        s += gemm_s(c, M, static_cast<double>(a.q_lora_rank), h, t);
-        s += gemm_s(c, M, heads * qk / tp, static_cast<double>(a.q_lora_rank), t);
-      } else {
-        s += gemm_s(c, M, heads * qk / tp, h, t);
+    double routed_in = 0;  // the routed experts' input matrix width (per GPU), met below with their output matrix
+    for (const LayerMatmul& x : moe_layer ? moe : dense) {
+      double n = x.tp_column ? x.n / tp : x.n;
+      const double k = x.tp_row ? x.k / tp : x.k;
+      if (x.name == std::string_view("qkv")) {
+        // K and V heads are replicated when TP exceeds their count.
+        n = x.parts[0] / tp + 2 * kv_heads_per_gpu(m, c.tp) * static_cast<double>(m.head_dim);
       }
-      s += gemm_s(c, M, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h, t);
-      s += gemm_s(c, M, heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) / tp,
-                  static_cast<double>(a.kv_lora_rank), t);
-      s += gemm_s(c, M, h, heads * static_cast<double>(a.v_head_dim) / tp, t);
-    } else {
-      const double q = static_cast<double>(m.q_width()) / tp;
-      const double kv = kv_heads_per_gpu(m, c.tp) * static_cast<double>(m.head_dim);
-      s += gemm_s(c, M, q + 2 * kv, h, t);
-      s += gemm_s(c, M, h, q, t);
-    }
-    // Feed-forward.
-    const double gate = m.mlp == MlpKind::kGated ? 2.0 : 1.0;
-    auto mlp = [&](double width, double tokens) {
-      return gemm_core_s(c, tokens, gate * width / tp, h, t) + gemm_core_s(c, tokens, h, width / tp, t);
-    };
-    if (m.is_moe_layer(layer)) {
-      const MoeSpec& e = *m.moe;
-      const double E = static_cast<double>(e.routed_experts);
-      const double k = static_cast<double>(e.experts_per_token);
-      s += gemm_s(c, M, E, h, t);  // router
-      if (e.shared_intermediate > 0) s += mlp(static_cast<double>(e.shared_intermediate), M) + 2 * c.overhead;
-      // With uniform routing, M tokens touch E·(1 − (1 − k/E)^M) distinct experts;
-      // each touched expert's weights are read once (grouped GEMM, two kernels).
-      const double touched = E * (1 - std::pow(1 - k / E, M));
-      const double per_expert = M * k / touched;
-      s += touched * mlp(static_cast<double>(e.expert_intermediate), per_expert) + 2 * c.overhead;
-    } else {
-      s += mlp(static_cast<double>(m.intermediate), M) + 2 * c.overhead;
+      const std::string_view name = x.name;
+      if (name == "mlp_in" || name == "shared_in") {
+        s += gemm_core_s(c, M, n, k, t);
+      } else if (name == "mlp_out" || name == "shared_out") {
+        // The MLP's two GEMMs and their two kernel launches.
+        s += gemm_core_s(c, M, n, k, t) + 2 * c.overhead;
+      } else if (x.experts > 0) {
+        if (name == "experts_in") {
+          routed_in = n;
+          continue;
+        }
+        // With uniform routing, M tokens touch E·(1 − (1 − k/E)^M) distinct
+        // experts; each touched expert's weights are read once (grouped GEMM,
+        // two kernels).
+        const double E = x.experts;
+        const double top = static_cast<double>(m.moe->experts_per_token);
+        const double touched = E * (1 - std::pow(1 - top / E, M));
+        const double per_expert = M * top / touched;
+        s += touched * (gemm_core_s(c, per_expert, routed_in, x.n, t) + gemm_core_s(c, per_expert, n, k, t)) + 2 * c.overhead;
+      } else {
+        s += gemm_s(c, M, n, k, t);
+      }
     }
     t.gemm_s += s;
   }

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/flops.hpp"
+#include "gpuplan/layer_ops.hpp"
 #include "gpuplan/recompute_policy.hpp"
 #include "gpuplan/step_time.hpp"
 
@@ -97,48 +98,36 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   const double s = static_cast<double>(l.seq_len);
   const double act_bytes = 2.0;
 
-  // ---- Attention projections.
+  // ---- The layer's matmuls (layer_ops.hpp, the one list of their shapes),
+  // as TP splits them (column-parallel: the output width; row-parallel: the
+  // reduction) and EP spreads the routed experts.
   double qk_dim = static_cast<double>(m.head_dim), v_dim = qk_dim;
   if (m.mla) {
-    const MlaSpec& a = *m.mla;
-    qk_dim = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
-    v_dim = static_cast<double>(a.v_head_dim);
-    const double heads = static_cast<double>(m.heads);
-    if (a.q_lora_rank > 0) {
-      add_gemm(c, lc, M, static_cast<double>(a.q_lora_rank), h);
-      add_gemm(c, lc, M, heads * qk_dim / tp, static_cast<double>(a.q_lora_rank));
-    } else {
-      add_gemm(c, lc, M, heads * qk_dim / tp, h);
-    }
-    add_gemm(c, lc, M, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), h);
-    add_gemm(c, lc, M, heads * (a.qk_nope_head_dim + a.v_head_dim) / tp, static_cast<double>(a.kv_lora_rank));
-    add_gemm(c, lc, M, h, heads * v_dim / tp);
-  } else {
-    const double qw = static_cast<double>(m.q_width());
-    const double kvw = static_cast<double>(m.kv_width());
-    add_gemm(c, lc, M, (qw + 2 * kvw) / tp, h);
-    add_gemm(c, lc, M, h, qw / tp);
+    qk_dim = static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim);
+    v_dim = static_cast<double>(m.mla->v_head_dim);
   }
-
-  // ---- MLP or experts.
   const double mlp_mats = m.mlp == MlpKind::kGated ? 2.0 : 1.0;  // matrices on the input side
-  double act_elems = 0;  // activation-function elements per token (input side), per rank
-  auto dense_mlp = [&](double width) {
-    add_gemm(c, lc, M, mlp_mats * width / tp, h);
-    add_gemm(c, lc, M, h, width / tp);
-    act_elems += (mlp_mats + 1) * width / tp;
-  };
+  double tokens_per_expert = 0, local_experts = 0;
   if (moe_layer) {
     const MoeSpec& e = *m.moe;
     const double E = static_cast<double>(e.routed_experts), k = static_cast<double>(e.experts_per_token);
-    add_gemm(c, lc, M, E, h);  // router, replicated
-    const double local_experts = E / l.ep;
-    const double tokens_per_expert = M * k * l.ep / E;  // balanced routing
-    const double w = static_cast<double>(e.expert_intermediate);
-    add_gemm(c, lc, tokens_per_expert, mlp_mats * w / tp, h, local_experts);
-    add_gemm(c, lc, tokens_per_expert, h, w / tp, local_experts);
-    act_elems += k * (mlp_mats + 1) * w / tp;
-    if (e.shared_intermediate > 0) dense_mlp(static_cast<double>(e.shared_intermediate));
+    local_experts = E / l.ep;
+    tokens_per_expert = M * k * l.ep / E;  // balanced routing
+  }
+  for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
+    const double n = x.tp_column ? x.n / tp : x.n;
+    const double k = x.tp_row ? x.k / tp : x.k;
+    if (x.experts > 0) add_gemm(c, lc, tokens_per_expert, n, k, local_experts);  // one grouped GEMM over the local experts
+    else add_gemm(c, lc, M, n, k);
+  }
+
+  // ---- MLP activations, expert permutation and all-to-all.
+  double act_elems = 0;  // activation-function elements per token (input side), per rank
+  if (moe_layer) {
+    const MoeSpec& e = *m.moe;
+    const double k = static_cast<double>(e.experts_per_token);
+    act_elems += k * (mlp_mats + 1) * static_cast<double>(e.expert_intermediate) / tp;
+    if (e.shared_intermediate > 0) act_elems += (mlp_mats + 1) * static_cast<double>(e.shared_intermediate) / tp;
     // Token permutation before and after the experts (read and write k copies).
     lc.elem_f += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
     lc.elem_b += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
@@ -151,7 +140,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
       lc.comm_raw += 4 * t;
     }
   } else {
-    dense_mlp(static_cast<double>(m.intermediate));
+    act_elems += (mlp_mats + 1) * static_cast<double>(m.intermediate) / tp;
   }
 
   // ---- Attention core. Queries of this rank's sequence chunk against all keys.

@@ -3,6 +3,9 @@
 // Each term is the shape of one weight tensor as the reference implementation
 // (Hugging Face transformers' modeling_<family>.py) allocates it; the sums are
 // checked against the authors' published counts in tests/test_param_count.cpp.
+#include <string_view>
+
+#include "gpuplan/layer_ops.hpp"
 #include "gpuplan/model.hpp"
 
 namespace gpuplan {
@@ -30,36 +33,36 @@ double norm_params(const ModelSpec& m, int64_t width) {
   return m.norm == NormKind::kLayer ? 2.0 * width : 1.0 * width;
 }
 
+// The matmul weights of one layer's attention block: every matrix of
+// layer_matmuls before the MLP (the list is the one place their shapes live).
+double attention_matmul_weights(const ModelSpec& m) {
+  double w = 0;
+  for (const LayerMatmul& x : layer_matmuls(m, false)) {
+    const std::string_view name = x.name;
+    if (name == "mlp_in" || name == "mlp_out") continue;
+    w += x.weights();
+  }
+  return w;
+}
+
 }  // namespace
 
 double attention_params_per_layer(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden);
+  double p = attention_matmul_weights(m);
   if (m.mla) {
-    // DeepSeek-V2 (arXiv:2405.04434) eqs. 9-13 and modeling_deepseek.py:
-    // q_a_proj h×r_q, q_a_layernorm r_q, q_b_proj r_q×a(d_nope+d_rope)
-    // (or q_proj h×a(d_nope+d_rope) without a query LoRA);
-    // kv_a_proj_with_mqa h×(r_kv+d_rope), kv_a_layernorm r_kv,
-    // kv_b_proj r_kv×a(d_nope+d_v), o_proj a·d_v×h.
+    // DeepSeek-V2 (arXiv:2405.04434) eqs. 9-13 and modeling_deepseek.py: the
+    // projections (layer_ops.cpp) plus q_a_layernorm r_q and kv_a_layernorm r_kv.
     const MlaSpec& a = *m.mla;
-    const double heads = static_cast<double>(m.heads);
-    const double qk_head = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
-    double q = 0;
-    if (a.q_lora_rank > 0) {
-      q = h * a.q_lora_rank + a.q_lora_rank + static_cast<double>(a.q_lora_rank) * heads * qk_head;
-    } else {
-      q = h * heads * qk_head;
-    }
-    const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank +
-                      static_cast<double>(a.kv_lora_rank) * heads *
-                          (a.qk_nope_head_dim + a.v_head_dim);
-    const double o = heads * a.v_head_dim * h + (m.out_bias ? h : 0);
-    return q + kv + o;
+    if (a.q_lora_rank > 0) p += static_cast<double>(a.q_lora_rank);
+    p += static_cast<double>(a.kv_lora_rank);
+    if (m.out_bias) p += h;
+    return p;
   }
-  // Standard multi-head attention with grouped K/V heads (Ainslie et al. 2023):
-  // W_q h×(a·d), W_k and W_v h×(g·d), W_o (a·d)×h.
+  // Grouped-query attention (Ainslie et al. 2023): W_q, W_k, W_v, W_o
+  // (layer_ops.cpp), their biases where the family has them.
   const double q = static_cast<double>(m.q_width());
   const double kv = static_cast<double>(m.kv_width());
-  double p = h * q + 2 * h * kv + q * h;
   if (m.qkv_bias) p += q + 2 * kv;
   if (m.out_bias) p += h;
   if (m.qk_norm) p += 2.0 * m.head_dim;  // Qwen3, Gemma 3: RMSNorm over each head's q and k
@@ -70,12 +73,11 @@ double attention_params_per_layer(const ModelSpec& m) {
 double dense_mlp_params(const ModelSpec& m, int64_t width) {
   const double h = static_cast<double>(m.hidden);
   const double w = static_cast<double>(width);
-  if (m.mlp == MlpKind::kGated) {
-    // Gated linear unit (Shazeer 2020): gate and up h×w, down w×h.
-    return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);
-  }
-  // Two-matrix MLP (Vaswani 2017; GPT-2/3): up h×w, down w×h.
-  return 2 * h * w + (m.mlp_bias ? w + h : 0);
+  double p = 0;
+  for (const LayerMatmul& x : mlp_matmuls(m, width, "mlp_in", "mlp_out")) p += x.weights();
+  // Biases of the gated unit's gate and up (2w) or the plain MLP's up (w), and of the down projection (h).
+  if (m.mlp_bias) p += (m.mlp == MlpKind::kGated ? 2 * w : w) + h;
+  return p;
 }
 
 ParamCounts count_params(const ModelSpec& m) {
