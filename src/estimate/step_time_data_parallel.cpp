@@ -1,0 +1,118 @@
+// Data parallelism and ZeRO/FSDP in the step time: the gradient reduction
+// (all-reduce, or reduce-scatter and all-gather with ZeRO-1/2), ZeRO-3's
+// per-layer gathers with NCCL's ring latency, HSDP's replica all-reduce, and
+// how much of each hides behind compute (docs/step-time.md).
+#include <algorithm>
+
+#include "step_time_internal.hpp"
+
+namespace gpuplan::step_detail {
+
+DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) {
+  const Layout& l = c.l;
+  DataParallelCost out;
+  const double dense_params = in.dense_params, expert_params = in.expert_params;
+  const double layers_max = in.layers_max;
+  const int64_t m = in.micro_batches;
+  const int64_t dp_group = static_cast<int64_t>(l.dp) * l.cp;
+  const int64_t stride = static_cast<int64_t>(l.tp) * l.cp;  // Megatron order: tp, cp, dp, pp
+  int local = 1;
+  if (stride < c.node) local = static_cast<int>(std::min<int64_t>(dp_group, c.node / stride));
+  const int nodes = static_cast<int>(std::max<int64_t>(1, dp_group / std::max(local, 1)));
+  out.dp_nodes = nodes;
+  const double gb = in.grad_bytes;
+  const int ep_group = static_cast<int>(std::max<int64_t>(1, dp_group / l.ep));
+  out.ep_group = ep_group;
+  const int ep_local = std::max(1, std::min(local, ep_group));
+  const int ep_nodes = std::max(1, ep_group / ep_local);
+  auto reduce_all = [&](double bytes_dense, double bytes_expert, bool scatter) {
+    auto f = scatter ? hierarchical_reduce_scatter_s : hierarchical_allreduce_s;
+    return f(bytes_dense, local, nodes, c.intra, c.inter) + f(bytes_expert, ep_local, ep_nodes, c.intra, c.inter);
+  };
+  auto gather_all = [&](double bytes_dense, double bytes_expert) {
+    // An all-gather costs what a reduce-scatter of the same buffer costs.
+    return hierarchical_reduce_scatter_s(bytes_dense, local, nodes, c.intra, c.inter) +
+           hierarchical_reduce_scatter_s(bytes_expert, ep_local, ep_nodes, c.intra, c.inter);
+  };
+  const double eta = c.o.overlap_efficiency;
+  const double bwd_last = in.stage_bwd_s;
+  const double fwd_first = in.stage_fwd_s;
+  // Overlap with the backward of the last micro-batch, except the last bucket
+  // (the first layer's gradients, produced at the very end).
+  auto overlapped = [&](double t, double window) {
+    if (!l.dp_comm_overlap) return t;
+    return std::max(t - eta * window, t / std::max(1.0, layers_max));
+  };
+  double dp_exposed = 0, dp_raw = 0, z3_exposed = 0, z3_raw = 0;
+  const double compute_mb = in.compute_mb_s;  // one micro-batch on the slowest stage
+  if (dp_group > 1) {
+    if (l.zero_stage == 0) {
+      const double t = reduce_all(dense_params * gb, expert_params * gb, false);
+      dp_raw = t;
+      dp_exposed = overlapped(t, bwd_last);
+    } else if (l.zero_stage <= 2) {
+      // ZeRO-1 (distributed optimizer): reduce-scatter the gradients, all-gather
+      // the updated bf16 parameters. ZeRO-2 reduce-scatters every micro-batch.
+      const double rs = reduce_all(dense_params * gb, expert_params * gb, true);
+      const double ag = gather_all(dense_params * 2.0, expert_params * 2.0);
+      if (l.zero_stage == 1) {
+        dp_raw = rs + ag;
+        dp_exposed = overlapped(rs, bwd_last) + overlapped(ag, fwd_first);
+      } else {
+        dp_raw = static_cast<double>(m) * rs + ag;
+        const double per_mb = std::max(rs, bwd_last) + (1 - eta) * std::min(rs, bwd_last) - bwd_last;
+        dp_exposed = static_cast<double>(m - 1) * per_mb + overlapped(rs, bwd_last) + overlapped(ag, fwd_first);
+      }
+    } else {
+      // ZeRO-3 / FSDP: every micro-batch all-gathers the bf16 parameters for the
+      // forward and again for the backward (and for the recompute forward when
+      // activations are fully recomputed, since the module's forward runs again),
+      // then reduce-scatters the gradients; prefetching overlaps them with compute.
+      const int shard = l.shard_group > 0 ? l.shard_group : static_cast<int>(dp_group);
+      const int s_local = std::max(1, std::min(local, shard));
+      const int s_nodes = std::max(1, shard / s_local);
+      // Recomputed blocks run their forward hooks again: one more gather each.
+      const double gathers = 2.0 + in.regathers;
+      const double ag = hierarchical_reduce_scatter_s((dense_params + expert_params) * 2.0, s_local, s_nodes, c.intra, c.inter);
+      const double rs = hierarchical_reduce_scatter_s((dense_params + expert_params) * gb, s_local, s_nodes, c.intra, c.inter);
+      // The gathers and reduce-scatters are issued per layer (FSDP's unit is a
+      // transformer block; ZeRO-3 fetches module by module), not once for the
+      // model, and each call is one ring through every rank of the shard group
+      // (ring_gather_latency_s). The hierarchical terms above already hold the
+      // latency of one intra-node and one inter-node ring per pass.
+      // FSDP wraps each transformer block; DeepSpeed ZeRO-3 hooks every
+      // submodule (deepspeed/runtime/zero: _register_hooks_recursively) and its
+      // pre-forward hook gathers that module's own parameters: the norms and
+      // the linears of a block as Megatron defines them (fused QKV, output,
+      // fused gate/up or first MLP linear, second MLP linear).
+      const double modules = l.zero3_per_module ? static_cast<double>(c.m.norms_per_layer) + 4.0 : 1.0;
+      const double units = layers_max * modules + 1;  // the layers of the stage plus embedding/head
+      const double ring_latency = ring_gather_latency_s(shard, s_nodes, c.intra, c.inter);
+      const double counted = ring_gather_latency_s(s_local, 1, c.intra, c.inter) + ring_gather_latency_s(s_nodes, s_nodes, c.intra, c.inter);
+      const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
+      double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
+      // A stage kept gathered under pipelining (zero3_keep_gathered: FSDP2 in
+      // torch.distributed.pipelining runs every micro-batch but the last with
+      // reshard_after_forward/backward off and gradient sync off) gathers once
+      // and reduce-scatters once per step: spread over the m micro-batches.
+      if (l.zero3_keep_gathered) comm = (ag + rs + 2 * latency_per_pass) / static_cast<double>(m);
+      const double per_mb = !l.zero3_prefetch ? comm : std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
+      z3_raw = static_cast<double>(m) * comm;
+      z3_exposed = static_cast<double>(m) * per_mb;
+      if (shard < dp_group) {
+        // HSDP: all-reduce the shard's gradients across the replicas.
+        const int replicas = static_cast<int>(dp_group / shard);
+        const double t = ring_allreduce_s((dense_params + expert_params) * gb / shard, replicas, c.inter);
+        dp_raw = t;
+        dp_exposed = overlapped(t, bwd_last);
+      }
+    }
+  }
+  out.dp_exposed_s = dp_exposed;
+  out.dp_raw_s = dp_raw;
+  out.zero3_exposed_s = z3_exposed;
+  out.zero3_raw_s = z3_raw;
+  return out;
+}
+
+}  // namespace gpuplan::step_detail

@@ -1,0 +1,89 @@
+// Internal to the step-time model (src/estimate/step_time*.cpp): the context
+// one estimate runs in, one layer's cost, and the parts the step is assembled
+// from (pipeline, data parallelism and ZeRO, optimizer). Not a public header.
+#pragma once
+#include <cstdint>
+
+#include "gpuplan/layout.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/step_time.hpp"
+
+namespace gpuplan::step_detail {
+
+struct LayerCost {
+  double gemm_f = 0, gemm_b = 0;
+  double attn_f = 0, attn_b = 0;
+  double elem_f = 0, elem_b = 0;
+  double tp_f = 0, tp_b = 0;       // exposed TP collectives
+  double cp_f = 0, cp_b = 0;       // exposed CP exchange
+  double ep_f = 0, ep_b = 0;       // exposed expert all-to-all
+  double comm_raw = 0;             // all communication of the layer, forward + backward, hidden or not
+  double kernels_f = 0;            // kernels launched in the forward (the backward launches about twice as many)
+  double gemm_flop = 0;            // forward GEMM FLOPs
+  double gemm_flop_over_eff = 0;   // Σ flop/eff, for the mean efficiency
+  double fwd() const { return gemm_f + attn_f + elem_f + tp_f + cp_f + ep_f; }
+  double bwd() const { return gemm_b + attn_b + elem_b + tp_b + cp_b + ep_b; }
+};
+
+struct Ctx {
+  const ModelSpec& m;
+  const Layout& l;
+  const GpuSpec& g;
+  const StepTimeOptions& o;
+  Precision gemm_p;      // GEMM precision the GPU supports
+  Precision act_p;       // attention / element-wise precision (bf16 or fp16)
+  double ceiling = 0.8;
+  double hbm = 0;        // achieved bytes/s
+  int node = 8;          // GPUs sharing the fast link
+  Link intra, inter;
+  double tokens = 0;     // tokens of one micro-batch on one rank: b·s/cp
+};
+
+// One GEMM [m×k]·[k×n] (`count` of them batched) forward and its two backward products.
+void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1);
+// A memory-bound kernel sequence: bytes over the achieved HBM rate plus launch costs.
+double stream_s(const Ctx& c, double bytes, double kernels);
+// The link a group of `n` ranks spaced `stride` apart uses.
+Link group_link(const Ctx& c, int64_t stride, int64_t n);
+
+// One layer (dense or MoE) for one micro-batch on one rank (step_time_layer.cpp).
+LayerCost layer_cost(const Ctx& c, bool moe_layer);
+
+// Pipeline parallelism (step_time_pipeline.cpp): each stage's time for one
+// micro-batch from its layers (stage_split), the embedding on the first and
+// the LM head on the last; the slowest sets the pace, the bubble is (p−1)/v of
+// the mean stage (Narayanan et al. 2021, §2.2), plus the point-to-point sends.
+struct PipelineCost {
+  double t_max = -1;         // the slowest stage, one micro-batch
+  double t_mean = 0;         // the mean stage
+  int slow = 0;              // which stage is slowest
+  double layers_slow = 0, layers_max = 0;
+  double head_on = 0, embed_on = 0;  // 1 when the slowest stage holds the LM head / embedding
+  double bubble_s = 0;
+  double p2p_exposed_s = 0, p2p_raw_s = 0;
+};
+PipelineCost pipeline_cost(const Ctx& c, double layer_fb_s, double embed_s, double head_fb_s, int64_t micro_batches);
+
+// Data parallelism and ZeRO/FSDP (step_time_data_parallel.cpp) over the
+// parameters one GPU of the largest stage holds.
+struct DataParallelInputs {
+  double dense_params = 0, expert_params = 0;  // per GPU, before ZeRO sharding
+  double layers_max = 0;                       // layers of the largest stage
+  int64_t micro_batches = 1;
+  double stage_fwd_s = 0, stage_bwd_s = 0;     // one micro-batch on the slowest stage
+  double compute_mb_s = 0;                     // the slowest stage's whole micro-batch
+  double regathers = 0;                        // share of the layers whose forward runs again (recompute)
+  double grad_bytes = 4;                       // bytes per gradient element reduced
+};
+struct DataParallelCost {
+  double dp_exposed_s = 0, dp_raw_s = 0;       // gradient reduction, ZeRO-1/2 gathers, HSDP replicas
+  double zero3_exposed_s = 0, zero3_raw_s = 0;
+  int dp_nodes = 1;
+  int ep_group = 1;                            // data-parallel ranks sharing one expert shard
+};
+DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in);
+
+// The optimizer step (step_time_optimizer.cpp) over `params` this GPU updates.
+double optimizer_step_s(const Ctx& c, double params, double grad_bytes);
+
+}  // namespace gpuplan::step_detail

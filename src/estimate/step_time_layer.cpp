@@ -1,0 +1,224 @@
+// One transformer layer's cost for one micro-batch on one rank: every GEMM of
+// the layer's matmul list (layer_ops.hpp) at its TP/EP-split shape, attention,
+// element-wise work, the exposed TP/CP/EP collectives and the host floor.
+// docs/step-time.md states each formula with its source.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/layer_ops.hpp"
+#include "step_time_internal.hpp"
+
+namespace gpuplan::step_detail {
+
+void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return;
+  // `count` same-shape products run as one batched or grouped kernel.
+  const double f = gemm_time_s(c.g, c.gemm_p, m, n, k, c.o, count);
+  // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
+  const double b = gemm_time_s(c.g, c.gemm_p, m, k, n, c.o, count) + gemm_time_s(c.g, c.gemm_p, k, n, m, c.o, count);
+  lc.gemm_f += f;
+  lc.kernels_f += 1;
+  lc.gemm_b += b;
+  const double flop = 2.0 * m * n * k * count;
+  lc.gemm_flop += flop;
+  lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, c.gemm_p, m, n, k, c.ceiling, count);
+}
+
+double stream_s(const Ctx& c, double bytes, double kernels) { return bytes / c.hbm + kernels * c.o.kernel_overhead_s; }
+
+namespace {
+
+// A collective over `n` ranks of a group: ring inside one node, hierarchical
+// (intra-node reduce-scatter, inter-node all-reduce of 1/local, intra-node
+// all-gather) when the group spans nodes (TP = 16 on 8-GPU nodes).
+double group_allreduce_s(const Ctx& c, double bytes, int64_t stride, int64_t n) {
+  if (stride * n <= c.node) return ring_allreduce_s(bytes, static_cast<int>(n), c.intra);
+  const int64_t local = std::max<int64_t>(1, std::min<int64_t>(n, c.node / std::max<int64_t>(1, stride)));
+  return hierarchical_allreduce_s(bytes, static_cast<int>(local), static_cast<int>(n / local), c.intra, c.inter);
+}
+double group_rs_ag_s(const Ctx& c, double bytes, int64_t stride, int64_t n) {
+  if (stride * n <= c.node) return 2 * ring_reduce_scatter_s(bytes, static_cast<int>(n), c.intra);
+  const int64_t local = std::max<int64_t>(1, std::min<int64_t>(n, c.node / std::max<int64_t>(1, stride)));
+  return 2 * hierarchical_reduce_scatter_s(bytes, static_cast<int>(local), static_cast<int>(n / local), c.intra, c.inter);
+}
+
+}  // namespace
+
+Link group_link(const Ctx& c, int64_t stride, int64_t n) { return stride * n <= c.node ? c.intra : c.inter; }
+
+LayerCost layer_cost(const Ctx& c, bool moe_layer) {
+  const ModelSpec& m = c.m;
+  const Layout& l = c.l;
+  LayerCost lc;
+  const double tp = l.tp;
+  const double M = c.tokens;
+  const double h = static_cast<double>(m.hidden);
+  const double b = static_cast<double>(l.micro_batch);
+  const double s = static_cast<double>(l.seq_len);
+  const double act_bytes = 2.0;
+
+  // ---- The layer's matmuls (layer_ops.hpp, the one list of their shapes),
+  // as TP splits them (column-parallel: the output width; row-parallel: the
+  // reduction) and EP spreads the routed experts.
+  double qk_dim = static_cast<double>(m.head_dim), v_dim = qk_dim;
+  if (m.mla) {
+    qk_dim = static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim);
+    v_dim = static_cast<double>(m.mla->v_head_dim);
+  }
+  const double mlp_mats = m.mlp == MlpKind::kGated ? 2.0 : 1.0;  // matrices on the input side
+  double tokens_per_expert = 0, local_experts = 0;
+  if (moe_layer) {
+    const MoeSpec& e = *m.moe;
+    const double E = static_cast<double>(e.routed_experts), k = static_cast<double>(e.experts_per_token);
+    local_experts = E / l.ep;
+    tokens_per_expert = M * k * l.ep / E;  // balanced routing
+  }
+  for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
+    const double n = x.tp_column ? x.n / tp : x.n;
+    const double k = x.tp_row ? x.k / tp : x.k;
+    if (x.experts > 0) add_gemm(c, lc, tokens_per_expert, n, k, local_experts);  // one grouped GEMM over the local experts
+    else add_gemm(c, lc, M, n, k);
+  }
+
+  // ---- MLP activations, expert permutation and all-to-all.
+  double act_elems = 0;  // activation-function elements per token (input side), per rank
+  if (moe_layer) {
+    const MoeSpec& e = *m.moe;
+    const double k = static_cast<double>(e.experts_per_token);
+    act_elems += k * (mlp_mats + 1) * static_cast<double>(e.expert_intermediate) / tp;
+    if (e.shared_intermediate > 0) act_elems += (mlp_mats + 1) * static_cast<double>(e.shared_intermediate) / tp;
+    // Token permutation before and after the experts (read and write k copies).
+    lc.elem_f += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
+    lc.elem_b += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
+    if (l.ep > 1) {
+      // Dispatch and combine all-to-alls of k copies of each token, forward and backward.
+      const Link link = group_link(c, static_cast<int64_t>(l.tp) * l.cp, l.ep);
+      const double t = all_to_all_s(M * k * h * act_bytes, l.ep, link);
+      lc.ep_f += 2 * t;
+      lc.ep_b += 2 * t;
+      lc.comm_raw += 4 * t;
+    }
+  } else {
+    act_elems += (mlp_mats + 1) * static_cast<double>(m.intermediate) / tp;
+  }
+
+  // ---- Attention core. Queries of this rank's sequence chunk against all keys.
+  const double heads_local = static_cast<double>(m.heads) / tp;
+  const double q_rows = s / l.cp;
+  if (l.flash_attention) {
+    // FlashAttention skips fully masked blocks: the causal half is computed
+    // (Dao 2023, FlashAttention-2 §3.1). FA2 reaches 50–73% of A100 peak
+    // forward and ~63% backward at head dim 128 and long sequences (Dao 2023,
+    // Fig. 4–6): forward at 0.80 and backward at 0.65 of the GEMM ceiling,
+    // backward counting 2.5 forward FLOPs (its five matmuls, one recomputing
+    // QKᵀ). Head dim 64 and short sequences run lower.
+    const double keys = (s + 1) / 2;
+    const double flop = 2.0 * b * q_rows * keys * heads_local * (qk_dim + v_dim);
+    const double d = qk_dim;
+    const double dfac = std::min(1.0, (d / (d + 32)) / (128.0 / 160.0));
+    const double sfac = keys / (keys + 128);
+    const Precision ap = c.g.has(c.act_p) ? c.act_p : Precision::kFp16;
+    const double peak = c.g.peak(ap);
+    lc.attn_f += flop / (peak * c.ceiling * 0.80 * dfac * sfac) + c.o.kernel_overhead_s;
+    lc.attn_b += 2.5 * flop / (peak * c.ceiling * 0.65 * dfac * sfac) + 2 * c.o.kernel_overhead_s;
+  } else {
+    // Materialised scores: batched GEMMs over the full s×s matrix (the mask is
+    // applied after), then a fused scale-mask-softmax and dropout that stream
+    // the score matrix through HBM (Korthikanti et al. 2022, §4.2): ~8 bytes
+    // per score forward (read, write, dropout mask and output) and ~12 backward.
+    const double batch = b * heads_local;
+    LayerCost tmp;
+    add_gemm(c, tmp, q_rows, s, qk_dim, batch);
+    add_gemm(c, tmp, q_rows, v_dim, s, batch);
+    lc.attn_f += tmp.gemm_f;
+    lc.attn_b += tmp.gemm_b;
+    const double scores = batch * q_rows * s;
+    lc.attn_f += stream_s(c, 8.0 * scores, 2);
+    lc.attn_b += stream_s(c, 12.0 * scores, 2);
+  }
+
+  // ---- Element-wise work. Per token: two norms (read and write h), two fused
+  // bias-dropout-residual adds (read 2h, write h, mask) ≈ 11h elements,
+  // replicated on every TP rank unless sequence parallelism splits them; the
+  // activation function and rotary embedding on the TP-split widths.
+  const double sp_div = l.sequence_parallel ? tp : 1.0;
+  const bool rotary = m.learned_positions == 0 && !m.mla;
+  double elem_bytes = 0, elem_kernels = 0;  // per token, forward
+  if (!l.eager) {
+    double elems = 11.0 * h / sp_div + act_elems;
+    if (rotary) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
+    elem_bytes = elems * act_bytes;
+    elem_kernels = 10;
+  } else {
+    // Eager PyTorch runs each operator as its own kernel, and every one reads
+    // and writes HBM. Bytes per element, forward, from the operators of the
+    // reference implementations (Hugging Face Llama, torchtune):
+    //   RMSNorm: to(fp32) 2+4, pow 4+4, mean 4, x·rsqrt 4+4, to(bf16) 4+2,
+    //            ·weight 2+2 = 36 B over h (7 kernels); LayerNorm is one native
+    //            kernel, 2+2 = 4 B;
+    //   residual add 2+2+2 = 6 B over h, twice;
+    //   SwiGLU: silu 2+2, ·up 2+2+2 = 10 B over f (2 kernels); GELU 2+2 = 4 B;
+    //   rotary on q and k: x·cos 4, rotate_half (neg 2, cat 4), ·sin 4, add 6
+    //            = 20 B over q+kv (6 kernels per tensor);
+    //   attention glue: the output transposed back to contiguous 2+2 over q,
+    //            and grouped-query K and V repeated to all heads (read kv, write q, each).
+    // Backward costs twice the forward's bytes and kernels, as for the fused ops.
+    const bool rms = m.norm == NormKind::kRms;
+    const double norms = static_cast<double>(m.norms_per_layer);
+    elem_bytes += norms * (rms ? 36.0 : 4.0) * h / sp_div + 2 * 6.0 * h / sp_div;
+    elem_kernels += norms * (rms ? 7 : 1) + 2;
+    const double width = act_elems / (mlp_mats + 1);  // f per rank (k·f for MoE)
+    elem_bytes += (m.mlp == MlpKind::kGated ? 10.0 : 4.0) * width;
+    elem_kernels += m.mlp == MlpKind::kGated ? 2 : 1;
+    if (rotary) {
+      elem_bytes += 20.0 * (m.q_width() + m.kv_width()) / tp;
+      elem_kernels += 12;
+    }
+    elem_bytes += 4.0 * m.q_width() / tp;
+    elem_kernels += 1;
+    if (!m.mla && m.kv_heads < m.heads) {
+      elem_bytes += 2 * 2.0 * (m.kv_width() + m.q_width()) / tp;
+      elem_kernels += 2;
+    }
+  }
+  lc.kernels_f += elem_kernels + (l.flash_attention ? 1 : 4);
+  lc.elem_f += stream_s(c, elem_bytes * M, elem_kernels);
+  lc.elem_b += stream_s(c, 2.0 * elem_bytes * M, 2 * elem_kernels);
+
+  // ---- Tensor-parallel collectives: two all-reduces forward and two backward
+  // of the b·s·h activation (Shoeybi et al. 2019, Fig. 4), or as many
+  // reduce-scatter + all-gather pairs with sequence parallelism (same bytes;
+  // Korthikanti et al. 2022, §4.2.2). MoE layers with EP add their all-to-alls above.
+  if (l.tp > 1) {
+    const double bytes = M * h * act_bytes;
+    const double one = l.sequence_parallel ? group_rs_ag_s(c, bytes, 1, l.tp) : group_allreduce_s(c, bytes, 1, l.tp);
+    lc.kernels_f += l.sequence_parallel ? 4 : 2;
+    const double hide = l.tp_comm_overlap ? c.o.overlap_efficiency : 0.0;
+    lc.tp_f += 2 * one * (1 - hide);
+    lc.tp_b += 2 * one * (1 - hide);
+    lc.comm_raw += 4 * one;
+  }
+
+  // ---- Context parallelism: ring exchange of K and V chunks (cp−1 steps),
+  // overlapped with the attention blocks it feeds (Liu et al. 2023, Ring
+  // Attention); backward sends K, V and their gradients.
+  if (l.cp > 1) {
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;
+    const double tf = (l.cp - 1) * (kv / link.bytes_per_s + link.latency_s);
+    const double tb = 2 * tf;
+    lc.cp_f += std::max(0.0, tf - c.o.overlap_efficiency * lc.attn_f);
+    lc.cp_b += std::max(0.0, tb - c.o.overlap_efficiency * lc.attn_b);
+    lc.comm_raw += tf + tb;
+  }
+  // Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
+  // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
+  // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
+  // booked as element-wise time (it is time the GPU spends idle between kernels).
+  const double host_f = lc.kernels_f * c.o.host_dispatch_s, host_b = 2 * lc.kernels_f * c.o.host_dispatch_s;
+  lc.elem_f += std::max(0.0, host_f - lc.fwd());
+  lc.elem_b += std::max(0.0, host_b - lc.bwd());
+  return lc;
+}
+
+}  // namespace gpuplan::step_detail
