@@ -18,14 +18,17 @@ TEST(LayerOps, Llama31_8bShapes) {
   EXPECT_EQ(ops[0].n, 4096 + 2 * 1024);  // q 32·128 + k, v 8·128 each
   EXPECT_EQ(ops[0].k, 4096);
   EXPECT_TRUE(ops[0].tp_column);
-  EXPECT_EQ(ops[0].parts, (std::vector<double>{4096, 1024, 1024}));
+  EXPECT_EQ(ops[0].parts, 3);
+  EXPECT_EQ(ops[0].part, (std::array<double, 3>{4096, 1024, 1024}));
   EXPECT_STREQ(ops[1].name, "attn_out");
   EXPECT_EQ(ops[1].n, 4096);
   EXPECT_EQ(ops[1].k, 4096);
   EXPECT_TRUE(ops[1].tp_row);
   EXPECT_STREQ(ops[2].name, "mlp_in");
   EXPECT_EQ(ops[2].n, 2 * 14336);  // gate and up fused
-  EXPECT_EQ(ops[2].parts, (std::vector<double>{14336, 14336}));
+  EXPECT_EQ(ops[2].parts, 2);
+  EXPECT_EQ(ops[2].part[0], 14336);
+  EXPECT_EQ(ops[2].part[1], 14336);
   EXPECT_STREQ(ops[3].name, "mlp_out");
   EXPECT_EQ(ops[3].k, 14336);
   // Weights per layer: 4096·6144 + 4096² + 2·4096·14336 + 14336·4096 = 218,103,808,

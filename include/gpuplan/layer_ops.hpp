@@ -3,7 +3,8 @@
 // training step time, recompute policies and inference fold over this list
 // (each adds what is its own: biases and norms, the TP/CP/EP split, kernels).
 #pragma once
-#include <vector>
+#include <array>
+#include <cstddef>
 
 #include "gpuplan/model.hpp"
 
@@ -23,15 +24,31 @@ struct LayerMatmul {
   double experts = 0;     // 0: not routed
   // The separate matrices a fused one stands for, in module order (q, k, v of
   // "qkv"; gate, up of a gated "mlp_in"): their output widths, summing to n.
-  std::vector<double> parts;
+  // Fixed storage: estimators fold over these lists in the planner's inner loop.
+  std::array<double, 3> part{};
+  int parts = 1;
 
   double weights() const { return n * k * (experts > 0 ? experts : 1); }
+  const double* parts_begin() const { return part.data(); }
+  const double* parts_end() const { return part.data() + parts; }
+};
+
+// A layer's matmuls in forward order (at most 10: MLA's five projections, a
+// router, a shared expert's two and the routed experts' two).
+struct LayerMatmuls {
+  std::array<LayerMatmul, 10> items{};
+  size_t count = 0;
+  void push_back(const LayerMatmul& x) { items[count++] = x; }
+  const LayerMatmul* begin() const { return items.data(); }
+  const LayerMatmul* end() const { return items.data() + count; }
+  size_t size() const { return count; }
+  const LayerMatmul& operator[](size_t i) const { return items[i]; }
 };
 
 // The matmuls of layer kind `moe_layer` (a dense layer when false), in forward order:
 // attention projections (fused QKV, or MLA's down/up projections), the output
 // projection, then the MLP, or the router, the shared experts and the routed experts.
-std::vector<LayerMatmul> layer_matmuls(const ModelSpec& model, bool moe_layer);
+LayerMatmuls layer_matmuls(const ModelSpec& model, bool moe_layer);
 
 }  // namespace gpuplan
 
@@ -40,7 +57,7 @@ namespace gpuplan {
 // The two (plain) or three (gated: gate and up fused as one "in" matrix) matrices
 // of one MLP of width `width`: "<prefix>_in" (column-parallel) then
 // "<prefix>_out" (row-parallel); `experts` > 0 marks routed-expert copies.
-std::vector<LayerMatmul> mlp_matmuls(const ModelSpec& model, int64_t width, const char* in_name, const char* out_name,
-                                     double experts = 0);
+std::array<LayerMatmul, 2> mlp_matmuls(const ModelSpec& model, int64_t width, const char* in_name, const char* out_name,
+                                       double experts = 0);
 
 }  // namespace gpuplan

@@ -184,8 +184,8 @@ double tp_allreduce_s(const Machine& c, double bytes) {
 // over the layer's matmuls (layer_ops.hpp) as TP splits them.
 void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
   const double tp = c.tp;
-  const std::vector<LayerMatmul> dense = layer_matmuls(m, false);
-  const std::vector<LayerMatmul> moe = m.moe ? layer_matmuls(m, true) : dense;
+  const LayerMatmuls dense = layer_matmuls(m, false);
+  const LayerMatmuls moe = m.moe ? layer_matmuls(m, true) : dense;
   for (int64_t layer = 0; layer < m.layers; ++layer) {
     const bool moe_layer = m.is_moe_layer(layer);
     double s = 0;
@@ -195,7 +195,7 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
       const double k = x.tp_row ? x.k / tp : x.k;
       if (x.name == std::string_view("qkv")) {
         // K and V heads are replicated when TP exceeds their count.
-        n = x.parts[0] / tp + 2 * kv_heads_per_gpu(m, c.tp) * static_cast<double>(m.head_dim);
+        n = x.part[0] / tp + 2 * kv_heads_per_gpu(m, c.tp) * static_cast<double>(m.head_dim);
       }
       const std::string_view name = x.name;
       if (name == "mlp_in" || name == "shared_in") {

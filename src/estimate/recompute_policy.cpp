@@ -20,7 +20,8 @@ OpPolicySplit op_policy_split(const ModelSpec& m, bool moe_layer) {
       out.gemm_flop += flop;
       continue;
     }
-    for (double part : x.parts) {
+    for (const double* it = x.parts_begin(); it != x.parts_end(); ++it) {
+      const double part = *it;
       const double flop = 2.0 * part * x.k;
       out.gemm_flop += flop;
       if (++mm % 2 == 0) {

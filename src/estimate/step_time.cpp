@@ -173,23 +173,29 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // ---- Data parallelism. Parameters on the largest stage per GPU.
   // Parameter counts and FLOPs per token depend on the model (and sequence)
   // only; remembered for the planner's inner loop.
-  // Keyed by value: the whole ModelSpec, the sequence and the recompute.
-  thread_local ModelSpec mkey_model;
-  thread_local int64_t mkey_seq = -1;
-  thread_local Recompute mkey_rc = Recompute::kNone;
-  thread_local ParamCounts pc_cached;
-  thread_local FlopsPerToken f_cached;
-  if (o.explain || mkey_seq != l.seq_len || mkey_rc != l.recompute || !(mkey_model == model)) {
+  // Keyed by value: the whole ModelSpec (and for the FLOPs the sequence, one
+  // slot per recompute mode, which the planner's candidates alternate).
+  struct ParamSlot { ModelSpec model; ParamCounts pc; bool used = false; };
+  struct FlopSlot { ModelSpec model; int64_t seq = -1; FlopsPerToken f; };
+  thread_local ParamSlot pslot;
+  thread_local FlopSlot fslots[3];
+  if (o.explain || !pslot.used || !(pslot.model == model)) {
+    pslot.pc = count_params(model);
+    pslot.model = model;
+    pslot.used = true;
+  }
+  FlopSlot& fs = fslots[static_cast<int>(l.recompute) % 3];
+  if (o.explain || fs.seq != l.seq_len || !(fs.model == model)) {
     FlopOptions fo;
     fo.seq_len = l.seq_len;
     fo.causal_half = false;
     fo.recompute = l.recompute;
-    pc_cached = count_params(model);
-    f_cached = flops_per_token(model, fo);
-    mkey_model = model;
-    mkey_seq = l.seq_len;
-    mkey_rc = l.recompute;
+    fs.f = flops_per_token(model, fo);
+    fs.model = model;
+    fs.seq = l.seq_len;
   }
+  const ParamCounts& pc_cached = pslot.pc;
+  const FlopsPerToken& f_cached = fs.f;
   const ParamCounts& pc = pc_cached;
   const double frac = layers_max / static_cast<double>(L);
   const double expert_params = pc.mlp_experts * frac / (tp * l.ep);
