@@ -90,6 +90,10 @@ struct Layout {
   // The optimizer steps each parameter inside the backward and frees its
   // gradient (torchtune optimizer_in_bwd): no whole-model gradient buffer.
   bool optimizer_in_backward = false;
+  // With precision fp8: the routed experts' grouped GEMMs run in FP8 too
+  // (profile fp8_gemms = linear_and_experts); the LM head and attention's
+  // batched products always stay in 16 bits.
+  bool fp8_experts = true;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }

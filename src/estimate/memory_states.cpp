@@ -26,7 +26,7 @@ namespace gpuplan::memory_detail {
 
 int64_t lora_rank(const Layout& l) { return l.lora_rank > 0 ? l.lora_rank : 8; }
 
-StateBytes state_bytes(const Layout& l, const MemoryOptions& o) {
+StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   StateBytes b;
   const bool fp32 = l.precision == Precision::kFp32 || l.precision == Precision::kTf32;
   const bool master = !fp32 && !l.pure_bf16;  // a separate fp32 master copy exists

@@ -149,7 +149,9 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // vocab-parallel cross-entropy streaming fp32 logits (~14 B per logit
   // forward, ~8 B backward). The embedding lookup on the first stage is a copy.
   LayerCost head;
-  add_gemm(c, head, c.tokens, static_cast<double>(model.vocab) / tp, h);
+  // The output layer stays in 16 bits under the FP8 recipes of TransformerEngine
+  // and torchao (profile fp8_gemms: the transformer's linears only).
+  add_gemm_at(c, head, c.act_p, c.tokens, static_cast<double>(model.vocab) / tp, h);
   const double logits = c.tokens * static_cast<double>(model.vocab) / tp;
   // Eager cross-entropy (F.cross_entropy on logits.float()): to(fp32) 2+4,
   // log-softmax max, sum-exp and output 4+4+4+4 = 22 B forward; backward

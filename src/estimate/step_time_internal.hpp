@@ -41,6 +41,8 @@ struct Ctx {
 
 // One GEMM [m×k]·[k×n] (`count` of them batched) forward and its two backward products.
 void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1);
+// The same at precision `p` (a GEMM the framework's FP8 recipe keeps in 16 bits).
+void add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count = 1);
 // A memory-bound kernel sequence: bytes over the achieved HBM rate plus launch costs.
 double stream_s(const Ctx& c, double bytes, double kernels);
 // The link a group of `n` ranks spaced `stride` apart uses.

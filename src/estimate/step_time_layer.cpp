@@ -11,17 +11,22 @@
 namespace gpuplan::step_detail {
 
 void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count) {
+  add_gemm_at(c, lc, c.gemm_p, m, n, k, count);
+}
+
+void add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return;
   // `count` same-shape products run as one batched or grouped kernel.
-  const double f = gemm_time_s(c.g, c.gemm_p, m, n, k, c.o, count);
+  const double f = gemm_time_s(c.g, p, m, n, k, c.o, count);
   // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
-  const double b = gemm_time_s(c.g, c.gemm_p, m, k, n, c.o, count) + gemm_time_s(c.g, c.gemm_p, k, n, m, c.o, count);
+  const double b = gemm_time_s(c.g, p, m, k, n, c.o, count) + gemm_time_s(c.g, p, k, n, m, c.o, count);
   lc.gemm_f += f;
   lc.kernels_f += 1;
   lc.gemm_b += b;
   const double flop = 2.0 * m * n * k * count;
   lc.gemm_flop += flop;
-  lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, c.gemm_p, m, n, k, c.ceiling, count);
+  // Against the step's GEMM peak: a 16-bit GEMM in an FP8 run counts at its lower rate.
+  lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, p, m, n, k, c.ceiling, count) * (c.g.peak(c.gemm_p) / c.g.peak(p));
 }
 
 double stream_s(const Ctx& c, double bytes, double kernels) { return bytes / c.hbm + kernels * c.o.kernel_overhead_s; }
@@ -76,7 +81,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
     const double n = x.tp_column ? x.n / tp : x.n;
     const double k = x.tp_row ? x.k / tp : x.k;
-    if (x.experts > 0) add_gemm(c, lc, tokens_per_expert, n, k, local_experts);  // one grouped GEMM over the local experts
+    // FP8 recipes run the transformer's linears in FP8, routed experts only where
+    // the framework's recipe covers them (profile fp8_gemms).
+    if (x.experts > 0) add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts);
     else add_gemm(c, lc, M, n, k);
   }
 
@@ -128,8 +135,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // per score forward (read, write, dropout mask and output) and ~12 backward.
     const double batch = b * heads_local;
     LayerCost tmp;
-    add_gemm(c, tmp, q_rows, s, qk_dim, batch);
-    add_gemm(c, tmp, q_rows, v_dim, s, batch);
+    // Attention's batched products stay in 16 bits under FP8 recipes.
+    add_gemm_at(c, tmp, c.act_p, q_rows, s, qk_dim, batch);
+    add_gemm_at(c, tmp, c.act_p, q_rows, v_dim, s, batch);
     lc.attn_f += tmp.gemm_f;
     lc.attn_b += tmp.gemm_b;
     const double scores = batch * q_rows * s;

@@ -129,6 +129,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.zero3_prefetch = f.zero3_prefetch;
   l.zero3_keep_gathered = f.zero3_keep_gathered_with_pp && l.pp > 1 && l.zero_stage == 3;
   l.optimizer_in_backward = s.optimizer_in_backward.value_or(false);
+  l.fp8_experts = f.fp8_gemms == Fp8Gemms::kLinearAndExperts;
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the

@@ -173,19 +173,31 @@ CaseInputs case_inputs(const ValidationCase& c) {
                            ep = degree("ep", 1e6), vp = degree("vp", 1e3);
   if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.");
   l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
-  std::optional<int64_t> mb = t.contains("micro_batch") ? std::optional<int64_t>(whole(t["micro_batch"], "train.micro_batch", 1, 1e6)) : std::nullopt;
+  // Plain integers with a "stated" bit (GCC 12 warns falsely on std::optional here, PR 80635).
+  int64_t mb_value = 0;
+  bool mb_stated = false;
+  if (t.contains("micro_batch")) {
+    mb_value = whole(t["micro_batch"], "train.micro_batch", 1, 1e6);
+    mb_stated = true;
+  }
   std::optional<int64_t> gbs;
   if (t.contains("global_batch_seqs")) gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
-  if (!mb && pp && *pp > 1 && dp && gbs && in.framework->microbatches_default_stages) {
+  if (!mb_stated && pp && *pp > 1 && dp && gbs && in.framework->microbatches_default_stages) {
     // The framework splits each rank's batch into as many micro-batches as
     // there are pipeline stages unless told otherwise (torchtitan).
     const int64_t per_rank = *gbs / *dp;
     if (per_rank % *pp == 0 && per_rank / *pp >= 1) {
-      mb = per_rank / *pp;
-      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", *mb, *pp, in.framework->label()));
+      mb_value = per_rank / *pp;
+      mb_stated = true;  // by the framework's default, flagged
+      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", mb_value, *pp, in.framework->label()));
     }
   }
-  const std::optional<int> zero = t.contains("zero_stage") ? std::optional<int>(static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3))) : std::nullopt;
+  int zero_value = 0;
+  bool zero_stated = false;
+  if (t.contains("zero_stage")) {
+    zero_value = static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3));
+    zero_stated = true;
+  }
   std::optional<Recompute> recompute;
   if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
   const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
@@ -230,9 +242,9 @@ CaseInputs case_inputs(const ValidationCase& c) {
       else throw InputError("train.offload", "train.offload may hold parameters, gradients, optimizer, activations.");
     }
   } else if (stated_bool(t, "cpu_offload").value_or(false)) {
-    if (zero.value_or(fw.zero_default) >= 1) {
+    if ((zero_stated ? zero_value : fw.zero_default) >= 1) {
       l.offload_optimizer = true;
-      if (zero.value_or(fw.zero_default) == 3) l.offload_params = true;
+      if ((zero_stated ? zero_value : fw.zero_default) == 3) l.offload_params = true;
       flag("cpu_offload without a list: the sharding's own offload (parameters with ZeRO-3, optimizer states, gradients) assumed");
     } else {
       l.offload_activations = true;
@@ -282,9 +294,9 @@ CaseInputs case_inputs(const ValidationCase& c) {
     if (pp.value_or(1) > 1) flag(fmt::format("vp not stated: 1 ({} schedule, {} default)", fw.pipeline_schedules.front(), fw.label()));
   }
   const bool vp_open = !vp_eff && fw.interleaving() && pp.value_or(0) != 1;
-  const bool zero_open = !zero && fw.zero_stages.size() > 1 && dp.value_or(0) * cp.value_or(1) != 1;
+  const bool zero_open = !zero_stated && fw.zero_stages.size() > 1 && dp.value_or(0) * cp.value_or(1) != 1;
   const bool dims_open = !tp || !pp || (!dp && in.gpus == 0) || (in.model.is_moe() && !ep);
-  const bool open = dims_open || !mb || !gbs || zero_open || !recompute || sp_open || vp_open;
+  const bool open = dims_open || !mb_stated || !gbs || zero_open || !recompute || sp_open || vp_open;
   Layout base = l;
   base.tp = tp.value_or(1);
   base.pp = pp.value_or(1);
@@ -292,14 +304,14 @@ CaseInputs case_inputs(const ValidationCase& c) {
   base.ep = ep.value_or(1);
   base.vp = vp_eff.value_or(1);
   base.dp = dp.value_or(static_cast<int>(std::max<int64_t>(1, in.gpus / (static_cast<int64_t>(base.tp) * base.pp * base.cp))));
-  base.micro_batch = mb.value_or(1);
-  base.zero_stage = zero.value_or(fw.zero_default);
+  base.micro_batch = mb_stated ? mb_value : 1;
+  base.zero_stage = zero_stated ? zero_value : fw.zero_default;
   base.recompute = recompute.value_or(Recompute::kNone);
   if (gbs) {
     // Whole micro-batches per data-parallel rank.
     const int64_t per = static_cast<int64_t>(base.dp) * base.micro_batch;
     base.global_batch = std::max<int64_t>(per, *gbs / per * per);
-    if (*gbs % per != 0 && mb) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, base.global_batch));
+    if (*gbs % per != 0 && mb_stated) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, base.global_batch));
   }
   // Stated by the case itself (not by a framework default standing in for it).
   in.layout_stated = !open && t.contains("micro_batch") && (vp || !fw.interleaving() || pp.value_or(1) == 1);
@@ -314,8 +326,8 @@ CaseInputs case_inputs(const ValidationCase& c) {
     r.optimizer = l.optimizer;
     r.tp = tp.value_or(0), r.pp = pp.value_or(0), r.dp = dp.value_or(0), r.cp = cp.value_or(1), r.ep = ep.value_or(0), r.vp = vp_eff.value_or(0);
     if (!in.model.is_moe()) r.ep = 1;
-    r.micro_batch = mb.value_or(0);
-    if (zero) r.zero_stage = *zero;
+    r.micro_batch = mb_stated ? mb_value : 0;
+    if (zero_stated) r.zero_stage = zero_value;
     if (recompute) r.recompute = *recompute;
     if (sp) r.sequence_parallel = *sp;
     r.cross_node_tp = tp.has_value();
@@ -337,7 +349,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
       add(!dp, fmt::format("dp {}", l.dp));
       add(in.model.is_moe() && !ep, fmt::format("ep {}", l.ep));
       add(vp_open, fmt::format("vp {}", l.vp));
-      add(!mb, fmt::format("micro-batch {}", l.micro_batch));
+      add(!mb_stated, fmt::format("micro-batch {}", l.micro_batch));
       add(!gbs, fmt::format("global batch {}", l.effective_global_batch()));
       add(zero_open, fmt::format("ZeRO-{}", l.zero_stage));
       add(!recompute, fmt::format("recompute {}", recompute_name(l.recompute)));
