@@ -195,3 +195,30 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
   for (const auto& s : all.summary) counted += s.count + s.not_predicted + s.failed;
   EXPECT_GE(counted, static_cast<int>(cases.size()));
 }
+
+namespace gpuplan {
+namespace {
+
+// A case whose model is only a name the catalog knows is that catalog model;
+// any other bare name (a path included) is refused, never read from disk.
+TEST(Validate, ModelByNameOnlyIsTheCatalogModel) {
+  auto line = [](const std::string& name) {
+    return R"({"id": "n", "kind": "train_memory", "model": {"name": ")" + name +
+           R"("}, "hardware": {"gpu": "h100-sxm5-80gb", "count": 8}, "train": {"seq_len": 4096, "global_batch_seqs": 8, )"
+           R"("micro_batch": 1, "tp": 1, "pp": 1, "dp": 8, "zero_stage": 3, "recompute": "full", "precision": "bf16"}, )"
+           R"("measured": {"peak_memory_gib": 40}})";
+  };
+  const CaseInputs in = case_inputs(parse_cases(line("llama-3.1-8b"), "inline").at(0));
+  EXPECT_EQ(in.model.layers, 32);
+  EXPECT_EQ(in.model.hidden, 4096);
+  EXPECT_EQ(in.model.vocab, 128256);
+  try {
+    (void)case_inputs(parse_cases(line("/etc/hostname"), "inline").at(0));
+    ADD_FAILURE() << "a path was accepted as a model name";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "model");
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -154,6 +154,9 @@ struct CatalogModel {
 };
 const std::vector<CatalogModel>& model_catalog();
 ModelSpec find_model(const std::string& name_or_path);
+// A catalog model by id or alias only, never a file or folder (the web API,
+// validation cases); nullopt when the catalog has none of that name.
+std::optional<ModelSpec> find_catalog_model(const std::string& name);
 
 // The model a command describes: exactly one of a catalog id or config.json
 // path (find_model), a bare parameter count (1e3 to 1e15) and a ModelSpec the

@@ -70,8 +70,9 @@ SelectiveRecompute parse_selective_recompute(const std::string& text, const std:
   if (t == "attention-core" || t == "attention_core" || t == "attentioncore") return SelectiveRecompute::kAttentionCore;
   if (t == "op") return SelectiveRecompute::kOp;
   if (t == "layer") return SelectiveRecompute::kLayer;
-  if (t == "save-qkv-proj" || t == "save_qkv_proj") return SelectiveRecompute::kOp;  // MaxText: saves projections, recomputes the rest
-  throw InputError(field, fmt::format("{} must be attention_core, op, layer or save_qkv_proj (got '{}').", field, text));
+  // MaxText's save_qkv_proj (save only the q/k/v projections) is a policy of its
+  // own that gpuplan does not model yet: refused rather than mapped to another.
+  throw InputError(field, fmt::format("{} must be attention_core, op or layer (got '{}'; save_qkv_proj is not modelled).", field, text));
 }
 
 void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes) {

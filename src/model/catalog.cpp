@@ -46,6 +46,17 @@ CatalogModel load_catalog_entry(const EmbeddedFile& file) {
 
 }  // namespace
 
+std::optional<ModelSpec> find_catalog_model(const std::string& name) {
+  const std::string key = normalize_name(name);
+  for (const auto& e : model_catalog()) {
+    if (e.spec.id == key) return e.spec;
+    for (const auto& a : e.aliases) {
+      if (a == key) return e.spec;
+    }
+  }
+  return std::nullopt;
+}
+
 const std::vector<CatalogModel>& model_catalog() {
   static const std::vector<CatalogModel> catalog = [] {
     std::vector<CatalogModel> out;

@@ -89,7 +89,10 @@ ModelSpec case_model(const ValidationCase& c, std::vector<std::string>& flags) {
   json model = c.raw["model"];
   const std::string name = model.value("name", c.id);
   if (!model.contains("num_hidden_layers") && !model.contains("n_layer") && !model.contains("num_layers")) {
-    ModelSpec m = find_model(name);
+    // The catalog only: a case never names a file to read.
+    std::optional<ModelSpec> found = find_catalog_model(name);
+    if (!found) throw InputError("model", fmt::format("{}: model '{}' has no architecture keys and is not a catalog model.", c.id, name));
+    ModelSpec m = *found;
     flags.push_back(fmt::format("model given by name only: catalog model {}", m.id));
     return m;
   }

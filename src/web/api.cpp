@@ -171,15 +171,9 @@ class Body {
 
 // A catalog model only: unlike the CLI's --model, never a file or folder.
 ModelSpec catalog_model(const std::string& name) {
-  const std::string key = normalize_name(name);
+  if (std::optional<ModelSpec> m = find_catalog_model(name)) return *m;
   std::vector<std::string> ids;
-  for (const auto& e : model_catalog()) {
-    if (e.spec.id == key) return e.spec;
-    for (const auto& a : e.aliases) {
-      if (a == key) return e.spec;
-    }
-    ids.push_back(e.spec.id);
-  }
+  for (const auto& e : model_catalog()) ids.push_back(e.spec.id);
   const auto near = closest_names(name, ids);
   throw InputError("model", fmt::format("model: '{}' is not a catalog model{}; GET /api/models lists them, or paste a "
                                         "config.json object as \"config\".",
