@@ -38,7 +38,7 @@ struct FinetuneJob {
   std::optional<Optimizer> optimizer;    // default: AdamW (full, LoRA), paged 8-bit AdamW (QLoRA)
   Precision precision = Precision::kBf16;
   int64_t gpus = 0;                      // 0: the smallest count that fits
-  int zero_stage = -1;                   // < 0: 3 (FSDP) when more than one GPU, else 0
+  std::optional<int> zero_stage;         // unset: 3 (FSDP) when more than one GPU, else 0
   bool pure_bf16 = false;                // weights, gradients and states all bf16 (torchtune's recipes)
   bool offload_optimizer = false;        // FSDP/ZeRO CPU offload of optimizer states (and gradients)
   bool offload_params = false;           // ... and of parameters

@@ -4,6 +4,7 @@
 // its source.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ struct InferenceOptions {
   int tp = 1;                           // tensor-parallel degree of one replica
   // Achieved fraction of HBM bandwidth for streaming kernels (weights, KV cache);
   // < 0: StepTimeOptions' default (the project's one constant for it).
-  double hbm_efficiency = -1;
+  std::optional<double> hbm_efficiency;
   // Share of device memory the engine may use: vLLM's gpu_memory_utilization
   // default 0.90 (vllm/engine/arg_utils.py); the rest stays free.
   double memory_utilization = 0.90;
@@ -41,7 +42,7 @@ struct InferenceOptions {
   // Sequences one step may hold: rows of logits the activation peak counts
   // (vLLM's default max_num_seqs 256; an engine profile sets its own).
   int64_t max_seqs_per_step = 256;
-  double cuda_context_bytes = -1;       // < 0: 0.75 GiB (+0.25 GiB NCCL when tp > 1)
+  std::optional<double> cuda_context_bytes;  // unset: 0.75 GiB (+0.25 GiB NCCL when tp > 1)
   int64_t prefill_chunk_tokens = 8192;  // tokens one prefill step processes (activation peak)
   bool int4_supported = true;           // the user can say the part lacks an int4 kernel
 };

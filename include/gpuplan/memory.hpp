@@ -12,6 +12,7 @@
 // Every stage of the pipeline is evaluated; the worst one is reported.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,10 @@ enum class MemoryScope { kDevice, kReserved, kAllocated };
 // Overheads a user can see and override; defaults documented where they are set
 // (src/estimate/memory.cpp) and in docs/memory.md.
 struct MemoryOptions {
-  double cuda_context_bytes = -1;     // < 0: default (0.75 GiB; +0.25 GiB NCCL when > 1 GPU)
-  double fragmentation = -1;          // fraction of allocated bytes; < 0: default 0.05
+  std::optional<double> cuda_context_bytes;  // unset: 0.75 GiB, +0.25 GiB NCCL when > 1 GPU
+  std::optional<double> fragmentation;       // fraction of allocated bytes; unset: 0.05
   double safety_margin = 0.15;        // seed 004: keep 15–20% free
-  double comm_bucket_bytes = -1;      // < 0: default (2 × 25 MiB DDP-style buckets)
+  std::optional<double> comm_bucket_bytes;   // unset: 2 × 25 MiB DDP-style buckets
   // Per token per vocab entry with Layout::loss kFull or kFused: bf16 logits 2 +
   // fp32 copy 4 + fp32 log-softmax 4. Chunked losses keep the bf16 logits and
   // one chunk's fp32 copies (memory_activations.cpp).

@@ -5,6 +5,7 @@
 // them, the pipeline bubble, and the optimizer step. docs/step-time.md gives
 // every formula and its source.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,9 @@ namespace gpuplan {
 // The physical constants of the model. One set for every case; each default is
 // documented where it is set (src/estimate/step_time.cpp) and in docs/step-time.md.
 struct StepTimeOptions {
-  double gemm_ceiling = 0;            // best dense-GEMM fraction of peak; 0: training_gemm_ceiling(gpu)
+  std::optional<double> gemm_ceiling;            // best dense-GEMM fraction of peak; unset: training_gemm_ceiling(gpu)
   double hbm_efficiency = 0.80;       // achieved fraction of HBM bandwidth for streaming kernels
-  double intra_busbw_bytes_per_s = 0; // all-reduce bus bandwidth inside a node; 0: measured, else 0.80 × link
+  std::optional<double> intra_busbw_bytes_per_s; // all-reduce bus bandwidth inside a node; unset: measured, else 0.80 × link
   double scaleout_efficiency = 0.90;  // achieved fraction of the NIC rate (NCCLT-290: 46–48 of 50 GB/s)
   double intra_latency_s = 6e-6;      // α per ring step inside a node
   double inter_latency_s = 12e-6;     // α per ring step across nodes
@@ -27,8 +28,8 @@ struct StepTimeOptions {
   double host_dispatch_s = 15e-6;     // host (Python + framework) time to issue one kernel in eager mode
   double overlap_efficiency = 0.90;   // share of an overlappable transfer that really hides behind compute
   int gpus_per_node = 0;              // 0: the GPU's default node
-  double scaleout_bytes_per_s = 0;    // per GPU; 0: the GPU's default NIC
-  double grad_reduce_bytes = 0;       // bytes per gradient element reduced; 0: 4 for bf16/fp8, 2 for fp16
+  std::optional<double> scaleout_bytes_per_s;    // per GPU; unset: the GPU's default NIC
+  std::optional<double> grad_reduce_bytes;       // bytes per gradient element reduced; unset: 4 for bf16/fp8, 2 for fp16
   bool explain = true;                // fill StepTime::assumptions (the planner turns it off in its inner loop)
 
   bool operator==(const StepTimeOptions&) const = default;

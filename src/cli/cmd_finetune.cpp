@@ -65,7 +65,7 @@ void run(const FinetuneFlags& f) {
   if (!f.optimizer.empty()) j.optimizer = parse_optimizer(f.optimizer, "--optimizer");
   j.precision = parse_precision(f.precision, "--precision");
   j.gradient_checkpointing = !f.no_checkpointing;
-  j.zero_stage = f.zero;
+  if (f.zero != -1) j.zero_stage = f.zero;  // the flag's -1: not given
   j.framework = &resolve_framework(f.software);
   j.settings = make_run_settings(f.software);
   validate_finetune(m, j);

@@ -86,7 +86,7 @@ Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, con
 
 void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOptions* memory) {
   if (step && c.gemm_ceiling > 0) step->gemm_ceiling = c.gemm_ceiling;
-  if (memory && c.fragmentation >= 0) memory->fragmentation = c.fragmentation;
+  if (memory && c.fragmentation >= 0) memory->fragmentation = c.fragmentation;  // Calibration's own -1: not fitted
 }
 
 nlohmann::json calibration_to_json(const Calibration& c) {

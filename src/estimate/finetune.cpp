@@ -141,7 +141,7 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
   l.micro_batch = j.micro_batch;
   l.global_batch = j.global_batch > 0 ? j.global_batch : j.micro_batch * gpus;
   l.seq_len = j.seq_len;
-  l.zero_stage = j.zero_stage >= 0 ? j.zero_stage : (gpus > 1 ? 3 : 0);
+  l.zero_stage = j.zero_stage.value_or(gpus > 1 ? 3 : 0);
   l.recompute = j.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
   l.precision = j.precision;
   l.optimizer = *j.optimizer;
@@ -181,7 +181,7 @@ void validate_finetune(const ModelSpec& m, const FinetuneJob& j) {
   if (j.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
   require_range(j.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
   if (j.samples < 0 || !std::isfinite(j.samples)) throw InputError("--samples", "--samples must be a positive count.");
-  if (j.zero_stage > 3) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
+  if (j.zero_stage && (*j.zero_stage < 0 || *j.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
 }
 
 FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {

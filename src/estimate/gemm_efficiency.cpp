@@ -127,7 +127,7 @@ GemmRoofline gemm_roofline(const GpuSpec& g, Precision p, double m, double n, do
 
 double gemm_time_s(const GpuSpec& g, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch) {
   const Precision use = g.has(p) ? p : (g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16);
-  const double ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : training_gemm_ceiling(g);
+  const double ceiling = o.gemm_ceiling ? *o.gemm_ceiling : training_gemm_ceiling(g);
   const double elem = use == Precision::kFp8 ? 1.0 : 2.0;
   return gemm_roofline(g, use, m, n, k, ceiling, g.hbm_bytes_per_s * o.hbm_efficiency, elem, elem, batch).time_s() +
          o.kernel_overhead_s;

@@ -138,7 +138,7 @@ Machine machine(const GpuSpec& g, const InferenceOptions& o) {
   }
   c.peak_attn = g.peak(g.has(Precision::kFp16) ? Precision::kFp16 : half);
   c.ceiling = burst_gemm_ceiling(g);
-  c.hbm = g.hbm_bytes_per_s * (o.hbm_efficiency > 0 ? o.hbm_efficiency : so.hbm_efficiency);
+  c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency.value_or(so.hbm_efficiency);
   c.overhead = so.kernel_overhead_s;
   c.wbytes = bytes_per_weight(o.weights, o.group_size);
   c.act = c.gemm_p == Precision::kFp8 ? 1.0 : 2.0;
@@ -309,8 +309,7 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   const double per_token = 2.0 * (2 * h + (2.0 * m.q_width() + 2.0 * m.kv_width()) / tp + 3 * ffn_width(m) / tp);
   const double logit_rows = std::min(T, static_cast<double>(std::max<int64_t>(1, o.max_seqs_per_step)));
   r.activation_bytes = T * per_token + logit_rows * static_cast<double>(m.vocab) / tp * 4;
-  const double context = o.cuda_context_bytes >= 0 ? o.cuda_context_bytes
-                                                   : (kContextGiB + (o.tp > 1 ? kNcclGiB : 0.0)) * kGiB;
+  const double context = o.cuda_context_bytes.value_or((kContextGiB + (o.tp > 1 ? kNcclGiB : 0.0)) * kGiB);
   r.runtime_bytes = context + kGraphsGiB * kGiB;
   if (o.kv_share_of_free) {
     // TensorRT-LLM: the KV pool takes free_gpu_memory_fraction of the memory

@@ -151,7 +151,7 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   }
   // Communication buckets (DDP / ZeRO-1/2 gradient reduction) when there is a
   // data-parallel peer.
-  if (z < 3 && Nd > 1) s.comm = o.comm_bucket_bytes >= 0 ? o.comm_bucket_bytes : kBucketBytes;
+  if (z < 3 && Nd > 1) s.comm = o.comm_bucket_bytes.value_or(kBucketBytes);
 
   // Activations of the micro-batches in flight.
   s.layers = static_cast<double>(p.layers);
@@ -243,8 +243,8 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
 MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, const MemoryOptions& o) {
   MemoryBreakdown br;
   br.capacity_bytes = gpu.memory_bytes;
-  const double frag = o.fragmentation >= 0 ? o.fragmentation : kFragmentation;
-  double context = o.cuda_context_bytes >= 0 ? o.cuda_context_bytes
+  const double frag = o.fragmentation.value_or(kFragmentation);
+  double context = o.cuda_context_bytes ? *o.cuda_context_bytes
                                              : (kContextGiB + (l.gpus() > 1 ? kNcclGiB : 0.0)) * kGiB;
   double frag_used = frag;
   if (o.scope != MemoryScope::kDevice) context = 0;       // PyTorch's counters exclude the context
@@ -338,7 +338,7 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
         fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、LM head 与损失。",
                     split.describe(), stage_split_rule_name(split.rule)));
   }
-  const double frag = o.fragmentation >= 0 ? o.fragmentation : kFragmentation;
+  const double frag = o.fragmentation.value_or(kFragmentation);
   add(fmt::format("Overheads: CUDA context and workspaces {} GiB, allocator fragmentation {}% of allocated bytes, safety margin {}% of capacity kept free.",
                   format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(frag * 100, 3), format_sig(o.safety_margin * 100, 3)),
       fmt::format("开销：CUDA 上下文与工作区 {} GiB，分配器碎片为已分配的 {}%，预留安全余量为容量的 {}%。",

@@ -37,17 +37,17 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   Ctx c{model, l, g, o, l.precision, l.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kBf16, 0.8, 0, 8, Link{}, Link{}, 0};
   if (!g.has(c.gemm_p)) c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   if (!g.has(c.act_p)) c.act_p = c.gemm_p == Precision::kFp8 ? Precision::kBf16 : c.gemm_p;
-  c.ceiling = o.gemm_ceiling > 0 ? o.gemm_ceiling : training_gemm_ceiling(g);
+  c.ceiling = o.gemm_ceiling ? *o.gemm_ceiling : training_gemm_ceiling(g);
   c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency;
   c.node = o.gpus_per_node > 0 ? o.gpus_per_node : g.gpus_per_node;
   if (g.nvlink_domain_gpus > c.node) c.node = g.nvlink_domain_gpus;
   // Intra-node: measured all-reduce bus bandwidth (nccl-tests) where the
   // catalog has it, else 80% of the link (A100: 230 of 300; H100: 365 of 450;
   // hardware_facts §2d).
-  const double intra_bw = o.intra_busbw_bytes_per_s > 0 ? o.intra_busbw_bytes_per_s
+  const double intra_bw = o.intra_busbw_bytes_per_s ? *o.intra_busbw_bytes_per_s
                           : g.allreduce_busbw_bytes_per_s > 0 ? g.allreduce_busbw_bytes_per_s
                                                                : 0.80 * g.intra_bytes_per_s;
-  const double nic = o.scaleout_bytes_per_s > 0 ? o.scaleout_bytes_per_s : g.scaleout_bytes_per_s;
+  const double nic = o.scaleout_bytes_per_s.value_or(g.scaleout_bytes_per_s);
   c.intra = Link{intra_bw, o.intra_latency_s};
   c.inter = Link{std::max(nic * o.scaleout_efficiency, 1e6), o.inter_latency_s};
   c.tokens = static_cast<double>(l.micro_batch) * static_cast<double>(l.seq_len) / l.cp;
@@ -203,7 +203,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   const double expert_params = pc.mlp_experts * frac / (tp * l.ep);
   const double stage_extra = l.pp == 1 ? pc.embedding : static_cast<double>(model.vocab) * h;
   const double dense_params = ((pc.attention + pc.mlp_dense + pc.norms) * frac + stage_extra) / tp;
-  const double gb = o.grad_reduce_bytes > 0 ? o.grad_reduce_bytes : (l.precision == Precision::kFp16 ? 2.0 : 4.0);
+  const double gb = o.grad_reduce_bytes.value_or(l.precision == Precision::kFp16 ? 2.0 : 4.0);
   DataParallelInputs dpi;
   dpi.dense_params = dense_params;
   dpi.expert_params = expert_params;
@@ -274,7 +274,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
 
   if (!o.explain) return r;
   r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
-                                      o.gemm_ceiling > 0 ? "calibrated or given" : training_gemm_ceiling_basis(g)));
+                                      o.gemm_ceiling ? "calibrated or given" : training_gemm_ceiling_basis(g)));
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
   r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));
