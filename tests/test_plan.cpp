@@ -120,7 +120,7 @@ TEST(Plan, DefaultGlobalBatchFollowsTheGpuCount) {
   const PlanResult res = plan(r);
   EXPECT_EQ(res.groups.at(0).global_batch, 1760);
   ASSERT_FALSE(res.groups.at(0).top.empty());
-  EXPECT_EQ(res.groups.at(0).top[0].layout.global_batch % res.groups.at(0).top[0].layout.dp, 0);
+  EXPECT_EQ(res.groups.at(0).top[0].layout.effective_global_batch() % res.groups.at(0).top[0].layout.dp, 0);
 }
 
 TEST(Plan, NothingFitsGivesNoCandidates) {

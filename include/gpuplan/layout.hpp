@@ -44,7 +44,7 @@ struct Layout {
   // the layers, the split stage_split() chooses. Read the split through stage_split().
   std::optional<int> first_stage_layers, last_stage_layers;
   int64_t micro_batch = 1;          // sequences per micro-batch per data-parallel rank
-  int64_t global_batch = 0;         // sequences per optimizer step; 0 = dp × micro_batch
+  std::optional<int64_t> global_batch;  // sequences per optimizer step; unset: dp × micro_batch
   int64_t seq_len = 2048;
   int zero_stage = 0;               // 0 DDP, 1 optimizer states, 2 + gradients, 3 + parameters (Rajbhandari et al. 2020)
   int shard_group = 0;              // HSDP: ZeRO-3 within groups of this many ranks; 0 = all of dp
@@ -97,7 +97,7 @@ struct Layout {
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }
-  int64_t effective_global_batch() const { return global_batch > 0 ? global_batch : static_cast<int64_t>(dp) * micro_batch; }
+  int64_t effective_global_batch() const { return global_batch ? *global_batch : static_cast<int64_t>(dp) * micro_batch; }
   // Micro-batches per pipeline per step (gradient-accumulation steps when pp = 1).
   int64_t micro_batches() const { return effective_global_batch() / (static_cast<int64_t>(dp) * micro_batch); }
 };

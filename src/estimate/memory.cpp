@@ -415,7 +415,7 @@ void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, co
     Layout x = l;
     x.dp = l.dp / (tp / l.tp);
     x.tp = tp;
-    if (x.global_batch > 0 && x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
+    if (x.global_batch && *x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
     if (consider(x, fmt::format("tensor parallel {} (dp {})", tp, x.dp), fmt::format("张量并行 {}（dp {}）", tp, x.dp),
                  fmt::format("--tp {} --dp {}", tp, x.dp))) break;
   }
@@ -423,7 +423,7 @@ void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, co
     Layout x = l;
     x.dp = l.dp / (pp / l.pp);
     x.pp = pp;
-    if (x.global_batch > 0 && x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
+    if (x.global_batch && *x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
     if (consider(x, fmt::format("pipeline parallel {} (dp {})", pp, x.dp), fmt::format("流水线并行 {}（dp {}）", pp, x.dp),
                  fmt::format("--pp {} --dp {}", pp, x.dp))) break;
   }

@@ -181,7 +181,7 @@ Layout plan_recipe_layout(const PlanRequest& r) {
   l.tp = l.pp = l.dp = l.cp = l.ep = l.vp = 1;
   l.micro_batch = 1;
   l.seq_len = r.seq_len;
-  l.global_batch = r.global_batch;
+  if (r.global_batch > 0) l.global_batch = r.global_batch;
   l.precision = r.precision;
   l.optimizer = r.optimizer;
   apply_framework(plan_framework(r), r.settings, l);
@@ -369,7 +369,7 @@ PlanResult plan(const PlanRequest& r) {
       for (const Layout& given : r.references) {
         if (given.gpus() != n) continue;
         Layout ref = given;
-        if (ref.global_batch <= 0) ref.global_batch = grp.global_batch;
+        if (!ref.global_batch) ref.global_batch = grp.global_batch;
         validate_layout(r.model, ref, n);
         PlanReference pr;
         pr.layout = ref;

@@ -194,7 +194,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.first_stage_layers = in.first_stage_layers;
   l.last_stage_layers = in.last_stage_layers;
   l.micro_batch = in.micro_batch;
-  l.global_batch = in.global_batch;
+  if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.");
+  if (in.global_batch > 0) l.global_batch = in.global_batch;  // 0 (the flag's default): dp × micro-batch
   l.seq_len = in.seq_len;
   const FrameworkProfile& fw = resolve_framework(in.software);
   l.zero_stage = in.zero.value_or(fw.zero_default);

@@ -313,8 +313,9 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (gbs) {
     // Whole micro-batches per data-parallel rank.
     const int64_t per = static_cast<int64_t>(base.dp) * base.micro_batch;
-    base.global_batch = std::max<int64_t>(per, *gbs / per * per);
-    if (*gbs % per != 0 && mb_stated) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, base.global_batch));
+    const int64_t rounded = std::max<int64_t>(per, *gbs / per * per);
+    base.global_batch = rounded;
+    if (*gbs % per != 0 && mb_stated) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, rounded));
   }
   // Stated by the case itself (not by a framework default standing in for it).
   in.layout_stated = !open && t.contains("micro_batch") && (vp || !fw.interleaving() || pp.value_or(1) == 1);
@@ -324,7 +325,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
     r.gpus = {in.gpu};
     r.gpu_counts = {in.gpus};
     r.seq_len = l.seq_len;
-    r.global_batch = gbs ? base.global_batch : 0;
+    r.global_batch = gbs ? base.effective_global_batch() : 0;
     r.precision = l.precision;
     r.optimizer = l.optimizer;
     r.tp = tp.value_or(0), r.pp = pp.value_or(0), r.dp = dp.value_or(0), r.cp = cp.value_or(1), r.ep = ep.value_or(0), r.vp = vp_eff.value_or(0);
