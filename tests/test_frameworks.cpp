@@ -109,6 +109,21 @@ TEST(Frameworks, DefaultsApplyInOnePlace) {
   compiled.compile = true;
   apply_framework(find_framework("torchtitan@2024-12"), compiled, t);
   EXPECT_FALSE(t.eager);
+  // --eager forces unfused element-wise ops even on a stack that fuses them,
+  // and the planner's candidates carry it (a regression once lost it).
+  RunSettings eager;
+  eager.force_eager = true;
+  Layout meg;
+  apply_framework(find_framework("megatron-core@0.8.0"), eager, meg);
+  EXPECT_TRUE(meg.eager);
+  PlanRequest r;
+  r.model = find_model("llama-3.1-8b");
+  r.gpus = {find_gpu("h100")};
+  r.gpu_counts = {8};
+  r.seq_len = 4096;
+  r.global_batch = 64;
+  r.settings = eager;
+  for (const Layout& c : enumerate_layouts(r, r.gpus[0], 8)) ASSERT_TRUE(c.eager);
   // torchtune keeps no fp32 master copy (pure bf16 recipes).
   Layout tune;
   apply_framework(find_framework("torchtune@2024"), RunSettings{}, tune);

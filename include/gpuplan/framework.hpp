@@ -115,6 +115,7 @@ struct RunSettings {
   std::optional<bool> optimizer_in_backward;
   std::optional<bool> sequence_parallel;
   std::optional<SelectiveRecompute> recompute_policy;
+  bool force_eager = false;                    // --eager: one PyTorch operator per kernel whatever the framework fuses
 };
 
 // The one place a framework's defaults and a run's stated settings become the

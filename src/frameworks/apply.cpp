@@ -88,7 +88,9 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   // Element-wise work: eager unless fused kernels or torch.compile run it. A
   // stated `compile` decides for PyTorch-native stacks; a stack with its own
   // fused kernels (Megatron, TE) is fused whatever torch.compile says.
-  if (f.elementwise == ElementwiseMode::kFused) {
+  if (s.force_eager) {
+    l.eager = true;
+  } else if (f.elementwise == ElementwiseMode::kFused) {
     l.eager = false;
   } else if (s.compile) {
     l.eager = !*s.compile;

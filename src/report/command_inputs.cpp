@@ -116,7 +116,7 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
     throw InputError(flag, fmt::format("{}: give at least tp, pp and dp (dp may be left out with one --gpus count) ({}).", flag, text));
   }
   // The planned framework's defaults for these degrees, with sp= over them.
-  const FrameworkProfile& fw = r.framework ? *r.framework : find_framework("generic");
+  const FrameworkProfile& fw = plan_framework(r);
   RunSettings s = r.settings;
   if (sp) s.sequence_parallel = *sp;
   apply_framework(fw, s, l);
@@ -239,9 +239,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   if (in.sequence_parallel) settings.sequence_parallel = true;
   if (in.no_sequence_parallel) settings.sequence_parallel = false;
   if (in.no_flash_attention) settings.attention = AttentionKernel::kMaterialised;
-  if (in.eager) settings.compile = false;
+  settings.force_eager = in.eager;
   apply_framework(fw, settings, l);
-  if (in.eager) l.eager = true;
   if (in.zero3_per_module) l.zero3_per_module = true;
   if (in.fp32_grads) l.fp32_grad_accum = true;
   validate_layout(r.model, l, gpus);
@@ -329,7 +328,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.framework = &resolve_framework(in.software);
   r.settings = make_run_settings(in.software);
   if (in.no_flash) r.settings.attention = AttentionKernel::kMaterialised;
-  if (in.eager) r.settings.compile = false;
+  r.settings.force_eager = in.eager;
   if (in.gpus_per_node) {
     if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
     r.step_options.gpus_per_node = *in.gpus_per_node;
