@@ -87,7 +87,10 @@ TEST(Frameworks, DefaultsApplyInOnePlace) {
   off.sequence_parallel = false;
   apply_framework(find_framework("torchtitan@2024-12"), off, l);
   EXPECT_TRUE(l.sequence_parallel);
-  EXPECT_FALSE(framework_cannot_run(find_framework("torchtitan@2024-12"), l).empty() && !l.sequence_parallel);
+  EXPECT_EQ(framework_cannot_run(find_framework("torchtitan@2024-12"), l), "");  // tp 8 with SP, FSDP: runnable
+  l.sequence_parallel = false;  // what torchtitan never runs
+  EXPECT_NE(framework_cannot_run(find_framework("torchtitan@2024-12"), l).find("sequence parallelism"), std::string::npos);
+  l.sequence_parallel = true;
   // Megatron-LM in 2021: the fused (materialised) softmax, no sequence parallelism.
   apply_framework(find_framework("megatron-lm@2021"), RunSettings{}, l);
   EXPECT_FALSE(l.flash_attention);

@@ -205,8 +205,10 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     const double t = l.tp, rep = (l.sequence_parallel && l.tp > 1) ? t : 1.0;
     const double attn_out = static_cast<double>(m.mla ? m.heads * m.mla->v_head_dim : m.q_width());
     per_micro = 0;
+    const OpPolicySplit dense_split = op_policy_split(m, false);
+    const OpPolicySplit moe_split = m.moe ? op_policy_split(m, true) : dense_split;
     for_each_layer(p, [&](int64_t layer) {
-      const OpPolicySplit sp = op_policy_split(m, m.is_moe_layer(layer));
+      const OpPolicySplit& sp = m.is_moe_layer(layer) ? moe_split : dense_split;
       per_micro += ckpt + 2 * T * (sp.saved_tp_elems + attn_out) / t + 2 * T * sp.saved_rep_elems / rep +
                    4 * T * static_cast<double>(m.heads) / t;
     });

@@ -12,6 +12,17 @@ Row num(const char* key, const char* en, const char* zh, double v, Unit u, std::
   return Row{key, en, zh, v, u, std::move(text)};
 }
 Row txt(const char* key, const char* en, const char* zh, std::string text) { return Row{key, en, zh, 0, Unit::kText, std::move(text)}; }
+// The parts of one forward pass (a decode step, or a mixed prefill/decode
+// step) as rows keyed `<prefix>_gemm_s` … `<prefix>_lm_head_s`.
+void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const char* gemm_en, const char* gemm_zh,
+               const char* attention_en, const char* attention_zh) {
+  s.rows.push_back(Row{prefix + "_gemm_s", gemm_en, gemm_zh, t.gemm_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{prefix + "_attention_s", attention_en, attention_zh, t.attention_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{prefix + "_elementwise_s", "Element-wise", "逐元素", t.elementwise_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{prefix + "_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", t.tp_comm_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{prefix + "_lm_head_s", "LM head", "输出层", t.lm_head_s, Unit::kSeconds, ""});
+}
+
 Row money(const char* key, const char* en, const char* zh, double v, Currency c) {
   return Row{key, en, zh, v, c == Currency::kCny ? Unit::kCny : Unit::kUsd, ""};
 }
@@ -83,11 +94,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   r.sections.push_back(c);
 
   Section b{"step", "Where a decode step goes", "解码步耗时构成", {}, {}, {}};
-  b.rows.push_back(num("decode_gemm_s", "GEMMs (weights read)", "矩阵乘（读取权重）", p.decode.gemm_s, Unit::kSeconds));
-  b.rows.push_back(num("decode_attention_s", "Attention (KV cache read)", "注意力（读取 KV 缓存）", p.decode.attention_s, Unit::kSeconds));
-  b.rows.push_back(num("decode_elementwise_s", "Element-wise", "逐元素", p.decode.elementwise_s, Unit::kSeconds));
-  b.rows.push_back(num("decode_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", p.decode.tp_comm_s, Unit::kSeconds));
-  b.rows.push_back(num("decode_lm_head_s", "LM head", "输出层", p.decode.lm_head_s, Unit::kSeconds));
+  pass_rows(b, "decode", p.decode, "GEMMs (weights read)", "矩阵乘（读取权重）", "Attention (KV cache read)", "注意力（读取 KV 缓存）");
   b.rows.push_back(num("prefill_s", "Prefill of one request", "单请求预填充", p.prefill.total_s, Unit::kSeconds));
   r.sections.push_back(b);
 
@@ -133,11 +140,7 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
   r.sections.push_back(th);
 
   Section st{"step", "Where a step goes", "单步耗时构成", {}, {}, {}};
-  st.rows.push_back(num("step_gemm_s", "GEMMs", "矩阵乘", run.step.gemm_s, Unit::kSeconds));
-  st.rows.push_back(num("step_attention_s", "Attention (prefill and KV cache read)", "注意力（预填充与读取 KV 缓存）", run.step.attention_s, Unit::kSeconds));
-  st.rows.push_back(num("step_elementwise_s", "Element-wise", "逐元素", run.step.elementwise_s, Unit::kSeconds));
-  st.rows.push_back(num("step_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", run.step.tp_comm_s, Unit::kSeconds));
-  st.rows.push_back(num("step_lm_head_s", "LM head", "输出层", run.step.lm_head_s, Unit::kSeconds));
+  pass_rows(st, "step", run.step, "GEMMs", "矩阵乘", "Attention (prefill and KV cache read)", "注意力（预填充与读取 KV 缓存）");
   st.rows.push_back(num("step_compute_bound", "GEMMs compute-bound", "矩阵乘受算力限制", run.step.compute_bound ? 1 : 0, Unit::kFlag));
   r.sections.push_back(st);
 
