@@ -93,7 +93,7 @@ TEST(Frameworks, DefaultsApplyInOnePlace) {
   l.sequence_parallel = true;
   // Megatron-LM in 2021: the fused (materialised) softmax, no sequence parallelism.
   apply_framework(find_framework("megatron-lm@2021"), RunSettings{}, l);
-  EXPECT_FALSE(l.flash_attention);
+  EXPECT_TRUE(keeps_attention_scores(l));
   EXPECT_FALSE(l.sequence_parallel);
   EXPECT_FALSE(l.eager);
   // Stating the overlap on an optional-SP framework turns SP on (Megatron refuses one without the other).

@@ -182,7 +182,7 @@ std::optional<Layout> random_layout(Gen& g, const ModelSpec& model) {
   l.seq_len = int64_t{1} << g.integer(8, 15);
   l.recompute = static_cast<Recompute>(g.integer(0, 2));
   l.sequence_parallel = l.tp > 1 && g.coin();
-  l.flash_attention = g.coin(0.8);
+  l.attention = g.coin(0.8) ? AttentionKernel::kFlash2 : AttentionKernel::kMaterialised;
   l.optimizer = g.coin(0.8) ? Optimizer::kAdamW : Optimizer::kAdamW8bit;
   l.offload_optimizer = g.coin(0.1);
   l.offload_activations = g.coin(0.1);
@@ -200,7 +200,7 @@ std::string describe(const Layout& l) {
   return "tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + " dp " + std::to_string(l.dp) + " cp " +
          std::to_string(l.cp) + " ep " + std::to_string(l.ep) + " mb " + std::to_string(l.micro_batch) + " seq " +
          std::to_string(l.seq_len) + " zero " + std::to_string(l.zero_stage) + " recompute " + recompute_name(l.recompute) +
-         (l.flash_attention ? " flash" : " no-flash") + (l.offload_activations ? " offload-act" : "") +
+         (keeps_attention_scores(l) ? " no-flash" : " flash") + (l.offload_activations ? " offload-act" : "") +
          (l.offload_optimizer ? " offload-opt" : "") + (l.sequence_parallel ? " sp" : "");
 }
 

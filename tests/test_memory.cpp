@@ -30,7 +30,7 @@ Layout gpt3_layout(int tp, bool sp, Recompute rc) {
   l.micro_batch = 1;
   l.sequence_parallel = sp;
   l.recompute = rc;
-  l.flash_attention = false;
+  l.attention = AttentionKernel::kMaterialised;
   return l;
 }
 
@@ -182,7 +182,7 @@ TEST(Memory, RecomputeNeverRaisesActivations) {
         Layout l;
         l.tp = tp;
         l.seq_len = 4096;
-        l.flash_attention = flash;
+        l.attention = flash ? AttentionKernel::kFlash2 : AttentionKernel::kMaterialised;
         MemoryOptions o;
         o.suggest = false;
         l.recompute = Recompute::kNone;

@@ -32,7 +32,7 @@ TEST(Regressions, FullRecomputeNotAboveSelectiveWithOffloadAndNoFlash) {
   l.seq_len = 8192;
   l.micro_batch = 2;
   l.global_batch = 16;
-  l.flash_attention = false;
+  l.attention = AttentionKernel::kMaterialised;
   l.offload_activations = true;
   const double sel = activations(m, l, Recompute::kSelective);
   const double full = activations(m, l, Recompute::kFull);
@@ -53,7 +53,7 @@ TEST(Regressions, FullRecomputeNotAboveSelectiveWithOneLayerPerStage) {
     l.pp = 2;
     l.seq_len = 2048;
     l.global_batch = 1;
-    l.flash_attention = flash;
+    l.attention = flash ? AttentionKernel::kFlash2 : AttentionKernel::kMaterialised;
     validate_layout(m, l, 2);
     EXPECT_LE(activations(m, l, Recompute::kFull), activations(m, l, Recompute::kSelective)) << flash;
   }

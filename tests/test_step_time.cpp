@@ -223,7 +223,7 @@ Layout megatron_2021(int tp, int pp, int dp, int64_t global) {
   Layout l = base(tp, pp, dp, 1, global, 2048);
   l.sequence_parallel = false;
   l.recompute = Recompute::kFull;
-  l.flash_attention = false;  // 2021: fused softmax, no FlashAttention
+  l.attention = AttentionKernel::kMaterialised;  // 2021: fused softmax, no FlashAttention
   l.precision = Precision::kFp16;
   return l;
 }

@@ -14,7 +14,6 @@
 namespace gpuplan {
 
 enum class SequenceParallelMode { kWithTp, kOptional, kNone };
-enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
 enum class ElementwiseMode { kFused, kCompiled, kEager };
 enum class Availability { kNone, kOptional, kDefault };
 enum class GatherUnit { kBlock, kModule, kNone };

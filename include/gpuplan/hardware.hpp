@@ -23,7 +23,15 @@ struct GpuSpec {
   double intra_bytes_per_s = 0;      // per GPU, one direction
   bool intra_switched = false;       // NVSwitch / all-to-all fabric
   int pcie_gen = 0;                  // 0 = unknown
-  double tdp_w = 0;
+  double tdp_w = 0;                  // nominal board power limit (datasheet TDP/TGP)
+  // The limit the board is held to when set below tdp_w (nvidia-smi -pl; a
+  // case's gpu_overrides.tdp_w); 0 = tdp_w. Lowers the sustained SM clock
+  // (power_clock_factor in gemm_efficiency.cpp), not the HBM bandwidth.
+  double power_limit_w = 0;
+  // Other memory configurations sold under the same part name (H100 SXM5 with
+  // 96 GB of HBM2e at 2.4 TB/s): a stated capacity picks its bandwidth.
+  struct MemoryVariant { double memory_bytes = 0; double hbm_bytes_per_s = 0; std::string memory_type, source; };
+  std::vector<MemoryVariant> memory_variants;
   int gpus_per_node = 8;
   int nvlink_domain_gpus = 0;        // > gpus_per_node for NVL72-style racks; 0 = the node
   double scaleout_bytes_per_s = 0;   // per GPU, one direction
@@ -48,6 +56,10 @@ void load_user_gpu_file(const std::string& path);
 // Accepts an id or an alias (case-insensitive). Unknown names and ambiguous
 // aliases throw InputError listing the candidates.
 const GpuSpec& find_gpu(const std::string& name);
+
+// Sets a stated memory capacity; where the part has a memory variant of that
+// capacity (within 3%), its HBM bandwidth comes with it unless one is given.
+void set_gpu_memory(GpuSpec& gpu, double memory_bytes, bool bandwidth_given);
 
 // The machines a run uses: a GPU type, a count, and the node shape.
 struct Cluster {

@@ -15,6 +15,12 @@ namespace gpuplan {
 
 enum class Optimizer { kAdamW, kAdamW8bit, kPagedAdamW8bit, kSgdMomentum };
 enum class PipelineSchedule { kOneFOneB, kInterleaved };
+// The attention kernel: the s×s scores materialised and streamed through HBM
+// (fused softmax before FlashAttention), FlashAttention-2 (Dao 2023),
+// FlashAttention-3 (Shah et al. 2024, Hopper only), cuDNN fused attention (as
+// TransformerEngine runs it), or PyTorch's scaled_dot_product_attention (its
+// FlashAttention-2 backend). Rates per kernel: data/kernels/attention.json.
+enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
 enum class FineTune { kNone, kFull, kLora, kQlora };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
 // fused kernel (Megatron's vocab-parallel cross-entropy), or in chunks of the
@@ -56,7 +62,7 @@ struct Layout {
   bool zero3_prefetch = true;
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
-  bool flash_attention = true;      // no s×s score matrix kept (Dao et al. 2022)
+  AttentionKernel attention = AttentionKernel::kFlash2;  // every kernel but kMaterialised keeps no s×s scores (Dao et al. 2022)
   // Element-wise ops run one PyTorch operator at a time (eager mode: no
   // torch.compile, no fused norm/activation/rotary kernels); false = fused, as
   // Megatron's kernels or torch.compile run them.
@@ -147,5 +153,8 @@ std::vector<std::pair<std::optional<int>, std::optional<int>>> uneven_split_cand
 // model on `gpus` GPUs: TP not dividing the heads, PP above the layer count,
 // ZeRO stage outside 0–3, micro-batch 0, a batch not divisible by dp×micro.
 void validate_layout(const ModelSpec& model, const Layout& layout, int64_t gpus);
+
+// FlashAttention-style kernels keep no s×s score matrix; the materialised one does.
+inline bool keeps_attention_scores(const Layout& l) { return l.attention == AttentionKernel::kMaterialised; }
 
 }  // namespace gpuplan

@@ -107,6 +107,9 @@ GemmRoofline gemm_roofline(const GpuSpec& gpu, Precision p, double m, double n, 
 double training_gemm_ceiling(const GpuSpec& gpu);
 // The burst ceiling: the GPU's measured MAMF, else 0.80 (inference runs in bursts).
 double burst_gemm_ceiling(const GpuSpec& gpu);
+// The sustained SM clock under a power limit below the nominal one, as a
+// fraction of the nominal sustained clock (1 at or above tdp_w).
+double power_clock_factor(const GpuSpec& gpu);
 // Where that ceiling comes from, in words, for the report's assumptions.
 const char* training_gemm_ceiling_basis(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.

@@ -96,10 +96,28 @@ namespace {
 constexpr double kSustainedOverBurst = 698.6 / 823.9;  // 8×H200, all GPUs busy (MLE-MSMF)
 }  // namespace
 
-double burst_gemm_ceiling(const GpuSpec& g) { return g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80; }
+// Power limit. A board held below its nominal limit (nvidia-smi -pl, a
+// facility cap) lowers its SM clock until it fits. CMOS dynamic power is
+// α·C·V²·f (Weste & Harris, CMOS VLSI Design, §5.1) and in the DVFS range the
+// voltage rises with the clock, so dynamic power grows as f³ and the clock as
+// its cube root. The part's idle draw does not scale: 64.4 W on a 700 W
+// Hopper-class board (NVIDIA DGX B200 User Guide, "Managing Power Capping"
+// §7.1, PowerLimitWatts example: Reading 64.388 at DefaultSetPoint 700), i.e.
+// 9.2% of the nominal limit. So at a limit P below the nominal T the compute
+// clock is ((P − 0.092·T) / (0.908·T))^(1/3) of the nominal sustained one:
+// 0.88 at 500 of 700 W. HBM keeps its own clock: bandwidth is unchanged.
+double power_clock_factor(const GpuSpec& g) {
+  if (!(g.power_limit_w > 0 && g.tdp_w > 0 && g.power_limit_w < g.tdp_w)) return 1.0;
+  constexpr double kIdleShare = 64.388 / 700.0;
+  const double idle = kIdleShare * g.tdp_w;
+  const double dynamic = std::max(0.05 * g.tdp_w, g.power_limit_w - idle) / (g.tdp_w - idle);
+  return std::cbrt(dynamic);
+}
+
+double burst_gemm_ceiling(const GpuSpec& g) { return (g.gemm_efficiency > 0 ? g.gemm_efficiency : 0.80) * power_clock_factor(g); }
 
 double training_gemm_ceiling(const GpuSpec& g) {
-  if (g.gemm_sustained_efficiency > 0) return g.gemm_sustained_efficiency;
+  if (g.gemm_sustained_efficiency > 0) return g.gemm_sustained_efficiency * power_clock_factor(g);
   const double burst = burst_gemm_ceiling(g);
   return g.vendor == "nvidia" ? burst * kSustainedOverBurst : burst;
 }

@@ -215,7 +215,7 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
   } else {
     per_micro = sum_layers;
-    if (l.recompute == Recompute::kSelective && !l.flash_attention) {
+    if (l.recompute == Recompute::kSelective && keeps_attention_scores(l)) {
       // Selective recompute re-runs the attention core in the backward pass:
       // one layer's s×s scores are live again while it does.
       Layout no_recompute = l;
@@ -318,12 +318,12 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
   if (!m.count_only) {
     add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",
                     m.mlp == MlpKind::kGated ? "gated" : "2-matrix",
-                    l.flash_attention ? "FlashAttention: no s×s scores" : "s×s attention scores kept",
+                    !keeps_attention_scores(l) ? "FlashAttention: no s×s scores" : "s×s attention scores kept",
                     o.dropout ? "on" : "off", l.eager ? ", eager: fp32 RMSNorm inputs and silu outputs kept too" : "",
                     format_sig(br.inflight_micro_batches, 3), br.worst_stage),
         fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}{}）；第 {} 级在途 {} 个微批。",
                     m.mlp == MlpKind::kGated ? "门控 MLP" : "两矩阵 MLP",
-                    l.flash_attention ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
+                    !keeps_attention_scores(l) ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
                     l.eager ? "，eager 模式另存 fp32 RMSNorm 输入与 silu 输出" : "",
                     br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
     add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
@@ -398,7 +398,7 @@ void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, co
       if (consider(x, fmt::format("ZeRO stage {}", z), fmt::format("ZeRO 第 {} 阶段", z), fmt::format("--zero {}", z))) break;
     }
   }
-  if (l.recompute == Recompute::kNone && !l.flash_attention) {
+  if (l.recompute == Recompute::kNone && keeps_attention_scores(l)) {
     Layout x = l;
     x.recompute = Recompute::kSelective;
     consider(x, "selective recompute", "选择性重计算", "--recompute selective");

@@ -83,7 +83,7 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   bytes += 2 * T * (q_w + k_w) / t;            // Q and K
   bytes += 2 * T * v_w / t;                    // V
   bytes += latent;
-  if (!l.flash_attention) {
+  if (keeps_attention_scores(l)) {
     if (l.recompute == Recompute::kNone) {
       // Scores over all s keys of the full sequence: softmax output, and with
       // dropout its mask and output.

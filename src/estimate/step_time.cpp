@@ -26,6 +26,7 @@
 #include "gpuplan/layer_ops.hpp"
 #include "gpuplan/recompute_policy.hpp"
 #include "gpuplan/step_time.hpp"
+#include "estimate/attention_kernels.hpp"
 #include "step_time_internal.hpp"
 
 namespace gpuplan {
@@ -78,8 +79,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     // number layer_cost reads, and the layout by the fields layer_cost reads.
     struct Key {
       StepTimeOptions opt; std::string gpu_id; std::map<Precision, double> gpu_peaks; double gpu_hbm, gpu_link, gpu_burst, gpu_sustained,
-          gpu_busbw, gpu_nic; int gpu_node, gpu_domain;
-      int tp, cp, ep; int64_t mb, seq; bool sp, flash, eager, tp_overlap; Precision p; int node;
+          gpu_busbw, gpu_nic, gpu_tdp, gpu_power_limit; int gpu_node, gpu_domain;
+      int tp, cp, ep; int64_t mb, seq; bool sp; AttentionKernel attention; bool eager, tp_overlap, fp8_experts; Precision p; int node;
       bool operator==(const Key&) const = default;
     };
     struct Entry { ModelSpec model; Key key; LayerCost dense, moe; bool used = false; };
@@ -90,15 +91,15 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     auto key_matches = [&](const Key& k) {
       return k.opt == o && k.gpu_id == g.id && k.gpu_peaks == g.peak_flop_per_s && k.gpu_hbm == g.hbm_bytes_per_s &&
              k.gpu_link == g.intra_bytes_per_s && k.gpu_burst == g.gemm_efficiency && k.gpu_sustained == g.gemm_sustained_efficiency &&
-             k.gpu_busbw == g.allreduce_busbw_bytes_per_s && k.gpu_nic == g.scaleout_bytes_per_s && k.gpu_node == g.gpus_per_node &&
+             k.gpu_busbw == g.allreduce_busbw_bytes_per_s && k.gpu_nic == g.scaleout_bytes_per_s && k.gpu_tdp == g.tdp_w && k.gpu_power_limit == g.power_limit_w && k.gpu_node == g.gpus_per_node &&
              k.gpu_domain == g.nvlink_domain_gpus && k.tp == l.tp && k.cp == l.cp && k.ep == l.ep && k.mb == l.micro_batch &&
-             k.seq == l.seq_len && k.sp == l.sequence_parallel && k.flash == l.flash_attention && k.eager == l.eager &&
-             k.tp_overlap == l.tp_comm_overlap && k.p == l.precision && k.node == c.node;
+             k.seq == l.seq_len && k.sp == l.sequence_parallel && k.attention == l.attention && k.eager == l.eager &&
+             k.tp_overlap == l.tp_comm_overlap && k.fp8_experts == l.fp8_experts && k.p == l.precision && k.node == c.node;
     };
     if (!(e.used && !o.explain && key_matches(e.key) && e.model == model)) {
       e.key = Key{o, g.id, g.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, g.gemm_efficiency, g.gemm_sustained_efficiency,
-                  g.allreduce_busbw_bytes_per_s, g.scaleout_bytes_per_s, g.gpus_per_node, g.nvlink_domain_gpus,
-                  l.tp, l.cp, l.ep, l.micro_batch, l.seq_len, l.sequence_parallel, l.flash_attention, l.eager, l.tp_comm_overlap,
+                  g.allreduce_busbw_bytes_per_s, g.scaleout_bytes_per_s, g.tdp_w, g.power_limit_w, g.gpus_per_node, g.nvlink_domain_gpus,
+                  l.tp, l.cp, l.ep, l.micro_batch, l.seq_len, l.sequence_parallel, l.attention, l.eager, l.tp_comm_overlap, l.fp8_experts,
                   l.precision, c.node};
       e.model = model;
       e.used = true;
@@ -275,6 +276,11 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   if (!o.explain) return r;
   r.assumptions.push_back(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
                                       o.gemm_ceiling ? "calibrated or given" : training_gemm_ceiling_basis(g)));
+  r.assumptions.push_back("attention kernel: " + attention_rate_basis(g, l.attention));
+  if (power_clock_factor(g) < 1) {
+    r.assumptions.push_back(fmt::format("power limit {:.0f} W of {:.0f} W: compute clock {:.1f}% of nominal (cube-root DVFS relation)",
+                                        g.power_limit_w, g.tdp_w, 100 * power_clock_factor(g)));
+  }
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
   r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "estimate/attention_kernels.hpp"
 #include "gpuplan/layer_ops.hpp"
 #include "step_time_internal.hpp"
 
@@ -112,22 +113,40 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // ---- Attention core. Queries of this rank's sequence chunk against all keys.
   const double heads_local = static_cast<double>(m.heads) / tp;
   const double q_rows = s / l.cp;
-  if (l.flash_attention) {
-    // FlashAttention skips fully masked blocks: the causal half is computed
-    // (Dao 2023, FlashAttention-2 §3.1). FA2 reaches 50–73% of A100 peak
-    // forward and ~63% backward at head dim 128 and long sequences (Dao 2023,
-    // Fig. 4–6): forward at 0.80 and backward at 0.65 of the GEMM ceiling,
-    // backward counting 2.5 forward FLOPs (its five matmuls, one recomputing
-    // QKᵀ). Head dim 64 and short sequences run lower.
+  if (!keeps_attention_scores(l)) {
+    // A fused kernel (FlashAttention-2/3, cuDNN, SDPA) skips fully masked
+    // blocks: the causal half is computed (Dao 2023, FlashAttention-2 §3.1).
+    // Its rate is the measured one for that kernel, pass, mask, head dim and
+    // key length (attention_kernels.cpp, data/kernels/attention.json); the
+    // backward counts 2.5 forward FLOPs (five matmuls, one recomputing QKᵀ),
+    // as the kernel papers count it.
+    //
+    // Context parallelism (ring attention, Liu et al. 2023; load-balanced
+    // chunks as Megatron and PyTorch's context_parallel lay them out): each of
+    // the cp steps is one call over this rank's s/cp queries and an s/cp block
+    // of keys. One step in cp is the causal diagonal; the others are unmasked
+    // blocks, at the full-mask rate.
     const double keys = (s + 1) / 2;
     const double flop = 2.0 * b * q_rows * keys * heads_local * (qk_dim + v_dim);
-    const double d = qk_dim;
-    const double dfac = std::min(1.0, (d / (d + 32)) / (128.0 / 160.0));
-    const double sfac = keys / (keys + 128);
-    const Precision ap = c.g.has(c.act_p) ? c.act_p : Precision::kFp16;
-    const double peak = c.g.peak(ap);
-    lc.attn_f += flop / (peak * c.ceiling * 0.80 * dfac * sfac) + c.o.kernel_overhead_s;
-    lc.attn_b += 2.5 * flop / (peak * c.ceiling * 0.65 * dfac * sfac) + 2 * c.o.kernel_overhead_s;
+    const double call_len = s / l.cp;
+    const double diag = 1.0 / l.cp;
+    const double hd = 0.5 * (qk_dim + v_dim);
+    auto pass_s = [&](AttentionPass pass, double f) {
+      const double causal_rate = attention_rate_flop_per_s(c.g, l.attention, pass, true, hd, call_len);
+      const double full_rate = l.cp > 1 ? attention_rate_flop_per_s(c.g, l.attention, pass, false, hd, call_len) : causal_rate;
+      return f * (diag / causal_rate + (1 - diag) / full_rate);
+    };
+    // Waves: the kernels run one thread block per 128 query rows of each
+    // (sequence, head) pair (FlashAttention-2's forward tile, Dao 2023 §3.2);
+    // the tables were measured at ≥ 2,048 blocks, so only small grids pay for
+    // the last, partly idle wave.
+    const double units = compute_units(c.g);
+    const double blocks = b * heads_local * std::ceil(q_rows / 128.0);
+    const double waves = std::ceil(blocks / units);
+    const double wave_util = blocks / (waves * units);
+    const double steps = l.cp;
+    lc.attn_f += pass_s(AttentionPass::kForward, flop) / wave_util + steps * c.o.kernel_overhead_s;
+    lc.attn_b += pass_s(AttentionPass::kBackward, 2.5 * flop) / wave_util + 2 * steps * c.o.kernel_overhead_s;
   } else {
     // Materialised scores: batched GEMMs over the full s×s matrix (the mask is
     // applied after), then a fused scale-mask-softmax and dropout that stream
@@ -189,7 +208,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
       elem_kernels += 2;
     }
   }
-  lc.kernels_f += elem_kernels + (l.flash_attention ? 1 : 4);
+  lc.kernels_f += elem_kernels + (keeps_attention_scores(l) ? 4 : 1);
   lc.elem_f += stream_s(c, elem_bytes * M, elem_kernels);
   lc.elem_b += stream_s(c, 2.0 * elem_bytes * M, 2 * elem_kernels);
 

@@ -82,7 +82,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
 
   // Attention kernel: every kernel but the materialised one keeps no s×s scores.
   const AttentionKernel att = s.attention.value_or(f.attention);
-  l.flash_attention = att != AttentionKernel::kMaterialised;
+  l.attention = att;
   if (!s.attention) GPUPLAN_NOTE("attention kernel: {} ({} default)", attention_kernel_name(att), f.label());
 
   // Element-wise work: eager unless fused kernels or torch.compile run it. A

@@ -1,4 +1,5 @@
 // The accelerator catalog (data/gpus.json) and the lookup of --gpu.
+#include <cmath>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -121,6 +122,19 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
       if (v.is_string()) g.sources[k] = v.get<std::string>();
     }
   }
+  if (j.contains("memory_variants") && j["memory_variants"].is_array()) {
+    for (const auto& v : j["memory_variants"]) {
+      GpuSpec::MemoryVariant mv;
+      mv.memory_bytes = number_or(v, "memory_gib", 0) * kGiB;
+      mv.hbm_bytes_per_s = number_or(v, "hbm_tbps", 0) * kTera;
+      mv.memory_type = string_or(v, "memory_type", "");
+      mv.source = string_or(v, "source", "");
+      if (!(mv.memory_bytes > 0 && mv.hbm_bytes_per_s > 0)) {
+        throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has a memory variant without a positive memory_gib and hbm_tbps.", origin, g.id));
+      }
+      g.memory_variants.push_back(mv);
+    }
+  }
   g.notes = string_or(j, "notes", "");
   for (const auto& a : j.value("aliases", nlohmann::json::array())) {
     if (a.is_string()) g.aliases.push_back(normalize_name(a.get<std::string>()));
@@ -207,6 +221,14 @@ Cluster default_cluster(const GpuSpec& gpu) {
   c.gpus_per_node = gpu.gpus_per_node;
   c.scaleout_bytes_per_s = gpu.scaleout_bytes_per_s;
   return c;
+}
+
+void set_gpu_memory(GpuSpec& gpu, double memory_bytes, bool bandwidth_given) {
+  gpu.memory_bytes = memory_bytes;
+  if (bandwidth_given) return;
+  for (const GpuSpec::MemoryVariant& v : gpu.memory_variants) {
+    if (std::abs(v.memory_bytes - memory_bytes) <= 0.03 * v.memory_bytes) gpu.hbm_bytes_per_s = v.hbm_bytes_per_s;
+  }
 }
 
 }  // namespace gpuplan

@@ -66,7 +66,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
   if (l.precision == Precision::kFp16) arg("--fp16");
   else arg("--bf16");
   if (l.precision == Precision::kFp8) arg("--fp8-format hybrid");
-  if (l.flash_attention) arg("--use-flash-attn");
+  if (!keeps_attention_scores(l)) arg("--use-flash-attn");
   if (!m.count_only) {
     arg(fmt::format("--num-layers {}", m.layers));
     arg(fmt::format("--hidden-size {}", m.hidden));

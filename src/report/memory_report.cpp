@@ -107,7 +107,7 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
                 {"zero_stage", l.zero_stage},
                 {"recompute", recompute_name(l.recompute)},
                 {"sequence_parallel", l.sequence_parallel},
-                {"flash_attention", l.flash_attention},
+                {"flash_attention", !keeps_attention_scores(l)}, {"attention_kernel", attention_kernel_name(l.attention)},
                 {"eager", l.eager},
                 {"precision", precision_name(l.precision)},
                 {"optimizer", optimizer_name(l.optimizer)},
@@ -124,7 +124,7 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
   ls.rows.push_back(Row{"recipe", "Recipe", "训练配置", 0, Unit::kText,
                         fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
                                     optimizer_name(l.optimizer), l.zero_stage, recompute_name(l.recompute),
-                                    l.sequence_parallel ? ", sequence parallel" : "", l.flash_attention ? ", FlashAttention" : "",
+                                    l.sequence_parallel ? ", sequence parallel" : "", !keeps_attention_scores(l) ? ", FlashAttention" : "",
                                     l.eager ? ", eager (unfused) element-wise ops" : "")});
   ls.rows.push_back(Row{"gpu", "GPU", "GPU", 0, Unit::kText, fmt::format("{} ({})", gpu.name, gpu.id)});
   rep.sections.push_back(ls);

@@ -148,10 +148,13 @@ CaseInputs case_inputs(const ValidationCase& c) {
       if (!(x > 0 && x <= hi)) throw InputError(std::string("hardware.gpu_overrides.") + k, fmt::format("hardware.gpu_overrides.{} must be a positive number.", k));
       return x;
     };
-    if (o.contains("memory_gib")) in.gpu.memory_bytes = positive("memory_gib", 1e5) * kGiB;
+    // A stated capacity that is another memory configuration of the part (H100
+    // with 96 GB of HBM2e) brings that configuration's bandwidth (data/gpus.json).
+    if (o.contains("memory_gib")) set_gpu_memory(in.gpu, positive("memory_gib", 1e5) * kGiB, o.contains("hbm_tbps"));
     if (o.contains("hbm_tbps")) in.gpu.hbm_bytes_per_s = positive("hbm_tbps", 1e3) * kTera;
     if (o.contains("bf16_tflops")) in.gpu.peak_flop_per_s[Precision::kBf16] = positive("bf16_tflops", 1e5) * kTera;
-    if (o.contains("tdp_w")) in.gpu.tdp_w = positive("tdp_w", 1e5);
+    // The case's power figure is the limit the boards ran at (nvidia-smi -pl).
+    if (o.contains("tdp_w")) in.gpu.power_limit_w = positive("tdp_w", 1e5);
   }
   if (hw.contains("gpus_per_node")) in.gpu.gpus_per_node = static_cast<int>(whole(hw["gpus_per_node"], "hardware.gpus_per_node", 1, 1024));
 

@@ -1,0 +1,165 @@
+// Attention-kernel rates from kernel-level measurements (data/kernels/
+// attention.json: FlashAttention-3 paper Fig. 5–6 on H100 for FlashAttention-2,
+// cuDNN and FlashAttention-3; a FlashAttention-2 measurement on A100). What is
+// derived rather than measured is listed in that file's "derived" array and in
+// the comments below.
+#include "estimate/attention_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/embedded_data.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/step_time.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+struct Table {
+  std::string kernel, architecture, reference_gpu, pass, source;
+  double head_dim = 128;
+  std::vector<double> seq, causal, full;  // TFLOP/s at each key length; causal may be empty
+};
+
+const std::vector<Table>& tables() {
+  static const std::vector<Table> all = [] {
+    std::vector<Table> out;
+    for (const auto& f : embedded_files()) {
+      if (f.path != "kernels/attention.json") continue;
+      const auto doc = nlohmann::json::parse(f.content);
+      for (const auto& j : doc.at("tables")) {
+        Table t;
+        t.kernel = j.at("kernel").get<std::string>();
+        t.architecture = j.at("architecture").get<std::string>();
+        t.reference_gpu = j.at("reference_gpu").get<std::string>();
+        t.pass = j.at("pass").get<std::string>();
+        t.source = j.at("source").get<std::string>();
+        t.head_dim = j.at("head_dim").get<double>();
+        t.seq = j.at("seq").get<std::vector<double>>();
+        t.full = j.at("full_tflops").get<std::vector<double>>();
+        if (j.contains("causal_tflops")) t.causal = j.at("causal_tflops").get<std::vector<double>>();
+        out.push_back(std::move(t));
+      }
+    }
+    return out;
+  }();
+  return all;
+}
+
+// Piecewise-linear in log(key length), clamped to the measured range.
+double at_length(const std::vector<double>& seq, const std::vector<double>& v, double len) {
+  if (len <= seq.front()) return v.front();
+  if (len >= seq.back()) return v.back();
+  for (size_t i = 1; i < seq.size(); ++i) {
+    if (len <= seq[i]) {
+      const double t = (std::log(len) - std::log(seq[i - 1])) / (std::log(seq[i]) - std::log(seq[i - 1]));
+      return v[i - 1] + t * (v[i] - v[i - 1]);
+    }
+  }
+  return v.back();
+}
+
+const Table* find(const std::string& kernel, const std::string& arch, const std::string& pass, double head_dim) {
+  const Table* best = nullptr;
+  for (const Table& t : tables()) {
+    if (t.kernel != kernel || t.architecture != arch || t.pass != pass) continue;
+    if (!best || std::abs(t.head_dim - head_dim) < std::abs(best->head_dim - head_dim)) best = &t;
+  }
+  return best;
+}
+
+// The table a kernel uses on an architecture. SDPA is PyTorch's FlashAttention-2
+// backend (pytorch/pytorch#142132: SDPA at FA2's rate on H100 in 2.6 nightlies;
+// cuDNN opt-in since pytorch/pytorch#138522). FlashAttention-3 needs Hopper
+// (Shah et al. 2024 §1) and cuDNN has no measured table off Hopper: both use
+// FlashAttention-2's there. Ada runs the Ampere kernels (sm_80 code paths of
+// flash-attention); an architecture with no measurement borrows Hopper's table
+// as a fraction of peak (an assumption the basis text states).
+struct Choice { std::string kernel, arch; bool borrowed = false; };
+Choice choose(const GpuSpec& g, AttentionKernel k) {
+  std::string kernel = k == AttentionKernel::kFlash3 ? "flash3" : k == AttentionKernel::kCudnn ? "cudnn" : "flash2";
+  std::string arch = gpu_architecture(g);
+  bool borrowed = false;
+  if (arch == "ada") arch = "ampere";
+  if (arch != "ampere" && arch != "hopper") { arch = "hopper"; borrowed = true; }
+  if (arch == "ampere") kernel = "flash2";
+  return {kernel, arch, borrowed};
+}
+
+double reference_peak(const std::string& id) {
+  const GpuSpec& r = find_gpu(id);
+  return r.has(Precision::kBf16) ? r.peak(Precision::kBf16) : r.peak(Precision::kFp16);
+}
+
+}  // namespace
+
+const char* gpu_architecture(const GpuSpec& g) {
+  const std::string& id = g.id;
+  auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
+  if (starts("a100") || starts("a800") || starts("a10-") || starts("a30") || starts("a40") || starts("rtx3090") ||
+      starts("rtx-a6000") || starts("rtxa6000") || starts("a6000")) {
+    return "ampere";
+  }
+  if (starts("h100") || starts("h800") || starts("h200") || starts("h20-") || starts("gh200")) return "hopper";
+  if (starts("rtx4090") || starts("l40") || starts("l20") || starts("l4-")) return "ada";
+  if (starts("b200") || starts("gb200") || starts("b300") || starts("gb300") || starts("rtx5090")) return "blackwell";
+  return "";
+}
+
+double attention_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionPass pass, bool causal, double head_dim,
+                                 double key_len) {
+  const Choice c = choose(g, k);
+  // Head dims measured: 128 and 256 (Hopper forward), 128 (backward, Ampere).
+  // Below 128 the rate falls as d/(d+32) relative to 128/160: the per-tile
+  // softmax and rescaling work does not shrink with d (Dao 2023, §3.1).
+  const double d = std::max(16.0, head_dim);
+  auto forward_at = [&](double dim, bool masked) {
+    const Table* t128 = find(c.kernel, c.arch, "forward", 128);  // the nearest measured to 128
+    const Table* t256 = find(c.kernel, c.arch, "forward", 256);  // the nearest measured to 256
+    auto rate = [&](const Table* x) { return at_length(x->seq, masked && !x->causal.empty() ? x->causal : x->full, key_len); };
+    if (dim <= 128 || t256 == t128) return rate(t128) * std::min(1.0, (dim / (dim + 32)) / (128.0 / 160.0));
+    if (dim >= 256) return rate(t256);
+    const double w = (dim - 128) / 128;
+    return (1 - w) * rate(t128) + w * rate(t256);
+  };
+  double tflops = forward_at(d, causal);
+  if (pass == AttentionPass::kBackward) {
+    // Measured without a mask at head dim 128 on Hopper. The causal penalty is
+    // the forward's causal/full ratio at that length (the same masked tiles);
+    // other head dims follow the forward's head-dim ratio; Ampere (no backward
+    // table) takes Hopper FA2's backward/forward ratio (0.87 at 16k, the same
+    // as Dao 2023 §4.1 on A100: up to 63% of peak backward vs 73% forward).
+    const Table* bwd = find(c.kernel, c.arch, "backward", 128);
+    const double fwd_full_128 = forward_at(128, false);
+    double bwd_full_128 = 0;
+    if (bwd) {
+      bwd_full_128 = at_length(bwd->seq, bwd->full, key_len);
+    } else {
+      const Table* hb = find("flash2", "hopper", "backward", 128);
+      const Table* hf = find("flash2", "hopper", "forward", 128);
+      bwd_full_128 = fwd_full_128 * at_length(hb->seq, hb->full, key_len) / at_length(hf->seq, hf->full, key_len);
+    }
+    tflops = bwd_full_128 * (forward_at(d, causal) / fwd_full_128);
+  }
+  // Carried to this GPU by its dense 16-bit peak over the reference part's,
+  // and by its power limit (the tables ran at the reference part's nominal one).
+  const Table* ref = find(c.kernel, c.arch, "forward", 128);
+  const double peak = g.has(Precision::kBf16) ? g.peak(Precision::kBf16) : g.peak(Precision::kFp16);
+  return tflops * kTera * (peak / reference_peak(ref->reference_gpu)) * power_clock_factor(g);
+}
+
+std::string attention_rate_basis(const GpuSpec& g, AttentionKernel k) {
+  if (k == AttentionKernel::kMaterialised) return "materialised scores: batched GEMMs and HBM streaming of the s×s matrix";
+  const Choice c = choose(g, k);
+  const Table* ref = find(c.kernel, c.arch, "forward", 128);
+  return fmt::format("{} measured on {} ({}){}", c.kernel, ref->reference_gpu, ref->source,
+                     c.borrowed ? "; no measurement for this architecture: the Hopper table as a fraction of peak" : "");
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,29 @@
+// How fast an attention kernel runs: measured rates per kernel, pass, mask,
+// head dimension and key length (data/kernels/attention.json), carried to a GPU
+// of the same architecture by its dense 16-bit peak and its power limit.
+// Internal to the estimators.
+#pragma once
+#include <string>
+
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/layout.hpp"
+
+namespace gpuplan {
+
+enum class AttentionPass { kForward, kBackward };
+
+// FLOP/s of one call of `kernel` on `gpu`, as the kernel papers count FLOPs
+// (forward 4·q·k·d per head, the unmasked half under a causal mask; backward
+// 2.5× the forward's). `key_len` is the keys one call sees (s, or s/cp per ring
+// step). The materialised kernel has no table: it is GEMMs plus HBM streaming.
+double attention_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel kernel, AttentionPass pass, bool causal, double head_dim,
+                                 double key_len);
+
+// The measurement behind that rate, in words, for the report's assumptions.
+std::string attention_rate_basis(const GpuSpec& gpu, AttentionKernel kernel);
+
+// The GPU's architecture family as the kernel tables name it: "ampere",
+// "ada", "hopper", "blackwell", or "" when the id names none of them.
+const char* gpu_architecture(const GpuSpec& gpu);
+
+}  // namespace gpuplan
