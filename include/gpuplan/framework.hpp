@@ -72,6 +72,7 @@ struct FrameworkProfile {
   bool zero3_keep_gathered_with_pp = false;             // FSDP under PP does not reshard after forward
   bool microbatches_default_stages = false;             // unset microbatch count = the pipeline stages (torchtitan)
   bool interleaving_opt_in = false;                     // the default schedule (first listed) runs unless another is named
+  bool recompute_default_unless_named = false;          // runs take recompute_default unless their config says (shipped recipe configs)
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 

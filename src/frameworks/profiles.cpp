@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice"};
   return keys;
 }
 
@@ -42,6 +42,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
     return true;
   }
   if (key == "pipeline_schedule_choice") {
+    *default_text = "tunable";
+    return true;
+  }
+  if (key == "recompute_choice") {
     *default_text = "tunable";
     return true;
   }
@@ -168,6 +172,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.zero3_keep_gathered_with_pp = boolean(v, where);
   } else if (key == "pipeline_schedule_choice") {
     p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+  } else if (key == "recompute_choice") {
+    p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "pipeline_microbatches") {
     p.microbatches_default_stages = pick<bool>(v, where, {{"stages", true}, {"tunable", false}});
   } else if (key == "export") {

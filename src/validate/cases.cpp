@@ -206,6 +206,12 @@ CaseInputs case_inputs(const ValidationCase& c) {
   }
   std::optional<Recompute> recompute;
   if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
+  if (!recompute && in.framework->recompute_default_unless_named) {
+    // The stack is run from its shipped recipe configs, which set recompute
+    // (torchtune's enable_activation_checkpointing): not a per-run tunable.
+    recompute = in.framework->recompute_default;
+    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), in.framework->label()));
+  }
   const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
 
   if (in.gpus == 0) {
