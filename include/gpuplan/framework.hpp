@@ -58,6 +58,7 @@ struct FrameworkProfile {
   bool dp_comm_overlap_default = true;
   GatherUnit zero3_gather_unit = GatherUnit::kBlock;
   bool zero3_prefetch = true;
+  bool zero3_gather_copies_per_rank = false;           // one output tensor per rank in each ZeRO-3 all-gather (DeepSpeed < 0.5.5)
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
   bool master_weights_fp32 = true;
   std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};

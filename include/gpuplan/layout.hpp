@@ -60,6 +60,10 @@ struct Layout {
   // ZeRO-3 gathers prefetched and overlapped with compute; false: each one waits
   // (DeepSpeed ZeRO-3 before its mid-2021 prefetch fixes).
   bool zero3_prefetch = true;
+  // ZeRO-3 all-gathers each parameter into a list of dp partition views, which
+  // PyTorch's NCCL all_gather then fills by one copy per rank (DeepSpeed before
+  // v0.5.5, #1188): host work per gather grows with the data-parallel size.
+  bool zero3_gather_copies_per_rank = false;
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
   AttentionKernel attention = AttentionKernel::kFlash2;  // every kernel but kMaterialised keeps no s×s scores (Dao et al. 2022)

@@ -4,9 +4,24 @@
 // how much of each hides behind compute (docs/step-time.md).
 #include <algorithm>
 
+#include "gpuplan/layer_ops.hpp"
 #include "step_time_internal.hpp"
 
 namespace gpuplan::step_detail {
+
+// Parameter tensors of one dense layer as PyTorch holds them: a weight per
+// matmul of the layer's list (fused QKV and gate/up count once, as Megatron
+// fuses them), a bias where the model has one, and each norm's weight (and
+// bias for LayerNorm).
+double param_tensors_per_layer(const ModelSpec& m) {
+  double n = 0;
+  for (const LayerMatmul& x : layer_matmuls(m, false)) {
+    n += 1;
+    const std::string name = x.name;
+    if ((name == "qkv" && m.qkv_bias) || (name == "attn_out" && m.out_bias) || (name.rfind("mlp", 0) == 0 && m.mlp_bias)) n += 1;
+  }
+  return n + static_cast<double>(m.norms_per_layer) * (m.norm == NormKind::kLayer ? 2.0 : 1.0);
+}
 
 DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) {
   const Layout& l = c.l;
@@ -91,6 +106,23 @@ DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) 
       const double counted = ring_gather_latency_s(s_local, 1, c.intra, c.inter) + ring_gather_latency_s(s_nodes, s_nodes, c.intra, c.inter);
       const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
       double comm = gathers * ag + rs + (gathers + 1) * latency_per_pass;
+      if (l.zero3_gather_copies_per_rank) {
+        // DeepSpeed before #1188 (v0.5.5, 2021-11) gathers each parameter tensor
+        // on its own: a Python loop builds `shard` narrow() views of the flat
+        // buffer (partition_parameters.py _allgather_param at v0.3.16), and
+        // torch.distributed.all_gather(list) has ProcessGroupNCCL copy the
+        // flattened result into each of the `shard` outputs, one copy_ launch
+        // per rank (ProcessGroupNCCL::allgather, outputTensors[i][j].copy_).
+        // Each gather is preceded by torch.cuda.synchronize(), so this host
+        // work is serial with the step. Per rank: a Python-level view op, ~2 µs,
+        // and a C++-level op, ~1 µs (pytorch/pytorch#41383, ngimel: "x*x ... is
+        // approx 2 us. Approx half of it is python parsing overhead (same
+        // operation called using c++ API would take about a microsecond)"),
+        // plus the copy's launch (kernel_overhead_s).
+        constexpr double kPythonViewS = 2e-6, kCppOpS = 1e-6;
+        const double tensors = param_tensors_per_layer(c.m) * layers_max + 2;  // + embedding and final norm
+        comm += gathers * tensors * static_cast<double>(shard) * (kPythonViewS + kCppOpS + c.o.kernel_overhead_s);
+      }
       // A stage kept gathered under pipelining (zero3_keep_gathered: FSDP2 in
       // torch.distributed.pipelining runs every micro-batch but the last with
       // reshard_after_forward/backward off and gradient sync off) gathers once

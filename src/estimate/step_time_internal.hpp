@@ -66,6 +66,9 @@ struct PipelineCost {
 };
 PipelineCost pipeline_cost(const Ctx& c, double layer_fb_s, double embed_s, double head_fb_s, int64_t micro_batches);
 
+// Parameter tensors of one dense layer (weights, biases, norm scales).
+double param_tensors_per_layer(const ModelSpec& m);
+
 // Data parallelism and ZeRO/FSDP (step_time_data_parallel.cpp) over the
 // parameters one GPU of the largest stage holds.
 struct DataParallelInputs {

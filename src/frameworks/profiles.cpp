@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies"};
   return keys;
 }
 
@@ -47,6 +47,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "recompute_choice") {
     *default_text = "tunable";
+    return true;
+  }
+  if (key == "zero3_gather_per_rank_copies") {
+    *default_text = "false";
     return true;
   }
   return false;
@@ -172,6 +176,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.zero3_keep_gathered_with_pp = boolean(v, where);
   } else if (key == "pipeline_schedule_choice") {
     p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+  } else if (key == "zero3_gather_per_rank_copies") {
+    p.zero3_gather_copies_per_rank = boolean(v, where);
   } else if (key == "recompute_choice") {
     p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "pipeline_microbatches") {
