@@ -21,6 +21,11 @@ enum class PipelineSchedule { kOneFOneB, kInterleaved };
 // TransformerEngine runs it), or PyTorch's scaled_dot_product_attention (its
 // FlashAttention-2 backend). Rates per kernel: data/kernels/attention.json.
 enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
+// How an FP8 recipe casts the operands of its FP8 GEMMs: delayed scaling with a
+// fused cast-and-transpose (TransformerEngine: one read of the bf16 tensor,
+// fp8 and transposed-fp8 written), or dynamic tensorwise scaling (torchao
+// float8: an amax pass, a cast, and a transposed copy for the backward GEMMs).
+enum class Fp8Scaling { kDelayed, kDynamic };
 enum class FineTune { kNone, kFull, kLora, kQlora };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
 // fused kernel (Megatron's vocab-parallel cross-entropy), or in chunks of the
@@ -64,6 +69,7 @@ struct Layout {
   // PyTorch's NCCL all_gather then fills by one copy per rank (DeepSpeed before
   // v0.5.5, #1188): host work per gather grows with the data-parallel size.
   bool zero3_gather_copies_per_rank = false;
+  Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
   AttentionKernel attention = AttentionKernel::kFlash2;  // every kernel but kMaterialised keeps no s×s scores (Dao et al. 2022)

@@ -79,13 +79,45 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     local_experts = E / l.ep;
     tokens_per_expert = M * k * l.ep / E;  // balanced routing
   }
+  // FP8 operand casts, bytes per element of each operand (x: M×K input,
+  // W: K×N weight, g: M×N output gradient) and kernels per GEMM:
+  //  delayed (TransformerEngine, v1.11 module/linear.py: fp8_cast_transpose_fused
+  //   reads the bf16 tensor once and writes fp8 and its transpose, 2+1+1 B, for
+  //   the input, the weight and in the backward the output gradient; scales from
+  //   the amax history, so no separate amax pass);
+  //  dynamic (torchao/float8_experimental tensorwise, float8_scaling_utils.py
+  //   hp_tensor_to_float8_dynamic: tensor_to_amax reads it, 2 B, then the cast
+  //   reads and writes, 2+1 B; float8_ops.py makes the second _scaled_mm operand
+  //   column-major with t().contiguous().t(), a 1+1 B fp8 copy, for each operand
+  //   used transposed in the backward GEMMs): 7 B per element of x, W and g.
+  const bool fp8 = c.gemm_p == Precision::kFp8;
+  const bool dynamic = l.fp8_scaling == Fp8Scaling::kDynamic;
+  const double cast_b = dynamic ? 7.0 : 4.0;
+  double cast_f_bytes = 0, cast_b_bytes = 0, cast_kernels = 0;
+  auto add_casts = [&](double rows, double n, double k, double count) {
+    // Forward: input and weight cast; backward: the output gradient, and for
+    // dynamic scaling the transposed copies of the saved fp8 input and weight.
+    cast_f_bytes += count * (dynamic ? 5.0 : 4.0) * (rows * k + k * n);
+    cast_b_bytes += count * (cast_b * rows * n + (dynamic ? 2.0 : 0.0) * (rows * k + k * n));
+    cast_kernels += dynamic ? 4 : 2;
+  };
   for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
     const double n = x.tp_column ? x.n / tp : x.n;
     const double k = x.tp_row ? x.k / tp : x.k;
     // FP8 recipes run the transformer's linears in FP8, routed experts only where
     // the framework's recipe covers them (profile fp8_gemms).
-    if (x.experts > 0) add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts);
-    else add_gemm(c, lc, M, n, k);
+    if (x.experts > 0) {
+      add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts);
+      if (fp8 && c.l.fp8_experts) add_casts(tokens_per_expert, n, k, local_experts);
+    } else {
+      add_gemm(c, lc, M, n, k);
+      if (fp8) add_casts(M, n, k, 1);
+    }
+  }
+  if (fp8) {
+    lc.elem_f += stream_s(c, cast_f_bytes, cast_kernels);
+    lc.elem_b += stream_s(c, cast_b_bytes, cast_kernels);
+    lc.kernels_f += cast_kernels;
   }
 
   // ---- MLP activations, expert permutation and all-to-all.

@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling"};
   return keys;
 }
 
@@ -51,6 +51,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "zero3_gather_per_rank_copies") {
     *default_text = "false";
+    return true;
+  }
+  if (key == "fp8_scaling") {
+    *default_text = "delayed";
     return true;
   }
   return false;
@@ -176,6 +180,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.zero3_keep_gathered_with_pp = boolean(v, where);
   } else if (key == "pipeline_schedule_choice") {
     p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+  } else if (key == "fp8_scaling") {
+    p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
   } else if (key == "zero3_gather_per_rank_copies") {
     p.zero3_gather_copies_per_rank = boolean(v, where);
   } else if (key == "recompute_choice") {
