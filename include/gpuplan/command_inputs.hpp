@@ -66,9 +66,13 @@ struct TrainInputs {
   double comm_margin = 0.0;
   std::optional<int> gpus_per_node;
   std::optional<std::string> price, currency;
+  std::optional<std::string> market;    // --market cn|us (the front end defaults it from the language)
+  std::optional<std::string> provider;  // --provider: a named listing of that market
   bool spot = false;
   std::optional<double> spot_discount, spot_overhead;
   std::vector<std::string> phase;       // NAME:GPU:COUNT:DURATION[:PRICE], repeatable
+  bool compare_own = false;             // --compare-own: rent vs own
+  OwnershipOverrides own;               // --own-*, --pue, --electricity-price, … (any of them implies --compare-own)
   std::optional<Calibration> calibration;  // the CLI reads --calibration FILE, the web takes the file's object
   FrameworkInputs software;
 };

@@ -9,6 +9,7 @@
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
 #include "gpuplan/plan.hpp"
+#include "gpuplan/rent_or_buy_report.hpp"
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
 
@@ -230,6 +231,42 @@ Report train_report(const TrainRequest& r) {
   }
   Price price = resolve_price(gpu.id, price_in);
 
+  // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
+  std::optional<OperationsEstimate> spot_ops_cmp = spot_ops;
+  if (!spot_ops_cmp && !r.price.spot_overhead) {
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    spot_ops_cmp = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+  }
+  RentOptions rent;
+  rent.currency = price.currency;
+  {
+    PriceInput on = price_in;
+    on.spot = false;
+    PriceInput sp = price_in;
+    sp.spot = true;
+    sp.spot_overhead = r.price.spot_overhead ? *r.price.spot_overhead
+                                             : ops.reliability.effective_time_ratio / spot_ops_cmp->reliability.effective_time_ratio - 1.0;
+    // A typed price is on-demand unless --spot says it is the spot price; its
+    // spot counterpart takes the stated discount, else seed 004's "60% or more".
+    if (on.text && !sp.spot_discount) sp.spot_discount = 0.6;
+    if (!(r.price.text && r.price.spot)) {
+      const Price od = resolve_price(gpu.id, on);
+      rent.on_demand_per_gpu_hour = 0.5 * (od.low_per_gpu_hour + od.high_per_gpu_hour);
+      rent.on_demand_source = od.source;
+      const Market m = od.market.value_or(r.price.market.value_or(Market::kUs));
+      const ReservedDiscount& rd = reserved_discount(r.price.market.value_or(m));
+      if (rd.fraction > 0) {
+        rent.reserved_per_gpu_hour = *rent.on_demand_per_gpu_hour * (1 - rd.fraction);
+        rent.reserved_source = fmt::format("{:.0f}% off, {} ({})", rd.fraction * 100, rd.source, rd.date);
+      }
+    }
+    const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
+    rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
+    rent.spot_overhead = sp.spot_overhead.value_or(spp.spot_overhead);
+    if (r.price.spot) rent.spot_overhead = price.spot_overhead;
+    rent.spot_source = spp.source;
+  }
+
   rep.inputs = {{"model", have_model ? model.name : std::string("(FLOPs per sample)")},
                 {"gpu", gpu.id},
                 {"precision", precision_name(r.precision)},
@@ -374,6 +411,10 @@ Report train_report(const TrainRequest& r) {
   if (range) cost.rows.back().key = fmt::format("price_per_gpu_hour_low_{}", cur_key);
   if (range) cost.rows.push_back(num(fmt::format("price_per_gpu_hour_high_{}", cur_key).c_str(), "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, cur_unit));
   cost.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  if (price.market) {
+    const Market shown_market = r.price.market.value_or(*price.market);
+    cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
+  }
   auto add_cost = [&](const std::string& key, const char* en, const char* zh, double hours) {
     if (range) {
       cost.rows.push_back(num(fmt::format("{}_low_{}", key, cur_key).c_str(), fmt::format("{} (low)", en).c_str(), fmt::format("{}（低）", zh).c_str(),
@@ -418,6 +459,12 @@ Report train_report(const TrainRequest& r) {
   cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
                           fmt::format("({}, {})", fx.date, fx.source)));
   rep.sections.push_back(cost);
+  rep.sections.push_back(rent_options_section(rent, run.gpu_hours_total, run.wall_s));
+  if (r.own) {
+    const Market own_market = r.price.market.value_or(price.market.value_or(Market::kUs));
+    const OwnershipInputs own = resolve_ownership(gpu, gpus_per_node, own_market, price.currency, *r.own);
+    add_rent_vs_own(&rep, own, rent, run.gpu_hours_total, run.nodes);
+  }
 
   // Assumptions and warnings a user should see.
   if (!r.flop_per_sample && f.exact && !r.six_n) {
