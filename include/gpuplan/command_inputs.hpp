@@ -154,6 +154,7 @@ struct PlanInputs {
   bool eager = false;
   bool zero3_per_module = false;
   std::optional<int> gpus_per_node;
+  std::optional<std::string> market, currency;  // --market cn|us, --currency usd|cny (cost columns and --rank-by cost)
   std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off,first=7,last=7", repeatable
   FrameworkInputs software;
 };

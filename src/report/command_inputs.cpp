@@ -302,6 +302,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   }
   if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: one GPU or a list such as h100,h800,a100.");
   PlanRequest r;
+  if (in.market) r.market = parse_market(*in.market, "--market");
+  if (in.currency) r.currency = parse_currency(*in.currency, "--currency");
   r.model = choose_model(in.model, std::nullopt, in.model_spec);
   if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
   for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));
