@@ -18,7 +18,7 @@ struct RentOptions {
   std::optional<double> on_demand_per_gpu_hour;  // unset: only a spot price is known
   std::optional<double> reserved_per_gpu_hour;   // on-demand less the market's reserved discount
   std::string reserved_source;
-  double spot_per_gpu_hour = 0;
+  std::optional<double> spot_per_gpu_hour;       // unset: preemptions would stall the run (overhead beyond 10×)
   double spot_overhead = 0;                      // extra GPU-hours (and wall-clock) lost to preemptions
   std::string on_demand_source, spot_source;
 };

@@ -32,7 +32,7 @@ std::vector<Way> ways(const RentOptions& r) {
   std::vector<Way> out;
   if (r.on_demand_per_gpu_hour) out.push_back({"on_demand", "On-demand", "按需", *r.on_demand_per_gpu_hour, 1.0});
   if (r.reserved_per_gpu_hour) out.push_back({"reserved", "Reserved (committed term)", "包年包月/预留", *r.reserved_per_gpu_hour, 1.0});
-  out.push_back({"spot", "Spot (preemptible)", "竞价实例", r.spot_per_gpu_hour, 1.0 + r.spot_overhead});
+  if (r.spot_per_gpu_hour) out.push_back({"spot", "Spot (preemptible)", "竞价实例", *r.spot_per_gpu_hour, 1.0 + r.spot_overhead});
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
@@ -232,10 +233,22 @@ Report train_report(const TrainRequest& r) {
   Price price = resolve_price(gpu.id, price_in);
 
   // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
-  std::optional<OperationsEstimate> spot_ops_cmp = spot_ops;
-  if (!spot_ops_cmp && !r.price.spot_overhead) {
+  // Extra GPU-hours spot preemptions would add, relative to on-demand
+  // (--spot-overhead fixes it). When preemptions would stop the run from
+  // progressing, the estimate refuses; unasked-for, spot is then left out.
+  double spot_overhead_cmp = std::numeric_limits<double>::infinity();
+  if (r.price.spot_overhead) {
+    spot_overhead_cmp = *r.price.spot_overhead;
+  } else if (spot_ops) {
+    spot_overhead_cmp = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+  } else {
     require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
-    spot_ops_cmp = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+    try {
+      const OperationsEstimate s = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+      spot_overhead_cmp = ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;
+    } catch (const InputError&) {
+      // spot_overhead_cmp stays infinite: spot left out below.
+    }
   }
   RentOptions rent;
   rent.currency = price.currency;
@@ -244,8 +257,7 @@ Report train_report(const TrainRequest& r) {
     on.spot = false;
     PriceInput sp = price_in;
     sp.spot = true;
-    sp.spot_overhead = r.price.spot_overhead ? *r.price.spot_overhead
-                                             : ops.reliability.effective_time_ratio / spot_ops_cmp->reliability.effective_time_ratio - 1.0;
+    sp.spot_overhead = spot_overhead_cmp;
     // A typed price is on-demand unless --spot says it is the spot price; its
     // spot counterpart takes the stated discount, else seed 004's "60% or more".
     if (on.text && !sp.spot_discount) sp.spot_discount = 0.6;
@@ -260,11 +272,19 @@ Report train_report(const TrainRequest& r) {
         rent.reserved_source = fmt::format("{:.0f}% off, {} ({})", rd.fraction * 100, rd.source, rd.date);
       }
     }
-    const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
-    rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
-    rent.spot_overhead = sp.spot_overhead.value_or(spp.spot_overhead);
-    if (r.price.spot) rent.spot_overhead = price.spot_overhead;
-    rent.spot_source = spp.source;
+    // Spot is shown unless preemptions would more than multiply the run by 11
+    // (then the run barely progresses; --spot itself refuses that overhead).
+    if (r.price.spot || (std::isfinite(spot_overhead_cmp) && spot_overhead_cmp >= 0 && spot_overhead_cmp <= 10)) {
+      const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
+      rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
+      rent.spot_overhead = r.price.spot ? price.spot_overhead : spot_overhead_cmp;
+      rent.spot_source = spp.source;
+    } else {
+      rep.warnings.push_back({fmt::format("Spot is left out of the rental comparison: with a preemption every {} h per node, {} nodes would spend "
+                                          "more than 10× the GPU-hours on restarts.", format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes),
+                              fmt::format("租用对比未列竞价实例：每节点平均 {} 小时被回收一次，{} 个节点的重启开销将超过 10 倍卡时。",
+                                          format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes)});
+    }
   }
 
   rep.inputs = {{"model", have_model ? model.name : std::string("(FLOPs per sample)")},
