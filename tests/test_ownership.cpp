@@ -231,3 +231,52 @@ TEST(MarketsCli, GpusShowsEveryListingAndFinetuneInferTakeCurrency) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MarketsCli, RankingsCompareOneMarketOnly) {
+  // MI300X is listed only in the US market: in the China market it gets no cost column, so it cannot win on cost.
+  const auto cn = json_of("plan --model llama-3.1-8b --gpu h100,mi300x --gpus 64 --market cn");
+  bool mi300x_priced = false, h100_priced = false;
+  for (const auto& rec : cn["comparison"]) {
+    if (rec["gpu"] == "mi300x-192gb") mi300x_priced = rec.contains("cny_per_m_tokens");
+    if (rec["gpu"] == "h100-sxm5-80gb") h100_priced = rec.contains("cny_per_m_tokens");
+  }
+  EXPECT_FALSE(mi300x_priced);
+  EXPECT_TRUE(h100_priced);
+  // The fine-tuning ranking in the China market holds only GPUs China lists, in CNY.
+  const auto ft = json_of("finetune --model llama-2-7b --gpu a100-80g --method lora --samples 10000 --market cn");
+  for (const auto& rec : ft["cheapest"]) {
+    EXPECT_NE(gpuplan::default_price(rec["gpu"].get<std::string>(), gpuplan::Market::kCn), nullptr) << rec.dump();
+    EXPECT_TRUE(rec.contains("cost_cny"));
+  }
+}
+
+TEST(MarketsCli, ProviderPicksAListingOrListsTheMarketsProviders) {
+  const auto j = json_of("train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4 --market us --provider lambda");
+  EXPECT_DOUBLE_EQ(j["cost"]["price_per_gpu_hour_usd"].get<double>(), 2.49);
+  const auto r = gpuplan_test::run_binary("train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4 --market us --provider nosuch", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--provider"), std::string::npos);
+  EXPECT_NE(r.out.find("Lambda"), std::string::npos);  // the market's providers are named
+}
+
+TEST(MarketsCli, SpotAndOnDemandSideBySideInMoneyAndDays) {
+  const auto j = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --market us");
+  const auto& ways = j["rent_options"];
+  ASSERT_EQ(ways.size(), 3u);
+  EXPECT_EQ(ways[0]["way"], "on_demand");
+  EXPECT_EQ(ways[2]["way"], "spot");
+  // RunPod A100 SXM: $2.45 on-demand, $1.39 spot (2026-03-10); reserved = 2.45 × (1 − 0.40).
+  EXPECT_DOUBLE_EQ(ways[0]["price_per_gpu_hour_usd"].get<double>(), 2.45);
+  EXPECT_NEAR(ways[1]["price_per_gpu_hour_usd"].get<double>(), 2.45 * 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(ways[2]["price_per_gpu_hour_usd"].get<double>(), 1.39);
+  // Spot takes more GPU-hours and days than on-demand, by the same factor.
+  const double f_hours = ways[2]["gpu_hours"].get<double>() / ways[0]["gpu_hours"].get<double>();
+  const double f_days = ways[2]["days"].get<double>() / ways[0]["days"].get<double>();
+  EXPECT_GT(f_hours, 1.0);
+  EXPECT_NEAR(f_hours, f_days, 1e-12);
+  EXPECT_NEAR(ways[0]["days"].get<double>(), j["time"]["wall_clock_s"].get<double>() / 86400, 1e-9);
+}
+
+}  // namespace

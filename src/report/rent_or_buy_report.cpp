@@ -60,15 +60,17 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
   const double owned_run = node_hours * c.per_busy_hour(u);
 
   Section s{"rent_vs_own", "Rent or own (this run)", "租用还是自建（本次训练）", {}, {}, {}};
+  // Annotations are symbols and numbers only (L life, r resale, i rate, N nodes per engineer: docs/rent-or-buy.md),
+  // so they read the same in both languages; the words are in the labels.
   s.rows.push_back(money_row("own_capital_per_node", "Owned: capital per node (server + network share)", "自建：每节点投资（服务器+网络分摊）", c.capital, cur));
   s.rows.push_back(money_row("own_depreciation_per_node_year", "  depreciation per node-year", "  每节点每年折旧", c.depreciation_per_year, cur,
-                             fmt::format("(over {} years, {:.0f}% resale)", format_sig(own.life_years.value, 3), own.resale_fraction.value * 100)));
+                             fmt::format("(L = {}, r = {:.0f}%)", format_sig(own.life_years.value, 3), own.resale_fraction.value * 100)));
   s.rows.push_back(money_row("own_financing_per_node_year", "  financing per node-year", "  每节点每年资金成本", c.financing_per_year, cur,
-                             fmt::format("({:.2f}% a year)", own.financing_rate.value * 100)));
+                             fmt::format("(i = {:.2f}%)", own.financing_rate.value * 100)));
   s.rows.push_back(money_row("own_colocation_per_node_year", "  machine room per node-year", "  每节点每年机房费用", c.colocation_per_year, cur,
                              fmt::format("({} kW)", format_sig(own.node_power_kw.value, 3))));
   s.rows.push_back(money_row("own_staff_per_node_year", "  operations staff per node-year", "  每节点每年运维人力", c.staff_per_year, cur,
-                             fmt::format("(1 engineer per {} nodes)", format_sig(own.nodes_per_engineer.value, 3))));
+                             fmt::format("(N = {})", format_sig(own.nodes_per_engineer.value, 3))));
   s.rows.push_back(money_row("own_fixed_per_node_hour", "Owned: fixed cost per node-hour (busy or idle)", "自建：每节点小时固定成本（无论忙闲）", c.fixed_per_hour, cur));
   s.rows.push_back(money_row("own_energy_per_busy_node_hour", "Owned: power per busy node-hour", "自建：每忙碌节点小时电费", c.energy_per_busy_hour, cur,
                              fmt::format("({} kW × PUE {})", format_sig(own.node_power_kw.value, 3), format_sig(own.pue.value, 3))));
@@ -78,34 +80,49 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
   s.rows.push_back(money_row("own_run_cost", "Owned: this run", "自建：本次训练费用", owned_run, cur));
   for (const Way& w : ways(rent)) {
     const double rent_run = run_gpu_hours * w.hours_factor * w.per_gpu_hour;
-    s.rows.push_back(money_row(fmt::format("rent_{}_run_cost", w.key), fmt::format("Rented {}: this run", w.en), fmt::format("租用（{}）：本次训练费用", w.zh),
-                               rent_run, cur, fmt::format("(owning is {:+.0f}% against it)", (owned_run / rent_run - 1) * 100)));
+    const double vs = (owned_run / rent_run - 1) * 100;
+    s.rows.push_back(money_row(fmt::format("rent_{}_run_cost", w.key), fmt::format("Rented ({}): this run (owning {:+.0f}%)", w.en, vs),
+                               fmt::format("租用（{}）：本次训练费用（自建 {:+.0f}%）", w.zh, vs), rent_run, cur));
   }
+  const char* code = currency_code(cur);
   for (const Way& w : ways(rent)) {
     const double rent_node_hour = w.per_gpu_hour * w.hours_factor * gpn;
     const auto be = break_even_utilisation(c, rent_node_hour);
     Row row = value_row(fmt::format("break_even_utilisation_vs_{}", w.key), fmt::format("Break-even utilisation against {}", w.en),
                         fmt::format("与{}持平的利用率", w.zh), be.value_or(0), be ? Unit::kFraction : Unit::kText);
-    if (!be) row.text = "owning never breaks even (renting is cheaper even at 100%)";
+    if (!be) {
+      row.text = "—";
+      rep->warnings.push_back({fmt::format("Owning never breaks even against {}: busy every hour of its life an owned node costs {} {} per node-hour, "
+                                           "renting {} {}.", w.en, format_thousands(c.per_busy_hour(1), 2), code, format_thousands(rent_node_hour, 2), code),
+                               fmt::format("相对{}自建永远不划算：即使寿命内全部时间满负荷，自建每节点小时成本 {} {}，租用 {} {}。", w.zh,
+                                           format_thousands(c.per_busy_hour(1), 2), code, format_thousands(rent_node_hour, 2), code)});
+    }
     s.rows.push_back(row);
   }
   if (rent.on_demand_per_gpu_hour) {
     const auto months = payback_months(c, *rent.on_demand_per_gpu_hour * gpn, u);
-    Row row = value_row("payback_months_vs_on_demand", "Break-even months against on-demand, at that utilisation", "按该利用率相对按需的回本月数",
-                        months.value_or(0), months ? Unit::kCount : Unit::kText);
-    if (months) {
-      row.text = fmt::format("(depreciation life {} months{})", format_sig(own.life_years.value * 12, 3),
-                             *months > own.life_years.value * 12 ? ": longer than the life" : "");
-    } else {
-      row.text = "never: the rent saved does not cover power, room and staff";
+    const double life_months = own.life_years.value * 12;
+    Row row = value_row("payback_months_vs_on_demand",
+                        fmt::format("Break-even months against on-demand at {:.0f}% utilisation (life {} months)", u * 100, format_sig(life_months, 3)),
+                        fmt::format("按 {:.0f}% 利用率相对按需的回本月数（寿命 {} 个月）", u * 100, format_sig(life_months, 3)), months.value_or(0),
+                        months ? Unit::kCount : Unit::kText);
+    if (!months) row.text = "—";
+    if (!months || *months > life_months) {
+      rep->warnings.push_back({fmt::format("At {:.0f}% utilisation the rent an owned cluster saves does not repay its capital within its {}-month life.",
+                                           u * 100, format_sig(life_months, 3)),
+                               fmt::format("按 {:.0f}% 利用率，自建省下的租金在 {} 个月寿命内收不回投资。", u * 100, format_sig(life_months, 3))});
     }
     s.rows.push_back(row);
   }
-  s.rows.push_back(money_row("own_fleet_capital", "Capital for this run's nodes", "本次训练所需节点总投资", c.capital * static_cast<double>(nodes), cur,
-                             fmt::format("({} nodes)", format_thousands(static_cast<double>(nodes)))));
+  s.rows.push_back(money_row("own_fleet_capital", fmt::format("Capital for this run's {} nodes", format_thousands(static_cast<double>(nodes))),
+                             fmt::format("本次训练 {} 个节点的总投资", format_thousands(static_cast<double>(nodes))), c.capital * static_cast<double>(nodes), cur));
   if (own.lead_time) {
-    s.rows.push_back(value_row("lead_time_weeks_low", "Lead time to get the servers (weeks)", "服务器交付周期（周）", own.lead_time->weeks_low, Unit::kCount,
-                               fmt::format("to {} weeks ({}, {})", format_sig(own.lead_time->weeks_high, 3), own.lead_time->date, own.lead_time->source)));
+    s.rows.push_back(value_row("lead_time_weeks_low", "Lead time to get the servers, weeks (from)", "服务器交付周期，周（下限）", own.lead_time->weeks_low, Unit::kCount));
+    s.rows.push_back(value_row("lead_time_weeks_high", "Lead time to get the servers, weeks (to)", "服务器交付周期，周（上限）", own.lead_time->weeks_high, Unit::kCount));
+    rep->assumptions.push_back({fmt::format("Ownership: lead time {}–{} weeks ({}, {}).", format_sig(own.lead_time->weeks_low, 3), format_sig(own.lead_time->weeks_high, 3),
+                                            own.lead_time->source, own.lead_time->date),
+                                fmt::format("自建：交付周期 {}–{} 周（{}，{}）。", format_sig(own.lead_time->weeks_low, 3), format_sig(own.lead_time->weeks_high, 3),
+                                            own.lead_time->source, own.lead_time->date)});
   }
   rep->sections.push_back(s);
 
@@ -127,7 +144,6 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
     rep->assumptions.push_back({fmt::format("Ownership: {} {} ({}{}).", en, shown, v.source, v.date.empty() ? "" : ", " + v.date),
                                 fmt::format("自建：{} {}（{}{}）。", zh, shown, v.source, v.date.empty() ? "" : "，" + v.date)});
   };
-  const char* code = currency_code(cur);
   note("server price per node", "每节点服务器价格", own.server_price_per_node, fmt::format("{} {}", format_thousands(own.server_price_per_node.value), code));
   note("network (switches, cables) per node", "每节点网络（交换机、线缆）", own.network_per_node, fmt::format("{} {}", format_thousands(own.network_per_node.value), code));
   note("depreciation life", "折旧年限", own.life_years, fmt::format("{} years", format_sig(own.life_years.value, 3)));
