@@ -15,7 +15,13 @@ const I18N = {
     global_batch: 'Global batch (sequences, 0: automatic)',
     k_time: 'Wall-clock time', k_gpus: 'GPUs', k_gpu_hours: 'GPU-hours', k_cost: 'Total cost',
     sweep_title: 'Time and cost against GPU count', sweep_note: 'Same model, tokens and MFU; each GPU type at its catalog price.',
-    chart_days: 'Wall-clock days', chart_cost: 'Cost (million USD)', gpu_count: 'GPUs',
+    chart_days: 'Wall-clock days', chart_cost_usd: 'Cost (million USD)', chart_cost_cny: 'Cost (million CNY)', gpu_count: 'GPUs',
+    market: 'Market', market_auto: 'From the language', market_cn: 'China (CNY listings)', market_us: 'US (USD listings)',
+    currency: 'Currency', currency_auto: "The market's", compare_own: 'Compare with owning the cluster',
+    fleet: 'Fleet utilisation of an owned cluster (0–1, empty: 0.5)', own_title: "Rent or own: this run's cost against fleet utilisation",
+    own_note: 'An owned cluster pays depreciation, interest, machine room and staff whether busy or not; the less of its life it is busy, the more each busy hour costs. Formulas and sources: docs/rent-or-buy.md.',
+    own_x: 'Fleet utilisation', own_owned: 'owned', own_on_demand: 'rented on-demand', own_reserved: 'rented reserved', own_spot: 'rented spot',
+    own_break_even: 'break-even',
     mem_title: 'Memory per GPU against capacity', plan_title: 'Ranked layouts', report: 'Report',
     capacity: 'capacity', usable: 'usable (after safety margin)', peak: 'peak', fits: 'fits', no_fit: 'does not fit',
     step_title: 'Step-time breakdown of the chosen layout', plan_missing: 'The planner is not in this build.',
@@ -41,7 +47,13 @@ const I18N = {
     global_batch: '全局批大小（序列数，0：自动）',
     k_time: '训练时长', k_gpus: 'GPU 数量', k_gpu_hours: '卡时', k_cost: '总成本',
     sweep_title: '时间与成本随 GPU 数量的变化', sweep_note: '模型、token 数与 MFU 相同；各型号按价格目录计价。',
-    chart_days: '训练天数', chart_cost: '成本（百万美元）', gpu_count: 'GPU 数量',
+    chart_days: '训练天数', chart_cost_usd: '成本（百万美元）', chart_cost_cny: '成本（百万元）', gpu_count: 'GPU 数量',
+    market: '市场', market_auto: '随界面语言', market_cn: '中国（人民币报价）', market_us: '美国（美元报价）',
+    currency: '币种', currency_auto: '随市场', compare_own: '与自建集群对比',
+    fleet: '自建集群利用率（0–1，留空为 0.5）', own_title: '租用还是自建：本次训练费用随集群利用率的变化',
+    own_note: '自建集群无论忙闲都要承担折旧、利息、机房和人力；寿命内忙碌的时间越少，每个有效小时越贵。公式与出处见 docs/rent-or-buy.md。',
+    own_x: '集群利用率', own_owned: '自建', own_on_demand: '按需租用', own_reserved: '预留租用', own_spot: '竞价租用',
+    own_break_even: '持平点',
     mem_title: '单卡显存占用与容量', plan_title: '并行方案排名', report: '报告',
     capacity: '容量', usable: '可用（扣除安全余量）', peak: '峰值', fits: '放得下', no_fit: '放不下',
     step_title: '所选方案的单步时间构成', plan_missing: '此版本未包含并行规划器。',
@@ -62,7 +74,7 @@ const COLORS = ['#2f6fdf', '#e07b24', '#1f8a4c', '#b23a8f', '#7a5cd6', '#c2372c'
 const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
-  recompute: 'none', global_batch: '0', framework: 'generic',
+  recompute: 'none', global_batch: '0', framework: 'generic', market: '', currency: '', own: '', fleet: '',
 };
 const SWEEP_GPUS = ['h100', 'a100-80g', 'h200', '910b', 'h800', 'h20'];
 // A pasted config.json goes into the link compacted, when it stays this short once
@@ -111,22 +123,26 @@ function stateToForm() {
       for (const r of document.querySelectorAll('input[name="solve"]')) r.checked = r.value === state.solve;
       continue;
     }
+    if (k === 'own') { $('#own').checked = state.own === '1'; continue; }
     const el = document.getElementById(k);
     if (el) el.value = state[k];
   }
   if (state.config) $('#config-box').open = true;
   document.body.dataset.tab = state.tab;
   document.body.dataset.solve = state.solve;
+  document.body.dataset.own = state.own === '1' ? '1' : '0';
   for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
 }
 function formToState() {
   for (const k of Object.keys(FIELDS)) {
     if (k === 'tab') continue;
     if (k === 'solve') { state.solve = document.querySelector('input[name="solve"]:checked').value; continue; }
+    if (k === 'own') { state.own = $('#own').checked ? '1' : ''; continue; }
     const el = document.getElementById(k);
     if (el) state[k] = el.value.trim();
   }
   document.body.dataset.solve = state.solve;
+  document.body.dataset.own = state.own === '1' ? '1' : '0';
 }
 
 // ---------- API ----------
@@ -144,10 +160,19 @@ function modelPart() {
   }
   return { model: state.model };
 }
+// The market the prices come from: chosen, else the language's (zh: China), as the CLI does.
+const market = () => state.market || (lang === 'zh' ? 'cn' : 'us');
+// The currency money is shown in: chosen, else the market's.
+const currency = () => state.currency || (market() === 'cn' ? 'cny' : 'usd');
 function trainBody(over = {}) {
-  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, mfu: state.mfu, framework: state.framework };
+  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, mfu: state.mfu, framework: state.framework,
+              market: market(), currency: currency() };
   if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
   if (state.price) b.price = state.price;
+  if (state.own === '1') {
+    b.compare_own = true;
+    if (state.fleet) b.fleet_utilisation = Number(state.fleet);
+  }
   return Object.assign(b, over);
 }
 function memoryBody() {
@@ -156,7 +181,7 @@ function memoryBody() {
 }
 function planBody() {
   const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch,
-              framework: state.framework };
+              framework: state.framework, market: market(), currency: currency() };
   return b;
 }
 
@@ -317,6 +342,52 @@ function renderTrain() {
   } else { out.textContent = '–'; delete out.dataset.value; }
   renderReport(view);
   renderSweep();
+  renderOwn();
+}
+
+// Rent or own: the run's cost (millions) against the owned fleet's utilisation, from the report's curve.
+function renderOwn() {
+  const fig = $('#chart-own');
+  const res = last.train;
+  const curve = res && res.report.own_vs_utilisation;
+  if (!curve || !curve.length) { fig.innerHTML = ''; delete fig.dataset.currency; return; }
+  const cur = Object.keys(curve[0]).find((k) => k.startsWith('owned_')).slice(6);
+  const W = 720, H = 300, L = 64, R = 130, T = 14, B = 40;
+  const names = ['owned', 'on_demand', 'reserved', 'spot'].filter((n) => (n + '_' + cur) in curve[0]);
+  const yMax = Math.min(Math.max(...curve.map((p) => p['owned_' + cur])), 4 * Math.max(...names.filter((n) => n !== 'owned').map((n) => curve[0][n + '_' + cur]))) * 1.05 / 1e6;
+  const X = (u) => L + u * (W - L - R);
+  const Y = (v) => H - B - (Math.min(v, yMax) / yMax) * (H - T - B);
+  fig.innerHTML = `<figcaption>${esc(t('own_title'))} (${esc(t('chart_cost_' + cur))})</figcaption>`;
+  fig.dataset.currency = cur;
+  const s = svg(W, H);
+  for (const v of niceTicks(0, yMax)) {
+    add(s, 'line', { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: '#e6e9ef' });
+    add(s, 'text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5b6577' }, fmtNum(v));
+  }
+  for (const u of [0, 0.2, 0.4, 0.6, 0.8, 1]) add(s, 'text', { x: X(u), y: H - B + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577' }, `${Math.round(u * 100)}%`);
+  add(s, 'text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577' }, t('own_x'));
+  add(s, 'text', { x: 12, y: T + (H - T - B) / 2, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577', transform: `rotate(-90 12 ${T + (H - T - B) / 2})` }, t('chart_cost_' + cur));
+  add(s, 'line', { x1: L, x2: W - R, y1: H - B, y2: H - B, stroke: '#9aa3b2' });
+  const legend = [];
+  names.forEach((n, i) => {
+    const color = COLORS[i % COLORS.length];
+    const pts = curve.map((p) => [p.utilisation, p[n + '_' + cur] / 1e6]);
+    const line = add(s, 'polyline', { points: pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
+                                      'stroke-dasharray': n === 'owned' ? '' : '5 3', 'data-series': n });
+    add(line, 'title', {}, t('own_' + n));
+    if (n === 'owned') for (const p of pts) add(s, 'circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.5, fill: color });
+    add(s, 'text', { x: W - R + 6, y: Y(pts[pts.length - 1][1]) + 4, 'font-size': 11, fill: color }, t('own_' + n));
+    legend.push({ name: t('own_' + n), color });
+  });
+  // The break-even against on-demand, where the report has one.
+  const row = viewRow(res.view, 'rent_vs_own', 'break_even_utilisation_vs_on_demand');
+  const be = res.report.rent_vs_own && res.report.rent_vs_own.break_even_utilisation_vs_on_demand;
+  if (typeof be === 'number' && be > 0) {
+    add(s, 'line', { x1: X(be), x2: X(be), y1: T, y2: H - B, stroke: '#c2372c', 'stroke-dasharray': '2 2', 'data-break-even': String(be) });
+    add(s, 'text', { x: X(be) + 4, y: T + 12, 'font-size': 11, fill: '#c2372c' }, `${t('own_break_even')} ${shown(row)}`);
+  }
+  fig.appendChild(s);
+  fig.insertAdjacentHTML('beforeend', legendHtml(legend));
 }
 
 function renderSweep() {
@@ -324,7 +395,10 @@ function renderSweep() {
   if (!sw) return;
   const series = sw.map((s, i) => ({ name: s.name, color: COLORS[i % COLORS.length], points: s.points }));
   lineChart($('#chart-time'), t('chart_days'), series.map((s) => ({ ...s, points: s.points.map((p) => [p.gpus, p.days]) })), t('chart_days'));
-  lineChart($('#chart-cost'), t('chart_cost'), series.map((s) => ({ ...s, points: s.points.filter((p) => p.usd !== null).map((p) => [p.gpus, p.usd / 1e6]) })), t('chart_cost'));
+  // Costs in the chosen currency (every report carries both: one priced, one converted).
+  const label = t('chart_cost_' + sw.currency);
+  lineChart($('#chart-cost'), label, series.map((s) => ({ ...s, points: s.points.filter((p) => p.cost !== null).map((p) => [p.gpus, p.cost / 1e6]) })), label);
+  $('#chart-cost').dataset.currency = sw.currency;
 }
 
 async function runSweep(my, report) {
@@ -337,19 +411,25 @@ async function runSweep(my, report) {
     if (spec && !seen.has(spec.id) && spec.peak_bf16_flop_per_s) { seen.add(spec.id); types.push(spec); }
     if (types.length === 4) break;
   }
+  const cur = currency();
   const jobs = types.map(async (g) => {
+    // The chosen GPU keeps a typed price (a range at its midpoint); the others take their market's listing.
+    const own = g.id === types[0].id && state.price;
     const points = await Promise.all(counts.map(async (n) => {
       try {
-        const r = await post('/api/train', trainBody({ gpu: g.id, gpus: n, deadline: undefined, price: undefined }));
+        const r = await post('/api/train', trainBody({ gpu: g.id, gpus: n, deadline: undefined, price: own ? state.price : undefined, compare_own: undefined,
+                                                       fleet_utilisation: undefined }));
         const c = r.cost || {};
-        const usd = c.total_cost_usd ?? c.total_cost_low_usd ?? null;
-        return { gpus: n, days: r.time.wall_clock_s / 86400, usd };
+        const lo = c['total_cost_' + cur] ?? c['total_cost_low_' + cur] ?? null;
+        const hi = c['total_cost_high_' + cur] ?? lo;
+        return { gpus: n, days: r.time.wall_clock_s / 86400, cost: lo === null ? null : (lo + hi) / 2 };
       } catch (e) { return null; }
     }));
     return { name: g.id, points: points.filter(Boolean) };
   });
   const sweep = await Promise.all(jobs);
   if (my !== seq) return;
+  sweep.currency = cur;
   last.sweep = sweep;
   renderSweep();
 }
@@ -490,6 +570,8 @@ async function init() {
     lang = lang === 'zh' ? 'en' : 'zh';
     localStorage.setItem('gpuplan.lang', lang);
     applyLang();
+    // Unless chosen, the market (and so the prices) follows the language: ask again.
+    if (!state.market && state.tab !== 'memory') update();
   });
   $('#copy-link').addEventListener('click', async () => {
     try { await navigator.clipboard.writeText(location.href); } catch (e) { /* not allowed: the address bar has it */ }

@@ -66,9 +66,13 @@ struct TrainInputs {
   double comm_margin = 0.0;
   std::optional<int> gpus_per_node;
   std::optional<std::string> price, currency;
+  std::optional<std::string> market;    // --market cn|us (the front end defaults it from the language)
+  std::optional<std::string> provider;  // --provider: a named listing of that market
   bool spot = false;
   std::optional<double> spot_discount, spot_overhead;
   std::vector<std::string> phase;       // NAME:GPU:COUNT:DURATION[:PRICE], repeatable
+  bool compare_own = false;             // --compare-own: rent vs own
+  OwnershipOverrides own;               // --own-*, --pue, --electricity-price, … (any of them implies --compare-own)
   std::optional<Calibration> calibration;  // the CLI reads --calibration FILE, the web takes the file's object
   FrameworkInputs software;
 };
@@ -150,6 +154,7 @@ struct PlanInputs {
   bool eager = false;
   bool zero3_per_module = false;
   std::optional<int> gpus_per_node;
+  std::optional<std::string> market, currency;  // --market cn|us, --currency usd|cny (cost columns and --rank-by cost)
   std::vector<std::string> compare_layout;  // "tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off,first=7,last=7", repeatable
   FrameworkInputs software;
 };

@@ -4,14 +4,19 @@
 #include <string>
 #include <vector>
 
-namespace gpuplan {
+#include "gpuplan/market.hpp"
 
-enum class Currency { kUsd, kCny };
-const char* currency_code(Currency c);
+namespace gpuplan {
 
 struct PriceInput {
   std::optional<std::string> text;  // "2.49", "15cny", "$2.5", "15-30cny" (a range)
-  std::optional<Currency> currency; // for a bare number
+  std::optional<Currency> currency; // for a bare number, and the currency the result is shown in
+  // The market whose listing is the default (unset: the US listing, else the
+  // China one, in the listing's own currency). Its currency is the default
+  // result currency; a market without a listing of the GPU falls back to the
+  // other market's listing, converted, and says so in `source`.
+  std::optional<Market> market;
+  std::optional<std::string> provider;  // a named listing of that market instead of its default
   bool spot = false;
   std::optional<double> spot_discount;  // fraction off on-demand when no spot quote exists
   // Extra GPU-hours lost to preemptions; unset = computed by `gpuplan train` from
@@ -27,11 +32,17 @@ struct Price {
   double spot_overhead = 0;         // fraction of GPU-hours added when spot
   std::string source;               // where the number came from
   std::string date;
+  std::string provider;             // empty for a price the user typed
+  std::optional<Market> market;     // the market of the listing used (unset: the user's --price)
+  bool from_other_market = false;   // the asked market has no listing; the other's was converted
 };
 
 // The user's price, or the catalog default for the GPU (spot quote or a
 // discount off on-demand when --spot). Throws InputError on bad text.
 Price resolve_price(const std::string& gpu_id, const PriceInput& in);
+
+// The currency results are shown in: --currency, else the market's, else the price's own.
+Currency result_currency(const PriceInput& in, Currency price_currency);
 
 double convert(double amount, Currency from, Currency to);  // via data/prices.json's rate
 

@@ -3,6 +3,9 @@
 // training step-time model with the weight-gradient GEMMs of frozen weights
 // removed; docs/finetune.md gives every formula with its source.
 #pragma once
+#include <optional>
+
+#include "gpuplan/market.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -96,7 +99,9 @@ struct GpuChoice {
   std::string price_source;
 };
 // Every catalog GPU with a default price, cheapest first (those that fit with ≤ max_gpus).
-std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& model, const FinetuneJob& job, int64_t max_gpus = 1024);
+// With a market, only that market's listings compete (a GPU it does not list is left out).
+std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& model, const FinetuneJob& job, int64_t max_gpus = 1024,
+                                              std::optional<Market> market = std::nullopt);
 
 // Throws InputError naming the field for rank 0, no modules, a bad sequence length etc.
 void validate_finetune(const ModelSpec& model, const FinetuneJob& job);

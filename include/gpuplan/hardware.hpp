@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/market.hpp"
+
 namespace gpuplan {
 
 enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8, kInt8 };
@@ -73,13 +75,14 @@ Cluster default_cluster(const GpuSpec& gpu);
 struct PriceQuote {
   std::string gpu;
   std::string provider;
+  Market market = Market::kUs;       // where the listing is offered
   std::string currency;              // "USD" or "CNY"
   double on_demand_per_gpu_hour = 0;
   double spot_per_gpu_hour = 0;      // 0 = not quoted
   std::string date;
   std::string source;
   std::string confidence;
-  bool is_default = false;
+  bool is_default = false;           // the default of its market (at most one per GPU and market)
 };
 struct ExchangeRate {
   double cny_per_usd = 0;
@@ -87,7 +90,23 @@ struct ExchangeRate {
   std::string source;
 };
 const std::vector<PriceQuote>& price_catalog();
+// The default listing of a GPU in a market, or nullptr when that market lists none.
+const PriceQuote* default_price(const std::string& gpu_id, Market market);
+// Without a market: the US default, else the China one (what gpuplan used before markets).
 const PriceQuote* default_price(const std::string& gpu_id);
+// Every listing of a GPU, in catalog order.
+std::vector<const PriceQuote*> prices_for(const std::string& gpu_id);
+// The listing of `provider` (case-insensitive substring of its name) for a GPU
+// in a market; InputError naming --provider, listing that market's providers, otherwise.
+const PriceQuote& find_price(const std::string& gpu_id, Market market, const std::string& provider);
 const ExchangeRate& exchange_rate();
+
+// Fraction off on-demand for a reserved (committed) term, per market.
+struct ReservedDiscount {
+  double fraction = 0;
+  std::string date;
+  std::string source;
+};
+const ReservedDiscount& reserved_discount(Market market);
 
 }  // namespace gpuplan

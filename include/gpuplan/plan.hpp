@@ -3,6 +3,9 @@
 // holds no physics of its own; it loops over estimate_memory and
 // estimate_step_time.
 #pragma once
+#include <optional>
+
+#include "gpuplan/market.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +25,11 @@ enum class PlanRank { kTime, kCost };
 
 struct PlanRequest {
   ModelSpec model;
+  // Prices for cost ranking and cost columns: the default listings of this
+  // market only (unset: the US listing, else the China one); shown in `currency`
+  // (unset: the market's). A GPU the market does not list gets no cost.
+  std::optional<Market> market;
+  std::optional<Currency> currency;
   std::vector<GpuSpec> gpus;            // one or more GPU types, compared side by side
   std::vector<int64_t> gpu_counts;      // one or more cluster sizes (each evaluated)
   int64_t seq_len = 2048;

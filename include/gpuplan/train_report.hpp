@@ -13,6 +13,7 @@
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/operations.hpp"
+#include "gpuplan/ownership.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/workload.hpp"
 
@@ -40,6 +41,8 @@ struct TrainRequest {
   OperationsSettings ops;  // failures, restarts, checkpoint storage, spot preemptions
   std::optional<int> gpus_per_node;
   PriceInput price;
+  // Set: add the rent-or-own comparison (--compare-own) with these overrides of the market's defaults.
+  std::optional<OwnershipOverrides> own;
   std::vector<std::string> phases;        // "NAME:GPU:COUNT:DURATION[:PRICE]"
   // Layout used for the memory verdict, the predicted MFU (when --mfu is not
   // given) and launch configs: the planner's fastest layout that fits, unless

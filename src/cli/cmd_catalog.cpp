@@ -56,7 +56,27 @@ std::string tflops(const GpuSpec& g, Precision p) {
   return g.has(p) ? format_sig(g.peak(p) / kTera, 4) : "—";
 }
 
-Report gpus_report(const std::string& show) {
+// One listing's price in the shown currency: "¥12.00/h" or "$4.76/h".
+std::string price_text(double per_hour, const std::string& quote_currency, Currency shown) {
+  const Currency from = quote_currency == "CNY" ? Currency::kCny : Currency::kUsd;
+  return fmt::format("{}{:.2f}/h", shown == Currency::kCny ? "¥" : "$", convert(per_hour, from, shown));
+}
+
+// Every listing of one GPU, both markets, in the shown currency.
+Section prices_section(const GpuSpec& g, Currency shown) {
+  Section s{"prices", "Rental listings (per GPU-hour)", "租用报价（每卡时）", {}, {"market", "provider", "on-demand", "spot", "default", "date", "source"}, {}};
+  for (const PriceQuote* q : prices_for(g.id)) {
+    s.records.push_back({cell("market", "market", 0, Unit::kText, market_code(q->market)), cell("provider", "provider", 0, Unit::kText, q->provider),
+                         cell(shown == Currency::kCny ? "on_demand_cny" : "on_demand_usd", "on-demand", 0, Unit::kText, price_text(q->on_demand_per_gpu_hour, q->currency, shown)),
+                         cell(shown == Currency::kCny ? "spot_cny" : "spot_usd", "spot", 0, Unit::kText,
+                              q->spot_per_gpu_hour > 0 ? price_text(q->spot_per_gpu_hour, q->currency, shown) : "—"),
+                         cell("default", "default", 0, Unit::kText, q->is_default ? market_code(q->market) : ""),
+                         cell("date", "date", 0, Unit::kText, q->date.empty() ? "undated" : q->date), cell("source", "source", 0, Unit::kText, q->source)});
+  }
+  return s;
+}
+
+Report gpus_report(const std::string& show, Market market, Currency shown) {
   Report rep;
   rep.command = "gpus";
   if (!show.empty()) {
@@ -86,14 +106,17 @@ Report gpus_report(const std::string& show) {
     for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v});
     if (!g.notes.empty()) src.rows.push_back(Row{"notes", "Notes", "备注", 0, Unit::kText, g.notes});
     rep.sections.push_back(src);
+    if (!prices_for(g.id).empty()) rep.sections.push_back(prices_section(g, shown));
     return rep;
   }
   rep.title_en = "Built-in GPUs (dense peaks, TFLOP/s)";
   rep.title_zh = "内置 GPU（稠密峰值 TFLOP/s）";
-  Section s{"gpus", "GPUs", "GPU", {}, {"id", "memory", "HBM TB/s", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "link", "default price"}, {}};
+  Section s{"gpus", "GPUs", "GPU", {}, {"id", "memory", "HBM TB/s", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "link",
+                                        fmt::format("price ({})", market_code(market))}, {}};
+  rep.inputs["market"] = market_code(market);
   for (const auto& g : gpu_catalog()) {
-    const PriceQuote* q = default_price(g.id);
-    std::string price = q ? fmt::format("{}{:.2f}/h", q->currency == "CNY" ? "¥" : "$", q->on_demand_per_gpu_hour) : "—";
+    const PriceQuote* q = default_price(g.id, market);
+    std::string price = q ? price_text(q->on_demand_per_gpu_hour, q->currency, shown) : "—";
     s.records.push_back({cell("id", "id", 0, Unit::kText, g.id), cell("memory_bytes", "memory", g.memory_bytes, Unit::kBytes),
                          cell("hbm_tbps", "HBM", 0, Unit::kText, format_sig(g.hbm_bytes_per_s / kTera, 3)),
                          cell("fp32", "fp32", 0, Unit::kText, tflops(g, Precision::kFp32)),
@@ -142,10 +165,17 @@ void add_frameworks_command(CLI::App& app) {
 void add_gpus_command(CLI::App& app) {
   auto out = std::make_shared<OutputOptions>();
   auto show = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("gpus", "List the built-in GPUs with dense peaks and default prices, or show one with sources");
+  auto market = std::make_shared<MarketFlags>();
+  CLI::App* cmd = app.add_subcommand("gpus", "List the built-in GPUs with dense peaks and a market's default prices, or show one with sources and every price listing");
   cmd->add_option("gpu", *show, "A GPU id or alias to describe");
+  add_market_flags(cmd, market.get(), false);
   add_output_options(cmd, out.get());
-  cmd->callback([out, show] { load_gpu_file(*out); print_report(gpus_report(*show), *out); });
+  cmd->callback([out, show, market] {
+    load_gpu_file(*out);
+    PriceInput pi;
+    apply_market_flags(*market, *out, &pi);
+    print_report(gpus_report(*show, *pi.market, result_currency(pi, market_currency(*pi.market))), *out);
+  });
 }
 
 }  // namespace gpuplan::cli

@@ -35,6 +35,7 @@ struct FinetuneFlags {
   bool force = false;
   bool no_ranking = false;
   std::optional<std::string> price;
+  MarketFlags market;
   FrameworkInputs software;
 };
 
@@ -73,10 +74,11 @@ void run(const FinetuneFlags& f) {
   const int64_t smallest = smallest_fitting_gpus(m, g, j);
   const int64_t n = f.gpus ? *f.gpus : (smallest > 0 ? smallest : 1);
   const FinetuneEstimate e = estimate_finetune(m, g, j, n);
-  std::vector<GpuChoice> ranking;
-  if (!f.no_ranking) ranking = rank_gpus_for_finetune(m, j);
   PriceInput pi;
   pi.text = f.price;
+  apply_market_flags(f.market, f.out, &pi);
+  std::vector<GpuChoice> ranking;
+  if (!f.no_ranking) ranking = rank_gpus_for_finetune(m, j, 1024, pi.market);
   const Price price = resolve_price(g.id, pi);
   print_report(finetune_report(m, g, e, smallest, ranking, price), f.out);
 }
@@ -104,7 +106,8 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_flag("--force", f->force, "Plan a sequence longer than the model supports");
   add_framework_flags(cmd, &f->software);
   cmd->add_flag("--no-ranking", f->no_ranking, "Skip ranking every catalog GPU by cost");
-  cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)");
+  cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.5, 15cny (default: the market's listing)");
+  add_market_flags(cmd, &f->market);
   add_output_options(cmd, &f->out);
   cmd->callback([f] { run(*f); });
 }

@@ -31,11 +31,8 @@ struct InferFlags {
   bool max_throughput = false;
   std::string engine;
   std::optional<std::string> price;
+  MarketFlags market;
 };
-
-Currency bare_currency(const std::string& text) {
-  return text.find("cny") != std::string::npos || text.find("CNY") != std::string::npos || text.find("¥") != std::string::npos ? Currency::kCny : Currency::kUsd;
-}
 
 void run(const InferFlags& f) {
   load_gpu_file(f.out);
@@ -99,7 +96,7 @@ void run(const InferFlags& f) {
   const ServingPlan p = plan_serving(m, g, o, t);
   PriceInput pi;
   pi.text = f.price;
-  if (f.price) pi.currency = bare_currency(*f.price);
+  apply_market_flags(f.market, f.out, &pi);
   const Price price = resolve_price(g.id, pi);
   print_report(inference_report(m, g, o, t, p, price), f.out);
 }
@@ -125,7 +122,8 @@ void add_infer_command(CLI::App& app) {
   cmd->add_flag("--force", f->force, "Plan a context longer than the model supports");
   cmd->add_flag("--max-throughput", f->max_throughput, "Offline max-throughput run: every request queued at once, batched by the engine as far as memory allows");
   cmd->add_option("--engine", f->engine, "Engine whose defaults --max-throughput uses: vllm (default) or 'TensorRT-LLM 1.0'");
-  cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)");
+  cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.5, 15cny (default: the market's listing)");
+  add_market_flags(cmd, &f->market);
   add_output_options(cmd, &f->out);
   cmd->callback([f] { run(*f); });
 }

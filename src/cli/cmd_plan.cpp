@@ -27,7 +27,9 @@ struct PlanFlags {
 
 void run(const PlanFlags& f) {
   load_gpu_file(f.out);
-  PlanRequest r = make_plan_request(f.in);
+  PlanInputs in = f.in;
+  if (!in.market) in.market = market_code(default_market_for_lang(f.out.lang));
+  PlanRequest r = make_plan_request(in);
   // --export prints one layout's launch configuration instead of the ranking.
   std::string export_to;
   int export_rank = 1;
@@ -123,6 +125,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--recompute", f->recompute, "Pin recompute: none, selective, full");
   cmd->add_option("--precision", f->precision, "bf16, fp16, fp8")->capture_default_str();
   cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, sgd")->capture_default_str();
+  cmd->add_option("--market", f->market, "Prices from this market only: cn (CNY listings) or us (USD listings); default from --lang");
+  cmd->add_option("--currency", f->currency, "Currency of the cost columns: usd or cny (default: the market's)");
   cmd->add_option("--rank-by", f->rank_by, "time or cost (GPU-seconds per step)")->capture_default_str();
   cmd->add_option("--top", f->top, "Layouts shown per GPU type")->capture_default_str();
   cmd->add_flag("--cross-node-tp", f->cross_node_tp, "Also search TP larger than one node");

@@ -17,7 +17,9 @@ struct TrainFlags {
 
 void run(const TrainFlags& f) {
   load_gpu_file(f.out);
-  TrainRequest r = make_train_request(f.in);
+  TrainInputs in = f.in;
+  if (!in.market) in.market = market_code(default_market_for_lang(f.out.lang));
+  TrainRequest r = make_train_request(in);
   if (!f.calibration_file.empty()) r.calibration = load_calibration_file(f.calibration_file);
   print_report(train_report(r), f.out);
 }
@@ -63,11 +65,27 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--comm-margin", f->comm_margin, "Extra time for communication not in your MFU, fraction (seed 004: 0.1–0.3)")->capture_default_str();
   cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default from the GPU catalog)");
   cmd->add_option("--price", f->price, "Price per GPU-hour: 2.49, $2.49, 15cny, or a range 15-30cny (default: catalog)");
-  cmd->add_option("--currency", f->currency, "Currency of a bare --price, or to convert the catalog price to: usd or cny");
+  cmd->add_option("--currency", f->currency, "Currency every cost is shown in (and of a bare --price): usd or cny (default: the market's)");
+  cmd->add_option("--market", f->market, "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)");
+  cmd->add_option("--provider", f->provider, "A named listing of that market instead of its default, e.g. Lambda, RunPod (gpuplan gpus GPU lists them)");
   cmd->add_flag("--spot", f->spot, "Price spot/preemptible capacity");
   cmd->add_option("--spot-discount", f->spot_discount, "Fraction off on-demand for spot, when no spot quote is known");
   cmd->add_option("--spot-overhead", f->spot_overhead, "Fix the extra GPU-hours lost to spot preemptions as a fraction; default: computed");
   cmd->add_option("--phase", f->phase, "Extra priced phase NAME:GPU:COUNT:DURATION[:PRICE], e.g. debug:a100-80g:10:72h:12cny (repeatable)");
+  cmd->add_flag("--compare-own", f->compare_own, "Add rent vs own: owning the nodes at a fleet utilisation against renting (docs/rent-or-buy.md)");
+  OwnershipOverrides* o = &f->own;
+  cmd->add_option("--fleet-utilisation,--fleet-utilization", o->fleet_utilisation, "Owned: busy share of the fleet's hours over its life, 0 to 1 (default 0.5)");
+  cmd->add_option("--own-server-price", o->server_price_per_node, "Owned: purchase price of one node in the result currency (default: the market's listing)");
+  cmd->add_option("--own-network-per-node", o->network_per_node, "Owned: switches and cables per node, in the result currency");
+  cmd->add_option("--own-life-years", o->life_years, "Owned: straight-line depreciation life in years");
+  cmd->add_option("--own-resale", o->resale_fraction, "Owned: resale value at end of life, fraction of the price");
+  cmd->add_option("--own-node-kw", o->node_power_kw, "Owned: IT power of one node at training load, kW (default GPUs' TDP + host)");
+  cmd->add_option("--pue", o->pue, "Owned: power usage effectiveness of the machine room (at least 1)");
+  cmd->add_option("--electricity-price", o->electricity_per_kwh, "Owned: electricity per kWh, in the result currency");
+  cmd->add_option("--colocation-price", o->colocation_per_kw_month, "Owned: machine room / colocation per kW of IT load per month");
+  cmd->add_option("--staff-cost", o->staff_cost_per_engineer_year, "Owned: fully loaded cost of one operations engineer per year");
+  cmd->add_option("--nodes-per-engineer", o->nodes_per_engineer, "Owned: nodes one operations engineer runs");
+  cmd->add_option("--financing-rate", o->financing_rate, "Owned: yearly interest on the capital, 0.05 = 5%");
   cmd->add_option("--calibration", flags->calibration_file, "File written by 'gpuplan calibrate --save': factors fitted to your trial run");
   add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });

@@ -13,6 +13,18 @@ void add_output_options(CLI::App* app, OutputOptions* out) {
   app->add_option("--gpu-file", out->gpu_file, "JSON file adding or overriding GPUs (format: docs/data-formats.md)");
 }
 
+void add_market_flags(CLI::App* app, MarketFlags* flags, bool provider) {
+  app->add_option("--market", flags->market, "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)");
+  if (provider) app->add_option("--provider", flags->provider, "A named listing of that market instead of its default (gpuplan gpus GPU lists them)");
+  app->add_option("--currency", flags->currency, "Currency money is shown in: usd or cny (default: the market's)");
+}
+
+void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, PriceInput* price) {
+  price->market = flags.market ? parse_market(*flags.market, "--market") : default_market_for_lang(out.lang);
+  if (flags.provider && !flags.provider->empty()) price->provider = flags.provider;
+  if (flags.currency) price->currency = parse_currency(*flags.currency, "--currency");
+}
+
 void load_gpu_file(const OutputOptions& out) {
   if (!out.gpu_file.empty()) load_user_gpu_file(out.gpu_file);
 }

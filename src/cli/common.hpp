@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "gpuplan/cost.hpp"
 #include "gpuplan/report.hpp"
 
 namespace gpuplan::cli {
@@ -13,6 +14,14 @@ struct OutputOptions {
   std::string lang = "en";
   std::string gpu_file;
 };
+
+// --market, --provider and --currency: where prices come from and what money is shown in.
+struct MarketFlags {
+  std::optional<std::string> market, provider, currency;
+};
+void add_market_flags(CLI::App* app, MarketFlags* flags, bool provider = true);
+// The PriceInput fields they set; the market defaults from --lang (zh: cn).
+void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, PriceInput* price);
 
 // --format, --lang and --gpu-file on a subcommand.
 void add_output_options(CLI::App* app, OutputOptions* out);

@@ -13,8 +13,6 @@
 
 namespace gpuplan {
 
-const char* currency_code(Currency c) { return c == Currency::kUsd ? "USD" : "CNY"; }
-
 double convert(double amount, Currency from, Currency to) {
   if (from == to) return amount;
   const double rate = exchange_rate().cny_per_usd;
@@ -73,10 +71,17 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   }
   if (in.spot_discount) require_range(*in.spot_discount, 0, 0.99, "--spot-discount", "a fraction between 0 and 0.99");
   if (in.text) {
-    std::optional<Currency> cur = in.currency;
+    // A bare number is in --currency, else the market's currency, else USD.
+    std::optional<Currency> cur;
     parse_price_text(*in.text, "--price", &p.low_per_gpu_hour, &p.high_per_gpu_hour, &cur);
-    p.currency = cur.value_or(Currency::kUsd);
+    p.currency = cur.value_or(in.currency.value_or(in.market ? market_currency(*in.market) : Currency::kUsd));
     p.source = "--price (yours)";
+    if (in.currency && *in.currency != p.currency) {
+      p.source += fmt::format(", {} converted to {}", currency_code(p.currency), currency_code(*in.currency));
+      p.low_per_gpu_hour = convert(p.low_per_gpu_hour, p.currency, *in.currency);
+      p.high_per_gpu_hour = convert(p.high_per_gpu_hour, p.currency, *in.currency);
+      p.currency = *in.currency;
+    }
     if (in.spot && in.spot_discount) {
       p.low_per_gpu_hour *= 1 - *in.spot_discount;
       p.high_per_gpu_hour *= 1 - *in.spot_discount;
@@ -84,13 +89,30 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
     }
     return p;
   }
-  const PriceQuote* q = default_price(gpu_id);
+  if (in.provider && !in.market) throw InputError("--provider", "--provider needs --market (cn or us): a provider is looked up among that market's listings.");
+  const PriceQuote* q = nullptr;
+  if (in.market && in.provider) {
+    q = &find_price(gpu_id, *in.market, *in.provider);
+  } else if (in.market) {
+    q = default_price(gpu_id, *in.market);
+    if (!q) {
+      q = default_price(gpu_id, *in.market == Market::kCn ? Market::kUs : Market::kCn);
+      p.from_other_market = q != nullptr;
+    }
+  } else {
+    q = default_price(gpu_id);
+  }
   if (!q) {
     throw InputError("--price", fmt::format("--price is required: the catalog has no rental price for {}.", gpu_id));
   }
   p.currency = currency_of(q->currency);
   p.date = q->date;
-  p.source = fmt::format("{} ({}, {})", q->provider, q->date, q->source);
+  p.provider = q->provider;
+  p.market = q->market;
+  p.source = fmt::format("{} ({}, {})", q->provider, q->date.empty() ? "undated" : q->date, q->source);
+  if (p.from_other_market) {
+    p.source = fmt::format("no {} listing of {}; the {} listing, converted: {}", market_code(*in.market), gpu_id, market_code(q->market), p.source);
+  }
   double per = q->on_demand_per_gpu_hour;
   if (in.spot) {
     if (in.spot_discount) {
@@ -105,12 +127,19 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
       p.source += ", assumed 60% spot discount (no spot quote in the catalog)";
     }
   }
-  if (in.currency && *in.currency != p.currency) {
-    per = convert(per, p.currency, *in.currency);
-    p.currency = *in.currency;
+  const Currency shown = result_currency(in, p.currency);
+  if (shown != p.currency) {
+    per = convert(per, p.currency, shown);
+    p.currency = shown;
   }
   p.low_per_gpu_hour = p.high_per_gpu_hour = per;
   return p;
+}
+
+Currency result_currency(const PriceInput& in, Currency price_currency) {
+  if (in.currency) return *in.currency;
+  if (in.market) return market_currency(*in.market);
+  return price_currency;
 }
 
 Phase parse_phase(const std::string& text) {

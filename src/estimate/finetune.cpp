@@ -321,10 +321,10 @@ int64_t smallest_fitting_gpus(const ModelSpec& m, const GpuSpec& g, const Finetu
   return 0;
 }
 
-std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& m, const FinetuneJob& job, int64_t max_gpus) {
+std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& m, const FinetuneJob& job, int64_t max_gpus, std::optional<Market> market) {
   std::vector<GpuChoice> out;
   for (const GpuSpec& g : gpu_catalog()) {
-    if (!default_price(g.id)) continue;
+    if (market ? !default_price(g.id, *market) : !default_price(g.id)) continue;
     if (!g.has(job.precision) && !g.has(Precision::kFp16)) continue;
     FinetuneJob j = job;
     if (!g.has(j.precision)) j.precision = Precision::kFp16;  // V100: no bf16
@@ -333,7 +333,9 @@ std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& m, const Finetune
     FinetuneJob jj = j;
     if (jj.global_batch > 0 && jj.global_batch % (jj.micro_batch * n) != 0) jj.global_batch = 0;
     const FinetuneEstimate e = estimate_finetune(m, g, jj, n);
-    const Price p = resolve_price(g.id, PriceInput{});
+    PriceInput pi;
+    pi.market = market;
+    const Price p = resolve_price(g.id, pi);
     const double per_hour = convert(0.5 * (p.low_per_gpu_hour + p.high_per_gpu_hour), p.currency, Currency::kUsd);
     out.push_back(GpuChoice{g.id, n, e.wall_s, e.gpu_hours, e.gpu_hours * per_hour, per_hour, p.source});
   }

@@ -100,8 +100,9 @@ int64_t default_global_batch(const PlanRequest& r, int64_t gpus) {
   return gb;
 }
 
-double price_usd(const GpuSpec& g) {
-  const PriceQuote* q = default_price(g.id);
+double price_usd(const GpuSpec& g, const std::optional<Market>& market) {
+  // Rankings compare listings of one market only: no fallback to the other.
+  const PriceQuote* q = market ? default_price(g.id, *market) : default_price(g.id);
   if (!q || q->on_demand_per_gpu_hour <= 0) return 0;
   return q->currency == "CNY" ? convert(q->on_demand_per_gpu_hour, Currency::kCny, Currency::kUsd) : q->on_demand_per_gpu_hour;
 }
@@ -311,7 +312,7 @@ PlanResult plan(const PlanRequest& r) {
       grp.gpu_name = g.name;
       grp.gpus = n;
       grp.global_batch = default_global_batch(r, n);
-      grp.usd_per_gpu_hour = price_usd(g);
+      grp.usd_per_gpu_hour = price_usd(g, r.market);
       const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
       std::vector<std::pair<double, size_t>> fitting;
       // Memory only grows with the micro-batch, with a lower ZeRO stage and with

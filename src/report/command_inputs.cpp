@@ -28,10 +28,13 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-Currency parse_currency(const std::string& c) {
-  if (c == "usd" || c == "USD") return Currency::kUsd;
-  if (c == "cny" || c == "CNY" || c == "rmb" || c == "RMB") return Currency::kCny;
-  throw InputError("--currency", "--currency must be usd or cny (got '" + c + "').");
+bool any_override(const OwnershipOverrides& o) {
+  for (const auto* v : {&o.server_price_per_node, &o.network_per_node, &o.life_years, &o.resale_fraction, &o.node_power_kw, &o.pue,
+                        &o.electricity_per_kwh, &o.colocation_per_kw_month, &o.staff_cost_per_engineer_year, &o.nodes_per_engineer,
+                        &o.financing_rate, &o.fleet_utilisation}) {
+    if (v->has_value()) return true;
+  }
+  return false;
 }
 
 // "1024", "512,1024,2048" or a range "256-4096" (the powers of two in it).
@@ -160,7 +163,10 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.comm_margin = in.comm_margin;
   r.gpus_per_node = in.gpus_per_node;
   r.price.text = in.price;
-  if (in.currency) r.price.currency = parse_currency(*in.currency);
+  if (in.currency) r.price.currency = parse_currency(*in.currency, "--currency");
+  if (in.market) r.price.market = parse_market(*in.market, "--market");
+  if (in.provider && !in.provider->empty()) r.price.provider = in.provider;
+  if (in.compare_own || any_override(in.own)) r.own = in.own;
   r.price.spot = in.spot;
   r.price.spot_discount = in.spot_discount;
   r.price.spot_overhead = in.spot_overhead;
@@ -296,6 +302,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   }
   if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: one GPU or a list such as h100,h800,a100.");
   PlanRequest r;
+  if (in.market) r.market = parse_market(*in.market, "--market");
+  if (in.currency) r.currency = parse_currency(*in.currency, "--currency");
   r.model = choose_model(in.model, std::nullopt, in.model_spec);
   if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
   for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));

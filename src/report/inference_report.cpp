@@ -207,13 +207,16 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   r.sections.push_back(t);
 
   if (!cheapest.empty()) {
-    Section c{"cheapest", "Cheapest GPU types for this job (default prices, USD)", "本任务最便宜的 GPU 型号（默认价格，美元）", {}, {"gpu", "gpus", "wall clock", "GPU-hours", "cost"}, {}};
+    const bool cny = price.currency == Currency::kCny;
+    Section c{"cheapest", cny ? "Cheapest GPU types for this job (default prices of one market, CNY)" : "Cheapest GPU types for this job (default prices of one market, USD)",
+              cny ? "本任务最便宜的 GPU 型号（同一市场默认价格，人民币）" : "本任务最便宜的 GPU 型号（同一市场默认价格，美元）", {}, {"gpu", "gpus", "wall clock", "GPU-hours", "cost"}, {}};
     for (size_t i = 0; i < cheapest.size() && i < 8; ++i) {
       const GpuChoice& ch = cheapest[i];
       c.records.push_back({Row{"gpu", "gpu", "GPU", 0, Unit::kText, ch.gpu_id}, Row{"gpus", "gpus", "卡数", static_cast<double>(ch.gpus), Unit::kGpus, ""},
                            Row{"wall_clock_s", "wall clock", "墙钟", ch.wall_s, Unit::kSeconds, ""},
                            Row{"gpu_hours", "GPU-hours", "GPU 时", ch.gpu_hours, Unit::kGpuHours, ""},
-                           Row{"cost_usd", "cost", "成本", ch.cost_usd, Unit::kUsd, ""}});
+                           cny ? Row{"cost_cny", "cost", "成本", convert(ch.cost_usd, Currency::kUsd, Currency::kCny), Unit::kCny, ""}
+                               : Row{"cost_usd", "cost", "成本", ch.cost_usd, Unit::kUsd, ""}});
     }
     r.sections.push_back(c);
   }

@@ -3,6 +3,8 @@
 // comparison of GPU types.
 #include <fmt/format.h>
 
+#include "gpuplan/cost.hpp"
+
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
 
@@ -25,6 +27,11 @@ std::string layout_text(const Layout& l) {
 }  // namespace
 
 Report plan_report(const PlanRequest& req, const PlanResult& res) {
+  // Costs are computed in USD (the ranking key) and shown in the chosen currency.
+  const Currency cur = req.currency.value_or(req.market ? market_currency(*req.market) : Currency::kUsd);
+  const Unit cur_unit = cur == Currency::kUsd ? Unit::kUsd : Unit::kCny;
+  const std::string cur_key = cur == Currency::kUsd ? "usd" : "cny";
+  auto shown = [&](double usd) { return convert(usd, Currency::kUsd, cur); };
   Report rep;
   rep.command = "plan";
   rep.title_en = fmt::format("Parallel layouts for {} (seq {}, {} rank)", req.model.name, req.seq_len,
@@ -37,7 +44,7 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
 
   if (res.groups.size() > 1) {
     Section cmp{"comparison", "GPU types and counts side by side (each with its own best layout)", "GPU 类型对比（各自最优方案）", {},
-                {"gpu", "gpus", "layout", "step_s", "tokens_per_s_per_gpu", "mfu", "usd_per_m_tokens"}, {}};
+                {"gpu", "gpus", "layout", "step_s", "tokens_per_s_per_gpu", "mfu", cur_key + "_per_m_tokens"}, {}};
     for (const PlanGroup& g : res.groups) {
       std::vector<Row> rec;
       rec.push_back(text("gpu", "GPU", "GPU", g.gpu_id));
@@ -51,8 +58,9 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
         rec.push_back(num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount));
         rec.push_back(num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction));
         if (g.usd_per_gpu_hour > 0) {
-          rec.push_back(num("usd_per_m_tokens", "USD per 1M tokens", "每百万 token 美元",
-                            g.usd_per_gpu_hour * static_cast<double>(g.gpus) / 3600.0 / c.time.tokens_per_s * 1e6, Unit::kUsd));
+          rec.push_back(num((cur_key + "_per_m_tokens").c_str(), cur == Currency::kUsd ? "USD per 1M tokens" : "CNY per 1M tokens",
+                            cur == Currency::kUsd ? "每百万 token 美元" : "每百万 token 人民币",
+                            shown(g.usd_per_gpu_hour * static_cast<double>(g.gpus) / 3600.0 / c.time.tokens_per_s * 1e6), cur_unit));
         }
       }
       cmp.records.push_back(std::move(rec));
@@ -147,7 +155,9 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
     if (!w.memory.stage_split.empty()) {
       b.rows.insert(b.rows.begin() + 1, text("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split));
     }
-    if (w.cost_per_step_usd > 0) b.rows.push_back(num("cost_per_step_usd", "Cost per step (on-demand)", "每步成本", w.cost_per_step_usd, Unit::kUsd));
+    if (w.cost_per_step_usd > 0) {
+      b.rows.push_back(num(("cost_per_step_" + cur_key).c_str(), "Cost per step (on-demand)", "每步成本（按需）", shown(w.cost_per_step_usd), cur_unit));
+    }
     rep.sections.push_back(std::move(b));
     for (const std::string& a : t.assumptions) rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, a), ""});
   }

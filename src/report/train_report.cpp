@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
 #include "gpuplan/plan.hpp"
+#include "gpuplan/rent_or_buy_report.hpp"
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
 
@@ -230,6 +232,61 @@ Report train_report(const TrainRequest& r) {
   }
   Price price = resolve_price(gpu.id, price_in);
 
+  // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
+  // Extra GPU-hours spot preemptions would add, relative to on-demand
+  // (--spot-overhead fixes it). When preemptions would stop the run from
+  // progressing, the estimate refuses; unasked-for, spot is then left out.
+  double spot_overhead_cmp = std::numeric_limits<double>::infinity();
+  if (r.price.spot_overhead) {
+    spot_overhead_cmp = *r.price.spot_overhead;
+  } else if (spot_ops) {
+    spot_overhead_cmp = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+  } else {
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    try {
+      const OperationsEstimate s = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+      spot_overhead_cmp = ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;
+    } catch (const InputError&) {
+      // spot_overhead_cmp stays infinite: spot left out below.
+    }
+  }
+  RentOptions rent;
+  rent.currency = price.currency;
+  {
+    PriceInput on = price_in;
+    on.spot = false;
+    PriceInput sp = price_in;
+    sp.spot = true;
+    sp.spot_overhead = spot_overhead_cmp;
+    // A typed price is on-demand unless --spot says it is the spot price; its
+    // spot counterpart takes the stated discount, else seed 004's "60% or more".
+    if (on.text && !sp.spot_discount) sp.spot_discount = 0.6;
+    if (!(r.price.text && r.price.spot)) {
+      const Price od = resolve_price(gpu.id, on);
+      rent.on_demand_per_gpu_hour = 0.5 * (od.low_per_gpu_hour + od.high_per_gpu_hour);
+      rent.on_demand_source = od.source;
+      const Market m = od.market.value_or(r.price.market.value_or(Market::kUs));
+      const ReservedDiscount& rd = reserved_discount(r.price.market.value_or(m));
+      if (rd.fraction > 0) {
+        rent.reserved_per_gpu_hour = *rent.on_demand_per_gpu_hour * (1 - rd.fraction);
+        rent.reserved_source = fmt::format("{:.0f}% off, {} ({})", rd.fraction * 100, rd.source, rd.date);
+      }
+    }
+    // Spot is shown unless preemptions would more than multiply the run by 11
+    // (then the run barely progresses; --spot itself refuses that overhead).
+    if (r.price.spot || (std::isfinite(spot_overhead_cmp) && spot_overhead_cmp >= 0 && spot_overhead_cmp <= 10)) {
+      const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
+      rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
+      rent.spot_overhead = r.price.spot ? price.spot_overhead : spot_overhead_cmp;
+      rent.spot_source = spp.source;
+    } else {
+      rep.warnings.push_back({fmt::format("Spot is left out of the rental comparison: with a preemption every {} h per node, {} nodes would spend "
+                                          "more than 10× the GPU-hours on restarts.", format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes),
+                              fmt::format("租用对比未列竞价实例：每节点平均 {} 小时被回收一次，{} 个节点的重启开销将超过 10 倍卡时。",
+                                          format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes)});
+    }
+  }
+
   rep.inputs = {{"model", have_model ? model.name : std::string("(FLOPs per sample)")},
                 {"gpu", gpu.id},
                 {"precision", precision_name(r.precision)},
@@ -374,6 +431,10 @@ Report train_report(const TrainRequest& r) {
   if (range) cost.rows.back().key = fmt::format("price_per_gpu_hour_low_{}", cur_key);
   if (range) cost.rows.push_back(num(fmt::format("price_per_gpu_hour_high_{}", cur_key).c_str(), "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, cur_unit));
   cost.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  if (price.market) {
+    const Market shown_market = r.price.market.value_or(*price.market);
+    cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
+  }
   auto add_cost = [&](const std::string& key, const char* en, const char* zh, double hours) {
     if (range) {
       cost.rows.push_back(num(fmt::format("{}_low_{}", key, cur_key).c_str(), fmt::format("{} (low)", en).c_str(), fmt::format("{}（低）", zh).c_str(),
@@ -418,6 +479,12 @@ Report train_report(const TrainRequest& r) {
   cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
                           fmt::format("({}, {})", fx.date, fx.source)));
   rep.sections.push_back(cost);
+  rep.sections.push_back(rent_options_section(rent, run.gpu_hours_total, run.wall_s));
+  if (r.own) {
+    const Market own_market = r.price.market.value_or(price.market.value_or(Market::kUs));
+    const OwnershipInputs own = resolve_ownership(gpu, gpus_per_node, own_market, price.currency, *r.own);
+    add_rent_vs_own(&rep, own, rent, run.gpu_hours_total, run.nodes);
+  }
 
   // Assumptions and warnings a user should see.
   if (!r.flop_per_sample && f.exact && !r.six_n) {

@@ -270,10 +270,26 @@ Report train(Body& b) {
   b.read("gpus_per_node", in.gpus_per_node);
   b.read("price", in.price);
   b.read("currency", in.currency);
+  b.read("market", in.market);
+  b.read("provider", in.provider);
   b.read("spot", in.spot);
   b.read("spot_discount", in.spot_discount);
   b.read("spot_overhead", in.spot_overhead);
   b.read("phase", in.phase);
+  // Rent or own (the CLI's --compare-own and its overrides, keys named after the flags).
+  b.read("compare_own", in.compare_own);
+  b.read("fleet_utilisation", in.own.fleet_utilisation);
+  b.read("own_server_price", in.own.server_price_per_node);
+  b.read("own_network_per_node", in.own.network_per_node);
+  b.read("own_life_years", in.own.life_years);
+  b.read("own_resale", in.own.resale_fraction);
+  b.read("own_node_kw", in.own.node_power_kw);
+  b.read("pue", in.own.pue);
+  b.read("electricity_price", in.own.electricity_per_kwh);
+  b.read("colocation_price", in.own.colocation_per_kw_month);
+  b.read("staff_cost", in.own.staff_cost_per_engineer_year);
+  b.read("nodes_per_engineer", in.own.nodes_per_engineer);
+  b.read("financing_rate", in.own.financing_rate);
   read_software(b, in.software);
   // The CLI's --calibration names a file; here it is that file's object.
   if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {
@@ -343,6 +359,8 @@ Report plan_endpoint(Body& b) {
   b.read("zero3_per_module", in.zero3_per_module);
   b.read("gpus_per_node", in.gpus_per_node);
   b.read("compare_layout", in.compare_layout);
+  b.read("market", in.market);
+  b.read("currency", in.currency);
   read_software(b, in.software);
   b.reject_unknown();
   const PlanRequest r = make_plan_request(in);
@@ -401,9 +419,18 @@ json gpus_json() {
     if (const PriceQuote* q = default_price(g.id)) {
       price = {{"currency", q->currency}, {"on_demand_per_gpu_hour", q->on_demand_per_gpu_hour}, {"provider", q->provider}};
     }
+    // The default listing of each market (null where that market lists none).
+    json by_market = json::object();
+    for (Market m : {Market::kCn, Market::kUs}) {
+      const PriceQuote* q = default_price(g.id, m);
+      by_market[market_code(m)] = q ? json{{"currency", q->currency}, {"on_demand_per_gpu_hour", q->on_demand_per_gpu_hour}, {"provider", q->provider},
+                                          {"date", q->date}}
+                                    : json(nullptr);
+    }
     arr.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes},
                    {"peak_bf16_flop_per_s", g.has(Precision::kBf16) ? json(g.peak(Precision::kBf16)) : json(nullptr)},
-                   {"gpus_per_node", g.gpus_per_node}, {"aliases", g.aliases}, {"default_price", price}});
+                   {"gpus_per_node", g.gpus_per_node}, {"aliases", g.aliases}, {"default_price", price},
+                   {"default_price_by_market", by_market}});
   }
   return {{"gpus", arr}};
 }

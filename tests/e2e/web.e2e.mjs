@@ -29,9 +29,9 @@ try {
 
 // The same inputs the page is given below.
 const INPUTS = { model: 'llama-3.1-70b', tokens: '15T', gpu: 'h100', gpus: '1024', mfu: '0.4' };
-function cli(format) {
+function cli(format, extra = []) {
   return execFileSync(binary, ['train', '--model', INPUTS.model, '--tokens', INPUTS.tokens, '--gpu', INPUTS.gpu,
-    '--gpus', INPUTS.gpus, '--mfu', INPUTS.mfu, '--format', format], { encoding: 'utf8' });
+    '--gpus', INPUTS.gpus, '--mfu', INPUTS.mfu, '--format', format, ...extra], { encoding: 'utf8' });
 }
 
 function startServer() {
@@ -119,6 +119,13 @@ try {
   assert.equal(await page.textContent('[data-i18n="tab_train"]'), '训练');
   assert.equal(await page.evaluate(() => localStorage.getItem('gpuplan.lang')), 'zh');
   step('Chinese labels shown');
+  // Unless a market is chosen, Chinese means the China market: CNY listings, the cost chart in CNY.
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && (document.querySelector('#out-cost').dataset.key || '').endsWith('_cny') &&
+    document.querySelector('#chart-cost').dataset.currency === 'cny' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
+  assert.match(await page.textContent('#chart-cost figcaption'), /百万元/);
+  const cnJson = JSON.parse(cli('json', ['--market', 'cn']));
+  assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), cnJson.cost.total_cost_cny, 'China-market cost differs from the CLI');
+  step(`zh follows the China market: cost ${await page.textContent('#out-cost')} equals train --market cn`);
   await page.screenshot({ path: join(shots, 'train-zh.png'), fullPage: true });
 
   // 4. The shared URL brings the same state back in a new page.
@@ -131,7 +138,7 @@ try {
   const fields = ['#model', '#gpu', '#gpus', '#tokens', '#mfu'];
   for (const f of fields) assert.equal(await page2.inputValue(f), await page.inputValue(f), `${f} not restored from the URL`);
   assert.equal(await page2.getAttribute('#out-time', 'data-value'), shown.time.value);
-  assert.equal(await page2.getAttribute('#out-cost', 'data-value'), shown.cost.value);
+  assert.equal(await page2.getAttribute('#out-cost', 'data-value'), await page.getAttribute('#out-cost', 'data-value'));
   assert.equal(await page2.textContent('[data-i18n="k_time"]'), '训练时长', 'language not remembered');
   step(`shared URL restores the same state: ${shared.replace(server.base, '')}`);
   await page2.close();
@@ -154,6 +161,46 @@ try {
   await page.fill('#config', '');
   await back;
   await page.waitForFunction(() => !document.body.classList.contains('busy') && !new URL(location.href).searchParams.has('config'));
+
+  // 4c. Market and currency chosen by hand; the cost chart follows the currency.
+  await page.selectOption('#market', 'us');
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && (document.querySelector('#out-cost').dataset.key || '').endsWith('_usd') &&
+    document.querySelector('#chart-cost').dataset.currency === 'usd' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
+  assert.match(await page.textContent('#chart-cost figcaption'), /百万美元/);
+  await page.selectOption('#currency', 'cny');
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && (document.querySelector('#out-cost').dataset.key || '').endsWith('_cny') &&
+    document.querySelector('#chart-cost').dataset.currency === 'cny' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
+  const usInCny = JSON.parse(cli('json', ['--market', 'us', '--currency', 'cny']));
+  assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), usInCny.cost.total_cost_cny, 'US market in CNY differs from the CLI');
+  step('market us / currency cny chosen: the KPI and the cost chart follow (equal to train --market us --currency cny)');
+  await page.selectOption('#market', '');
+  await page.selectOption('#currency', '');
+
+  // 4d. Rent or own: the chart of this run's cost against fleet utilisation, equal to train --compare-own.
+  const ownDone = trainDone((b) => b.compare_own === true && b.fleet_utilisation === 0.6 && b.market === 'cn');
+  await page.check('#own');
+  await page.fill('#fleet', '0.6');
+  const ownReport = (await (await ownDone).json()).report;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#chart-own polyline[data-series="owned"]') &&
+    document.querySelector('#chart-own polyline[data-series="on_demand"]'), null, { timeout: 60000 });
+  const ownCli = JSON.parse(cli('json', ['--market', 'cn', '--compare-own', '--fleet-utilisation', '0.6']));
+  assert.equal(ownReport.rent_vs_own.own_run_cost_cny, ownCli.rent_vs_own.own_run_cost_cny, 'owned cost differs from the CLI');
+  assert.equal(ownReport.own_vs_utilisation.length, ownCli.own_vs_utilisation.length);
+  assert.equal(await page.getAttribute('#chart-own', 'data-currency'), 'cny');
+  assert.match(await page.textContent('#chart-own figcaption'), /租用还是自建/);
+  assert.ok(new URL(page.url()).searchParams.get('own') === '1', 'the link lacks the rent-or-own choice');
+  await page.locator('#chart-own').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'rent-or-own-zh.png'), fullPage: true });
+  await page.click('#lang-toggle');
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#chart-own figcaption') &&
+    /Rent or own/.test(document.querySelector('#chart-own figcaption').textContent) && document.querySelector('#chart-own').dataset.currency === 'usd' &&
+    document.querySelector('#chart-cost').dataset.currency === 'usd' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
+  await page.screenshot({ path: join(shots, 'rent-or-own-en.png'), fullPage: true });
+  step(`rent-or-own chart drawn (owned ${ownCli.rent_vs_own.own_run_cost_cny.toFixed(0)} CNY at 60%, as the CLI), screenshots rent-or-own-{zh,en}.png`);
+  await page.click('#lang-toggle');
+  await page.fill('#fleet', '');
+  await page.uncheck('#own');
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && !new URL(location.href).searchParams.has('own'));
 
   // 5. Memory and planner views (English), screenshots.
   await page.click('#lang-toggle');

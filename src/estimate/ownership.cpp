@@ -1,0 +1,131 @@
+// The ownership model (include/gpuplan/ownership.hpp, docs/rent-or-buy.md).
+#include "gpuplan/ownership.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+SourcedValue money(const SourcedValue& v, Currency from, Currency to) {
+  SourcedValue out = v;
+  if (from != to) {
+    out.value = convert(v.value, from, to);
+    out.source += fmt::format(" (converted {} → {} at the catalog rate)", currency_code(from), currency_code(to));
+  }
+  return out;
+}
+
+void take(SourcedValue* v, const std::optional<double>& given) {
+  if (given) *v = SourcedValue{*given, "", "yours"};
+}
+
+}  // namespace
+
+void validate_ownership(const OwnershipInputs& in) {
+  require_range(in.server_price_per_node.value, 1, 1e12, "--own-server-price", "a positive purchase price per node");
+  require_range(in.network_per_node.value, 0, 1e12, "--own-network-per-node", "a non-negative network cost per node");
+  require_range(in.life_years.value, 0.1, 50, "--own-life-years", "a positive depreciation life in years, at most 50");
+  require_range(in.resale_fraction.value, 0, 1, "--own-resale", "a fraction of the purchase price from 0 to 1");
+  require_range(in.node_power_kw.value, 0.01, 1e4, "--own-node-kw", "a positive power per node in kW");
+  require_range(in.pue.value, 1, 5, "--pue", "at least 1 (facility power cannot be below IT power) and at most 5");
+  require_range(in.electricity_per_kwh.value, 0, 1e3, "--electricity-price", "a non-negative price per kWh");
+  require_range(in.colocation_per_kw_month.value, 0, 1e6, "--colocation-price", "a non-negative price per kW per month");
+  require_range(in.staff_cost_per_engineer_year.value, 0, 1e9, "--staff-cost", "a non-negative cost per engineer-year");
+  require_range(in.nodes_per_engineer.value, 0.01, 1e6, "--nodes-per-engineer", "a positive number of nodes one engineer runs");
+  require_range(in.financing_rate.value, 0, 1, "--financing-rate", "a yearly rate from 0 to 1 (0.05 = 5%)");
+  require_range(in.fleet_utilisation.value, 0.01, 1, "--fleet-utilisation", "a fraction above 0 and at most 1 (0.6 = busy 60% of the hours)");
+}
+
+OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market market, Currency currency,
+                                  const OwnershipOverrides& o) {
+  const OwnershipDefaults& d = ownership_defaults(market);
+  OwnershipInputs in;
+  in.market = market;
+  in.currency = currency;
+  in.gpus_per_node = gpus_per_node;
+  if (const ServerListing* s = server_listing(gpu.id, market); s && gpus_per_node == gpu.gpus_per_node) {
+    in.server_price_per_node = money(SourcedValue{s->price_per_node, s->date, s->source}, s->currency, currency);
+  } else if (!o.server_price_per_node) {
+    throw InputError("--own-server-price", fmt::format("--own-server-price is required: the catalog has no published {}-GPU {} server price in the {} "
+                                                       "market; give the price of one node in {}.",
+                                                       gpus_per_node, gpu.id, market_code(market), currency_code(currency)));
+  }
+  in.network_per_node = money(d.network_per_node, d.currency, currency);
+  in.life_years = d.life_years;
+  in.resale_fraction = d.resale_fraction;
+  // IT load at training: the GPUs at their TDP plus the host.
+  double gpu_w = gpu.tdp_w;
+  std::string gpu_w_source = fmt::format("{} TDP {} W (data/gpus.json)", gpu.id, gpu.tdp_w);
+  if (gpu_w <= 0) {
+    if (auto p = ownership_gpu_power_w(gpu.id)) {
+      gpu_w = p->value;
+      gpu_w_source = p->source;
+    }
+  }
+  if (gpu_w <= 0 && !o.node_power_kw) {
+    throw InputError("--own-node-kw", fmt::format("--own-node-kw is required: no power draw is known for {}; give one node's kW at training load.", gpu.id));
+  }
+  in.node_power_kw = SourcedValue{(gpus_per_node * gpu_w + d.host_power_w.value) / 1000.0, d.host_power_w.date,
+                                  fmt::format("{} GPUs × {} W + host {} W: {}; host: {}", gpus_per_node, gpu_w, d.host_power_w.value, gpu_w_source,
+                                              d.host_power_w.source)};
+  in.pue = d.pue;
+  in.electricity_per_kwh = money(d.electricity_per_kwh, d.currency, currency);
+  in.colocation_per_kw_month = money(d.colocation_per_kw_month, d.currency, currency);
+  in.staff_cost_per_engineer_year = money(d.staff_cost_per_engineer_year, d.currency, currency);
+  in.nodes_per_engineer = d.nodes_per_engineer;
+  in.financing_rate = d.financing_rate;
+  in.fleet_utilisation = d.fleet_utilisation;
+  take(&in.server_price_per_node, o.server_price_per_node);
+  take(&in.network_per_node, o.network_per_node);
+  take(&in.life_years, o.life_years);
+  take(&in.resale_fraction, o.resale_fraction);
+  take(&in.node_power_kw, o.node_power_kw);
+  take(&in.pue, o.pue);
+  take(&in.electricity_per_kwh, o.electricity_per_kwh);
+  take(&in.colocation_per_kw_month, o.colocation_per_kw_month);
+  take(&in.staff_cost_per_engineer_year, o.staff_cost_per_engineer_year);
+  take(&in.nodes_per_engineer, o.nodes_per_engineer);
+  take(&in.financing_rate, o.financing_rate);
+  take(&in.fleet_utilisation, o.fleet_utilisation);
+  in.lead_time = lead_time(gpu.id);
+  validate_ownership(in);
+  return in;
+}
+
+OwnedNodeCost owned_node_cost(const OwnershipInputs& in) {
+  OwnedNodeCost c;
+  const double r = in.resale_fraction.value;
+  c.capital = in.server_price_per_node.value + in.network_per_node.value;
+  c.depreciation_per_year = c.capital * (1 - r) / in.life_years.value;
+  // Straight-line book value falls from capital to r·capital; the average is capital·(1 + r)/2.
+  c.financing_per_year = in.financing_rate.value * c.capital * (1 + r) / 2;
+  c.colocation_per_year = in.node_power_kw.value * in.colocation_per_kw_month.value * 12;
+  c.staff_per_year = in.staff_cost_per_engineer_year.value / in.nodes_per_engineer.value;
+  c.fixed_per_year = c.depreciation_per_year + c.financing_per_year + c.colocation_per_year + c.staff_per_year;
+  c.fixed_per_hour = c.fixed_per_year / kHoursPerYear;
+  c.energy_per_busy_hour = in.node_power_kw.value * in.pue.value * in.electricity_per_kwh.value;
+  return c;
+}
+
+std::optional<double> break_even_utilisation(const OwnedNodeCost& c, double rent_per_node_hour) {
+  const double margin = rent_per_node_hour - c.energy_per_busy_hour;
+  if (margin <= 0) return std::nullopt;
+  const double u = c.fixed_per_hour / margin;
+  if (u > 1) return std::nullopt;
+  return u;
+}
+
+std::optional<double> payback_months(const OwnedNodeCost& c, double rent_per_node_hour, double utilisation) {
+  const double saved_per_month = utilisation * kHoursPerMonth * (rent_per_node_hour - c.energy_per_busy_hour) -
+                                 (c.financing_per_year + c.colocation_per_year + c.staff_per_year) / 12;
+  if (saved_per_month <= 0) return std::nullopt;
+  return c.capital / saved_per_month;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,282 @@
+// Rent or buy (issue 18) and markets (issue 16): the ownership model against
+// hand-derived numbers, break-even utilisation and months, the market's
+// prices and currencies through the CLI, and bad ownership input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/ownership.hpp"
+#include "run_binary.hpp"
+
+namespace {
+
+using namespace gpuplan;
+
+// An 8×H100 node with every input stated (none from the catalog).
+OwnershipInputs stated_node() {
+  OwnershipInputs in;
+  in.currency = Currency::kUsd;
+  in.gpus_per_node = 8;
+  in.server_price_per_node.value = 300000;
+  in.network_per_node.value = 20000;
+  in.life_years.value = 4;
+  in.resale_fraction.value = 0.25;
+  in.node_power_kw.value = 6.2;
+  in.pue.value = 1.25;
+  in.electricity_per_kwh.value = 0.10;
+  in.colocation_per_kw_month.value = 150;
+  in.staff_cost_per_engineer_year.value = 120000;
+  in.nodes_per_engineer.value = 40;
+  in.financing_rate.value = 0.06;
+  in.fleet_utilisation.value = 0.5;
+  return in;
+}
+
+TEST(Ownership, HourlyCostOfAnOwnedH100NodeByHand) {
+  const OwnedNodeCost c = owned_node_cost(stated_node());
+  // capital       = 300,000 + 20,000                     = 320,000 USD
+  // depreciation  = 320,000 × (1 − 0.25) / 4 years       =  60,000 USD/year
+  // financing     = 6% × 320,000 × (1 + 0.25) / 2         =  12,000 USD/year (average book value)
+  // machine room  = 6.2 kW × 150 USD/kW-month × 12        =  11,160 USD/year
+  // staff         = 120,000 / 40 nodes                    =   3,000 USD/year
+  // fixed         = 86,160 USD/year / 8,760 h             = 9.835616 USD per node-hour
+  // power         = 6.2 kW × PUE 1.25 × 0.10 USD/kWh      = 0.775 USD per busy node-hour
+  EXPECT_DOUBLE_EQ(c.capital, 320000);
+  EXPECT_DOUBLE_EQ(c.depreciation_per_year, 60000);
+  EXPECT_DOUBLE_EQ(c.financing_per_year, 12000);
+  EXPECT_NEAR(c.colocation_per_year, 11160, 1e-9);
+  EXPECT_DOUBLE_EQ(c.staff_per_year, 3000);
+  EXPECT_NEAR(c.fixed_per_hour, 86160.0 / 8760.0, 1e-12);
+  EXPECT_NEAR(c.energy_per_busy_hour, 0.775, 1e-12);
+  // Busy half the hours: 9.835616 / 0.5 + 0.775 = 20.446233 per node-hour = 2.555779 per GPU-hour.
+  EXPECT_NEAR(c.per_busy_hour(0.5), 20.446233, 1e-6);
+  EXPECT_NEAR(c.per_busy_hour(0.5) / 8, 2.555779, 1e-6);
+}
+
+TEST(Ownership, BreakEvenUtilisationIsWhereOwnedEqualsRented) {
+  const OwnedNodeCost c = owned_node_cost(stated_node());
+  // Renting at 2.49 USD/GPU-h = 19.92 per node-hour: u* = 9.835616 / (19.92 − 0.775) = 0.513743.
+  const auto u = break_even_utilisation(c, 19.92);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_NEAR(*u, 0.513743, 1e-6);
+  EXPECT_NEAR(c.per_busy_hour(*u), 19.92, 1e-9);  // owned = rented there
+  // Renting below the fixed + power cost at 100%: never.
+  EXPECT_FALSE(break_even_utilisation(c, 9.835616 + 0.775 - 0.01).has_value());
+  // Payback at 50% against 19.92: saved per month = 0.5 × 730 × (19.92 − 0.775) − (12,000 + 11,160 + 3,000) / 12
+  //   = 6,987.925 − 2,180 = 4,807.925; 320,000 / 4,807.925 = 66.556 months.
+  const auto months = payback_months(c, 19.92, 0.5);
+  ASSERT_TRUE(months.has_value());
+  EXPECT_NEAR(*months, 320000 / 4807.925, 1e-6);
+  EXPECT_FALSE(payback_months(c, 1.0, 0.5).has_value());
+}
+
+TEST(Ownership, CatalogDefaultsPerMarketAreSourcedAndInTheMarketsCurrency) {
+  for (Market m : {Market::kCn, Market::kUs}) {
+    const OwnershipDefaults& d = ownership_defaults(m);
+    EXPECT_EQ(d.currency, market_currency(m));
+    for (const SourcedValue* v : {&d.life_years, &d.resale_fraction, &d.host_power_w, &d.pue, &d.electricity_per_kwh, &d.colocation_per_kw_month,
+                                  &d.staff_cost_per_engineer_year, &d.nodes_per_engineer, &d.financing_rate, &d.network_per_node, &d.fleet_utilisation}) {
+      EXPECT_FALSE(v->source.empty());
+      EXPECT_GT(v->value, 0);
+    }
+    EXPECT_GE(d.pue.value, 1.0);
+  }
+  ASSERT_NE(server_listing("h800-sxm5-80gb", Market::kCn), nullptr);
+  ASSERT_NE(server_listing("h100-sxm5-80gb", Market::kUs), nullptr);
+  // The US H100 quote is USD 317,000 (Thinkmate, 2024-08-22).
+  EXPECT_DOUBLE_EQ(server_listing("h100-sxm5-80gb", Market::kUs)->price_per_node, 317000);
+}
+
+TEST(Ownership, BadInputNamesTheFlag) {
+  const GpuSpec& h100 = find_gpu("h100");
+  auto refuses = [&](OwnershipOverrides o, const char* field) {
+    try {
+      resolve_ownership(h100, 8, Market::kUs, Currency::kUsd, o);
+      ADD_FAILURE() << field << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field);
+    }
+  };
+  OwnershipOverrides o;
+  o.life_years = -3;
+  refuses(o, "--own-life-years");
+  o = {};
+  o.pue = 0.9;
+  refuses(o, "--pue");
+  o = {};
+  o.fleet_utilisation = 1.2;
+  refuses(o, "--fleet-utilisation");
+  o = {};
+  o.resale_fraction = 1.5;
+  refuses(o, "--own-resale");
+  // A GPU without a published server price in that market needs --own-server-price.
+  try {
+    resolve_ownership(find_gpu("a100-80g"), 8, Market::kUs, Currency::kUsd, {});
+    ADD_FAILURE() << "no A100 server listing, yet accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--own-server-price");
+  }
+}
+
+TEST(Markets, EveryGpuMarketHasAtMostOneDefaultListing) {
+  for (const GpuSpec& g : gpu_catalog()) {
+    for (Market m : {Market::kCn, Market::kUs}) {
+      int defaults = 0;
+      for (const PriceQuote* q : prices_for(g.id)) defaults += q->is_default && q->market == m;
+      EXPECT_LE(defaults, 1) << g.id << " " << market_code(m);
+    }
+  }
+  // The China default for A100 80GB is a CNY listing with a date.
+  const PriceQuote* cn = default_price("a100-sxm4-80gb", Market::kCn);
+  ASSERT_NE(cn, nullptr);
+  EXPECT_EQ(cn->currency, "CNY");
+  EXPECT_FALSE(cn->date.empty());
+}
+
+TEST(Markets, MarketChoosesTheListingAndTheCurrency) {
+  PriceInput in;
+  in.market = Market::kCn;
+  const Price cn = resolve_price("a100-sxm4-80gb", in);
+  EXPECT_EQ(cn.currency, Currency::kCny);
+  EXPECT_DOUBLE_EQ(cn.low_per_gpu_hour, 10.0);  // 2023 China A100/A800 band midpoint
+  in.market = Market::kUs;
+  const Price us = resolve_price("a100-sxm4-80gb", in);
+  EXPECT_EQ(us.currency, Currency::kUsd);
+  EXPECT_DOUBLE_EQ(us.low_per_gpu_hour, 2.45);  // RunPod A100 SXM, 2026-03-10
+  // --currency converts: 10 CNY at 7.0796 CNY/USD.
+  in.market = Market::kCn;
+  in.currency = Currency::kUsd;
+  EXPECT_NEAR(resolve_price("a100-sxm4-80gb", in).low_per_gpu_hour, 10.0 / 7.0796, 1e-9);
+  // H800 has no US listing: the China one, converted, said so.
+  PriceInput h800;
+  h800.market = Market::kUs;
+  const Price p = resolve_price("h800-sxm5-80gb", h800);
+  EXPECT_TRUE(p.from_other_market);
+  EXPECT_NEAR(p.low_per_gpu_hour, 12.0 / 7.0796, 1e-9);
+  // A named provider of the market.
+  PriceInput lambda;
+  lambda.market = Market::kUs;
+  lambda.provider = "lambda";
+  EXPECT_DOUBLE_EQ(resolve_price(find_gpu("h100").id, lambda).low_per_gpu_hour, 2.49);
+}
+
+nlohmann::json json_of(const std::string& args) {
+  const auto r = gpuplan_test::run_binary(args + " --format json", "2>/dev/null");
+  EXPECT_EQ(r.status, 0) << args;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(MarketsCli, TrainPricesInTheMarketsCurrency) {
+  // 6 · 7e9 · 1e12 FLOPs / (64 × 312e12 × 0.4) = 5,258,413 s of compute; GPU-hours and cost follow.
+  const auto cn = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --market cn");
+  EXPECT_TRUE(cn["cost"].contains("total_cost_cny"));
+  EXPECT_EQ(cn["cost"]["market"], "cn");
+  EXPECT_NEAR(cn["cost"]["price_per_gpu_hour_cny"].get<double>(), 10.0, 1e-9);
+  const auto us = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --market us");
+  EXPECT_TRUE(us["cost"].contains("total_cost_usd"));
+  EXPECT_NEAR(us["cost"]["price_per_gpu_hour_usd"].get<double>(), 2.45, 1e-9);
+  // --lang zh defaults to the China market.
+  const auto zh = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --lang zh");
+  EXPECT_EQ(zh["cost"]["market"], "cn");
+  // Same GPU-hours in both markets: cost ratio is the price ratio.
+  EXPECT_NEAR(cn["cost"]["total_cost_cny"].get<double>() / us["cost"]["total_cost_usd"].get<double>(), 10.0 / 2.45, 1e-6);
+}
+
+TEST(MarketsCli, CompareOwnPrintsRentVsOwnInCny) {
+  const std::string args = "train --model llama-3.1-70b --tokens 2T --gpu h800 --gpus 512 --mfu 0.4 --compare-own --market cn";
+  const auto j = json_of(args);
+  const auto& s = j["rent_vs_own"];
+  EXPECT_TRUE(s.contains("own_run_cost_cny"));
+  EXPECT_TRUE(s.contains("rent_on_demand_run_cost_cny"));
+  // 2.7M CNY server + 240,565 CNY network share.
+  EXPECT_NEAR(s["own_capital_per_node_cny"].get<double>(), 2940565, 1e-6);
+  // Owned cost of the run = node-hours × (fixed/u + power); u = 0.5.
+  const double fixed = s["own_fixed_per_node_hour_cny"].get<double>();
+  const double power = s["own_energy_per_busy_node_hour_cny"].get<double>();
+  EXPECT_NEAR(s["own_run_cost_cny"].get<double>(), s["run_node_hours"].get<double>() * (fixed / 0.5 + power), 1e-3);
+  const auto zh = gpuplan_test::run_binary(args + " --lang zh", "2>&1");
+  EXPECT_EQ(zh.status, 0);
+  EXPECT_NE(zh.out.find("租用还是自建"), std::string::npos);
+  EXPECT_NE(zh.out.find("¥"), std::string::npos);
+  const auto table = gpuplan_test::run_binary(args, "2>&1");
+  EXPECT_NE(table.out.find("Ownership: PUE"), std::string::npos);  // the assumptions are listed
+}
+
+TEST(MarketsCli, BadOwnershipInputIsOneSentenceAndExitTwo) {
+  const std::string base = "train --model llama-3.1-70b --tokens 2T --gpu h800 --gpus 512 --mfu 0.4 --compare-own --market cn ";
+  for (const auto& [flag, field] : {std::pair{"--own-life-years -3", "--own-life-years"}, std::pair{"--pue 0.8", "--pue"},
+                                    std::pair{"--fleet-utilisation 1.5", "--fleet-utilisation"}, std::pair{"--market mars", "--market"},
+                                    std::pair{"--currency eur", "--currency"}}) {
+    const auto r = gpuplan_test::run_binary(base + flag, "2>&1");
+    EXPECT_EQ(r.status, 2) << flag << "\n" << r.out;
+    EXPECT_NE(r.out.find(field), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+}
+
+TEST(MarketsCli, GpusShowsEveryListingAndFinetuneInferTakeCurrency) {
+  const auto g = gpuplan_test::run_binary("gpus h100", "2>&1");
+  EXPECT_NE(g.out.find("Lambda"), std::string::npos);
+  EXPECT_NE(g.out.find("$4.76/h"), std::string::npos);
+  const auto f = json_of("finetune --model llama-2-7b --gpu a100-80g --method lora --samples 10000 --currency cny --market us");
+  EXPECT_TRUE(f.dump().find("_cny") != std::string::npos);
+  // H100 in China: the 2024 node rental, ~70,000 CNY / (8 × 730 h) = 12 CNY per GPU-hour.
+  const auto i = json_of("infer --model llama-3.1-8b --gpu h100 --market cn");
+  EXPECT_DOUBLE_EQ(i["cost"]["price_per_gpu_hour"].get<double>(), 12.0);
+  const auto it = gpuplan_test::run_binary("infer --model llama-3.1-8b --gpu h100 --market cn", "2>&1");
+  EXPECT_NE(it.out.find("¥12.00"), std::string::npos) << it.out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MarketsCli, RankingsCompareOneMarketOnly) {
+  // MI300X is listed only in the US market: in the China market it gets no cost column, so it cannot win on cost.
+  const auto cn = json_of("plan --model llama-3.1-8b --gpu h100,mi300x --gpus 64 --market cn");
+  bool mi300x_priced = false, h100_priced = false;
+  for (const auto& rec : cn["comparison"]) {
+    if (rec["gpu"] == "mi300x-192gb") mi300x_priced = rec.contains("cny_per_m_tokens");
+    if (rec["gpu"] == "h100-sxm5-80gb") h100_priced = rec.contains("cny_per_m_tokens");
+  }
+  EXPECT_FALSE(mi300x_priced);
+  EXPECT_TRUE(h100_priced);
+  // The fine-tuning ranking in the China market holds only GPUs China lists, in CNY.
+  const auto ft = json_of("finetune --model llama-2-7b --gpu a100-80g --method lora --samples 10000 --market cn");
+  for (const auto& rec : ft["cheapest"]) {
+    EXPECT_NE(gpuplan::default_price(rec["gpu"].get<std::string>(), gpuplan::Market::kCn), nullptr) << rec.dump();
+    EXPECT_TRUE(rec.contains("cost_cny"));
+  }
+}
+
+TEST(MarketsCli, ProviderPicksAListingOrListsTheMarketsProviders) {
+  const auto j = json_of("train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4 --market us --provider lambda");
+  EXPECT_DOUBLE_EQ(j["cost"]["price_per_gpu_hour_usd"].get<double>(), 2.49);
+  const auto r = gpuplan_test::run_binary("train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4 --market us --provider nosuch", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--provider"), std::string::npos);
+  EXPECT_NE(r.out.find("Lambda"), std::string::npos);  // the market's providers are named
+}
+
+TEST(MarketsCli, SpotAndOnDemandSideBySideInMoneyAndDays) {
+  const auto j = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --market us");
+  const auto& ways = j["rent_options"];
+  ASSERT_EQ(ways.size(), 3u);
+  EXPECT_EQ(ways[0]["way"], "on_demand");
+  EXPECT_EQ(ways[2]["way"], "spot");
+  // RunPod A100 SXM: $2.45 on-demand, $1.39 spot (2026-03-10); reserved = 2.45 × (1 − 0.40).
+  EXPECT_DOUBLE_EQ(ways[0]["price_per_gpu_hour_usd"].get<double>(), 2.45);
+  EXPECT_NEAR(ways[1]["price_per_gpu_hour_usd"].get<double>(), 2.45 * 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(ways[2]["price_per_gpu_hour_usd"].get<double>(), 1.39);
+  // Spot takes more GPU-hours and days than on-demand, by the same factor.
+  const double f_hours = ways[2]["gpu_hours"].get<double>() / ways[0]["gpu_hours"].get<double>();
+  const double f_days = ways[2]["days"].get<double>() / ways[0]["days"].get<double>();
+  EXPECT_GT(f_hours, 1.0);
+  EXPECT_NEAR(f_hours, f_days, 1e-12);
+  EXPECT_NEAR(ways[0]["days"].get<double>(), j["time"]["wall_clock_s"].get<double>() / 86400, 1e-9);
+}
+
+}  // namespace
