@@ -28,7 +28,17 @@ struct InferenceOptions {
   WeightFormat weights = WeightFormat::kFp16;
   Precision kv = Precision::kFp16;      // KV cache: fp16/bf16 (2 bytes) or fp8 (1 byte)
   int64_t group_size = 128;             // weight-only quantisation group (int4)
-  int tp = 1;                           // tensor-parallel degree of one replica
+  int tp = 1;                           // tensor-parallel degree of one replica (of one attention rank with dp_attention > 1)
+  // Layout beyond TP (docs/inference.md "Deployments beyond one node").
+  int pp = 1;                           // pipeline stages: layers split evenly, one micro-batch per stage in flight
+  // Expert parallelism: 1 = routed experts split by TP like the dense MLP; > 1 =
+  // each GPU of a stage holds E/ep whole experts and tokens reach them by all-to-all
+  // (ep = tp × dp_attention: every GPU of the stage is an expert rank).
+  int ep = 1;
+  // Attention data-parallel ranks per stage (DeepSeek-style EP with DP attention,
+  // SGLang --enable-dp-attention): each rank holds whole attention weights at TP
+  // `tp` and runs its share 1/dp_attention of the stage's sequences.
+  int dp_attention = 1;
   // Achieved fraction of HBM bandwidth for streaming kernels (weights, KV cache);
   // < 0: StepTimeOptions' default (the project's one constant for it).
   std::optional<double> hbm_efficiency;
@@ -82,11 +92,15 @@ struct PassTime {
   double elementwise_s = 0;
   double tp_comm_s = 0;
   double lm_head_s = 0;
+  double ep_comm_s = 0;        // expert all-to-all (dispatch + combine per MoE layer), exposed
+  double pp_comm_s = 0;        // pipeline sends between stages, exposed
+  double sampling_s = 0;       // logits read once by the sampler (top-k/top-p over the vocabulary)
   double weight_bytes = 0;     // bytes of weights read per GPU
   double kv_bytes = 0;         // bytes of KV cache read per GPU
   double flop = 0;             // FLOPs per GPU
   double gemm_compute_s = 0;   // Σ GEMM compute times (FLOPs / achieved peak)
   double gemm_memory_s = 0;    // Σ GEMM memory times (bytes / achieved bandwidth)
+  double experts_touched = 0;  // distinct routed experts one MoE layer reads per GPU in this pass (0: dense)
   bool compute_bound = false;  // the GEMMs' compute time exceeds their memory time
 };
 
