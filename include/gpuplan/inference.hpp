@@ -203,18 +203,47 @@ struct MaxThroughputRun {
 MaxThroughputRun max_throughput_run(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o,
                                     const EngineDefaults& engine, int64_t input_len, int64_t output_len);
 
-// A serving deployment under continuous batching.
+// The time-per-output-token target `infer` applies when none is given: 50 ms,
+// 20 tokens/s per user, what DeepSeek reports its own V3/R1 service delivers
+// (20–22 tokens/s; "DeepSeek-V3/R1 Inference System Overview", 2025-03-01).
+inline constexpr double kDefaultTpotTargetS = 0.050;
+
+// A serving deployment under continuous batching (inference_serving.cpp).
 struct ServingTarget {
   int64_t input_len = 2048;
   int64_t output_len = 512;
   double requests_per_s = 0;    // 0: size one replica only
   double tpot_target_s = 0;     // 0: none; otherwise the batch is capped to meet it
   int64_t batch = 0;            // 0: the largest that fits (and meets the target)
-  int tp = 0;                   // 0: try 1, 2, 4, 8 and keep the fewest GPUs
+  int tp = 0;                   // 0: search 1, 2, 4, 8
+  int pp = 0;                   // 0: search 1, 2, 4, 8 stages (1 unless the model needs more than a node)
+  int ep = 0;                   // MoE: 0 searches 1 (experts split by TP) and EP = tp × dp_attention over 8…256 GPUs
+  // Prefill/decode disaggregation (DistServe, Zhong et al. 2024; Splitwise,
+  // Patel et al. 2024; SGLang/Dynamo/Mooncake PD pools): separate prefill and
+  // decode replicas, the KV cache of each prompt sent from one to the other.
+  bool disaggregate = false;
+};
+
+// One replica layout the search tried.
+struct ServingLayoutTried {
+  int tp = 1, pp = 1, ep = 1, dp_attention = 1;
+  int64_t gpus_per_replica = 1;
+  int64_t batch = 0;            // concurrent sequences per replica (0 when infeasible)
+  double tpot_s = 0;
+  double replica_requests_per_s = 0;
+  int64_t replicas = 0;
+  int64_t gpus = 0;
+  bool feasible = false;
+  std::string why_not;
 };
 
 struct ServingPlan {
   int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  int dp_attention = 1;
+  int64_t gpus_per_replica = 1;
+  int64_t nodes_per_replica = 1;
   int64_t batch = 0;            // concurrent sequences per replica
   int64_t max_batch_memory = 0; // largest that fits at input+output context
   int64_t replicas = 1;
@@ -222,14 +251,24 @@ struct ServingPlan {
   double ttft_s = 0;            // one request's prefill on an otherwise decoding replica
   double tpot_s = 0;            // decode step, inflated by interleaved prefills
   double decode_step_s = 0;     // decode step alone
+  double tpot_target_s = 0;     // the target the batch was capped to (0: none)
   double replica_requests_per_s = 0;
   double replica_output_tokens_per_s = 0;
   double output_tokens_per_s = 0;            // deployment at the target rate (or capacity when no rate)
   double output_tokens_per_s_per_gpu = 0;    // at capacity
   double utilisation = 1;                    // target rate / capacity
   double prefill_fraction = 0;               // share of replica time spent in prefill
+  // Disaggregated pools (ServingTarget::disaggregate): the decode pool is the
+  // replicas above (decode-only steps); the prefill pool is sized for the
+  // prompt tokens per second, and each prompt's KV crosses between them.
+  bool disaggregated = false;
+  int64_t prefill_replicas = 0;
+  int64_t prefill_gpus = 0;
+  double prefill_replica_tokens_per_s = 0;   // prompt tokens/s one prefill replica sustains
+  double kv_transfer_s = 0;                  // one prompt's KV cache, prefill pool → decode pool
   InferenceMemory memory;
   PassTime prefill, decode;
+  std::vector<ServingLayoutTried> layouts;   // every layout the search tried, in order
   bool feasible = false;
   std::string why_not;          // when not feasible
   std::vector<std::string> assumptions;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -23,7 +24,10 @@ struct InferFlags {
   double rps = 0;
   int64_t batch = 0;
   int tp = 0;
-  double latency_target_ms = 0;
+  std::optional<double> latency_target_ms;  // unset: kDefaultTpotTargetS for a rate or replica plan
+  int pp = 0;
+  int ep = 0;
+  bool disaggregate = false;
   int64_t group_size = 128;
   double memory_utilization = 0.90;
   bool no_int4 = false;
@@ -58,7 +62,7 @@ void run(const InferFlags& f) {
                                             f.input + f.output, max_ctx, m.name));
   }
   require_range(f.rps, 0, 1e9, "--rps", "a non-negative request rate per second");
-  if (f.latency_target_ms < 0 || !std::isfinite(f.latency_target_ms)) throw InputError("--latency-target-ms", "--latency-target-ms must be a positive time per output token in ms.");
+  if (f.latency_target_ms && (*f.latency_target_ms < 0 || !std::isfinite(*f.latency_target_ms))) throw InputError("--latency-target-ms", "--latency-target-ms must be a positive time per output token in ms (0: no target).");
   if (f.batch < 0) throw InputError("--batch", "--batch must be a positive number of sequences.");
   if (f.tp < 0) throw InputError("--tp", "--tp must be 1, 2, 4 or 8.");
   if (f.tp > 0) {
@@ -70,7 +74,8 @@ void run(const InferFlags& f) {
   if (f.max_throughput) {
     if (f.rps > 0) throw InputError("--rps", "--rps sizes a deployment for a request rate; --max-throughput queues every request at once. Use one of them.");
     if (f.batch > 0) throw InputError("--batch", "--max-throughput lets the engine choose the batch; drop --batch (or drop --max-throughput for a fixed one).");
-    if (f.latency_target_ms > 0) throw InputError("--latency-target-ms", "--latency-target-ms caps the batch for latency; --max-throughput does not. Use one of them.");
+    if (f.pp > 0 || f.ep > 0 || f.disaggregate) throw InputError(f.pp > 0 ? "--pp" : f.ep > 0 ? "--ep" : "--disaggregate", "--max-throughput plans one TP group on one node; --pp, --ep and --disaggregate are for a serving deployment (drop --max-throughput).");
+    if (f.latency_target_ms && *f.latency_target_ms > 0) throw InputError("--latency-target-ms", "--latency-target-ms caps the batch for latency; --max-throughput does not. Use one of them.");
     // TP: the one asked for, else the one of 1, 2, 4, 8 with the most output tokens/s per GPU.
     std::vector<int> tps;
     if (f.tp > 0) tps.push_back(f.tp);
@@ -93,10 +98,21 @@ void run(const InferFlags& f) {
   t.input_len = f.input;
   t.output_len = f.output;
   t.requests_per_s = f.rps;
-  t.tpot_target_s = f.latency_target_ms / 1e3;
+  // No target given: the default one, unless a fixed batch is asked for.
+  t.tpot_target_s = f.latency_target_ms ? *f.latency_target_ms / 1e3 : (f.batch > 0 ? 0.0 : kDefaultTpotTargetS);
   t.batch = f.batch;
   t.tp = f.tp;
+  t.pp = f.pp;
+  t.ep = f.ep;
+  t.disaggregate = f.disaggregate;
   const ServingPlan p = plan_serving(m, g, o, t);
+  if (!p.feasible) {
+    // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
+    const bool target = t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
+    throw InputError(target ? "--latency-target-ms" : "--gpu",
+                     target ? fmt::format("No deployment found that meets --latency-target-ms {:g}: {}.", 1e3 * t.tpot_target_s, p.why_not)
+                            : fmt::format("No deployment found on --gpu {}: {}.", g.id, p.why_not));
+  }
   PriceInput pi;
   pi.text = f.price;
   if (f.price) pi.currency = bare_currency(*f.price);
@@ -118,7 +134,10 @@ void add_infer_command(CLI::App& app) {
   cmd->add_option("--rps", f->rps, "Target requests per second (0: size one replica)");
   cmd->add_option("--batch", f->batch, "Concurrent sequences per replica (default: the largest that fits and meets the latency target)");
   cmd->add_option("--tp", f->tp, "Tensor-parallel degree per replica (default: try 1, 2, 4, 8 and keep the fewest GPUs)");
-  cmd->add_option("--latency-target-ms", f->latency_target_ms, "Time-per-output-token target in ms");
+  cmd->add_option("--latency-target-ms", f->latency_target_ms, "Time-per-output-token target in ms (default 50 ms, about 20 tokens/s per user; 0: none)");
+  cmd->add_option("--pp", f->pp, "Pipeline stages per replica (default: search 1, 2, 4, 8)");
+  cmd->add_option("--ep", f->ep, "MoE expert parallelism: 1 splits experts by TP; N > 1 spreads whole experts over N GPUs with DP attention (N = TP × DP); default: search both");
+  cmd->add_flag("--disaggregate", f->disaggregate, "Separate prefill and decode pools (prefill/decode disaggregation)");
   cmd->add_option("--group-size", f->group_size, "Weight-only quantisation group size (int4)")->capture_default_str();
   cmd->add_option("--memory-utilization", f->memory_utilization, "Share of GPU memory the engine may use")->capture_default_str();
   cmd->add_flag("--no-int4", f->no_int4, "The GPU has no usable 4-bit kernel (refuses --precision int4)");

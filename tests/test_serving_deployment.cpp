@@ -1,0 +1,125 @@
+// Issue 13: deployments beyond one node (TP, PP, EP with DP attention), the
+// layout search, infeasible requests, prefill/decode disaggregation.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/inference.hpp"
+#include "run_binary.hpp"
+
+namespace gpuplan {
+namespace {
+
+using gpuplan_test::Result;
+using gpuplan_test::run_binary;
+
+ServingTarget rate_target(double rps) {
+  ServingTarget t;
+  t.input_len = 2048;
+  t.output_len = 512;
+  t.requests_per_s = rps;
+  t.tpot_target_s = kDefaultTpotTargetS;
+  return t;
+}
+
+TEST(ServingDeployment, DeepSeekV3At50RequestsPerSecondNeedsMoreThanOneNode) {
+  // DeepSeek-V3 in FP8 is 671 B × 1 byte ≈ 625 GiB of weights: more than one
+  // 8 × 80 GiB H800 node holds with any KV cache (8 × 72 GiB usable at 0.90), so
+  // a replica spans ≥ 2 nodes there; on 8 × 141 GiB H200 it fits one node.
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  const ModelSpec m = find_model("deepseek-v3");
+  for (const char* gpu : {"h800", "h20", "h200"}) {
+    const GpuSpec& g = find_gpu(gpu);
+    const ServingPlan p = plan_serving(m, g, o, rate_target(50));
+    ASSERT_TRUE(p.feasible) << gpu << ": " << p.why_not;
+    EXPECT_EQ(p.gpus_per_replica, static_cast<int64_t>(p.tp) * p.pp * p.dp_attention) << gpu;
+    EXPECT_EQ(p.gpus, p.replicas * p.gpus_per_replica) << gpu;
+    EXPECT_LE(p.tpot_s, kDefaultTpotTargetS) << gpu;
+    // The replicas together sustain the rate.
+    EXPECT_GE(p.replica_requests_per_s * static_cast<double>(p.replicas), 50.0 * 0.999) << gpu;
+    EXPECT_GT(p.layouts.size(), 10u) << gpu;
+    if (std::string(gpu) == "h800") EXPECT_GE(p.nodes_per_replica, 2) << gpu;
+    // Memory per GPU of the chosen layout fits.
+    EXPECT_TRUE(p.memory.weights_fit) << gpu;
+  }
+}
+
+TEST(ServingDeployment, ExpertParallelWeightsSplitExpertsOverEpRanks) {
+  // Per GPU at TP 1 × DP-attention 16, EP 16 (fp8, 1 byte per layer weight):
+  // every GPU holds all non-expert layer weights and 256/16 = 16 experts per MoE
+  // layer; embedding and LM head in 16 bits.
+  const ModelSpec m = find_model("deepseek-v3");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  o.tp = 1;
+  o.ep = 16;
+  o.dp_attention = 16;
+  const InferenceMemory ep = inference_memory(m, find_gpu("h800"), o);
+  InferenceOptions all = o;
+  all.ep = 1;
+  all.dp_attention = 1;
+  const InferenceMemory one = inference_memory(m, find_gpu("h800"), all);
+  // one GPU holding everything minus 15/16 of the routed experts.
+  EXPECT_LT(ep.weights_bytes, one.weights_bytes / 8);
+  EXPECT_GT(ep.weights_bytes, one.weights_bytes / 16);
+}
+
+TEST(ServingDeployment, DisaggregationAddsAPrefillPoolAndKvTransfer) {
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  ServingTarget t = rate_target(20);
+  t.disaggregate = true;
+  const ServingPlan p = plan_serving(find_model("llama-3.1-70b"), find_gpu("h100"), o, t);
+  ASSERT_TRUE(p.feasible) << p.why_not;
+  EXPECT_TRUE(p.disaggregated);
+  EXPECT_GE(p.prefill_replicas, 1);
+  EXPECT_EQ(p.gpus, p.replicas * p.gpus_per_replica + p.prefill_gpus);
+  // Decode steps carry no prefills.
+  EXPECT_DOUBLE_EQ(p.tpot_s, p.decode_step_s);
+  // One prompt's KV: 2048 tokens × 0.3125 MiB (Llama-3.1-70B, fp16 KV) = 640 MiB over the replica's NICs.
+  EXPECT_GT(p.kv_transfer_s, 0);
+  // The prefill pool keeps up with the prompt tokens.
+  EXPECT_GE(p.prefill_replica_tokens_per_s * static_cast<double>(p.prefill_replicas), 20.0 * 2048 * 0.999);
+}
+
+TEST(ServingDeployment, CliGivesLayoutLatencyAndGpuCountAsTypedJson) {
+  const Result r = run_binary("infer --model deepseek-v3 --gpu h800 --precision fp8 --rps 50 --format json", "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["deployment"]["feasible"].is_boolean());
+  EXPECT_TRUE(j["deployment"]["feasible"].get<bool>());
+  for (const char* k : {"gpus", "tp", "pp", "ep", "dp_attention", "replicas", "gpus_per_replica", "nodes_per_replica"}) {
+    ASSERT_TRUE(j["deployment"][k].is_number()) << k;
+  }
+  EXPECT_GE(j["deployment"]["nodes_per_replica"].get<double>(), 2);
+  EXPECT_TRUE(j["latency"]["tpot_s"].is_number());
+  EXPECT_DOUBLE_EQ(j["latency"]["tpot_target_s"].get<double>(), 0.050);
+  ASSERT_TRUE(j["layouts"].is_array());
+  EXPECT_GT(j["layouts"].size(), 10u);
+  EXPECT_TRUE(j["layouts"][0]["feasible"].is_boolean());
+  // The text report states the default target.
+  const Result t = run_binary("infer --model deepseek-v3 --gpu h800 --precision fp8 --rps 50");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("Time-per-output-token target 50 ms (default"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Layouts tried"), std::string::npos) << t.out;
+  const Result zh = run_binary("infer --model deepseek-v3 --gpu h800 --precision fp8 --rps 50 --lang zh");
+  EXPECT_NE(zh.out.find("每输出 token 时间目标 50 毫秒"), std::string::npos) << zh.out;
+}
+
+TEST(ServingDeployment, InfeasibleRequestIsOneSentenceAndExitTwo) {
+  // 1 ms per output token cannot be met by any layout: one sentence naming the
+  // target, exit status 2, no table of zeros.
+  const Result r = run_binary("infer --model deepseek-v3 --gpu h800 --precision fp8 --rps 50 --latency-target-ms 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--latency-target-ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No deployment found"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Deployment\n"), std::string::npos) << r.out;
+  // --ep on a dense model is refused by name.
+  const Result d = run_binary("infer --model llama-3.1-8b --gpu h100 --ep 8");
+  EXPECT_EQ(d.status, 2) << d.out;
+  EXPECT_NE(d.out.find("--ep"), std::string::npos) << d.out;
+}
+
+}  // namespace
+}  // namespace gpuplan
