@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "gpuplan/units.hpp"
 
@@ -23,6 +24,10 @@ void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const c
   s.rows.push_back(Row{prefix + "_elementwise_s", "Element-wise", "逐元素", t.elementwise_s, Unit::kSeconds, ""});
   s.rows.push_back(Row{prefix + "_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", t.tp_comm_s, Unit::kSeconds, ""});
   s.rows.push_back(Row{prefix + "_lm_head_s", "LM head", "输出层", t.lm_head_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{prefix + "_sampling_s", "Sampling (logits read once)", "采样（读取一次 logits）", t.sampling_s, Unit::kSeconds, ""});
+  if (t.ep_comm_s > 0) s.rows.push_back(Row{prefix + "_ep_comm_s", "Expert all-to-all (dispatch + combine)", "专家 all-to-all（分发 + 合并）", t.ep_comm_s, Unit::kSeconds, ""});
+  if (t.pp_comm_s > 0) s.rows.push_back(Row{prefix + "_pp_comm_s", "Pipeline sends between stages", "流水线级间传输", t.pp_comm_s, Unit::kSeconds, ""});
+  if (t.experts_touched > 0) s.rows.push_back(Row{prefix + "_experts_touched", "Routed experts read per MoE layer per GPU", "每卡每 MoE 层读取的路由专家数", t.experts_touched, Unit::kCount, ""});
 }
 
 Row money(const char* key, const char* en, const char* zh, double v, Currency c) {
@@ -121,15 +126,18 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   Section lt{"layouts", "Layouts tried (fewest GPUs wins, then the lower TPOT)", "尝试过的布局（卡数最少者胜，其次每 token 时间更低）", {},
              {"TP", "PP", "EP", "DP-attn", "GPUs/replica", "batch", "TPOT", "replicas", "GPUs", "feasible", "note"}, {}};
   for (const ServingLayoutTried& x : p.layouts) {
+    // An infeasible layout has no batch, TPOT or count: "–" in the table, null in JSON.
+    const double na = std::numeric_limits<double>::quiet_NaN();
+    auto val = [&](double v) { return x.feasible ? v : na; };
     lt.records.push_back({Row{"tp", "TP", "TP", static_cast<double>(x.tp), Unit::kCount, ""},
                           Row{"pp", "PP", "PP", static_cast<double>(x.pp), Unit::kCount, ""},
                           Row{"ep", "EP", "EP", static_cast<double>(x.ep), Unit::kCount, ""},
                           Row{"dp_attention", "DP-attn", "注意力 DP", static_cast<double>(x.dp_attention), Unit::kCount, ""},
                           Row{"gpus_per_replica", "GPUs/replica", "每副本卡数", static_cast<double>(x.gpus_per_replica), Unit::kGpus, ""},
-                          Row{"batch", "batch", "批量", static_cast<double>(x.batch), Unit::kCount, ""},
-                          Row{"tpot_s", "TPOT", "每 token 时间", x.tpot_s, Unit::kSeconds, ""},
-                          Row{"replicas", "replicas", "副本数", static_cast<double>(x.replicas), Unit::kCount, ""},
-                          Row{"gpus", "GPUs", "卡数", static_cast<double>(x.gpus), Unit::kGpus, ""},
+                          Row{"batch", "batch", "批量", val(static_cast<double>(x.batch)), Unit::kCount, ""},
+                          Row{"tpot_s", "TPOT", "每 token 时间", val(x.tpot_s), Unit::kSeconds, ""},
+                          Row{"replicas", "replicas", "副本数", val(static_cast<double>(x.replicas)), Unit::kCount, ""},
+                          Row{"gpus", "GPUs", "卡数", val(static_cast<double>(x.gpus)), Unit::kGpus, ""},
                           Row{"feasible", "feasible", "可行", x.feasible ? 1.0 : 0.0, Unit::kFlag, ""},
                           Row{"note", "note", "说明", 0, Unit::kText, x.feasible ? "" : x.why_not}});
   }
