@@ -100,8 +100,11 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   const int64_t engine_cap = e.max_batch_size * l.dp * l.pp;
   int64_t B = t.batch > 0 ? t.batch : std::min(p.max_batch_memory, engine_cap);
   const double mid = static_cast<double>(t.input_len) + 0.5 * static_cast<double>(t.output_len);
-  // Time to first token: one request's prefill (a single request at full input length).
-  p.prefill = prefill_time(m, g, o, 1, t.input_len);
+  // Time to first token: one request's prefill at full input length. With DP
+  // attention a request lives on one attention rank, which runs all its tokens;
+  // the other ranks are taken to be prefilling one request each at the same
+  // time (their tokens meet in the expert layers).
+  p.prefill = prefill_time(m, g, o, l.dp, t.input_len);
   struct Eval {
     PassTime decode;
     double rate = 0, fraction = 0, tpot = 0;
@@ -153,7 +156,8 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   if (t.disaggregate) {
     // Prefill pool, same replica layout: each replica prefills whole prompts in
     // steps of the engine's max_num_batched_tokens (at least one prompt).
-    const double seqs = std::max(1.0, std::floor(static_cast<double>(e.max_num_tokens) / static_cast<double>(t.input_len)));
+    // Each attention rank's scheduler fills its own step budget.
+    const double seqs = l.dp * std::max(1.0, std::floor(static_cast<double>(e.max_num_tokens) / static_cast<double>(t.input_len)));
     const PassTime chunk = prefill_time(m, g, o, static_cast<int64_t>(seqs), t.input_len);
     p.prefill_replica_tokens_per_s = seqs * static_cast<double>(t.input_len) / chunk.total_s;
     p.prefill_replicas = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rate * static_cast<double>(t.input_len) / p.prefill_replica_tokens_per_s - 1e-9)));
