@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gpuplan/inference.hpp"
 #include "run_binary.hpp"
 
@@ -115,6 +119,15 @@ TEST(ServingDeployment, InfeasibleRequestIsOneSentenceAndExitTwo) {
   EXPECT_NE(r.out.find("--latency-target-ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No deployment found"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Deployment\n"), std::string::npos) << r.out;
+  // Layout flags that cannot hold are refused by name before any search.
+  for (const auto& [args, field] : std::vector<std::pair<std::string, std::string>>{
+           {"--ep 7", "--ep 7 does not divide the 256 routed experts"}, {"--pp 1000", "--pp must be 1 to the model's 61 layers"},
+           {"--ep 4 --tp 8", "--ep 4 must be a multiple of --tp 8"}}) {
+    const Result e = run_binary("infer --model deepseek-v3 --gpu h800 --precision fp8 " + args);
+    EXPECT_EQ(e.status, 2) << args << ": " << e.out;
+    EXPECT_NE(e.out.find(field), std::string::npos) << args << ": " << e.out;
+    EXPECT_EQ(e.out.find(".."), std::string::npos) << e.out;
+  }
   // --ep on a dense model is refused by name.
   const Result d = run_binary("infer --model llama-3.1-8b --gpu h100 --ep 8");
   EXPECT_EQ(d.status, 2) << d.out;

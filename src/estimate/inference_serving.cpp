@@ -49,7 +49,7 @@ std::vector<ReplicaLayout> layouts_to_try(const ModelSpec& m, const GpuSpec& g, 
       if (t.ep > 1) eps.push_back(t.ep);
       else for (int ep : {2, 4, 8, 16, 32, 64, 128, 256}) eps.push_back(ep);
       for (int ep : eps) {
-        if (t.ep == 0 && (ep < tp || ep % tp != 0 || m.moe->routed_experts % ep != 0)) continue;
+        if (ep < tp || ep % tp != 0 || m.moe->routed_experts % ep != 0) continue;
         const ReplicaLayout l{tp, pp, ep, ep / tp};
         if (l.gpus() <= kMaxReplicaGpus) out.push_back(l);
       }
@@ -214,6 +214,13 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
   if (t.pp < 0) throw InputError("--pp", "--pp must be a positive number of pipeline stages.");
   if (t.ep < 0) throw InputError("--ep", "--ep must be a positive expert-parallel degree.");
   if (t.ep > 1 && !m.moe) throw InputError("--ep", fmt::format("--ep needs a mixture-of-experts model; {} is dense.", m.name));
+  if (t.ep > 1 && m.moe->routed_experts % t.ep != 0) {
+    throw InputError("--ep", fmt::format("--ep {} does not divide the {} routed experts of {}.", t.ep, m.moe->routed_experts, m.name));
+  }
+  if (t.ep > 1 && t.tp > 0 && t.ep % t.tp != 0) {
+    throw InputError("--ep", fmt::format("--ep {} must be a multiple of --tp {} (EP = TP × DP-attention ranks).", t.ep, t.tp));
+  }
+  if (t.pp > m.layers) throw InputError("--pp", fmt::format("--pp must be 1 to the model's {} layers (got {}).", m.layers, t.pp));
   if (t.tp > 0) {
     // A TP the user names must be valid on its own (heads, node size); other
     // layout errors are reported per layout.

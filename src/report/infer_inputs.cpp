@@ -88,9 +88,11 @@ Report infer_report_for(const InferInputs& f) {
   if (!p.feasible) {
     // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
     const bool target = t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
+    std::string why = p.why_not;
+    while (!why.empty() && why.back() == '.') why.pop_back();
     throw InputError(target ? "--latency-target-ms" : "--gpu",
-                     target ? fmt::format("No deployment found that meets --latency-target-ms {:g}: {}.", 1e3 * t.tpot_target_s, p.why_not)
-                            : fmt::format("No deployment found on --gpu {}: {}.", g.id, p.why_not));
+                     target ? fmt::format("No deployment found that meets --latency-target-ms {:g}: {}.", 1e3 * t.tpot_target_s, why)
+                            : fmt::format("No deployment found on --gpu {}: {}.", g.id, why));
   }
   PriceInput pi;
   pi.text = f.price;
