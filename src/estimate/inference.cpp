@@ -351,19 +351,20 @@ void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     throw InputError("--tp", fmt::format("--tp {} spans more than one {}-GPU node of {}; use at most {}.", o.tp, node, g.id, node));
   }
   if (o.pp < 1 || o.pp > m.layers) throw InputError("--pp", fmt::format("--pp must be 1 to the model's {} layers (got {}).", m.layers, o.pp));
-  if (o.dp_attention < 1 || o.dp_attention > 1024) throw InputError("--dp-attention", fmt::format("--dp-attention must be 1 to 1,024 ranks (got {}).", o.dp_attention));
+  // DP attention has no flag of its own: it is EP / TP (ServingTarget::ep).
+  if (o.dp_attention < 1 || o.dp_attention > 1024) {
+    throw InputError("--ep", fmt::format("--ep / --tp must give 1 to 1,024 attention ranks (got {}).", o.dp_attention));
+  }
   if (o.ep != 1) {
     if (!m.moe) throw InputError("--ep", fmt::format("--ep needs a mixture-of-experts model; {} is dense.", m.name));
     if (o.ep != o.tp * o.dp_attention) {
-      throw InputError("--ep", fmt::format("--ep must equal --tp × --dp-attention = {} (every GPU of a stage holds experts; got {}).", o.tp * o.dp_attention, o.ep));
+      throw InputError("--ep", fmt::format("--ep must equal TP × attention ranks = {} (every GPU of a stage holds experts; got {}).", o.tp * o.dp_attention, o.ep));
     }
     if (m.moe->routed_experts % o.ep != 0) {
       throw InputError("--ep", fmt::format("--ep {} does not divide the {} routed experts of {}.", o.ep, m.moe->routed_experts, m.name));
     }
-  } else if (o.dp_attention > 1 && m.moe) {
-    throw InputError("--dp-attention", "--dp-attention spreads attention over the expert-parallel ranks; give --ep = --tp × --dp-attention with it.");
   } else if (o.dp_attention > 1) {
-    throw InputError("--dp-attention", fmt::format("--dp-attention is for expert-parallel MoE models; {} is dense (use more replicas instead).", m.name));
+    throw InputError("--ep", "Data-parallel attention ranks come with expert parallelism: --ep = --tp × ranks.");
   }
   if (o.kv != Precision::kFp16 && o.kv != Precision::kBf16 && o.kv != Precision::kFp8) {
     throw InputError("--kv-precision", "--kv-precision must be fp16, bf16 or fp8.");
