@@ -44,7 +44,8 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weight_format_name(o.weights), precision_name(o.kv));
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
               {"input_tokens", t.input_len}, {"output_tokens", t.output_len}, {"requests_per_s", t.requests_per_s},
-              {"tpot_target_s", t.tpot_target_s}, {"batch", t.batch}, {"tp", t.tp}};
+              {"tpot_target_s", t.tpot_target_s}, {"batch", t.batch}, {"tp", t.tp}, {"pp", t.pp}, {"ep", t.ep},
+              {"disaggregate", t.disaggregate}};
 
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
   d.rows.push_back(num("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
