@@ -271,7 +271,8 @@ struct ServingPlan {
   std::vector<ServingLayoutTried> layouts;   // every layout the search tried, in order
   bool feasible = false;
   std::string why_not;          // when not feasible
-  std::vector<std::string> assumptions;
+  struct Note { std::string en, zh; };  // an assumption, in both languages
+  std::vector<Note> assumptions;
 };
 
 ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o, const ServingTarget& t);

@@ -255,12 +255,27 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
                                best.layouts.empty() ? "none" : fmt::format("TP {} × PP {} × EP {}", best.layouts.back().tp, best.layouts.back().pp, best.layouts.back().ep),
                                why);
   }
-  best.assumptions.push_back("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.");
-  best.assumptions.push_back("Decode step at the mean context (input + output/2); TTFT excludes queueing.");
-  if (best.pp > 1) best.assumptions.push_back("Pipeline parallelism: pp micro-batches in flight; a round gives every sequence one token and lasts one micro-batch's pass through all stages plus pp hops.");
-  if (best.ep > 1) best.assumptions.push_back("Expert parallelism: each GPU of a stage holds routed_experts/EP whole experts; per MoE layer an FP8 dispatch and a BF16 combine all-to-all at DeepEP's measured rates, not overlapped with compute.");
-  if (best.dp_attention > 1) best.assumptions.push_back("DP attention: each attention rank holds whole attention weights (at its TP) and the KV cache of its own share of the sequences.");
-  if (best.disaggregated) best.assumptions.push_back("Prefill/decode disaggregation: separate prefill and decode pools of the same layout; decode steps carry no prefills; each prompt's KV cache crosses the NICs once.");
+  auto note = [&](const char* en, const char* zh) { best.assumptions.push_back(ServingPlan::Note{en, zh}); };
+  note("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.",
+       "连续批处理：请求每步加入或离开运行中的批；每步在同一次前向中为新请求做预填充、为其余请求解码。");
+  note("Decode step at the mean context (input + output/2); TTFT excludes queueing.",
+       "解码步按平均上下文（输入 + 输出/2）计算；首 token 延迟不含排队。");
+  if (best.pp > 1) {
+    note("Pipeline parallelism: pp micro-batches in flight; a round gives every sequence one token and lasts one micro-batch's pass through all stages plus pp hops.",
+         "流水线并行：同时有 pp 个微批在途；每轮每条序列得到一个 token，用时为一个微批穿过所有级的时间加 pp 次级间传输。");
+  }
+  if (best.ep > 1) {
+    note("Expert parallelism: each GPU of a stage holds routed_experts/EP whole experts; per MoE layer an FP8 dispatch and a BF16 combine all-to-all at DeepEP's measured rates, not overlapped with compute.",
+         "专家并行：每级每张卡持有 routed_experts/EP 个完整专家；每个 MoE 层一次 FP8 分发和一次 BF16 合并 all-to-all，按 DeepEP 实测速率计算，不与计算重叠。");
+  }
+  if (best.dp_attention > 1) {
+    note("DP attention: each attention rank holds whole attention weights (at its TP) and the KV cache of its own share of the sequences.",
+         "注意力数据并行：每个注意力组持有完整的注意力权重（按其 TP 切分）以及自己那部分序列的 KV 缓存。");
+  }
+  if (best.disaggregated) {
+    note("Prefill/decode disaggregation: separate prefill and decode pools of the same layout; decode steps carry no prefills; each prompt's KV cache crosses the NICs once.",
+         "预填充/解码分离：预填充池与解码池分开部署、布局相同；解码步不含预填充；每个请求的 KV 缓存经网卡传输一次。");
+  }
   return best;
 }
 

@@ -51,13 +51,14 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   d.rows.push_back(num("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
   if (!p.feasible) d.rows.push_back(txt("why_not", "Why not", "原因", p.why_not));
   d.rows.push_back(num("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
-  std::string layout = fmt::format("{} replica(s) × (TP {}", p.replicas, p.tp);
-  if (p.dp_attention > 1) layout += fmt::format(" × DP-attention {}", p.dp_attention);
-  if (p.pp > 1) layout += fmt::format(" × PP {}", p.pp);
-  layout += ")";
-  if (p.ep > 1) layout += fmt::format(", EP {}", p.ep);
-  if (p.disaggregated) layout += fmt::format(" decode + {} prefill replica(s)", p.prefill_replicas);
-  d.rows.push_back(txt("layout", "Layout", "布局", layout));
+  // Language-neutral notation: replicas × [one replica's degrees].
+  std::string replica = fmt::format("TP {}", p.tp);
+  if (p.dp_attention > 1) replica += fmt::format(" × DP-attn {}", p.dp_attention);
+  if (p.pp > 1) replica += fmt::format(" × PP {}", p.pp);
+  if (p.ep > 1) replica += fmt::format(", EP {}", p.ep);
+  std::string layout = fmt::format("{} × [{}]", p.replicas, replica);
+  if (p.disaggregated) layout += fmt::format(" + {} × [{}]", p.prefill_replicas, replica);  // decode pool + prefill pool
+  d.rows.push_back(txt("layout", p.disaggregated ? "Layout (decode + prefill pools)" : "Layout", p.disaggregated ? "布局（解码池 + 预填充池）" : "布局", layout));
   d.rows.push_back(num("replicas", "Replicas", "副本数", static_cast<double>(p.replicas), Unit::kCount));
   d.rows.push_back(num("gpus_per_replica", "GPUs per replica", "每副本 GPU 数", static_cast<double>(p.gpus_per_replica), Unit::kGpus));
   d.rows.push_back(num("nodes_per_replica", "Nodes per replica", "每副本节点数", static_cast<double>(p.nodes_per_replica), Unit::kCount));
@@ -144,7 +145,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   }
   r.sections.push_back(lt);
 
-  for (const std::string& a : p.assumptions) r.assumptions.push_back(Note{a, a});
+  for (const ServingPlan::Note& a : p.assumptions) r.assumptions.push_back(Note{a.en, a.zh});
   if (p.tpot_target_s > 0) {
     r.assumptions.push_back(Note{fmt::format("Time-per-output-token target {:.0f} ms{}: each replica's batch is the largest that meets it.", 1e3 * p.tpot_target_s,
                                              t.tpot_target_s == kDefaultTpotTargetS ? " (default: about 20 tokens/s per user, DeepSeek's reported 20–22 tokens/s for its own V3/R1 service; set --latency-target-ms)" : ""),
