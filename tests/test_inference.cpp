@@ -76,7 +76,8 @@ TEST(Inference, ServingPlanForSeventyBOnH100Fp8) {
   const ServingPlan p = plan_serving(find_model("llama-3.1-70b"), find_gpu("h100"), o, t);
   ASSERT_TRUE(p.feasible) << p.why_not;
   EXPECT_GE(p.tp, 1);
-  EXPECT_EQ(p.gpus, p.replicas * p.tp);
+  EXPECT_EQ(p.gpus, p.replicas * p.tp * p.pp * p.dp_attention);
+  EXPECT_EQ(p.gpus_per_replica, p.tp * p.pp * p.dp_attention);
   EXPECT_GE(p.replica_requests_per_s * static_cast<double>(p.replicas), 20.0);
   EXPECT_GT(p.ttft_s, 0);
   EXPECT_GT(p.tpot_s, p.decode_step_s * 0.999);
@@ -94,13 +95,17 @@ TEST(Inference, SeventyBNeedsMoreThanOneA100AtFp16) {
   t.input_len = 1024;
   t.output_len = 256;
   t.tp = 1;
+  t.pp = 1;
   InferenceOptions o;
   const ServingPlan one = plan_serving(find_model("llama-2-70b"), find_gpu("a100-80g"), o, t);
   EXPECT_FALSE(one.feasible);
+  ASSERT_EQ(one.layouts.size(), 1u);
+  EXPECT_FALSE(one.layouts[0].feasible);
   t.tp = 0;
+  t.pp = 0;
   const ServingPlan p = plan_serving(find_model("llama-2-70b"), find_gpu("a100-80g"), o, t);
   ASSERT_TRUE(p.feasible);
-  EXPECT_GE(p.tp, 2);
+  EXPECT_GE(p.gpus_per_replica, 2);
 }
 
 // ---- Max-throughput (offline) runs -------------------------------------------

@@ -242,7 +242,7 @@ TEST(WebApi, MalformedConfigIs400NamingTheKeyAsTheCliDoes) {
 // does not have (it answers JSON with both languages' labels), --gpu-file, and
 // plan's --export/--rank (a launch file instead of the ranking; CLI only so far).
 TEST(WebApi, EveryCliFlagIsARequestKey) {
-  for (const char* command : {"train", "memory", "plan"}) {
+  for (const char* command : {"train", "memory", "plan", "infer"}) {
     const CliRun help = run_cli({command, "--help"});
     ASSERT_EQ(help.status, 0) << help.err;
     std::istringstream lines(help.out);
@@ -412,6 +412,20 @@ TEST(WebApi, TenMegabyteBodyIs413) {
   expect_error(handle_request("POST", "/api/train", big), 413, "");
   std::string padded = std::string(R"({"model":"llama-3.1-70b","pad":")") + std::string(web::kMaxBodyBytes, ' ') + "\"}";
   expect_error(handle_request("POST", "/api/train", padded), 413, "");
+}
+
+// Issue 13: the serving tab's call is `gpuplan infer`, key for flag.
+TEST(WebApi, InferEqualsTheCli) {
+  const json api = api_json("/api/infer", json{{"model", "deepseek-v3"}, {"gpu", "h800"}, {"precision", "fp8"}, {"rps", 50}});
+  EXPECT_EQ(api, cli_json({"infer", "--model", "deepseek-v3", "--gpu", "h800", "--precision", "fp8", "--rps", "50"}));
+  EXPECT_TRUE(api["deployment"]["feasible"].is_boolean());
+  const json dis = api_json("/api/infer", json{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"rps", "5"}, {"input", 1024},
+                                                {"latency_target_ms", 30}, {"disaggregate", true}});
+  EXPECT_EQ(dis, cli_json({"infer", "--model", "llama-3.1-8b", "--gpu", "h100", "--rps", "5", "--input", "1024",
+                           "--latency-target-ms", "30", "--disaggregate"}));
+  // An unreachable target: 400 naming the key, one sentence.
+  expect_error(handle_request("POST", "/api/infer", R"({"model":"deepseek-v3","gpu":"h800","precision":"fp8","rps":50,"latency_target_ms":1})"),
+               400, "latency_target_ms");
 }
 
 TEST(WebApi, UnknownRouteIs404) {

@@ -4,8 +4,13 @@
 
 const I18N = {
   en: {
-    tagline: 'GPUs, time and cost of a large-model training run', copy_link: 'Copy link', copied: 'Link copied',
-    tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner',
+    tagline: 'GPUs, time and cost of training and serving large models', copy_link: 'Copy link', copied: 'Link copied',
+    tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner', tab_serve: 'Serving',
+    serving: 'Serving', precision: 'Weights', input_len: 'Input tokens', output_len: 'Output tokens', rps: 'Requests/s',
+    latency_target: 'TPOT target, ms (empty: 50)', disaggregate: 'Separate prefill and decode pools',
+    k_layout: 'Layout', k_tpot: 'Time per output token', k_ttft: 'Time to first token', serve_title: 'Layouts tried',
+    feasible_col: 'Feasible', batch_col: 'Batch', tpot_col: 'TPOT', replicas_col: 'Replicas', gpus_col: 'GPUs',
+    per_replica_col: 'GPUs/replica', note_col: 'Note', yes: 'yes', no: 'no',
     model_gpu: 'Model and GPUs', model: 'Model', paste_config: '…or paste a config.json (used instead of the menu)',
     config_file: '…or load a config.json file', config_not_in_link: 'This config.json is too long for the link: the link keeps the other fields.',
     gpu: 'GPU', framework: 'Training framework', framework_generic: 'Not specified (generic)', gpus: 'GPU count', training: 'Training run', tokens: 'Training tokens',
@@ -36,8 +41,13 @@ const I18N = {
     st_ep: 'EP comm.', st_bubble: 'pipeline bubble', st_optimizer: 'optimizer',
   },
   zh: {
-    tagline: '大模型训练所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
-    tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划',
+    tagline: '大模型训练与推理部署所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
+    tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划', tab_serve: '推理部署',
+    serving: '推理部署', precision: '权重精度', input_len: '输入 token 数', output_len: '输出 token 数', rps: '每秒请求数',
+    latency_target: '每 token 时间目标，毫秒（留空：50）', disaggregate: '预填充与解码分池部署',
+    k_layout: '部署布局', k_tpot: '每输出 token 时间', k_ttft: '首 token 延迟', serve_title: '尝试过的布局',
+    feasible_col: '可行', batch_col: '批量', tpot_col: '每 token 时间', replicas_col: '副本数', gpus_col: '卡数',
+    per_replica_col: '每副本卡数', note_col: '说明', yes: '是', no: '否',
     model_gpu: '模型与 GPU', model: '模型', paste_config: '…或粘贴 config.json（优先于下拉菜单）',
     config_file: '…或从文件载入 config.json', config_not_in_link: '此 config.json 太长，未放入链接：链接只保留其他字段。',
     gpu: 'GPU 型号', framework: '训练框架', framework_generic: '未指定（通用）', gpus: 'GPU 数量', training: '训练任务', tokens: '训练 token 数',
@@ -75,6 +85,7 @@ const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
   recompute: 'none', global_batch: '0', framework: 'generic', market: '', currency: '', own: '', fleet: '',
+  precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '',
 };
 const SWEEP_GPUS = ['h100', 'a100-80g', 'h200', '910b', 'h800', 'h20'];
 // A pasted config.json goes into the link compacted, when it stays this short once
@@ -125,7 +136,8 @@ function stateToForm() {
     }
     if (k === 'own') { $('#own').checked = state.own === '1'; continue; }
     const el = document.getElementById(k);
-    if (el) el.value = state[k];
+    if (el && el.type === 'checkbox') el.checked = state[k] === '1';
+    else if (el) el.value = state[k];
   }
   if (state.config) $('#config-box').open = true;
   document.body.dataset.tab = state.tab;
@@ -139,7 +151,8 @@ function formToState() {
     if (k === 'solve') { state.solve = document.querySelector('input[name="solve"]:checked').value; continue; }
     if (k === 'own') { state.own = $('#own').checked ? '1' : ''; continue; }
     const el = document.getElementById(k);
-    if (el) state[k] = el.value.trim();
+    if (el && el.type === 'checkbox') state[k] = el.checked ? '1' : '';
+    else if (el) state[k] = el.value.trim();
   }
   document.body.dataset.solve = state.solve;
   document.body.dataset.own = state.own === '1' ? '1' : '0';
@@ -182,6 +195,14 @@ function memoryBody() {
 function planBody() {
   const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch,
               framework: state.framework, market: market(), currency: currency() };
+  return b;
+}
+
+function serveBody() {
+  const b = { ...modelPart(), gpu: state.gpu, precision: state.precision, input: state.input, output: state.output, rps: state.rps,
+              market: market(), currency: currency() };
+  if (state.latency_target_ms) b.latency_target_ms = state.latency_target_ms;
+  if (state.disaggregate === '1') b.disaggregate = true;
   return b;
 }
 
@@ -484,6 +505,31 @@ function renderPlan() {
   renderReport(view);
 }
 
+function renderServe() {
+  const res = last.serve;
+  if (!res) return;
+  const { report, view } = res;
+  setKpi($('#out-serve-gpus'), report, view, 'deployment', 'gpus');
+  setKpi($('#out-serve-layout'), report, view, 'deployment', 'layout');
+  setKpi($('#out-serve-tpot'), report, view, 'latency', 'tpot_s');
+  setKpi($('#out-serve-ttft'), report, view, 'latency', 'ttft_s');
+  const d = report.deployment;
+  const sec = view.sections.find((x) => x.key === 'layouts');
+  const cols = ['TP', 'PP', 'EP', 'DP-attn', t('per_replica_col'), t('batch_col'), t('tpot_col'), t('replicas_col'), t('gpus_col'), t('feasible_col'), t('note_col')];
+  let h = '<div class="table-wrap"><table><thead><tr>' + cols.map((c) => `<th>${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
+  (report.layouts || []).forEach((r, i) => {
+    const v = sec ? sec.records[i] : [];
+    const cell = (key) => { const x = v.find((y) => y.key === key); return x ? x['value_' + lang] : ''; };
+    const chosen = r.feasible && r.tp === d.tp && r.pp === d.pp && r.ep === d.ep && r.dp_attention === d.dp_attention;
+    h += `<tr class="${chosen ? 'chosen-layout' : ''}" data-feasible="${r.feasible}"><td>${r.tp}</td><td>${r.pp}</td><td>${r.ep}</td><td>${r.dp_attention}</td>` +
+      `<td class="num">${r.gpus_per_replica}</td><td class="num">${r.feasible ? esc(cell('batch')) : '–'}</td>` +
+      `<td class="num">${r.feasible ? esc(cell('tpot_s')) : '–'}</td><td class="num">${r.feasible ? esc(cell('replicas')) : '–'}</td>` +
+      `<td class="num">${r.feasible ? esc(cell('gpus')) : '–'}</td><td>${r.feasible ? t('yes') : t('no')}</td><td class="note">${esc(r.note || '')}</td></tr>`;
+  });
+  $('#serve-table').innerHTML = h + '</tbody></table></div>';
+  renderReport(view);
+}
+
 // ---------- update loop ----------
 async function update() {
   const my = ++seq;
@@ -497,6 +543,11 @@ async function update() {
       last.train = res; last.sweep = null;
       renderTrain();
       runSweep(my, res.report);
+    } else if (state.tab === 'serve') {
+      const res = await post('/api/infer/view', serveBody());
+      if (my !== seq) return;
+      last.serve = res;
+      renderServe();
     } else if (state.tab === 'memory') {
       const res = await post('/api/memory/view', memoryBody());
       if (my !== seq) return;
@@ -526,6 +577,7 @@ function applyLang() {
   $('#lang-toggle').textContent = lang === 'zh' ? 'English' : '中文';
   if (state.tab === 'train') renderTrain();
   else if (state.tab === 'memory') renderMemory();
+  else if (state.tab === 'serve') renderServe();
   else renderPlan();
 }
 

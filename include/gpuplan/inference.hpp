@@ -28,7 +28,17 @@ struct InferenceOptions {
   WeightFormat weights = WeightFormat::kFp16;
   Precision kv = Precision::kFp16;      // KV cache: fp16/bf16 (2 bytes) or fp8 (1 byte)
   int64_t group_size = 128;             // weight-only quantisation group (int4)
-  int tp = 1;                           // tensor-parallel degree of one replica
+  int tp = 1;                           // tensor-parallel degree of one replica (of one attention rank with dp_attention > 1)
+  // Layout beyond TP (docs/inference.md "Deployments beyond one node").
+  int pp = 1;                           // pipeline stages: layers split evenly, one micro-batch per stage in flight
+  // Expert parallelism: 1 = routed experts split by TP like the dense MLP; > 1 =
+  // each GPU of a stage holds E/ep whole experts and tokens reach them by all-to-all
+  // (ep = tp × dp_attention: every GPU of the stage is an expert rank).
+  int ep = 1;
+  // Attention data-parallel ranks per stage (DeepSeek-style EP with DP attention,
+  // SGLang --enable-dp-attention): each rank holds whole attention weights at TP
+  // `tp` and runs its share 1/dp_attention of the stage's sequences.
+  int dp_attention = 1;
   // Achieved fraction of HBM bandwidth for streaming kernels (weights, KV cache);
   // < 0: StepTimeOptions' default (the project's one constant for it).
   std::optional<double> hbm_efficiency;
@@ -82,11 +92,15 @@ struct PassTime {
   double elementwise_s = 0;
   double tp_comm_s = 0;
   double lm_head_s = 0;
+  double ep_comm_s = 0;        // expert all-to-all (dispatch + combine per MoE layer), exposed
+  double pp_comm_s = 0;        // pipeline sends between stages, exposed
+  double sampling_s = 0;       // logits read once by the sampler (top-k/top-p over the vocabulary)
   double weight_bytes = 0;     // bytes of weights read per GPU
   double kv_bytes = 0;         // bytes of KV cache read per GPU
   double flop = 0;             // FLOPs per GPU
   double gemm_compute_s = 0;   // Σ GEMM compute times (FLOPs / achieved peak)
   double gemm_memory_s = 0;    // Σ GEMM memory times (bytes / achieved bandwidth)
+  double experts_touched = 0;  // distinct routed experts one MoE layer reads per GPU in this pass (0: dense)
   bool compute_bound = false;  // the GEMMs' compute time exceeds their memory time
 };
 
@@ -189,18 +203,47 @@ struct MaxThroughputRun {
 MaxThroughputRun max_throughput_run(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o,
                                     const EngineDefaults& engine, int64_t input_len, int64_t output_len);
 
-// A serving deployment under continuous batching.
+// The time-per-output-token target `infer` applies when none is given: 50 ms,
+// 20 tokens/s per user, what DeepSeek reports its own V3/R1 service delivers
+// (20–22 tokens/s; "DeepSeek-V3/R1 Inference System Overview", 2025-03-01).
+inline constexpr double kDefaultTpotTargetS = 0.050;
+
+// A serving deployment under continuous batching (inference_serving.cpp).
 struct ServingTarget {
   int64_t input_len = 2048;
   int64_t output_len = 512;
   double requests_per_s = 0;    // 0: size one replica only
   double tpot_target_s = 0;     // 0: none; otherwise the batch is capped to meet it
   int64_t batch = 0;            // 0: the largest that fits (and meets the target)
-  int tp = 0;                   // 0: try 1, 2, 4, 8 and keep the fewest GPUs
+  int tp = 0;                   // 0: search 1, 2, 4, 8
+  int pp = 0;                   // 0: search 1, 2, 4, 8 stages (1 unless the model needs more than a node)
+  int ep = 0;                   // MoE: 0 searches 1 (experts split by TP) and EP = tp × dp_attention over 8…256 GPUs
+  // Prefill/decode disaggregation (DistServe, Zhong et al. 2024; Splitwise,
+  // Patel et al. 2024; SGLang/Dynamo/Mooncake PD pools): separate prefill and
+  // decode replicas, the KV cache of each prompt sent from one to the other.
+  bool disaggregate = false;
+};
+
+// One replica layout the search tried.
+struct ServingLayoutTried {
+  int tp = 1, pp = 1, ep = 1, dp_attention = 1;
+  int64_t gpus_per_replica = 1;
+  int64_t batch = 0;            // concurrent sequences per replica (0 when infeasible)
+  double tpot_s = 0;
+  double replica_requests_per_s = 0;
+  int64_t replicas = 0;
+  int64_t gpus = 0;
+  bool feasible = false;
+  std::string why_not;
 };
 
 struct ServingPlan {
   int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  int dp_attention = 1;
+  int64_t gpus_per_replica = 1;
+  int64_t nodes_per_replica = 1;
   int64_t batch = 0;            // concurrent sequences per replica
   int64_t max_batch_memory = 0; // largest that fits at input+output context
   int64_t replicas = 1;
@@ -208,17 +251,28 @@ struct ServingPlan {
   double ttft_s = 0;            // one request's prefill on an otherwise decoding replica
   double tpot_s = 0;            // decode step, inflated by interleaved prefills
   double decode_step_s = 0;     // decode step alone
+  double tpot_target_s = 0;     // the target the batch was capped to (0: none)
   double replica_requests_per_s = 0;
   double replica_output_tokens_per_s = 0;
   double output_tokens_per_s = 0;            // deployment at the target rate (or capacity when no rate)
   double output_tokens_per_s_per_gpu = 0;    // at capacity
   double utilisation = 1;                    // target rate / capacity
   double prefill_fraction = 0;               // share of replica time spent in prefill
+  // Disaggregated pools (ServingTarget::disaggregate): the decode pool is the
+  // replicas above (decode-only steps); the prefill pool is sized for the
+  // prompt tokens per second, and each prompt's KV crosses between them.
+  bool disaggregated = false;
+  int64_t prefill_replicas = 0;
+  int64_t prefill_gpus = 0;
+  double prefill_replica_tokens_per_s = 0;   // prompt tokens/s one prefill replica sustains
+  double kv_transfer_s = 0;                  // one prompt's KV cache, prefill pool → decode pool
   InferenceMemory memory;
   PassTime prefill, decode;
+  std::vector<ServingLayoutTried> layouts;   // every layout the search tried, in order
   bool feasible = false;
   std::string why_not;          // when not feasible
-  std::vector<std::string> assumptions;
+  struct Note { std::string en, zh; };  // an assumption, in both languages
+  std::vector<Note> assumptions;
 };
 
 ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o, const ServingTarget& t);

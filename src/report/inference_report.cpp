@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -21,6 +24,10 @@ void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const c
   s.rows.push_back(Row{prefix + "_elementwise_s", "Element-wise", "逐元素", t.elementwise_s, Unit::kSeconds, ""});
   s.rows.push_back(Row{prefix + "_tp_comm_s", "TP all-reduces (2 per layer)", "TP all-reduce（每层 2 次）", t.tp_comm_s, Unit::kSeconds, ""});
   s.rows.push_back(Row{prefix + "_lm_head_s", "LM head", "输出层", t.lm_head_s, Unit::kSeconds, ""});
+  s.rows.push_back(Row{prefix + "_sampling_s", "Sampling (logits read once)", "采样（读取一次 logits）", t.sampling_s, Unit::kSeconds, ""});
+  if (t.ep_comm_s > 0) s.rows.push_back(Row{prefix + "_ep_comm_s", "Expert all-to-all (dispatch + combine)", "专家 all-to-all（分发 + 合并）", t.ep_comm_s, Unit::kSeconds, ""});
+  if (t.pp_comm_s > 0) s.rows.push_back(Row{prefix + "_pp_comm_s", "Pipeline sends between stages", "流水线级间传输", t.pp_comm_s, Unit::kSeconds, ""});
+  if (t.experts_touched > 0) s.rows.push_back(Row{prefix + "_experts_touched", "Routed experts read per MoE layer per GPU", "每卡每 MoE 层读取的路由专家数", t.experts_touched, Unit::kCount, ""});
 }
 
 Row money(const char* key, const char* en, const char* zh, double v, Currency c) {
@@ -37,24 +44,44 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weight_format_name(o.weights), precision_name(o.kv));
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
               {"input_tokens", t.input_len}, {"output_tokens", t.output_len}, {"requests_per_s", t.requests_per_s},
-              {"tpot_target_s", t.tpot_target_s}, {"batch", t.batch}, {"tp", t.tp}};
+              {"tpot_target_s", t.tpot_target_s}, {"batch", t.batch}, {"tp", t.tp}, {"pp", t.pp}, {"ep", t.ep},
+              {"disaggregate", t.disaggregate}};
 
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
-  if (!p.feasible) {
-    d.rows.push_back(txt("feasible", "Feasible", "可行", "no: " + p.why_not));
-  }
+  d.rows.push_back(num("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
+  if (!p.feasible) d.rows.push_back(txt("why_not", "Why not", "原因", p.why_not));
   d.rows.push_back(num("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
-  d.rows.push_back(txt("layout", "Layout", "布局", fmt::format("{} replica(s) × TP {}", p.replicas, p.tp)));
-  d.rows.push_back(num("replicas", "Replicas (TP groups)", "副本数（TP 组）", static_cast<double>(p.replicas), Unit::kCount));
-  d.rows.push_back(num("tp", "Tensor parallel per replica", "每副本张量并行", p.tp, Unit::kCount));
+  // Language-neutral notation: replicas × [one replica's degrees].
+  std::string replica = fmt::format("TP {}", p.tp);
+  if (p.dp_attention > 1) replica += fmt::format(" × DP-attn {}", p.dp_attention);
+  if (p.pp > 1) replica += fmt::format(" × PP {}", p.pp);
+  if (p.ep > 1) replica += fmt::format(", EP {}", p.ep);
+  std::string layout = fmt::format("{} × [{}]", p.replicas, replica);
+  if (p.disaggregated) layout += fmt::format(" + {} × [{}]", p.prefill_replicas, replica);  // decode pool + prefill pool
+  d.rows.push_back(txt("layout", p.disaggregated ? "Layout (decode + prefill pools)" : "Layout", p.disaggregated ? "布局（解码池 + 预填充池）" : "布局", layout));
+  d.rows.push_back(num("replicas", "Replicas", "副本数", static_cast<double>(p.replicas), Unit::kCount));
+  d.rows.push_back(num("gpus_per_replica", "GPUs per replica", "每副本 GPU 数", static_cast<double>(p.gpus_per_replica), Unit::kGpus));
+  d.rows.push_back(num("nodes_per_replica", "Nodes per replica", "每副本节点数", static_cast<double>(p.nodes_per_replica), Unit::kCount));
+  d.rows.push_back(num("tp", "Tensor parallel", "张量并行", p.tp, Unit::kCount));
+  d.rows.push_back(num("pp", "Pipeline stages", "流水线级数", p.pp, Unit::kCount));
+  d.rows.push_back(num("ep", "Expert parallel (1: experts split by TP)", "专家并行（1：专家按 TP 切分）", p.ep, Unit::kCount));
+  d.rows.push_back(num("dp_attention", "Attention data-parallel ranks per stage", "每级注意力数据并行数", p.dp_attention, Unit::kCount));
   d.rows.push_back(num("batch", "Concurrent sequences per replica", "每副本并发序列", static_cast<double>(p.batch), Unit::kCount));
   d.rows.push_back(num("max_batch_memory", "Largest batch that fits (input+output context)", "显存可容纳的最大批量（输入+输出上下文）", static_cast<double>(p.max_batch_memory), Unit::kCount));
   d.rows.push_back(num("utilisation", "Utilisation at the target rate", "目标请求率下的利用率", p.utilisation, Unit::kFraction));
+  if (p.disaggregated) {
+    d.rows.push_back(num("disaggregated", "Prefill/decode disaggregated", "预填充/解码分离", 1, Unit::kFlag));
+    d.rows.push_back(num("prefill_replicas", "Prefill replicas", "预填充副本数", static_cast<double>(p.prefill_replicas), Unit::kCount));
+    d.rows.push_back(num("prefill_gpus", "Prefill GPUs (in the total)", "预填充 GPU（已计入总数）", static_cast<double>(p.prefill_gpus), Unit::kGpus));
+    d.rows.push_back(num("prefill_replica_tokens_per_s", "Prompt tokens/s per prefill replica", "每个预填充副本的输入 token/s", p.prefill_replica_tokens_per_s, Unit::kCount, "tokens/s"));
+    d.rows.push_back(num("kv_transfer_s", "KV transfer of one prompt (in TTFT)", "单个请求 KV 传输（计入首 token 延迟）", p.kv_transfer_s, Unit::kSeconds));
+  }
   r.sections.push_back(d);
 
   Section l{"latency", "Latency", "延迟", {}, {}, {}};
   l.rows.push_back(num("ttft_s", "Time to first token (prefill, no queueing)", "首 token 延迟（预填充，不含排队）", p.ttft_s, Unit::kSeconds));
   l.rows.push_back(num("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
+  l.rows.push_back(num("tpot_target_s", "Time-per-output-token target", "每输出 token 时间目标", p.tpot_target_s, Unit::kSeconds));
   l.rows.push_back(num("decode_step_s", "Decode step alone", "单次解码步", p.decode_step_s, Unit::kSeconds));
   l.rows.push_back(num("request_latency_s", "Request latency (TTFT + output × TPOT)", "请求总延迟", p.ttft_s + static_cast<double>(t.output_len) * p.tpot_s, Unit::kSeconds));
   l.rows.push_back(num("prefill_fraction", "Replica time in prefill", "副本用于预填充的时间占比", p.prefill_fraction, Unit::kFraction));
@@ -72,7 +99,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
   mem.rows.push_back(num("kv_bytes_per_token", "KV cache per token (whole model)", "每 token KV 缓存（整个模型）", im.kv_bytes_per_token, Unit::kCount, "bytes"));
   mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
-  mem.rows.push_back(num("kv_in_use_bytes", "KV cache in use", "已用 KV 缓存", im.kv_bytes_per_token_per_gpu * static_cast<double>(p.batch) * static_cast<double>(t.input_len + t.output_len), Unit::kBytes));
+  mem.rows.push_back(num("kv_in_use_bytes", "KV cache in use", "已用 KV 缓存", im.kv_bytes_per_token_per_gpu * static_cast<double>(p.batch) / std::max(1, p.dp_attention) * static_cast<double>(t.input_len + t.output_len), Unit::kBytes));
   mem.rows.push_back(num("kv_budget_bytes", "KV cache budget", "KV 缓存预算", im.kv_budget_bytes, Unit::kBytes));
   mem.rows.push_back(num("max_cached_tokens", "Tokens the KV budget holds", "KV 预算可容纳 token", im.max_cached_tokens, Unit::kCount));
   mem.rows.push_back(num("activation_bytes", "Activations (one prefill chunk) and logits", "激活（一个预填充块）与 logits", im.activation_bytes, Unit::kBytes));
@@ -98,7 +125,33 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   b.rows.push_back(num("prefill_s", "Prefill of one request", "单请求预填充", p.prefill.total_s, Unit::kSeconds));
   r.sections.push_back(b);
 
-  for (const std::string& a : p.assumptions) r.assumptions.push_back(Note{a, a});
+  Section lt{"layouts", "Layouts tried (fewest GPUs wins, then the lower TPOT)", "尝试过的布局（卡数最少者胜，其次每 token 时间更低）", {},
+             {"TP", "PP", "EP", "DP-attn", "GPUs/replica", "batch", "TPOT", "replicas", "GPUs", "feasible", "note"}, {}};
+  for (const ServingLayoutTried& x : p.layouts) {
+    // An infeasible layout has no batch, TPOT or count: "–" in the table, null in JSON.
+    const double na = std::numeric_limits<double>::quiet_NaN();
+    auto val = [&](double v) { return x.feasible ? v : na; };
+    lt.records.push_back({Row{"tp", "TP", "TP", static_cast<double>(x.tp), Unit::kCount, ""},
+                          Row{"pp", "PP", "PP", static_cast<double>(x.pp), Unit::kCount, ""},
+                          Row{"ep", "EP", "EP", static_cast<double>(x.ep), Unit::kCount, ""},
+                          Row{"dp_attention", "DP-attn", "注意力 DP", static_cast<double>(x.dp_attention), Unit::kCount, ""},
+                          Row{"gpus_per_replica", "GPUs/replica", "每副本卡数", static_cast<double>(x.gpus_per_replica), Unit::kGpus, ""},
+                          Row{"batch", "batch", "批量", val(static_cast<double>(x.batch)), Unit::kCount, ""},
+                          Row{"tpot_s", "TPOT", "每 token 时间", val(x.tpot_s), Unit::kSeconds, ""},
+                          Row{"replicas", "replicas", "副本数", val(static_cast<double>(x.replicas)), Unit::kCount, ""},
+                          Row{"gpus", "GPUs", "卡数", val(static_cast<double>(x.gpus)), Unit::kGpus, ""},
+                          Row{"feasible", "feasible", "可行", x.feasible ? 1.0 : 0.0, Unit::kFlag, ""},
+                          Row{"note", "note", "说明", 0, Unit::kText, x.feasible ? "" : x.why_not}});
+  }
+  r.sections.push_back(lt);
+
+  for (const ServingPlan::Note& a : p.assumptions) r.assumptions.push_back(Note{a.en, a.zh});
+  if (p.tpot_target_s > 0) {
+    r.assumptions.push_back(Note{fmt::format("Time-per-output-token target {:.0f} ms{}: each replica's batch is the largest that meets it.", 1e3 * p.tpot_target_s,
+                                             t.tpot_target_s == kDefaultTpotTargetS ? " (default: about 20 tokens/s per user, DeepSeek's reported 20–22 tokens/s for its own V3/R1 service; set --latency-target-ms)" : ""),
+                                 fmt::format("每输出 token 时间目标 {:.0f} 毫秒{}：每副本批量取满足目标的最大值。", 1e3 * p.tpot_target_s,
+                                             t.tpot_target_s == kDefaultTpotTargetS ? "（默认值：约每用户 20 token/s，参照 DeepSeek 公布的 V3/R1 线上服务 20–22 token/s；可用 --latency-target-ms 修改）" : "")});
+  }
   r.assumptions.push_back(Note{
       fmt::format("Weights: layer matrices at {:.4g} bytes each ({}), embeddings and LM head 16-bit. Streaming at the step-time model's HBM efficiency; GEMMs at the measured GEMM ceiling and shape efficiency.", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights)),
       fmt::format("权重：层内矩阵每参数 {:.4g} 字节（{}），嵌入与输出层 16 位。", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights))});

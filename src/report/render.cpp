@@ -29,6 +29,8 @@ Lang parse_lang(const std::string& text) {
 std::string format_value(const Row& row, Lang lang) {
   const bool zh = lang == Lang::kZh;
   const double v = row.value;
+  // Not applicable (a table cell of an infeasible candidate): a dash, null in JSON.
+  if (!std::isfinite(v) && row.unit != Unit::kText && row.unit != Unit::kFlag) return "–";
   std::string out;
   switch (row.unit) {
     case Unit::kText: return row.text;
@@ -150,6 +152,7 @@ std::string csv_escape(const std::string& s) {
 std::string raw_value(const Row& r) {
   if (r.unit == Unit::kText) return r.text;
   if (r.unit == Unit::kFlag) return r.value != 0 ? "true" : "false";
+  if (!std::isfinite(r.value)) return "";  // not applicable: an empty cell
   return fmt::format("{:.17g}", r.value);
 }
 

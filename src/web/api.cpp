@@ -25,6 +25,7 @@
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
+#include "gpuplan/infer_inputs.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
@@ -371,6 +372,36 @@ Report plan_endpoint(Body& b) {
   return plan_report(r, plan(r));
 }
 
+// Mirrors src/cli/cmd_infer.cpp: the same InferInputs and infer_report_for.
+Report infer_endpoint(Body& b) {
+  InferInputs in;
+  read_model(b, in.model_spec, nullptr);  // `gpuplan infer` has no --params
+  b.read("gpu", in.gpu);
+  b.read("precision", in.precision);
+  b.read("kv_precision", in.kv_precision);
+  b.read("input", in.input);
+  b.read("output", in.output);
+  b.read("rps", in.rps);
+  b.read("batch", in.batch);
+  b.read("tp", in.tp);
+  b.read("pp", in.pp);
+  b.read("ep", in.ep);
+  b.read("latency_target_ms", in.latency_target_ms);
+  b.read("disaggregate", in.disaggregate);
+  b.read("group_size", in.group_size);
+  b.read("memory_utilization", in.memory_utilization);
+  b.read("no_int4", in.no_int4);
+  b.read("force", in.force);
+  b.read("max_throughput", in.max_throughput);
+  b.read("engine", in.engine);
+  b.read("price", in.price);
+  b.read("market", in.market);
+  b.read("provider", in.provider);
+  b.read("currency", in.currency);
+  b.reject_unknown();
+  return infer_report_for(in);
+}
+
 json row_view(const Row& r) {
   return {{"key", r.key}, {"en", r.en}, {"zh", r.zh}, {"value_en", format_value(r, Lang::kEn)}, {"value_zh", format_value(r, Lang::kZh)}};
 }
@@ -475,7 +506,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
     if (route.substr(slash + 1) != "view") return error_response(404, "No such API route: /api/" + route + ".");
     with_view = true;
   }
-  if (command != "train" && command != "memory" && command != "plan") return error_response(404, "No such API route: /api/" + route + ".");
+  if (command != "train" && command != "memory" && command != "plan" && command != "infer") return error_response(404, "No such API route: /api/" + route + ".");
   if (method != "POST") return error_response(405, "/api/" + route + " takes POST with a JSON object.");
   json j;
   try {
@@ -488,6 +519,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   Report rep;
   if (command == "train") rep = train(b);
   else if (command == "memory") rep = memory(b);
+  else if (command == "infer") rep = infer_endpoint(b);
   else rep = plan_endpoint(b);
   if (!with_view) return ok(to_json(rep));
   return ok({{"report", to_json(rep)}, {"view", view(rep)}});

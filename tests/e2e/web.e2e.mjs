@@ -233,6 +233,37 @@ try {
     await page.selectOption('#framework', 'generic');
   }
 
+  // 5b. Serving tab (issue 13): DeepSeek-V3 in FP8 on H800 at 50 requests/s, over the same library call
+  // as `gpuplan infer`; the GPUs and time per output token shown equal the CLI's, and the layouts tried are listed.
+  const inferDone = page.waitForResponse((r) => {
+    if (!r.url().endsWith('/api/infer/view')) return false;
+    try { const b = JSON.parse(r.request().postData()); return b.model === 'deepseek-v3' && b.precision === 'fp8' && b.rps === '50'; } catch { return false; }
+  });
+  await page.click('.tabs button[data-tab="serve"]');
+  await page.selectOption('#model', 'deepseek-v3');
+  await page.selectOption('#gpu', 'h800-sxm5-80gb');
+  await page.selectOption('#precision', 'fp8');
+  await page.fill('#rps', '50');
+  await inferDone;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-serve-gpus').dataset.value &&
+    document.querySelectorAll('#serve-table tbody tr').length > 10);
+  const served = JSON.parse(execFileSync(binary, ['infer', '--model', 'deepseek-v3', '--gpu', 'h800', '--precision', 'fp8', '--rps', '50',
+    '--format', 'json'], { encoding: 'utf8' }));
+  assert.equal(Number(await page.getAttribute('#out-serve-gpus', 'data-value')), served.deployment.gpus, 'serving GPUs differ from the CLI');
+  assert.equal(Number(await page.getAttribute('#out-serve-tpot', 'data-value')), served.latency.tpot_s, 'TPOT differs from the CLI');
+  assert.equal(await page.$$eval('#serve-table tr.chosen-layout', (r) => r.length), 1, 'the chosen layout is marked once');
+  assert.ok(served.deployment.feasible === true && served.deployment.nodes_per_replica >= 2);
+  await page.screenshot({ path: join(shots, 'serve.png'), fullPage: true });
+  step(`serving tab: ${served.deployment.gpus} GPUs, ${served.deployment.layout}, TPOT ${served.latency.tpot_s} s as the CLI`);
+  // An unreachable latency target: the API's one sentence, the field marked.
+  await page.fill('#latency_target_ms', '1');
+  await page.waitForFunction(() => !document.querySelector('#error').hidden && document.querySelector('#latency_target_ms').classList.contains('invalid'));
+  assert.match(await page.textContent('#error'), /No deployment found/);
+  await page.fill('#latency_target_ms', '');
+  await page.waitForFunction(() => document.querySelector('#error').hidden && !document.body.classList.contains('busy'));
+  step('an unreachable TPOT target shows one sentence and marks the field');
+  await page.click('.tabs button[data-tab="plan"]');
+
   // 6. A phone-sized screen.
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 390, height: 844 });

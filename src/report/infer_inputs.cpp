@@ -1,0 +1,108 @@
+// `gpuplan infer` and POST /api/infer: the checks of the inputs and the
+// planning call both front ends share (infer_inputs.hpp).
+#include "gpuplan/infer_inputs.hpp"
+#include "gpuplan/market.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/inference.hpp"
+#include "gpuplan/inference_report.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+Currency bare_currency(const std::string& text) {
+  return text.find("cny") != std::string::npos || text.find("CNY") != std::string::npos || text.find("¥") != std::string::npos ? Currency::kCny : Currency::kUsd;
+}
+
+}  // namespace
+
+Report infer_report_for(const InferInputs& f) {
+  if (f.model.empty() && !f.model_spec) throw InputError("--model", "--model is required (a catalog id such as llama-3.1-70b, or a config.json).");
+  if (f.gpu.empty()) throw InputError("--gpu", "--gpu is required (e.g. h100, a100-80g, 4090).");
+  const ModelSpec m = f.model_spec ? *f.model_spec : find_model(f.model);
+  const GpuSpec& g = find_gpu(f.gpu);
+  InferenceOptions o;
+  o.weights = parse_weight_format(f.precision, "--precision");
+  o.kv = f.kv_precision.empty() ? (o.weights == WeightFormat::kBf16 ? Precision::kBf16 : Precision::kFp16)
+                                : parse_precision(f.kv_precision, "--kv-precision");
+  o.group_size = f.group_size;
+  o.memory_utilization = f.memory_utilization;
+  o.int4_supported = !f.no_int4;
+  if (f.input < 1 || f.input > (int64_t{1} << 24)) throw InputError("--input", "--input must be between 1 and 16,777,216 tokens.");
+  if (f.output < 1 || f.output > (int64_t{1} << 24)) throw InputError("--output", "--output must be between 1 and 16,777,216 tokens.");
+  const int64_t max_ctx = model_max_context(m);
+  if (max_ctx > 0 && f.input + f.output > max_ctx && !f.force) {
+    throw InputError("--input", fmt::format("--input + --output = {} tokens exceeds the {:L} tokens {} supports (max_position_embeddings); add --force to plan it anyway.",
+                                            f.input + f.output, max_ctx, m.name));
+  }
+  require_range(f.rps, 0, 1e9, "--rps", "a non-negative request rate per second");
+  if (f.latency_target_ms && (*f.latency_target_ms < 0 || !std::isfinite(*f.latency_target_ms))) throw InputError("--latency-target-ms", "--latency-target-ms must be a positive time per output token in ms (0: no target).");
+  if (f.batch < 0) throw InputError("--batch", "--batch must be a positive number of sequences.");
+  if (f.tp < 0) throw InputError("--tp", "--tp must be 1, 2, 4 or 8.");
+  if (f.tp > 0) {
+    o.tp = f.tp;
+    validate_inference(m, g, o);
+  } else {
+    validate_inference(m, g, o);
+  }
+  if (f.max_throughput) {
+    if (f.rps > 0) throw InputError("--rps", "--rps sizes a deployment for a request rate; --max-throughput queues every request at once. Use one of them.");
+    if (f.batch > 0) throw InputError("--batch", "--max-throughput lets the engine choose the batch; drop --batch (or drop --max-throughput for a fixed one).");
+    if (f.pp > 0 || f.ep > 0 || f.disaggregate) throw InputError(f.pp > 0 ? "--pp" : f.ep > 0 ? "--ep" : "--disaggregate", "--max-throughput plans one TP group on one node; --pp, --ep and --disaggregate are for a serving deployment (drop --max-throughput).");
+    if (f.latency_target_ms && *f.latency_target_ms > 0) throw InputError("--latency-target-ms", "--latency-target-ms caps the batch for latency; --max-throughput does not. Use one of them.");
+    // TP: the one asked for, else the one of 1, 2, 4, 8 with the most output tokens/s per GPU.
+    std::vector<int> tps;
+    if (f.tp > 0) tps.push_back(f.tp);
+    else for (int tp = 1; tp <= std::min(8, std::max(g.gpus_per_node, g.nvlink_domain_gpus)); tp *= 2) if (m.heads % tp == 0) tps.push_back(tp);
+    MaxThroughputRun best;
+    InferenceOptions best_o = o;
+    for (int tp : tps) {
+      o.tp = tp;
+      const MaxThroughputRun run = max_throughput_run(m, g, o, engine_defaults(f.engine, m, g, o, f.input, f.output), f.input, f.output);
+      const bool better = run.feasible && (!best.feasible || run.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu);
+      if (better || (best.why_not.empty() && !best.feasible)) {
+        best = run;
+        best_o = o;
+      }
+    }
+    return max_throughput_report(m, g, best_o, f.input, f.output, best);
+  }
+  ServingTarget t;
+  t.input_len = f.input;
+  t.output_len = f.output;
+  t.requests_per_s = f.rps;
+  // No target given: the default one, unless a fixed batch is asked for.
+  t.tpot_target_s = f.latency_target_ms ? *f.latency_target_ms / 1e3 : (f.batch > 0 ? 0.0 : kDefaultTpotTargetS);
+  t.batch = f.batch;
+  t.tp = f.tp;
+  t.pp = f.pp;
+  t.ep = f.ep;
+  t.disaggregate = f.disaggregate;
+  const ServingPlan p = plan_serving(m, g, o, t);
+  if (!p.feasible) {
+    // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
+    const bool target = t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
+    std::string why = p.why_not;
+    while (!why.empty() && why.back() == '.') why.pop_back();
+    throw InputError(target ? "--latency-target-ms" : "--gpu",
+                     target ? fmt::format("No deployment found that meets --latency-target-ms {:g}: {}.", 1e3 * t.tpot_target_s, why)
+                            : fmt::format("No deployment found on --gpu {}: {}.", g.id, why));
+  }
+  PriceInput pi;
+  pi.text = f.price;
+  if (f.price) pi.currency = bare_currency(*f.price);
+  pi.market = f.market ? parse_market(*f.market, "--market") : default_market_for_lang(f.lang);
+  if (f.provider && !f.provider->empty()) pi.provider = f.provider;
+  if (f.currency) pi.currency = parse_currency(*f.currency, "--currency");
+  const Price price = resolve_price(g.id, pi);
+  return inference_report(m, g, o, t, p, price);
+}
+
+}  // namespace gpuplan
