@@ -28,9 +28,12 @@ enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
 enum class Fp8Scaling { kDelayed, kDynamic };
 enum class FineTune { kNone, kFull, kLora, kQlora };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
-// fused kernel (Megatron's vocab-parallel cross-entropy), or in chunks of the
-// sequence, each upcast on its own (torchtune's CEWithChunkedOutputLoss).
-enum class LossKernel { kFull, kFused, kChunked };
+// fused kernel (one pass: Megatron-Core's --cross-entropy-loss-fusion, the
+// flash-attn/Triton/Liger kernels), in chunks of the sequence, each upcast on its
+// own (torchtune's CEWithChunkedOutputLoss), or Megatron's vocab-parallel
+// cross-entropy: the TP-sharded logits upcast and reduced by a sequence of
+// in-place torch ops (tensor_parallel/cross_entropy.py, Megatron's default).
+enum class LossKernel { kFull, kFused, kChunked, kVocabParallel };
 // What "selective" recompute re-runs (recompute_policy.hpp has the physics):
 //   kAttentionCore  the attention softmax and its inputs (Korthikanti 2022 §5, Megatron);
 //   kOp             torchtitan's op-level policy: saves the outputs of matmuls

@@ -43,7 +43,7 @@ void add_framework_flags(CLI::App* cmd, FrameworkInputs* f) {
                   "(gpuplan frameworks); its defaults and what it can run")
       ->capture_default_str();
   cmd->add_option("--attention", f->attention, "Attention kernel: flash (FA2), flash3, cudnn, sdpa, materialised; default: the framework's");
-  cmd->add_option("--loss", f->loss, "Cross-entropy: full (fp32 logits), fused, chunked; default: the framework's");
+  cmd->add_option("--loss", f->loss, "Cross-entropy: full (fp32 logits), fused, chunked, vocab_parallel (Megatron's unfused); default: the framework's");
   cmd->add_option("--compile", f->compile, "torch.compile on|off (PyTorch-native stacks); default: the framework's");
   cmd->add_option("--tp-comm-overlap", f->tp_comm_overlap, "TP communication overlapped with GEMMs, on|off; default: the framework's");
   cmd->add_option("--dp-comm-overlap", f->dp_comm_overlap, "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's");

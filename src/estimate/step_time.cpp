@@ -154,11 +154,22 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // and torchao (profile fp8_gemms: the transformer's linears only).
   add_gemm_at(c, head, c.act_p, c.tokens, static_cast<double>(model.vocab) / tp, h);
   const double logits = c.tokens * static_cast<double>(model.vocab) / tp;
-  // Eager cross-entropy (F.cross_entropy on logits.float()): to(fp32) 2+4,
-  // log-softmax max, sum-exp and output 4+4+4+4 = 22 B forward; backward
-  // scatter 4, log-softmax 4+4+4, to(bf16) 4+2 = 22 B.
-  head.elem_f += stream_s(c, (l.eager ? 22.0 : 14.0) * logits + 4.0 * c.tokens * h, 6);  // + final norm
-  head.elem_b += stream_s(c, (l.eager ? 22.0 : 8.0) * logits + 8.0 * c.tokens * h, 6);
+  // Bytes moved per logit by each loss kernel, forward / backward:
+  //  full or chunked (F.cross_entropy on logits.float()): to(fp32) 2+4,
+  //   log-softmax max, sum-exp and output 4+4+4+4 = 22 B; backward scatter 4,
+  //   log-softmax 4+4+4, to(bf16) 4+2 = 22 B;
+  //  vocab-parallel (Megatron tensor_parallel/cross_entropy.py, every release
+  //   without --cross-entropy-loss-fusion): .float() 2+4, max 4, `-= max` 4+4,
+  //   exp (out=) 4+4, sum 4, div_ 4+4 = 38 B; backward mul_ 4+4 and the
+  //   .float() backward 4+2 = 14 B;
+  //  fused (one kernel reads the bf16 logits and writes the fp32 gradient
+  //   in place), and full or chunked under torch.compile (Inductor fuses the
+  //   upcast, log-softmax and its backward into one reduction each): 14 B / 8 B.
+  double loss_f = 14.0, loss_b = 8.0;
+  if (l.loss == LossKernel::kVocabParallel) loss_f = 38.0, loss_b = 14.0;
+  else if ((l.loss == LossKernel::kFull || l.loss == LossKernel::kChunked) && l.eager) loss_f = 22.0, loss_b = 22.0;
+  head.elem_f += stream_s(c, loss_f * logits + 4.0 * c.tokens * h, 6);  // + final norm
+  head.elem_b += stream_s(c, loss_b * logits + 8.0 * c.tokens * h, 6);
   const double embed_s = stream_s(c, 2.0 * c.tokens * h * 2.0, 2);
 
   // ---- Pipeline: the stages (stage_split), the slowest one, the bubble and the sends.

@@ -53,6 +53,7 @@ const char* loss_kernel_name(LossKernel k) {
     case LossKernel::kFull: return "full";
     case LossKernel::kFused: return "fused";
     case LossKernel::kChunked: return "chunked";
+    case LossKernel::kVocabParallel: return "vocab_parallel";
   }
   return "fused";
 }
@@ -62,7 +63,8 @@ LossKernel parse_loss_kernel(const std::string& text, const std::string& field) 
   if (t == "full") return LossKernel::kFull;
   if (t == "fused") return LossKernel::kFused;
   if (t == "chunked") return LossKernel::kChunked;
-  throw InputError(field, fmt::format("{} must be full, fused or chunked (got '{}').", field, text));
+  if (t == "vocab-parallel" || t == "vocab_parallel" || t == "vocabparallel") return LossKernel::kVocabParallel;
+  throw InputError(field, fmt::format("{} must be full, fused, chunked or vocab_parallel (got '{}').", field, text));
 }
 
 SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field) {

@@ -145,7 +145,7 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
   } else if (key == "compile_default") {
     p.compile_default = boolean(v, where);
   } else if (key == "loss") {
-    p.loss = pick<LossKernel>(v, where, {{"full", LossKernel::kFull}, {"fused", LossKernel::kFused}, {"chunked", LossKernel::kChunked}});
+    p.loss = pick<LossKernel>(v, where, {{"full", LossKernel::kFull}, {"fused", LossKernel::kFused}, {"chunked", LossKernel::kChunked}, {"vocab_parallel", LossKernel::kVocabParallel}});
   } else if (key == "tp_comm_overlap" || key == "cuda_graphs") {
     const Availability a = pick<Availability>(
         v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
