@@ -114,6 +114,7 @@ TEST(StepTime, EagerElementwiseCostsItsOperatorsBytes) {
   Layout l;
   l.seq_len = 4096;
   l.micro_batch = 1;
+  l.loss = LossKernel::kFull;  // F.cross_entropy(logits.float()): fused by torch.compile, op by op in eager mode
   const StepTime fused = estimate_step_time(m, l, a100);
   l.eager = true;
   const StepTime eager = estimate_step_time(m, l, a100);
@@ -300,6 +301,23 @@ TEST(StepTime, CachesAreKeyedByValue) {
   l.tp_comm_overlap = true;
   EXPECT_DOUBLE_EQ(estimate_step_time(m, l, g, quiet).step_s, estimate_step_time(m, l, g, fresh).step_s);
   EXPECT_LT(estimate_step_time(m, l, g, quiet).step_s, after);
+}
+
+// Megatron's unfused vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py):
+// .float() 2+4, max 4, -= max 4+4, exp 4+4, sum 4, div_ 4+4 = 38 B per logit
+// forward; backward mul_ 4+4 and the upcast's backward 4+2 = 14 B; a fused
+// kernel 14 + 8 B: 30 B more per logit, 4096 · 128256 logits, one GPU.
+TEST(StepTime, VocabParallelCrossEntropyStreamsItsOps) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.loss = LossKernel::kFused;
+  const StepTime fused = estimate_step_time(m, l, a100);
+  l.loss = LossKernel::kVocabParallel;
+  const StepTime vp = estimate_step_time(m, l, a100);
+  EXPECT_NEAR(vp.step_s - fused.step_s, 30.0 * 4096 * 128256 / (2.039e12 * 0.8), 1e-9);
 }
 
 }  // namespace
