@@ -73,6 +73,10 @@ struct Layout {
   // v0.5.5, #1188): host work per gather grows with the data-parallel size.
   bool zero3_gather_copies_per_rank = false;
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
+  // Python-level torch calls one transformer layer's forward issues, as counted
+  // from the framework's code (views, autograd Functions and RNG-state swaps
+  // launch no kernel but cost host time); 0 = the layer's kernel count.
+  int host_calls_per_layer = 0;
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
   AttentionKernel attention = AttentionKernel::kFlash2;  // every kernel but kMaterialised keeps no s×s scores (Dao et al. 2022)

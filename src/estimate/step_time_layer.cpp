@@ -274,7 +274,11 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
   // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
   // booked as element-wise time (it is time the GPU spends idle between kernels).
-  const double host_f = lc.kernels_f * c.o.host_dispatch_s, host_b = 2 * lc.kernels_f * c.o.host_dispatch_s;
+  // A framework whose layer issues more host calls than kernels (views,
+  // autograd Functions, RNG swaps: profile host_calls_per_layer, counted from its
+  // code) pays for those; the backward issues about twice the forward's.
+  const double calls_f = std::max(lc.kernels_f, static_cast<double>(l.host_calls_per_layer));
+  const double host_f = calls_f * c.o.host_dispatch_s, host_b = 2 * calls_f * c.o.host_dispatch_s;
   lc.elem_f += std::max(0.0, host_f - lc.fwd());
   lc.elem_b += std::max(0.0, host_b - lc.bwd());
   return lc;

@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer"};
   return keys;
 }
 
@@ -55,6 +55,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "fp8_scaling") {
     *default_text = "delayed";
+    return true;
+  }
+  if (key == "host_calls_per_layer") {
+    *default_text = "0";
     return true;
   }
   return false;
@@ -180,6 +184,11 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.zero3_keep_gathered_with_pp = boolean(v, where);
   } else if (key == "pipeline_schedule_choice") {
     p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+  } else if (key == "host_calls_per_layer") {
+    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 10000) {
+      throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()));
+    }
+    p.host_calls_per_layer = v.get<int>();
   } else if (key == "fp8_scaling") {
     p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
   } else if (key == "zero3_gather_per_rank_copies") {
