@@ -320,5 +320,25 @@ TEST(StepTime, VocabParallelCrossEntropyStreamsItsOps) {
   EXPECT_NEAR(vp.step_s - fused.step_s, 30.0 * 4096 * 128256 / (2.039e12 * 0.8), 1e-9);
 }
 
+// Host floor from a framework's host calls: a two-layer model this small is
+// host-bound, so each layer's forward takes calls × 15 µs and its backward twice
+// that. 2,000 calls instead of 1,000: 2 layers × 3 × 1,000 × 15 µs = 90 ms more.
+TEST(StepTime, HostCallsPerLayerSetTheHostFloor) {
+  ModelSpec m = find_model("llama-3.1-8b");
+  m.layers = 2;
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");
+  Layout l;
+  l.seq_len = 128;
+  l.micro_batch = 1;
+  l.host_calls_per_layer = 1000;
+  const StepTime a = estimate_step_time(m, l, a100);
+  l.host_calls_per_layer = 2000;
+  const StepTime b = estimate_step_time(m, l, a100);
+  EXPECT_NEAR(b.step_s - a.step_s, 2 * 3 * 1000 * 15e-6, 1e-9);
+  // 0: the kernel count alone.
+  l.host_calls_per_layer = 0;
+  EXPECT_LT(estimate_step_time(m, l, a100).step_s, a.step_s);
+}
+
 }  // namespace
 }  // namespace gpuplan
