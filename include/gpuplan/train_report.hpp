@@ -15,6 +15,7 @@
 #include "gpuplan/operations.hpp"
 #include "gpuplan/ownership.hpp"
 #include "gpuplan/report.hpp"
+#include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/workload.hpp"
 
 namespace gpuplan {
@@ -57,6 +58,8 @@ struct TrainRequest {
   // settings stated over its defaults.
   const FrameworkProfile* framework = nullptr;
   RunSettings settings;
+  // The inputs as typed and read ("--tokens 1万亿" → 1e12), shown first.
+  std::vector<TypedInput> typed_inputs;
 };
 
 Report train_report(const TrainRequest& request);

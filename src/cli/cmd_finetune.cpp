@@ -10,6 +10,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/inference_report.hpp"
+#include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {
@@ -61,7 +62,8 @@ void run(const FinetuneFlags& f) {
   }
   j.micro_batch = f.micro_batch;
   j.global_batch = f.global_batch;
-  j.samples = f.samples ? parse_count(*f.samples, "--samples") : 1000;
+  std::vector<TypedInput> echo;
+  j.samples = parse_count_echoed(f.samples, "--samples", &echo).value_or(1000);
   j.epochs = f.epochs;
   if (!f.optimizer.empty()) j.optimizer = parse_optimizer(f.optimizer, "--optimizer");
   j.precision = parse_precision(f.precision, "--precision");
@@ -80,7 +82,9 @@ void run(const FinetuneFlags& f) {
   std::vector<GpuChoice> ranking;
   if (!f.no_ranking) ranking = rank_gpus_for_finetune(m, j, 1024, pi.market);
   const Price price = resolve_price(g.id, pi);
-  print_report(finetune_report(m, g, e, smallest, ranking, price), f.out);
+  Report rep = finetune_report(m, g, e, smallest, ranking, price);
+  if (auto s = typed_inputs_section(echo)) rep.sections.insert(rep.sections.begin(), *s);
+  print_report(rep, f.out);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/text_match.hpp"
+#include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -137,24 +138,25 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
 TrainRequest make_train_request(const TrainInputs& in) {
   TrainRequest r;
   r.model = in.model;
-  r.params = parse_optional_count(in.params, "--params");
+  std::vector<TypedInput>* echo = &r.typed_inputs;
+  r.params = parse_count_echoed(in.params, "--params", echo);
   r.model_spec = in.model_spec;
-  r.workload.tokens = parse_optional_count(in.tokens, "--tokens");
-  r.workload.samples = parse_optional_count(in.samples, "--samples");
-  r.workload.tokens_per_sample = parse_optional_count(in.tokens_per_sample, "--tokens-per-sample");
-  r.workload.dataset_bytes = parse_optional_count(in.dataset_bytes, "--dataset-bytes");
+  r.workload.tokens = parse_count_echoed(in.tokens, "--tokens", echo);
+  r.workload.samples = parse_count_echoed(in.samples, "--samples", echo);
+  r.workload.tokens_per_sample = parse_count_echoed(in.tokens_per_sample, "--tokens-per-sample", echo);
+  r.workload.dataset_bytes = parse_count_echoed(in.dataset_bytes, "--dataset-bytes", echo);
   require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token");
   r.workload.bytes_per_token = in.bytes_per_token;
   r.workload.epochs = in.epochs;
   r.workload.seq_len = in.seq_len;
-  r.workload.global_batch_seqs = parse_optional_count(in.global_batch, "--global-batch");
-  r.workload.global_batch_tokens = parse_optional_count(in.batch_tokens, "--batch-tokens");
-  r.flop_per_sample = parse_optional_count(in.flops_per_sample, "--flops-per-sample");
+  r.workload.global_batch_seqs = parse_count_echoed(in.global_batch, "--global-batch", echo);
+  r.workload.global_batch_tokens = parse_count_echoed(in.batch_tokens, "--batch-tokens", echo);
+  r.flop_per_sample = parse_count_echoed(in.flops_per_sample, "--flops-per-sample", echo);
   r.gpu = in.gpu;
-  r.gpus = parse_optional_count(in.gpus, "--gpus");
-  if (in.deadline) r.deadline_s = parse_duration_s(*in.deadline, "--deadline");
+  r.gpus = parse_count_echoed(in.gpus, "--gpus", echo);
+  r.deadline_s = parse_duration_echoed(in.deadline, "--deadline", echo);
   if (in.mfu) r.mfu = parse_fraction(*in.mfu, "--mfu");
-  r.tflops_per_gpu = parse_optional_count(in.tflops_per_gpu, "--tflops-per-gpu");
+  r.tflops_per_gpu = parse_count_echoed(in.tflops_per_gpu, "--tflops-per-gpu", echo);
   r.precision = parse_precision(in.precision, "--precision");
   r.recompute = parse_recompute(in.recompute, "--recompute");
   r.causal_half = in.causal;
@@ -177,7 +179,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
     require_range(*in.storage_gbytes_per_s, 1e-3, 1e7, "--storage-gbytes-per-s", "a positive aggregate write bandwidth in GB/s");
     r.ops.storage_bytes_per_s = *in.storage_gbytes_per_s * 1e9;
   }
-  if (in.checkpoint_interval) r.ops.checkpoint_interval_s = parse_duration_s(*in.checkpoint_interval, "--checkpoint-interval");
+  if (in.checkpoint_interval) r.ops.checkpoint_interval_s = *parse_duration_echoed(in.checkpoint_interval, "--checkpoint-interval", echo);
   if (in.spot_mtbf_hours) r.ops.spot_node_mtbf_hours = *in.spot_mtbf_hours;
   r.calibration = in.calibration;
   r.framework = &resolve_framework(in.software);

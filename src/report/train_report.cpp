@@ -299,6 +299,7 @@ Report train_report(const TrainRequest& r) {
   if (r.deadline_s) rep.inputs["deadline_s"] = *r.deadline_s;
   if (mfu && !run.mfu_solved) rep.inputs["mfu"] = *mfu;
 
+  if (auto echo = typed_inputs_section(r.typed_inputs)) rep.sections.push_back(*echo);
   if (have_model) rep.sections.push_back(model_section(model));
 
   Section ws{"workload", "Workload", "训练数据", {}, {}, {}};
