@@ -25,6 +25,7 @@ struct TrainRequest {
   std::optional<double> params;           // or a bare parameter count
   std::optional<ModelSpec> model_spec;    // or a model already built (the web API's pasted config.json)
   WorkloadInput workload;
+  bool force_context = false;             // a seq_len beyond the model's max_position_embeddings is meant
   std::optional<double> flop_per_sample;  // non-LLM workloads: FLOPs of one training sample
   std::string gpu;
   std::optional<double> gpus;

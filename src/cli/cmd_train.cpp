@@ -44,6 +44,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--flops-per-sample", f->flops_per_sample, "Non-LLM workloads: training FLOPs of one sample (with --samples)");
   cmd->add_option("--epochs", f->epochs, "Passes over the data")->capture_default_str();
   cmd->add_option("--seq-len", f->seq_len, "Tokens per sequence")->capture_default_str();
+  cmd->add_flag("--force", f->force, "Plan a --seq-len longer than the model supports");
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (for the step count)");
   cmd->add_option("--batch-tokens", f->batch_tokens, "Or: tokens per optimizer step");
   cmd->add_option("--gpu,-g", f->gpu, "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)");

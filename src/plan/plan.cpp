@@ -11,6 +11,7 @@
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/text_match.hpp"
 
 namespace gpuplan {
 namespace {
@@ -137,6 +138,27 @@ void check_pins(const PlanRequest& r) {
   if (r.gpu_counts.empty()) throw InputError("--gpus", "--gpus needs at least one GPU count.");
   for (int64_t n : r.gpu_counts) {
     if (n < 1) throw InputError("--gpus", fmt::format("--gpus must be positive (got {}).", n));
+  }
+  // The pinned degrees multiply to the GPUs of one replica; a count they do not
+  // divide has no layout at all, which is the constraint to name (not memory).
+  std::string pinned;
+  int64_t per_replica = 1;
+  const char* first_flag = nullptr;
+  for (auto [deg, flag] : {std::pair{r.tp, "--tp"}, std::pair{r.pp, "--pp"}, std::pair{r.cp, "--cp"}, std::pair{r.dp, "--dp"}}) {
+    if (deg <= 0) continue;
+    per_replica *= deg;
+    pinned += fmt::format("{}{} {}", pinned.empty() ? "" : " × ", flag, deg);
+    if (!first_flag) first_flag = flag;
+  }
+  if (first_flag) {
+    bool any = false;
+    for (int64_t n : r.gpu_counts) any = any || n % per_replica == 0;
+    if (!any) {
+      std::vector<std::string> counts;
+      for (int64_t n : r.gpu_counts) counts.push_back(std::to_string(n));
+      throw InputError(first_flag, fmt::format("{} needs a GPU count that is a multiple of {}; --gpus {} {} not.", pinned,
+                                               per_replica, join(counts, ","), counts.size() == 1 ? "is" : "are"));
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/inference.hpp"
 #include "gpuplan/text_match.hpp"
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
@@ -149,6 +150,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.workload.bytes_per_token = in.bytes_per_token;
   r.workload.epochs = in.epochs;
   r.workload.seq_len = in.seq_len;
+  r.force_context = in.force;
   r.workload.global_batch_seqs = parse_count_echoed(in.global_batch, "--global-batch", echo);
   r.workload.global_batch_tokens = parse_count_echoed(in.batch_tokens, "--batch-tokens", echo);
   r.flop_per_sample = parse_count_echoed(in.flops_per_sample, "--flops-per-sample", echo);
@@ -187,6 +189,13 @@ TrainRequest make_train_request(const TrainInputs& in) {
   return r;
 }
 
+Precision training_precision(const std::optional<std::string>& typed, const GpuSpec& gpu) {
+  if (!typed) return gpu.has(Precision::kBf16) || !gpu.has(Precision::kFp16) ? Precision::kBf16 : Precision::kFp16;
+  const Precision p = parse_precision(*typed, "--precision");
+  (void)gpu.peak(p);  // throws "--precision: a100-sxm4-80gb has no fp8 tensor-core path; it supports ..."
+  return p;
+}
+
 ResolvedLayout resolve_layout(const LayoutInputs& in) {
   ResolvedLayout r;
   r.model = choose_model(in.model, parse_optional_count(in.params, "--params"), in.model_spec);
@@ -209,7 +218,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.zero_stage = in.zero.value_or(fw.zero_default);
   l.shard_group = in.shard_group;
   l.recompute = in.recompute ? parse_recompute(*in.recompute, "--recompute") : fw.recompute_default;
-  l.precision = parse_precision(in.precision, "--precision");
+  l.precision = training_precision(in.precision, r.gpu);
+  require_supported_context(r.model, in.seq_len, in.force, "--seq-len");
   l.pure_bf16 = in.pure_bf16;
   l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
   l.offload_optimizer = in.offload_optimizer;
@@ -325,7 +335,11 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.micro_batch = in.micro_batch;
   r.zero_stage = in.zero;
   if (in.recompute) r.recompute = parse_recompute(*in.recompute, "--recompute");
-  r.precision = parse_precision(in.precision, "--precision");
+  r.precision = parse_precision(in.precision.value_or("bf16"), "--precision");
+  if (in.precision) {
+    for (const GpuSpec& g : r.gpus) (void)training_precision(in.precision, g);
+  }
+  require_supported_context(r.model, in.seq_len, in.force, "--seq-len");
   r.optimizer = parse_optimizer(in.optimizer, "--optimizer");
   const std::string rank = normalize_name(in.rank_by);
   if (rank == "time") r.rank_by = PlanRank::kTime;

@@ -7,6 +7,7 @@
 
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/inference.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
 #include "gpuplan/plan.hpp"
@@ -98,6 +99,7 @@ Report train_report(const TrainRequest& r) {
   ModelSpec model;
   const bool have_model = !r.model.empty() || r.params || r.model_spec;
   if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
+  if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
   Report rep;
   rep.command = "train";
   rep.title_en = "Training run estimate";
@@ -173,6 +175,11 @@ Report train_report(const TrainRequest& r) {
     }
   }
   if (!mfu && !(r.gpus && r.deadline_s)) {
+    if (!r.gpus && !r.deadline_s) {
+      throw InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
+                                          : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                            "(--mfu is predicted only for a model with an architecture).");
+    }
     throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
                                        : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
                                          "(--mfu is predicted only for a model with an architecture).");
@@ -396,8 +403,10 @@ Report train_report(const TrainRequest& r) {
   if (run.deadline_s) {
     ts.rows.push_back(num("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
     ts.rows.push_back(num("deadline_met", "Deadline met", "能否按期完成", run.deadline_met ? 1 : 0, Unit::kFlag));
+    // Under a second of slack is rounding (the MFU or GPU count was solved for the deadline), not time to spare.
+    const double slack = std::fabs(run.deadline_slack_s) < 1 ? 0 : std::fabs(run.deadline_slack_s);
     ts.rows.push_back(num("deadline_slack_s", run.deadline_met ? "Time to spare" : "Late by", run.deadline_met ? "富余时间" : "超期",
-                          std::fabs(run.deadline_slack_s), Unit::kSeconds));
+                          slack, Unit::kSeconds));
   }
   rep.sections.push_back(ts);
 
