@@ -11,7 +11,9 @@
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/size_limits.hpp"
 #include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
 
 namespace gpuplan {
 namespace {
@@ -235,6 +237,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
       const int64_t rest = gpus / (tp * cp);
       for (int64_t pp : divisors(rest)) {
         if (!pinned_ok(r.pp, pp) || pp > m.layers) continue;
+        if (r.pp <= 0 && pp > kMaxSearchedPipelineStages) continue;  // size_limits.hpp: bounded work per layout
         if (pp > 1 && !fw.pp) continue;
         const int64_t dp = rest / pp;
         if (dp > 1 && !fw.dp) continue;
@@ -327,6 +330,28 @@ PlanResult plan(const PlanRequest& r) {
   mo.suggest = false;
   StepTimeOptions so = r.step_options;
   so.explain = false;
+  const int64_t groups = static_cast<int64_t>(r.gpus.size() * r.gpu_counts.size());
+  if (groups > kMaxPlanGroups) {
+    throw InputError("--gpus", fmt::format("--gpus: {} GPU types × {} counts = {} searches, more than the {} one plan request runs; "
+                                           "give fewer GPU types or counts (a range a-b searches its powers of two).",
+                                           r.gpus.size(), r.gpu_counts.size(), groups, kMaxPlanGroups));
+  }
+  auto too_much = [&](const char* what) {
+    return InputError("--gpus", fmt::format("--gpus: this search over {} GPU type(s) × {} count(s) of a {}-layer model would {}, beyond what "
+                                            "one request may spend; pin --tp or --pp, or give fewer GPU types or counts.",
+                                            r.gpus.size(), r.gpu_counts.size(), r.model.layers, what));
+  };
+  // Work units (size_limits.hpp): a memory check costs one, a step-time
+  // estimate kStepTimePasses, each growing with the pipeline stages it walks;
+  // the layer count barely matters. kMaxPlanWorkUnits bounds them as the
+  // search goes, so a request is refused after about a second, not hours.
+  double work = 0;
+  auto spend = [&](const Layout& l, double passes) {
+    work += passes * (1.0 + static_cast<double>(l.pp) * l.vp / 16.0);
+    if (work > static_cast<double>(kMaxPlanWorkUnits)) {
+      throw too_much(fmt::format("need more than {} layout evaluations", format_thousands(static_cast<double>(kMaxPlanWorkUnits))).c_str());
+    }
+  };
   for (const GpuSpec& g : r.gpus) {
     for (int64_t n : r.gpu_counts) {
       PlanGroup grp;
@@ -336,6 +361,7 @@ PlanResult plan(const PlanRequest& r) {
       grp.global_batch = default_global_batch(r, n);
       grp.usd_per_gpu_hour = price_usd(g, r.market);
       const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
+      work += kEnumeratePasses * static_cast<double>(layouts.size());
       std::vector<std::pair<double, size_t>> fitting;
       // Memory only grows with the micro-batch, with a lower ZeRO stage and with
       // less recomputation, all else fixed. A layout is rejected without asking
@@ -368,11 +394,13 @@ PlanResult plan(const PlanRequest& r) {
         }
         if (dominated) continue;
         ++grp.memory_checked;
+        spend(l, 1);
         const MemoryBreakdown mem = estimate_memory_numbers(r.model, l, g, mo);
         if (!mem.fits) {
           fails.push_back({l.zero_stage, lean, l.micro_batch});
           continue;
         }
+        spend(l, kStepTimePasses);
         const StepTime t = estimate_step_time(r.model, layouts[i], g, so);
         fitting.push_back({score(r, t, n), i});
       }
