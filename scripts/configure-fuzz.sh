@@ -3,10 +3,10 @@
 #   bash scripts/configure-fuzz.sh          # build-fuzz: -O1 with line tables, ASan + UBSan and
 #                                           # libFuzzer's coverage hooks on everything (finds bugs;
 #                                           # also runs the test suite under the sanitizers)
-#   bash scripts/configure-fuzz.sh timing   # build-fuzz-timing: -O2 -DNDEBUG, coverage hooks only,
-#                                           # no sanitizers: the harnesses run as fast as the release
-#                                           # build, so libFuzzer's -timeout=1 fails any input that
-#                                           # takes more than a second (issue 16 part 6)
+#   bash scripts/configure-fuzz.sh timing   # build-fuzz-timing: -O2 -DNDEBUG, cheap coverage counters,
+#                                           # no sanitizers: the harnesses run at about the release
+#                                           # build's speed and fail any input over one second of
+#                                           # CPU (fuzz_check.hpp: CpuBudget; issue 16 part 6)
 # Used by scripts/fuzz.sh and scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -18,8 +18,8 @@ ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
 # coverage counters, a small slowdown outside a fuzzer), the suite run on it, then
 # each fuzz harness for FUZZ_SECONDS (45 s here); fuzz.sh also builds
 # build-fuzz-timing (-O2, no sanitizers: the harnesses alone) and replays and
-# fuzzes each harness there with -timeout=1, failing on any input that takes
-# over a second optimised (FUZZ_TIMING_SECONDS, 15 s here). The browser test (label e2e)
+# fuzzes each harness there, failing on any input that takes over a second of
+# CPU optimised (FUZZ_TIMING_SECONDS, 15 s here). The browser test (label e2e)
 # is left out of the sanitizer run: it spends its time in Chromium, and the
 # server code it reaches is the handle_request that fuzz_web_api fuzzes.
 bash scripts/configure-fuzz.sh
