@@ -8,6 +8,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/size_limits.hpp"
 #include "gpuplan/text_match.hpp"
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
@@ -47,14 +48,14 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
     if (dash != std::string::npos && dash > 0) {
       const double lo = parse_count(part.substr(0, dash), "--gpus");
       const double hi = parse_count(part.substr(dash + 1), "--gpus");
-      if (hi < lo || hi > 1e7) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
+      if (hi < lo || hi > static_cast<double>(kMaxGpus)) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
       for (int64_t n = 1; static_cast<double>(n) <= hi; n *= 2) {
         if (static_cast<double>(n) >= lo) out.push_back(n);
       }
       if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part));
     } else {
       const double n = parse_count(part, "--gpus");
-      if (!(n <= 1e7) || n != std::floor(n)) {  // range first: a huge n has no int64 value
+      if (!(n <= static_cast<double>(kMaxGpus)) || n != std::floor(n)) {  // range first: a huge n has no int64 value
         throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part));
       }
       out.push_back(static_cast<int64_t>(n));
@@ -213,6 +214,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.micro_batch = in.micro_batch;
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.");
   if (in.global_batch > 0) l.global_batch = in.global_batch;  // 0 (the flag's default): dp × micro-batch
+  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len",
+                "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)");
   l.seq_len = in.seq_len;
   const FrameworkProfile& fw = resolve_framework(in.software);
   l.zero_stage = in.zero.value_or(fw.zero_default);
@@ -231,7 +234,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   int64_t gpus = 0;
   if (in.gpus) {
     const double g = parse_count(*in.gpus, "--gpus");
-    if (g < 1 || g > 1e7 || std::floor(g) != g) {
+    if (g < 1 || g > static_cast<double>(kMaxGpus) || std::floor(g) != g) {
       throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs from 1 to 10,000,000 (got {}).", *in.gpus));
     }
     gpus = static_cast<int64_t>(g);
@@ -320,7 +323,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
   for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));
   r.gpu_counts = parse_gpu_counts(in.gpus.value_or(""));
-  require_range(static_cast<double>(in.seq_len), 1, 1e8, "--seq-len", "a positive token count");
+  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)");
   r.seq_len = in.seq_len;
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
   r.global_batch = in.global_batch;

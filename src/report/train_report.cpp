@@ -8,6 +8,7 @@
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/size_limits.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
 #include "gpuplan/plan.hpp"
@@ -26,7 +27,7 @@ Row txt(const char* key, const char* en, const char* zh, std::string text) {
 }
 
 void validate(const TrainRequest& r) {
-  if (r.gpus) require_range(*r.gpus, 1, 1e7, "--gpus", "a whole number of GPUs from 1 to 10,000,000");
+  if (r.gpus) require_range(*r.gpus, 1, static_cast<double>(kMaxGpus), "--gpus", "a whole number of GPUs from 1 to 10,000,000");
   if (r.gpus && std::floor(*r.gpus) != *r.gpus) {
     throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus));
   }
@@ -39,7 +40,7 @@ void validate(const TrainRequest& r) {
   if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
   require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
   require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
-  require_range(static_cast<double>(r.workload.seq_len), 1, 1e8, "--seq-len", "a whole number of tokens from 1 to 100,000,000");
+  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000");
   if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18");
   if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18");
   if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
