@@ -28,6 +28,25 @@ void BM_PlanGpt3_1024A100(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanGpt3_1024A100)->Unit(benchmark::kMillisecond);
 
+// The deepest model gpuplan accepts (kMaxLayers = 1,024 layers, Llama 3.1 8B
+// widths) on 2^20 H100s: the search's cost must stay near a real model's
+// (issue 16 part 6), since unpinned PP stops at 128 stages.
+void BM_PlanDeepestConfigOnAMillionGpus(benchmark::State& state) {
+  gpuplan::PlanRequest r;
+  r.model = gpuplan::find_model("llama-3.1-8b");
+  r.model.layers = 1024;
+  r.gpus = {gpuplan::find_gpu("h100")};
+  r.gpu_counts = {int64_t{1} << 20};
+  int64_t layouts = 0;
+  for (auto _ : state) {
+    const gpuplan::PlanResult res = gpuplan::plan(r);
+    layouts = res.groups[0].evaluated;
+    benchmark::DoNotOptimize(res);
+  }
+  state.counters["layouts"] = static_cast<double>(layouts);
+}
+BENCHMARK(BM_PlanDeepestConfigOnAMillionGpus)->Unit(benchmark::kMillisecond);
+
 void BM_StepTimeOneLayout(benchmark::State& state) {
   const gpuplan::PlanRequest r = request();
   gpuplan::Layout l;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <string>
 
@@ -34,5 +35,26 @@ inline void check_json_finite(const nlohmann::json& j, const std::string& path =
     for (std::size_t i = 0; i < j.size(); ++i) check_json_finite(j[i], path + "[" + std::to_string(i) + "]");
   }
 }
+
+// In the timing build (-DGPUPLAN_FUZZ_TIMING, scripts/configure-fuzz.sh
+// timing) an input that takes more than one second of CPU is a finding: no
+// request may hold the CLI or the web server (issue 16). CPU time, not wall
+// time, so a loaded machine does not make findings; libFuzzer's -timeout is
+// the wall-clock backstop. Elsewhere it does nothing.
+class CpuBudget {
+ public:
+  CpuBudget() : start_(std::clock()) {}
+  ~CpuBudget() {
+#ifdef GPUPLAN_FUZZ_TIMING
+    const double cpu_s = static_cast<double>(std::clock() - start_) / CLOCKS_PER_SEC;
+    if (cpu_s > 1.0) fail("one input took " + std::to_string(cpu_s) + " s of CPU (limit 1 s)");
+#endif
+  }
+  CpuBudget(const CpuBudget&) = delete;
+  CpuBudget& operator=(const CpuBudget&) = delete;
+
+ private:
+  std::clock_t start_;
+};
 
 }  // namespace gpuplan::fuzz

@@ -44,6 +44,7 @@ bool has_non_finite_word(const std::string& text, bool infinity_too) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;
+  const gpuplan::fuzz::CpuBudget budget;  // the timing build: over 1 s of CPU is a finding
   std::vector<std::string> args{"gpuplan"};
   std::string cur;
   for (size_t i = 0; i < size; ++i) {

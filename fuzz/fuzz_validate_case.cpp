@@ -18,6 +18,7 @@ using namespace gpuplan;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 64 * 1024) return 0;
+  const gpuplan::fuzz::CpuBudget budget;  // the timing build: over 1 s of CPU is a finding
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const std::vector<ValidationCase> cases = parse_cases(text, "fuzz.jsonl");

@@ -24,6 +24,7 @@ const char* const kRoutes[] = {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1 || size > 64 * 1024) return 0;
+  const gpuplan::fuzz::CpuBudget budget;  // the timing build: over 1 s of CPU is a finding
   const uint8_t selector = data[0];
   std::string rest(reinterpret_cast<const char*>(data + 1), size - 1);
   std::string path;

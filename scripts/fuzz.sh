@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (fuzz/, clang++ with ASan + UBSan) into
-# build-fuzz and runs each one for a bounded time on its seed corpus.
-# Fails (exit 1) if any harness finds a crash, leak, UB, non-finite result or a
-# hang; the input that triggered it is left in build-fuzz/findings/.
+# Builds the libFuzzer harnesses (fuzz/) twice and runs each harness in both:
+#  1. build-fuzz (clang++ with ASan + UBSan), for FUZZ_SECONDS on its seed
+#     corpus: fails on a crash, leak, UB, non-finite result or a hang (25 s);
+#  2. build-fuzz-timing (-O2, no sanitizers, cheap coverage counters), first
+#     replaying every input the first run kept, then fuzzing for
+#     FUZZ_TIMING_SECONDS: fails on any single input that takes more than one
+#     second of CPU in the optimised build (each harness checks its own CPU
+#     time there, fuzz_check.hpp: CpuBudget; -timeout=10 is the wall-clock
+#     backstop), issue 16: no request may hold the CLI or the server.
+# Exit 1 on any finding; the input that triggered it is left in build-fuzz/findings/.
 #
-#   bash scripts/fuzz.sh            # 60 s per harness (CI: 45 s, from scripts/test.sh)
-#   FUZZ_SECONDS=600 bash scripts/fuzz.sh cli   # one harness, 10 minutes
+#   bash scripts/fuzz.sh            # 60 s + 20 s per harness (CI: 45 s + 15 s, from scripts/test.sh)
+#   FUZZ_SECONDS=600 FUZZ_TIMING_SECONDS=600 bash scripts/fuzz.sh cli   # one harness, 10 minutes each
 # docs/fuzzing.md has longer runs and how to reproduce a finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
+timing_seconds="${FUZZ_TIMING_SECONDS:-$(( seconds / 3 ))}"
 jobs="${FUZZ_BUILD_JOBS:-$(nproc)}"
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(hf_config validate_case cli web_api)
 
 bash scripts/configure-fuzz.sh
+bash scripts/configure-fuzz.sh timing
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
+cmake --build build-fuzz-timing -j"$jobs" --target "${targets[@]}"
 
 mkdir -p build-fuzz/findings
 status=0
@@ -25,7 +34,7 @@ for h in "${harnesses[@]}"; do
   # A scratch corpus: the seeds in fuzz/corpus/ stay as committed.
   work="build-fuzz/corpus/$h"
   mkdir -p "$work"
-  echo "== fuzz_$h: ${seconds}s"
+  echo "== fuzz_$h: ${seconds}s under ASan + UBSan"
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        "build-fuzz/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 -max_len=8192 \
        -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$h-" "$work" "fuzz/corpus/$h" \
@@ -33,8 +42,20 @@ for h in "${harnesses[@]}"; do
     echo "fuzz_$h FAILED: see build-fuzz/fuzz_$h.log and build-fuzz/findings/"
     tail -n 40 "build-fuzz/fuzz_$h.log"
     status=1
+    continue
+  fi
+  grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "build-fuzz/fuzz_$h.log" | tr '\n' ' '
+  echo
+  # The optimised build: every kept input once, then more fuzzing, one second each at most.
+  echo "== fuzz_$h: replay + ${timing_seconds}s optimised, at most 1 s of CPU per input"
+  if ! "build-fuzz-timing/fuzz/fuzz_$h" -max_total_time="$timing_seconds" -timeout=10 -rss_limit_mb=4096 -max_len=8192 \
+       -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$h-slow-" "$work" "fuzz/corpus/$h" \
+       >"build-fuzz/fuzz_${h}_timing.log" 2>&1; then
+    echo "fuzz_$h FAILED in the optimised build (an input over one second?): see build-fuzz/fuzz_${h}_timing.log and build-fuzz/findings/"
+    tail -n 40 "build-fuzz/fuzz_${h}_timing.log"
+    status=1
   else
-    grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "build-fuzz/fuzz_$h.log" | tr '\n' ' '
+    grep -E "^stat::(number_of_executed_units|average_exec_per_sec|slowest_unit_time_sec)" "build-fuzz/fuzz_${h}_timing.log" | tr '\n' ' '
     echo
   fi
 done

@@ -130,6 +130,7 @@ TEST(Extremes, AMillionTokenContext) {
   r.model = "llama-3.1-8b";
   r.workload.tokens = 1e15;
   r.workload.seq_len = 1 << 20;
+  r.force_context = true;  // 8× Llama 3.1 8B's 131,072 positions, on purpose (--force)
   r.workload.global_batch_seqs = 16;
   r.gpu = "h100";
   r.gpus = 100000;

@@ -103,6 +103,7 @@ TEST(WebApi, TrainEqualsTheLibraryReport) {
   q.gpu = "h100";
   q.gpus = 1024;
   q.mfu = 0.4;
+  q.typed_inputs = {{"--tokens", "15T", 15e12, Unit::kCount}};  // the API echoes how "15T" was read, as the CLI does
   EXPECT_EQ(r.body, to_json(train_report(q)).dump());
 }
 
@@ -118,6 +119,7 @@ TEST(WebApi, TrainEqualsForDeadlineRangePriceAndStrings) {
   q.deadline_s = 30 * 86400.0;
   q.mfu = 0.4;
   q.price.text = "15-30cny";
+  q.typed_inputs = {{"--tokens", "1e12", 1e12, Unit::kCount}, {"--deadline", "30d", 30 * 86400.0, Unit::kSeconds}};
   EXPECT_EQ(r.body, to_json(train_report(q)).dump());
 }
 

@@ -52,6 +52,7 @@ struct TrainInputs {
   double bytes_per_token = 4;
   double epochs = 1;
   int64_t seq_len = 4096;
+  bool force = false;                   // --force: a --seq-len beyond the model's context is meant
   std::optional<std::string> global_batch, batch_tokens;
   std::string gpu;
   std::optional<std::string> gpus, deadline, mfu, tflops_per_gpu;
@@ -95,12 +96,13 @@ struct LayoutInputs {
   int64_t micro_batch = 1;
   int64_t global_batch = 0;
   int64_t seq_len = 4096;
+  bool force = false;                   // --force: a --seq-len beyond the model's context is meant
   std::optional<int> zero;              // not given: the framework's default
   int shard_group = 0;
   std::optional<std::string> recompute; // not given: the framework's default
   bool sequence_parallel = false;       // --sequence-parallel
   bool no_sequence_parallel = false;    // --no-sequence-parallel; neither: the framework's default
-  std::string precision = "bf16";
+  std::optional<std::string> precision; // not given: bf16, or fp16 on a GPU without bf16 (V100)
   bool pure_bf16 = false;
   bool fp32_grads = false;              // --fp32-grads: force an fp32 gradient buffer
   FrameworkInputs software;
@@ -117,6 +119,11 @@ struct ResolvedLayout {
   Layout layout;
   int64_t gpus = 0;
 };
+
+// A precision the user typed that the GPU lacks is refused (fp8 on A100, bf16
+// on V100: InputError naming --precision); an untyped one is bf16, or fp16
+// where the GPU has no bf16.
+Precision training_precision(const std::optional<std::string>& typed, const GpuSpec& gpu);
 
 // Builds and validates the layout; dp defaults to gpus / (tp·pp·cp). Throws InputError.
 ResolvedLayout resolve_layout(const LayoutInputs& in);
@@ -139,13 +146,14 @@ struct PlanInputs {
   std::string gpu;                      // one GPU or a comma-separated list
   std::optional<std::string> gpus;      // "1024", "512,1024" or "256-4096"
   int64_t seq_len = 4096;
+  bool force = false;                   // --force: a --seq-len beyond the model's context is meant
   int64_t global_batch = 0;
   int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;  // 0: the planner chooses
   std::optional<int> first_stage_layers, last_stage_layers;  // pinned uneven pipeline split
   int64_t micro_batch = 0;
   std::optional<int> zero;
   std::optional<std::string> recompute;
-  std::string precision = "bf16";
+  std::optional<std::string> precision; // not given: bf16 (each GPU without it plans its 16-bit format)
   std::string optimizer = "adamw";
   std::string rank_by = "time";
   int top = 5;

@@ -280,6 +280,9 @@ ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOp
 // The longest context the model was trained for (max_position_embeddings of its
 // catalog config.json); 0 when unknown.
 int64_t model_max_context(const ModelSpec& model);
+// Throws InputError naming `field` when `tokens` exceed model_max_context
+// (unless `force`: the user means to plan a longer context anyway).
+void require_supported_context(const ModelSpec& model, int64_t tokens, bool force, const std::string& field);
 
 // Throws InputError naming the field when the options cannot run this model on this GPU.
 void validate_inference(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o);

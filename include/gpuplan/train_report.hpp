@@ -15,6 +15,7 @@
 #include "gpuplan/operations.hpp"
 #include "gpuplan/ownership.hpp"
 #include "gpuplan/report.hpp"
+#include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/workload.hpp"
 
 namespace gpuplan {
@@ -24,6 +25,7 @@ struct TrainRequest {
   std::optional<double> params;           // or a bare parameter count
   std::optional<ModelSpec> model_spec;    // or a model already built (the web API's pasted config.json)
   WorkloadInput workload;
+  bool force_context = false;             // a seq_len beyond the model's max_position_embeddings is meant
   std::optional<double> flop_per_sample;  // non-LLM workloads: FLOPs of one training sample
   std::string gpu;
   std::optional<double> gpus;
@@ -57,6 +59,8 @@ struct TrainRequest {
   // settings stated over its defaults.
   const FrameworkProfile* framework = nullptr;
   RunSettings settings;
+  // The inputs as typed and read ("--tokens 1万亿" → 1e12), shown first.
+  std::vector<TypedInput> typed_inputs;
 };
 
 Report train_report(const TrainRequest& request);

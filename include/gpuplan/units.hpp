@@ -15,16 +15,25 @@ inline constexpr double kGB = 1e9;                        // bytes
 inline constexpr double kTera = 1e12;
 inline constexpr double kSecondsPerHour = 3600.0;
 inline constexpr double kSecondsPerDay = 86400.0;
+// A month in a duration ("1个月", "1month") is 30 days: what monthly GPU
+// rentals (包月) run for, and what "30天" and "1个月" should agree on.
+inline constexpr double kSecondsPerMonth = 30 * kSecondsPerDay;
 
 // Parses a positive count with an optional SI suffix: "7e9", "70B", "15T",
 // "1.5M", "300k", "2,048". B means billion (1e9), as parameter counts use it.
+// Chinese multipliers work too and stack: "1万亿" = 1e12, "2000亿" = 2e11.
 // Throws InputError naming `field` on anything else, NaN, inf or <= 0.
 double parse_count(std::string_view text, const std::string& field);
 // The same for an optional input: nothing when it was not given.
 std::optional<double> parse_optional_count(const std::optional<std::string>& text, const std::string& field);
 
-// Parses a duration: "90d", "12h", "30min", "2w", "3600s", plain number = days.
+// Parses a duration: "90d", "12h", "30min", "2w", "1month", "3600s", and in
+// Chinese "30天", "2周", "1个月", "36小时", "90分钟"; a plain number = days.
 double parse_duration_s(std::string_view text, const std::string& field);
+
+// True for digits with at most dots, commas and spaces ("2048", "0.4"): text
+// that reads the same to everyone, so a report need not echo how it was read.
+bool is_plain_number(std::string_view text);
 
 // Parses a fraction in (0, 1]; accepts "0.4" or "40%".
 double parse_fraction(std::string_view text, const std::string& field);

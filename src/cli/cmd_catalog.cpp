@@ -96,8 +96,11 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     }
     s.rows.push_back(Row{"intra_link", "Intra-node link", "节点内互联", 0, Unit::kText, g.intra_link.empty() ? "PCIe only" : g.intra_link});
     s.rows.push_back(Row{"intra_bytes_per_s", "Intra-node bandwidth per GPU, one direction", "节点内单向带宽", g.intra_bytes_per_s, Unit::kBytesPerS});
-    s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", static_cast<double>(g.pcie_gen), Unit::kCount, g.pcie_gen ? "" : "(unknown)"});
-    s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", g.tdp_w, Unit::kCount});
+    // Unknown (0 in the spec) is shown as such, never as a zero.
+    if (g.pcie_gen > 0) s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", static_cast<double>(g.pcie_gen), Unit::kCount});
+    else s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", 0, Unit::kText, "unknown"});
+    if (g.tdp_w > 0) s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", g.tdp_w, Unit::kCount});
+    else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", 0, Unit::kText, "unknown"});
     s.rows.push_back(Row{"gpus_per_node", "GPUs per node (default)", "每节点卡数（默认）", static_cast<double>(g.gpus_per_node), Unit::kCount});
     s.rows.push_back(Row{"scaleout_bytes_per_s", "Scale-out per GPU, one direction", "跨节点单卡带宽", g.scaleout_bytes_per_s, Unit::kBytesPerS, g.scaleout});
     s.rows.push_back(Row{"aliases", "Aliases", "别名", 0, Unit::kText, join(g.aliases, ", ")});
@@ -129,6 +132,8 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
                          cell("default_price", "price", 0, Unit::kText, price)});
   }
   rep.sections.push_back(s);
+  rep.assumptions.push_back({"Each number has its source (datasheet, paper or measurement) and notes: gpuplan gpus ID, e.g. gpuplan gpus 910b2.",
+                             "每个数字都有来源（规格书、论文或实测）与说明：gpuplan gpus 型号，例如 gpuplan gpus 910b2。"});
   return rep;
 }
 

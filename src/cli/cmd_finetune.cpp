@@ -10,6 +10,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/inference_report.hpp"
+#include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {
@@ -29,7 +30,7 @@ struct FinetuneFlags {
   double epochs = 1;
   std::optional<int64_t> gpus;
   std::string optimizer;
-  std::string precision = "bf16";
+  std::optional<std::string> precision;  // not given: bf16, fp16 on a GPU without bf16
   bool no_checkpointing = false;
   int zero = -1;
   bool force = false;
@@ -61,10 +62,17 @@ void run(const FinetuneFlags& f) {
   }
   j.micro_batch = f.micro_batch;
   j.global_batch = f.global_batch;
-  j.samples = f.samples ? parse_count(*f.samples, "--samples") : 1000;
+  std::vector<TypedInput> echo;
+  j.samples = parse_count_echoed(f.samples, "--samples", &echo).value_or(1000);
   j.epochs = f.epochs;
   if (!f.optimizer.empty()) j.optimizer = parse_optimizer(f.optimizer, "--optimizer");
-  j.precision = parse_precision(f.precision, "--precision");
+  if (f.precision) {
+    j.precision = parse_precision(*f.precision, "--precision");
+    if (j.precision != Precision::kBf16 && j.precision != Precision::kFp16) {
+      throw InputError("--precision", fmt::format("--precision must be bf16 or fp16 for fine-tuning (got '{}').", *f.precision));
+    }
+  }
+  j.precision = training_precision(f.precision, g);  // refuses bf16 on V100
   j.gradient_checkpointing = !f.no_checkpointing;
   if (f.zero != -1) j.zero_stage = f.zero;  // the flag's -1: not given
   j.framework = &resolve_framework(f.software);
@@ -72,6 +80,13 @@ void run(const FinetuneFlags& f) {
   validate_finetune(m, j);
   if (f.gpus && (*f.gpus < 1 || *f.gpus > 100000)) throw InputError("--gpus", "--gpus must be between 1 and 100,000.");
   const int64_t smallest = smallest_fitting_gpus(m, g, j);
+  if (smallest == 0 && !f.gpus) {
+    // No count up to the search's limit fits: a time and a cost for a run
+    // that cannot start would be nonsense, so say what to change instead.
+    throw InputError("--gpu", fmt::format("--gpu: {} fine-tuning of {} does not fit on any count of {} up to 1,024 ({} GiB each, ZeRO-3); "
+                                          "use --method lora or qlora, or a GPU with more memory.",
+                                          f.method, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3)));
+  }
   const int64_t n = f.gpus ? *f.gpus : (smallest > 0 ? smallest : 1);
   const FinetuneEstimate e = estimate_finetune(m, g, j, n);
   PriceInput pi;
@@ -80,7 +95,9 @@ void run(const FinetuneFlags& f) {
   std::vector<GpuChoice> ranking;
   if (!f.no_ranking) ranking = rank_gpus_for_finetune(m, j, 1024, pi.market);
   const Price price = resolve_price(g.id, pi);
-  print_report(finetune_report(m, g, e, smallest, ranking, price), f.out);
+  Report rep = finetune_report(m, g, e, smallest, ranking, price);
+  if (auto s = typed_inputs_section(echo)) rep.sections.insert(rep.sections.begin(), *s);
+  print_report(rep, f.out);
 }
 
 }  // namespace
@@ -100,7 +117,7 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_option("--epochs", f->epochs, "Passes over the dataset")->capture_default_str();
   cmd->add_option("--gpus", f->gpus, "GPU count (default: the smallest that fits)");
   cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, paged_adamw8bit, sgd (default adamw; paged_adamw8bit for QLoRA)");
-  cmd->add_option("--precision", f->precision, "Compute precision: bf16, fp16")->capture_default_str();
+  cmd->add_option("--precision", f->precision, "Compute precision: bf16, fp16 (default bf16; fp16 on a GPU without bf16)");
   cmd->add_flag("--no-checkpointing", f->no_checkpointing, "Turn gradient checkpointing off (on by default)");
   cmd->add_option("--zero", f->zero, "ZeRO/FSDP stage (default 3 on more than one GPU)");
   cmd->add_flag("--force", f->force, "Plan a sequence longer than the model supports");

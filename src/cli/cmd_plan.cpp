@@ -123,7 +123,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--micro-batch", f->micro_batch, "Pin the micro-batch");
   cmd->add_option("--zero", f->zero, "Pin the ZeRO stage 0–3");
   cmd->add_option("--recompute", f->recompute, "Pin recompute: none, selective, full");
-  cmd->add_option("--precision", f->precision, "bf16, fp16, fp8")->capture_default_str();
+  cmd->add_option("--precision", f->precision, "bf16, fp16, fp8 (default bf16; a GPU without it plans its 16-bit format)");
+  cmd->add_flag("--force", f->force, "Plan a --seq-len longer than the model supports");
   cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, sgd")->capture_default_str();
   cmd->add_option("--market", f->market, "Prices from this market only: cn (CNY listings) or us (USD listings); default from --lang");
   cmd->add_option("--currency", f->currency, "Currency of the cost columns: usd or cny (default: the market's)");

@@ -36,7 +36,7 @@ void add_train_command(CLI::App& app) {
   TrainInputs* f = &flags->in;
   cmd->add_option("--model,-m", f->model, "Catalog id or alias (gpuplan models), or a config.json file or folder");
   cmd->add_option("--params", f->params, "Instead of --model: a bare parameter count (7e9, 70B); uses 6·N");
-  cmd->add_option("--tokens,-t", f->tokens, "Training tokens per epoch (1T, 15e12)");
+  cmd->add_option("--tokens,-t", f->tokens, "Training tokens per epoch (1T, 15e12, 1万亿, 2000亿)");
   cmd->add_option("--samples", f->samples, "Instead of --tokens: samples (sequences, images) per epoch");
   cmd->add_option("--tokens-per-sample", f->tokens_per_sample, "Tokens per sample (default: --seq-len); an image is its patch count");
   cmd->add_option("--dataset-bytes", f->dataset_bytes, "Instead of --tokens: raw text size in bytes (1T = 1 TB)");
@@ -44,11 +44,12 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--flops-per-sample", f->flops_per_sample, "Non-LLM workloads: training FLOPs of one sample (with --samples)");
   cmd->add_option("--epochs", f->epochs, "Passes over the data")->capture_default_str();
   cmd->add_option("--seq-len", f->seq_len, "Tokens per sequence")->capture_default_str();
+  cmd->add_flag("--force", f->force, "Plan a --seq-len longer than the model supports");
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (for the step count)");
   cmd->add_option("--batch-tokens", f->batch_tokens, "Or: tokens per optimizer step");
   cmd->add_option("--gpu,-g", f->gpu, "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)");
   cmd->add_option("--gpus,-n", f->gpus, "Number of GPUs");
-  cmd->add_option("--deadline,-d", f->deadline, "Wall-clock deadline: 90d, 36h, 2w");
+  cmd->add_option("--deadline,-d", f->deadline, "Wall-clock deadline: 90d, 36h, 2w, 1month, 30天, 2周, 1个月 (a month is 30 days)");
   cmd->add_option("--mfu", f->mfu, "Model FLOPs utilisation, 0.4 or 40%");
   cmd->add_option("--tflops-per-gpu", f->tflops_per_gpu, "Instead of --mfu: achieved TFLOP/s per GPU");
   cmd->add_option("--precision", f->precision, "Training precision whose peak MFU is measured against: bf16, fp16, fp8, tf32, fp32")->capture_default_str();

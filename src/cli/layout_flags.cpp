@@ -20,12 +20,13 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch per data-parallel rank")->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default dp × micro-batch)");
   cmd->add_option("--seq-len", f->seq_len, "Tokens per sequence")->capture_default_str();
+  cmd->add_flag("--force", f->force, "Plan a --seq-len longer than the model supports");
   cmd->add_option("--zero", f->zero, "ZeRO stage 0–3 (1 = distributed optimizer, 2 = FSDP SHARD_GRAD_OP, 3 = FSDP FULL_SHARD)")->capture_default_str();
   cmd->add_option("--shard-group", f->shard_group, "HSDP: ZeRO-3 within groups of this many data-parallel ranks");
   cmd->add_option("--recompute", f->recompute, "Activation recomputation: none, selective, full (default: the framework's; generic: none)");
   cmd->add_flag("--sequence-parallel", f->sequence_parallel, "Sequence parallelism on (with --tp > 1); default: the framework's");
   cmd->add_flag("--no-sequence-parallel", f->no_sequence_parallel, "Sequence parallelism off where the framework makes it optional");
-  cmd->add_option("--precision", f->precision, "bf16, fp16 (mixed precision, fp32 master), fp8 (fp8 GEMMs), fp32")->capture_default_str();
+  cmd->add_option("--precision", f->precision, "bf16, fp16 (mixed precision, fp32 master), fp8 (fp8 GEMMs), fp32 (default bf16; fp16 on a GPU without bf16)");
   cmd->add_flag("--pure-bf16", f->pure_bf16, "Weights, gradients and optimizer states all bf16, no fp32 master (torchtune)");
   cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, paged_adamw8bit, sgd")->capture_default_str();
   cmd->add_flag("--offload-optimizer", f->offload_optimizer, "Optimizer states, master weights and gradients in host memory (ZeRO-Offload)");

@@ -2,6 +2,9 @@
 #include "run_cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -9,6 +12,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/text_match.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -39,6 +43,17 @@ int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   app.set_version_flag("--version", "gpuplan 0.1.0");
   register_commands(app);
   CaptureGuard guard(out);
+  // A mistyped command ("trian") gets the nearest real ones, not CLI11's "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const auto near = closest_names(argv[1], names);
+      write_err(err, fmt::format("error: unknown command '{}'{}; 'gpuplan --help' lists the commands.\n", argv[1],
+                                 near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+      return 2;
+    }
+  }
   // Help and version text: to stdout (or `out`), as CLI11 prints it.
   auto exit_with = [&](const CLI::Error& e) {
     std::ostringstream o, er;

@@ -338,11 +338,25 @@ int64_t model_max_context(const ModelSpec& m) {
   return 0;
 }
 
+void require_supported_context(const ModelSpec& m, int64_t tokens, bool force, const std::string& field) {
+  const int64_t max_ctx = model_max_context(m);
+  if (force || max_ctx <= 0 || tokens <= max_ctx) return;
+  throw InputError(field, fmt::format("{} {} exceeds the {} tokens {} supports (max_position_embeddings); add --force to plan it anyway.",
+                                      field, format_thousands(static_cast<double>(tokens)), format_thousands(static_cast<double>(max_ctx)), m.name));
+}
+
 void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o) {
   if (m.count_only) {
     throw InputError("--model", "--model must be an architecture (catalog id or config.json) for inference; a bare parameter count has no KV-cache shape.");
   }
   if (o.tp < 1 || o.tp > 64) throw InputError("--tp", fmt::format("--tp must be 1 to 64 (got {}).", o.tp));
+  // A 16-bit format the GPU lacks (bf16 on V100) is refused: its kernels do not exist there.
+  if (o.weights == WeightFormat::kBf16 && !g.has(Precision::kBf16)) {
+    throw InputError("--precision", fmt::format("--precision: {} has no bf16 (its tensor cores run fp16); use --precision fp16.", g.id));
+  }
+  if (o.kv == Precision::kBf16 && !g.has(Precision::kBf16)) {
+    throw InputError("--kv-precision", fmt::format("--kv-precision: {} has no bf16; use fp16.", g.id));
+  }
   if (m.heads % o.tp != 0) {
     throw InputError("--tp", fmt::format("--tp {} does not divide the {} attention heads of {}.", o.tp, m.heads, m.name));
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/size_limits.hpp"
 #include "gpuplan/model.hpp"
 
 namespace gpuplan {
@@ -243,7 +244,8 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
   } else if (type == "gemma3_text") {
     const int64_t pattern = r.get_int({"sliding_window_pattern", "_sliding_window_pattern"}).value_or(6);
     if (pattern < 1) r.fail("sliding_window_pattern must be positive");
-    else for (int64_t i = 0; i < m.layers; ++i) local.push_back((i + 1) % pattern != 0);
+    // (A layer count beyond kMaxLayers is refused below; never build its table.)
+    else for (int64_t i = 0; i < std::min(m.layers, kMaxLayers); ++i) local.push_back((i + 1) % pattern != 0);
   }
   if (std::find(local.begin(), local.end(), true) != local.end()) {
     if (auto w = r.get_int({"sliding_window"}); w && *w > 0) {
@@ -315,6 +317,20 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads));
   }
   if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size");
+  // Sizes beyond any real model (size_limits.hpp): refused with the limit named,
+  // so that no pasted config can make a request's work unbounded.
+  auto at_most = [&](const char* key, int64_t v, int64_t limit, const char* why) {
+    if (v > limit) r.fail(fmt::format("{} {} exceeds gpuplan's limit of {} ({})", key, v, limit, why));
+  };
+  at_most("num_hidden_layers", m.layers, kMaxLayers, "the deepest real models have 126 layers, the deepest published Transformer 1,000");
+  at_most("hidden_size", m.hidden, kMaxHidden, "the widest real model has 20,480");
+  at_most("intermediate_size", m.intermediate, kMaxIntermediate, "the widest real FFN has 73,728");
+  at_most("num_attention_heads", m.heads, kMaxHeads, "real models have at most 128");
+  at_most("vocab_size", m.vocab, kMaxVocab, "the largest real vocabulary has 262,208 tokens");
+  if (m.moe) {
+    at_most("n_routed_experts", m.moe->routed_experts, kMaxExperts, "real models have at most 384");
+    at_most("moe_intermediate_size", m.moe->expert_intermediate, kMaxIntermediate, "the widest real FFN has 73,728");
+  }
   if (m.head_dim <= 0 && m.heads > 0 && m.hidden > 0) r.fail("head_dim must be positive");  // (hidden 0: already reported)
   r.finish();
 

@@ -11,6 +11,9 @@
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/size_limits.hpp"
+#include "gpuplan/text_match.hpp"
+#include "gpuplan/units.hpp"
 
 namespace gpuplan {
 namespace {
@@ -138,6 +141,27 @@ void check_pins(const PlanRequest& r) {
   for (int64_t n : r.gpu_counts) {
     if (n < 1) throw InputError("--gpus", fmt::format("--gpus must be positive (got {}).", n));
   }
+  // The pinned degrees multiply to the GPUs of one replica; a count they do not
+  // divide has no layout at all, which is the constraint to name (not memory).
+  std::string pinned;
+  int64_t per_replica = 1;
+  const char* first_flag = nullptr;
+  for (auto [deg, flag] : {std::pair{r.tp, "--tp"}, std::pair{r.pp, "--pp"}, std::pair{r.cp, "--cp"}, std::pair{r.dp, "--dp"}}) {
+    if (deg <= 0) continue;
+    per_replica *= deg;
+    pinned += fmt::format("{}{} {}", pinned.empty() ? "" : " × ", flag, deg);
+    if (!first_flag) first_flag = flag;
+  }
+  if (first_flag) {
+    bool any = false;
+    for (int64_t n : r.gpu_counts) any = any || n % per_replica == 0;
+    if (!any) {
+      std::vector<std::string> counts;
+      for (int64_t n : r.gpu_counts) counts.push_back(std::to_string(n));
+      throw InputError(first_flag, fmt::format("{} needs a GPU count that is a multiple of {}; --gpus {} {} not.", pinned,
+                                               per_replica, join(counts, ","), counts.size() == 1 ? "is" : "are"));
+    }
+  }
 }
 
 double score(const PlanRequest& r, const StepTime& t, int64_t gpus) {
@@ -213,6 +237,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
       const int64_t rest = gpus / (tp * cp);
       for (int64_t pp : divisors(rest)) {
         if (!pinned_ok(r.pp, pp) || pp > m.layers) continue;
+        if (r.pp <= 0 && pp > kMaxSearchedPipelineStages) continue;  // size_limits.hpp: bounded work per layout
         if (pp > 1 && !fw.pp) continue;
         const int64_t dp = rest / pp;
         if (dp > 1 && !fw.dp) continue;
@@ -305,6 +330,28 @@ PlanResult plan(const PlanRequest& r) {
   mo.suggest = false;
   StepTimeOptions so = r.step_options;
   so.explain = false;
+  const int64_t groups = static_cast<int64_t>(r.gpus.size() * r.gpu_counts.size());
+  if (groups > kMaxPlanGroups) {
+    throw InputError("--gpus", fmt::format("--gpus: {} GPU types × {} counts = {} searches, more than the {} one plan request runs; "
+                                           "give fewer GPU types or counts (a range a-b searches its powers of two).",
+                                           r.gpus.size(), r.gpu_counts.size(), groups, kMaxPlanGroups));
+  }
+  auto too_much = [&](const char* what) {
+    return InputError("--gpus", fmt::format("--gpus: this search over {} GPU type(s) × {} count(s) of a {}-layer model would {}, beyond what "
+                                            "one request may spend; pin --tp or --pp, or give fewer GPU types or counts.",
+                                            r.gpus.size(), r.gpu_counts.size(), r.model.layers, what));
+  };
+  // Work units (size_limits.hpp): a memory check costs one, a step-time
+  // estimate kStepTimePasses, each growing with the pipeline stages it walks;
+  // the layer count barely matters. kMaxPlanWorkUnits bounds them as the
+  // search goes, so a request is refused after about a second, not hours.
+  double work = 0;
+  auto spend = [&](const Layout& l, double passes) {
+    work += passes * (1.0 + static_cast<double>(l.pp) * l.vp / 16.0);
+    if (work > static_cast<double>(kMaxPlanWorkUnits)) {
+      throw too_much(fmt::format("need more than {} layout evaluations", format_thousands(static_cast<double>(kMaxPlanWorkUnits))).c_str());
+    }
+  };
   for (const GpuSpec& g : r.gpus) {
     for (int64_t n : r.gpu_counts) {
       PlanGroup grp;
@@ -314,6 +361,7 @@ PlanResult plan(const PlanRequest& r) {
       grp.global_batch = default_global_batch(r, n);
       grp.usd_per_gpu_hour = price_usd(g, r.market);
       const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
+      work += kEnumeratePasses * static_cast<double>(layouts.size());
       std::vector<std::pair<double, size_t>> fitting;
       // Memory only grows with the micro-batch, with a lower ZeRO stage and with
       // less recomputation, all else fixed. A layout is rejected without asking
@@ -346,11 +394,13 @@ PlanResult plan(const PlanRequest& r) {
         }
         if (dominated) continue;
         ++grp.memory_checked;
+        spend(l, 1);
         const MemoryBreakdown mem = estimate_memory_numbers(r.model, l, g, mo);
         if (!mem.fits) {
           fails.push_back({l.zero_stage, lean, l.micro_batch});
           continue;
         }
+        spend(l, kStepTimePasses);
         const StepTime t = estimate_step_time(r.model, layouts[i], g, so);
         fitting.push_back({score(r, t, n), i});
       }

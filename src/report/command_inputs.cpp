@@ -7,7 +7,10 @@
 #include <cmath>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/inference.hpp"
+#include "gpuplan/size_limits.hpp"
 #include "gpuplan/text_match.hpp"
+#include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -45,14 +48,14 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
     if (dash != std::string::npos && dash > 0) {
       const double lo = parse_count(part.substr(0, dash), "--gpus");
       const double hi = parse_count(part.substr(dash + 1), "--gpus");
-      if (hi < lo || hi > 1e7) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
+      if (hi < lo || hi > static_cast<double>(kMaxGpus)) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
       for (int64_t n = 1; static_cast<double>(n) <= hi; n *= 2) {
         if (static_cast<double>(n) >= lo) out.push_back(n);
       }
       if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part));
     } else {
       const double n = parse_count(part, "--gpus");
-      if (!(n <= 1e7) || n != std::floor(n)) {  // range first: a huge n has no int64 value
+      if (!(n <= static_cast<double>(kMaxGpus)) || n != std::floor(n)) {  // range first: a huge n has no int64 value
         throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part));
       }
       out.push_back(static_cast<int64_t>(n));
@@ -137,24 +140,26 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
 TrainRequest make_train_request(const TrainInputs& in) {
   TrainRequest r;
   r.model = in.model;
-  r.params = parse_optional_count(in.params, "--params");
+  std::vector<TypedInput>* echo = &r.typed_inputs;
+  r.params = parse_count_echoed(in.params, "--params", echo);
   r.model_spec = in.model_spec;
-  r.workload.tokens = parse_optional_count(in.tokens, "--tokens");
-  r.workload.samples = parse_optional_count(in.samples, "--samples");
-  r.workload.tokens_per_sample = parse_optional_count(in.tokens_per_sample, "--tokens-per-sample");
-  r.workload.dataset_bytes = parse_optional_count(in.dataset_bytes, "--dataset-bytes");
+  r.workload.tokens = parse_count_echoed(in.tokens, "--tokens", echo);
+  r.workload.samples = parse_count_echoed(in.samples, "--samples", echo);
+  r.workload.tokens_per_sample = parse_count_echoed(in.tokens_per_sample, "--tokens-per-sample", echo);
+  r.workload.dataset_bytes = parse_count_echoed(in.dataset_bytes, "--dataset-bytes", echo);
   require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token");
   r.workload.bytes_per_token = in.bytes_per_token;
   r.workload.epochs = in.epochs;
   r.workload.seq_len = in.seq_len;
-  r.workload.global_batch_seqs = parse_optional_count(in.global_batch, "--global-batch");
-  r.workload.global_batch_tokens = parse_optional_count(in.batch_tokens, "--batch-tokens");
-  r.flop_per_sample = parse_optional_count(in.flops_per_sample, "--flops-per-sample");
+  r.force_context = in.force;
+  r.workload.global_batch_seqs = parse_count_echoed(in.global_batch, "--global-batch", echo);
+  r.workload.global_batch_tokens = parse_count_echoed(in.batch_tokens, "--batch-tokens", echo);
+  r.flop_per_sample = parse_count_echoed(in.flops_per_sample, "--flops-per-sample", echo);
   r.gpu = in.gpu;
-  r.gpus = parse_optional_count(in.gpus, "--gpus");
-  if (in.deadline) r.deadline_s = parse_duration_s(*in.deadline, "--deadline");
+  r.gpus = parse_count_echoed(in.gpus, "--gpus", echo);
+  r.deadline_s = parse_duration_echoed(in.deadline, "--deadline", echo);
   if (in.mfu) r.mfu = parse_fraction(*in.mfu, "--mfu");
-  r.tflops_per_gpu = parse_optional_count(in.tflops_per_gpu, "--tflops-per-gpu");
+  r.tflops_per_gpu = parse_count_echoed(in.tflops_per_gpu, "--tflops-per-gpu", echo);
   r.precision = parse_precision(in.precision, "--precision");
   r.recompute = parse_recompute(in.recompute, "--recompute");
   r.causal_half = in.causal;
@@ -177,12 +182,19 @@ TrainRequest make_train_request(const TrainInputs& in) {
     require_range(*in.storage_gbytes_per_s, 1e-3, 1e7, "--storage-gbytes-per-s", "a positive aggregate write bandwidth in GB/s");
     r.ops.storage_bytes_per_s = *in.storage_gbytes_per_s * 1e9;
   }
-  if (in.checkpoint_interval) r.ops.checkpoint_interval_s = parse_duration_s(*in.checkpoint_interval, "--checkpoint-interval");
+  if (in.checkpoint_interval) r.ops.checkpoint_interval_s = *parse_duration_echoed(in.checkpoint_interval, "--checkpoint-interval", echo);
   if (in.spot_mtbf_hours) r.ops.spot_node_mtbf_hours = *in.spot_mtbf_hours;
   r.calibration = in.calibration;
   r.framework = &resolve_framework(in.software);
   r.settings = make_run_settings(in.software);
   return r;
+}
+
+Precision training_precision(const std::optional<std::string>& typed, const GpuSpec& gpu) {
+  if (!typed) return gpu.has(Precision::kBf16) || !gpu.has(Precision::kFp16) ? Precision::kBf16 : Precision::kFp16;
+  const Precision p = parse_precision(*typed, "--precision");
+  (void)gpu.peak(p);  // throws "--precision: a100-sxm4-80gb has no fp8 tensor-core path; it supports ..."
+  return p;
 }
 
 ResolvedLayout resolve_layout(const LayoutInputs& in) {
@@ -202,12 +214,15 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.micro_batch = in.micro_batch;
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.");
   if (in.global_batch > 0) l.global_batch = in.global_batch;  // 0 (the flag's default): dp × micro-batch
+  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len",
+                "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)");
   l.seq_len = in.seq_len;
   const FrameworkProfile& fw = resolve_framework(in.software);
   l.zero_stage = in.zero.value_or(fw.zero_default);
   l.shard_group = in.shard_group;
   l.recompute = in.recompute ? parse_recompute(*in.recompute, "--recompute") : fw.recompute_default;
-  l.precision = parse_precision(in.precision, "--precision");
+  l.precision = training_precision(in.precision, r.gpu);
+  require_supported_context(r.model, in.seq_len, in.force, "--seq-len");
   l.pure_bf16 = in.pure_bf16;
   l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
   l.offload_optimizer = in.offload_optimizer;
@@ -219,7 +234,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   int64_t gpus = 0;
   if (in.gpus) {
     const double g = parse_count(*in.gpus, "--gpus");
-    if (g < 1 || g > 1e7 || std::floor(g) != g) {
+    if (g < 1 || g > static_cast<double>(kMaxGpus) || std::floor(g) != g) {
       throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs from 1 to 10,000,000 (got {}).", *in.gpus));
     }
     gpus = static_cast<int64_t>(g);
@@ -308,7 +323,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
   for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));
   r.gpu_counts = parse_gpu_counts(in.gpus.value_or(""));
-  require_range(static_cast<double>(in.seq_len), 1, 1e8, "--seq-len", "a positive token count");
+  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)");
   r.seq_len = in.seq_len;
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
   r.global_batch = in.global_batch;
@@ -323,7 +338,11 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.micro_batch = in.micro_batch;
   r.zero_stage = in.zero;
   if (in.recompute) r.recompute = parse_recompute(*in.recompute, "--recompute");
-  r.precision = parse_precision(in.precision, "--precision");
+  r.precision = parse_precision(in.precision.value_or("bf16"), "--precision");
+  if (in.precision) {
+    for (const GpuSpec& g : r.gpus) (void)training_precision(in.precision, g);
+  }
+  require_supported_context(r.model, in.seq_len, in.force, "--seq-len");
   r.optimizer = parse_optimizer(in.optimizer, "--optimizer");
   const std::string rank = normalize_name(in.rank_by);
   if (rank == "time") r.rank_by = PlanRank::kTime;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -89,6 +91,20 @@ namespace gpuplan {
 Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options) {
   const MemoryBreakdown br = estimate_memory(model, l, gpu, options);
   Report rep;
+  // TP beyond one node (or NVLink domain) is legal but unusual: its per-layer
+  // all-reduces leave NVLink for the scale-out network, some 10x slower
+  // (H100: 450 GB/s NVLink vs 50 GB/s per GPU of 400 Gb/s InfiniBand).
+  const int domain = std::max(gpu.gpus_per_node, gpu.nvlink_domain_gpus);
+  if (l.tp > domain) {
+    rep.warnings.push_back({fmt::format("--tp {} spans {} nodes of {} {}: tensor-parallel all-reduces cross the scale-out network "
+                                        "({}/s per GPU instead of {}/s in the node); keep TP within a node unless you mean it.",
+                                        l.tp, (l.tp + domain - 1) / domain, domain, gpu.id, format_si(gpu.scaleout_bytes_per_s, "B"),
+                                        format_si(gpu.intra_bytes_per_s, "B")),
+                            fmt::format("--tp {} 跨 {} 个节点（每节点 {} 张 {}）：张量并行的 all-reduce 走节点间网络"
+                                        "（每卡 {}/s，节点内为 {}/s）；除非确有需要，TP 应留在节点内。",
+                                        l.tp, (l.tp + domain - 1) / domain, domain, gpu.id, format_si(gpu.scaleout_bytes_per_s, "B"),
+                                        format_si(gpu.intra_bytes_per_s, "B"))});
+  }
   rep.command = "memory";
   rep.title_en = "Training memory per GPU";
   rep.title_zh = "训练单卡显存";

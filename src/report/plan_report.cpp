@@ -3,8 +3,9 @@
 // comparison of GPU types.
 #include <fmt/format.h>
 
-#include "gpuplan/cost.hpp"
+#include <algorithm>
 
+#include "gpuplan/cost.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
 
@@ -121,10 +122,31 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
       }
       rep.sections.push_back(std::move(rs));
     }
+    if (g.top.empty() && g.evaluated == 0) {
+      // Nothing was searched: the pins, the batch or the model's shape leave no layout, memory was never the question.
+      rep.warnings.push_back({fmt::format("{} × {}: no layout matches the pinned degrees, the global batch of {} sequences and the model's "
+                                          "{} heads and {} layers; change a pin or --gpus.",
+                                          g.gpus, g.gpu_id, g.global_batch, req.model.heads, req.model.layers),
+                              fmt::format("{} × {}：没有满足固定并行度、全局批 {} 条序列和模型 {} 个注意力头、{} 层的方案；请调整固定参数或 --gpus。",
+                                          g.gpus, g.gpu_id, g.global_batch, req.model.heads, req.model.layers)});
+      continue;
+    }
     if (g.top.empty()) {
       rep.warnings.push_back({fmt::format("{} × {}: no layout fits in memory; add GPUs, a larger GPU, or allow ZeRO-3/recompute.", g.gpus, g.gpu_id),
-                              fmt::format("{} × {}：没有放得下的方案。", g.gpus, g.gpu_id)});
+                              fmt::format("{} × {}：没有放得下的方案；请加卡、换更大显存的卡，或允许 ZeRO-3/重计算。", g.gpus, g.gpu_id)});
       continue;
+    }
+    {
+      // A pinned TP beyond the node is searched (the user asked for it) but is unusual: say what it costs.
+      const GpuSpec& gs = find_gpu(g.gpu_id);
+      const int node = req.step_options.gpus_per_node > 0 ? req.step_options.gpus_per_node : gs.gpus_per_node;
+      const int domain = std::max(node, gs.nvlink_domain_gpus);
+      if (req.tp > domain) {
+        rep.warnings.push_back({fmt::format("{} × {}: --tp {} spans {} nodes of {}; tensor-parallel all-reduces cross the scale-out network.",
+                                            g.gpus, g.gpu_id, req.tp, (req.tp + domain - 1) / domain, domain),
+                                fmt::format("{} × {}：--tp {} 跨 {} 个 {} 卡节点，张量并行的 all-reduce 走节点间网络。",
+                                            g.gpus, g.gpu_id, req.tp, (req.tp + domain - 1) / domain, domain)});
+      }
     }
     const PlanCandidate& w = g.top.front();
     const StepTime& t = w.time;

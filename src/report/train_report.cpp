@@ -7,6 +7,8 @@
 
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/inference.hpp"
+#include "gpuplan/size_limits.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
 #include "gpuplan/plan.hpp"
@@ -25,7 +27,7 @@ Row txt(const char* key, const char* en, const char* zh, std::string text) {
 }
 
 void validate(const TrainRequest& r) {
-  if (r.gpus) require_range(*r.gpus, 1, 1e7, "--gpus", "a whole number of GPUs from 1 to 10,000,000");
+  if (r.gpus) require_range(*r.gpus, 1, static_cast<double>(kMaxGpus), "--gpus", "a whole number of GPUs from 1 to 10,000,000");
   if (r.gpus && std::floor(*r.gpus) != *r.gpus) {
     throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus));
   }
@@ -38,7 +40,7 @@ void validate(const TrainRequest& r) {
   if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
   require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
   require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
-  require_range(static_cast<double>(r.workload.seq_len), 1, 1e8, "--seq-len", "a whole number of tokens from 1 to 100,000,000");
+  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000");
   if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18");
   if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18");
   if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
@@ -98,6 +100,7 @@ Report train_report(const TrainRequest& r) {
   ModelSpec model;
   const bool have_model = !r.model.empty() || r.params || r.model_spec;
   if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
+  if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
   Report rep;
   rep.command = "train";
   rep.title_en = "Training run estimate";
@@ -173,6 +176,11 @@ Report train_report(const TrainRequest& r) {
     }
   }
   if (!mfu && !(r.gpus && r.deadline_s)) {
+    if (!r.gpus && !r.deadline_s) {
+      throw InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
+                                          : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                            "(--mfu is predicted only for a model with an architecture).");
+    }
     throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
                                        : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
                                          "(--mfu is predicted only for a model with an architecture).");
@@ -299,6 +307,7 @@ Report train_report(const TrainRequest& r) {
   if (r.deadline_s) rep.inputs["deadline_s"] = *r.deadline_s;
   if (mfu && !run.mfu_solved) rep.inputs["mfu"] = *mfu;
 
+  if (auto echo = typed_inputs_section(r.typed_inputs)) rep.sections.push_back(*echo);
   if (have_model) rep.sections.push_back(model_section(model));
 
   Section ws{"workload", "Workload", "训练数据", {}, {}, {}};
@@ -395,8 +404,10 @@ Report train_report(const TrainRequest& r) {
   if (run.deadline_s) {
     ts.rows.push_back(num("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
     ts.rows.push_back(num("deadline_met", "Deadline met", "能否按期完成", run.deadline_met ? 1 : 0, Unit::kFlag));
+    // Under a second of slack is rounding (the MFU or GPU count was solved for the deadline), not time to spare.
+    const double slack = std::fabs(run.deadline_slack_s) < 1 ? 0 : std::fabs(run.deadline_slack_s);
     ts.rows.push_back(num("deadline_slack_s", run.deadline_met ? "Time to spare" : "Late by", run.deadline_met ? "富余时间" : "超期",
-                          std::fabs(run.deadline_slack_s), Unit::kSeconds));
+                          slack, Unit::kSeconds));
   }
   rep.sections.push_back(ts);
 

@@ -32,6 +32,29 @@ bool split_number(const std::string& s, double* number, std::string* suffix) {
   return true;
 }
 
+// Chinese number multipliers, as counts are written in Chinese: 1万 = 1e4,
+// 1亿 = 1e8, and they stack: 1万亿 = 1e12 (a trillion), 2000亿 = 2e11,
+// 3千亿 = 3e11. Returns the product of the leading multipliers of `suffix`
+// and strips them; 1 when there are none.
+double take_chinese_multipliers(std::string* suffix) {
+  static const struct { const char* text; double scale; } kUnits[] = {
+      {"十", 1e1}, {"百", 1e2}, {"千", 1e3}, {"万", 1e4}, {"亿", 1e8}};
+  double scale = 1;
+  for (bool found = true; found && !suffix->empty();) {
+    found = false;
+    for (const auto& u : kUnits) {
+      const std::string t = u.text;
+      if (suffix->compare(0, t.size(), t) == 0) {
+        scale *= u.scale;
+        suffix->erase(0, t.size());
+        found = true;
+        break;
+      }
+    }
+  }
+  return scale;
+}
+
 }  // namespace
 
 void require_range(double value, double lo, double hi, const std::string& field,
@@ -48,17 +71,17 @@ double parse_count(std::string_view text, const std::string& field) {
   double number = 0;
   std::string suffix;
   const std::string allowed =
-      "a positive number, optionally with a suffix k, M, B (or G), T, P (e.g. 7e9, 70B, 15T)";
+      "a positive number, optionally with a suffix k, M, B (or G), T, P or 万, 亿 (e.g. 7e9, 70B, 15T, 1万亿, 2000亿)";
   if (!split_number(s, &number, &suffix)) {
     throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
   }
-  double scale = 1;
-  if (suffix.empty()) scale = 1;
-  else if (suffix == "k") scale = 1e3;
-  else if (suffix == "m") scale = 1e6;
-  else if (suffix == "b" || suffix == "g") scale = 1e9;
-  else if (suffix == "t") scale = 1e12;
-  else if (suffix == "p") scale = 1e15;
+  double scale = take_chinese_multipliers(&suffix);
+  if (suffix.empty()) {
+  } else if (scale == 1 && suffix == "k") scale = 1e3;
+  else if (scale == 1 && suffix == "m") scale = 1e6;
+  else if (scale == 1 && (suffix == "b" || suffix == "g")) scale = 1e9;
+  else if (scale == 1 && suffix == "t") scale = 1e12;
+  else if (scale == 1 && suffix == "p") scale = 1e15;
   else throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
   const double value = number * scale;
   if (!std::isfinite(value) || value <= 0) {
@@ -77,22 +100,47 @@ double parse_duration_s(std::string_view text, const std::string& field) {
   double number = 0;
   std::string suffix;
   const std::string allowed =
-      "a positive duration such as 90d, 12h, 30min, 2w or 3600s (a bare number means days)";
+      "a positive duration such as 90d, 12h, 30min, 2w, 1month, 30天, 2周, 1个月 or 36小时 (a bare number means days)";
   if (!split_number(s, &number, &suffix)) {
     throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
   }
+  // Each unit as English and Chinese engineers write it. A month is 30 days
+  // (kSecondsPerMonth), a year 365 days; the report echoes the parsed value.
+  static const struct { const char* text; double seconds; } kUnits[] = {
+      {"", kSecondsPerDay},        {"d", kSecondsPerDay},      {"day", kSecondsPerDay},  {"days", kSecondsPerDay},
+      {"天", kSecondsPerDay},      {"日", kSecondsPerDay},
+      {"h", kSecondsPerHour},      {"hr", kSecondsPerHour},    {"hrs", kSecondsPerHour}, {"hour", kSecondsPerHour},
+      {"hours", kSecondsPerHour},  {"小时", kSecondsPerHour},  {"个小时", kSecondsPerHour}, {"时", kSecondsPerHour},
+      {"min", 60},                 {"mins", 60},               {"m", 60},                {"minute", 60},
+      {"minutes", 60},             {"分钟", 60},               {"分", 60},
+      {"s", 1},                    {"sec", 1},                 {"secs", 1},              {"second", 1},
+      {"seconds", 1},              {"秒", 1},
+      {"w", 7 * kSecondsPerDay},   {"wk", 7 * kSecondsPerDay}, {"week", 7 * kSecondsPerDay}, {"weeks", 7 * kSecondsPerDay},
+      {"周", 7 * kSecondsPerDay},  {"个星期", 7 * kSecondsPerDay}, {"星期", 7 * kSecondsPerDay},
+      {"mo", kSecondsPerMonth},    {"month", kSecondsPerMonth}, {"months", kSecondsPerMonth},
+      {"月", kSecondsPerMonth},    {"个月", kSecondsPerMonth},
+      {"y", 365 * kSecondsPerDay}, {"yr", 365 * kSecondsPerDay}, {"year", 365 * kSecondsPerDay},
+      {"years", 365 * kSecondsPerDay}, {"年", 365 * kSecondsPerDay},
+  };
   double scale = 0;
-  if (suffix.empty() || suffix == "d" || suffix == "day" || suffix == "days") scale = kSecondsPerDay;
-  else if (suffix == "h" || suffix == "hour" || suffix == "hours") scale = kSecondsPerHour;
-  else if (suffix == "min" || suffix == "m") scale = 60;
-  else if (suffix == "s") scale = 1;
-  else if (suffix == "w" || suffix == "week" || suffix == "weeks") scale = 7 * kSecondsPerDay;
-  else throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+  for (const auto& u : kUnits) {
+    if (suffix == u.text) scale = u.seconds;
+  }
+  if (scale == 0) throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
   const double value = number * scale;
   if (!std::isfinite(value) || value <= 0) {
     throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
   }
   return value;
+}
+
+bool is_plain_number(std::string_view text) {
+  bool digit = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') digit = true;
+    else if (c != '.' && c != ',' && c != ' ') return false;
+  }
+  return digit;
 }
 
 double parse_fraction(std::string_view text, const std::string& field) {

@@ -250,6 +250,7 @@ Report train(Body& b) {
   b.read("flops_per_sample", in.flops_per_sample);
   b.read("epochs", in.epochs);
   b.read("seq_len", in.seq_len);
+  b.read("force", in.force);
   b.read("global_batch", in.global_batch);
   b.read("batch_tokens", in.batch_tokens);
   b.read("gpu", in.gpu);
@@ -310,6 +311,7 @@ Report memory(Body& b) {
   read_degrees(b, l);
   b.read("global_batch", l.global_batch);
   b.read("seq_len", l.seq_len);
+  b.read("force", l.force);
   b.read("zero", l.zero);
   b.read("shard_group", l.shard_group);
   b.read("recompute", l.recompute);
@@ -346,6 +348,7 @@ Report plan_endpoint(Body& b) {
   b.read("gpu", in.gpu);
   b.read("gpus", in.gpus);
   b.read("seq_len", in.seq_len);
+  b.read("force", in.force);
   b.read("global_batch", in.global_batch);
   read_degrees(b, in);  // pins
   b.read("zero", in.zero);

@@ -1,0 +1,30 @@
+// Inputs echoed as gpuplan read them: "--tokens 1万亿" → 1,000,000,000,000
+// tokens, "--deadline 1个月" → 30 days. A report shows them first so a user
+// sees how a suffix, a Chinese multiplier or a bare number was understood.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/report.hpp"
+
+namespace gpuplan {
+
+struct TypedInput {
+  std::string flag;   // "--tokens"
+  std::string typed;  // what the user wrote: "1万亿"
+  double value = 0;   // what it was read as, in `unit`
+  Unit unit = Unit::kCount;
+};
+
+// Parses with parse_count and, unless the text is a plain number, records it in `echo`.
+std::optional<double> parse_count_echoed(const std::optional<std::string>& text, const std::string& flag,
+                                         std::vector<TypedInput>* echo);
+// Parses with parse_duration_s and records it (a bare number is days, worth showing).
+std::optional<double> parse_duration_echoed(const std::optional<std::string>& text, const std::string& flag,
+                                            std::vector<TypedInput>* echo);
+
+// "Inputs as read" / "输入解析": one row per echoed input; nothing when empty.
+std::optional<Section> typed_inputs_section(const std::vector<TypedInput>& echo);
+
+}  // namespace gpuplan

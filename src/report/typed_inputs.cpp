@@ -1,0 +1,45 @@
+// The echo of typed inputs (typed_inputs.hpp).
+#include "gpuplan/typed_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+std::optional<double> parse_count_echoed(const std::optional<std::string>& text, const std::string& flag,
+                                         std::vector<TypedInput>* echo) {
+  if (!text) return std::nullopt;
+  const double v = parse_count(*text, flag);
+  if (echo && !is_plain_number(*text)) echo->push_back({flag, *text, v, Unit::kCount});
+  return v;
+}
+
+std::optional<double> parse_duration_echoed(const std::optional<std::string>& text, const std::string& flag,
+                                            std::vector<TypedInput>* echo) {
+  if (!text) return std::nullopt;
+  const double v = parse_duration_s(*text, flag);
+  if (echo) echo->push_back({flag, *text, v, Unit::kSeconds});
+  return v;
+}
+
+std::optional<Section> typed_inputs_section(const std::vector<TypedInput>& echo) {
+  if (echo.empty()) return std::nullopt;
+  Section s{"inputs_as_read", "Inputs as read", "输入解析", {}, {}, {}};
+  for (const TypedInput& t : echo) {
+    // The key names the flag and the unit (tokens_as_read, deadline_as_read_s);
+    // the label shows the text exactly as typed.
+    std::string key = t.flag.substr(t.flag.find_first_not_of('-'));
+    for (char& c : key) if (c == '-') c = '_';
+    key += t.unit == Unit::kSeconds ? "_as_read_s" : "_as_read";
+    const std::string label = fmt::format("{} {}", t.flag, t.typed);
+    // Counts show their digits (unambiguous in either language); durations
+    // days or hours and the exact seconds.
+    Row r{key, label, label, t.value, t.unit,
+          t.unit == Unit::kSeconds ? fmt::format("(= {} s)", format_thousands(t.value, 0)) : ""};
+    s.rows.push_back(r);
+  }
+  return s;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,106 @@
+// Bad combinations of inputs (issue 16 part 5): each is refused with one
+// sentence naming the field (exit status 2), or warned about first where it is
+// legal but unusual. Driven through the real binary, as a user meets them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_binary.hpp"
+
+namespace {
+
+using gpuplan_test::Result;
+using gpuplan_test::run_binary;
+
+// One line on stderr naming the field, exit status 2, no internal error.
+void expect_refused(const std::string& args, const std::string& field, const std::string& says = "") {
+  const Result r = run_binary(args, "2>&1 >/dev/null");
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.rfind("error: " + field, 0), 0u) << args << "\n" << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one sentence expected:\n" << r.out;
+  EXPECT_NE(r.out.find(says), std::string::npos) << args << "\n" << r.out;
+}
+
+// Exit 0 and a warning in the JSON report containing `says`.
+void expect_warned(const std::string& args, const std::string& says) {
+  const Result r = run_binary(args + " --format json", "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << args << "\n" << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& w : j["warnings"]) found = found || w.get<std::string>().find(says) != std::string::npos;
+  EXPECT_TRUE(found) << args << "\n" << j["warnings"].dump(1);
+}
+
+// Llama 3.1 8B's max_position_embeddings is 131,072; 1,048,576 is 8× that.
+TEST(BadCombinations, ContextBeyondTheModelNeedsForceEverywhere) {
+  const std::string m = "--model llama-3.1-8b --seq-len 1048576 --gpu h100 ";
+  expect_refused("train " + m + "--tokens 1T --gpus 64 --mfu 0.4", "--seq-len", "131,072");
+  expect_refused("memory " + m + "--gpus 8", "--seq-len", "--force");
+  expect_refused("plan " + m + "--gpus 8", "--seq-len", "--force");
+  expect_refused("finetune --model llama-3.1-8b --seq-len 1048576 --gpu h100 --no-ranking", "--seq-len", "--force");
+  // With --force it is planned.
+  EXPECT_EQ(run_binary("train " + m + "--tokens 1T --gpus 64 --mfu 0.4 --force", "2>&1").status, 0);
+  EXPECT_EQ(run_binary("memory " + m + "--gpus 8 --cp 8 --force", "2>&1").status, 0);
+  // At the limit it needs nothing.
+  EXPECT_EQ(run_binary("train --model llama-3.1-8b --seq-len 131072 --gpu h100 --tokens 1T --gpus 64 --mfu 0.4", "2>&1").status, 0);
+}
+
+TEST(BadCombinations, CrossNodeTensorParallelismWarns) {
+  // H100 nodes hold 8 GPUs: TP 16 spans 2.
+  expect_warned("memory --model llama-3.1-8b --gpu h100 --gpus 16 --tp 16", "--tp 16 spans 2 nodes");
+  expect_warned("plan --model llama-3.1-8b --gpu h100 --gpus 64 --tp 16", "--tp 16 spans 2 nodes");
+  // TP 8 in one node is the norm: no such warning.
+  const Result r = run_binary("memory --model llama-3.1-8b --gpu h100 --gpus 16 --tp 8 --format json", "2>/dev/null");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.find("spans"), std::string::npos);
+}
+
+TEST(BadCombinations, APrecisionTheGpuLacksIsRefused) {
+  // A100 has no FP8 units; V100 has no BF16 (MLE-ACC, Lightning's _CUDA_FLOPS).
+  expect_refused("memory --model llama-3.1-8b --gpu a100-80g --gpus 8 --precision fp8", "--precision", "no fp8");
+  expect_refused("plan --model llama-3.1-8b --gpu a100-80g --gpus 8 --precision fp8", "--precision", "no fp8");
+  expect_refused("train --model llama-3.1-8b --tokens 1T --gpu a100-80g --gpus 8 --mfu 0.4 --precision fp8", "--precision", "no fp8");
+  expect_refused("infer --model llama-3.1-8b --gpu v100 --precision bf16", "--precision", "no bf16");
+  expect_refused("finetune --model llama-3.1-8b --gpu v100 --precision bf16 --no-ranking", "--precision", "no bf16");
+  // Not typing a precision on V100 plans its fp16, as V100 training runs.
+  EXPECT_EQ(run_binary("memory --model llama-3.1-8b --gpu v100 --gpus 8", "2>&1").status, 0);
+  EXPECT_EQ(run_binary("finetune --model llama-3.1-8b --gpu v100 --no-ranking", "2>&1").status, 0);
+}
+
+TEST(BadCombinations, AnImpossiblePlanNamesTheRealConstraint) {
+  // TP 16 cannot be laid out on 8 GPUs at all: say so, not "0 searched" and ZeRO-3 advice.
+  expect_refused("plan --model llama-3.1-8b --gpu h100 --gpus 8 --tp 16", "--tp", "multiple of 16");
+  expect_refused("plan --model llama-3.1-8b --gpu h100 --gpus 24 --tp 8 --pp 2", "--tp", "multiple of 16");
+  // One of several counts impossible: the others are planned, the impossible one is
+  // warned about with the constraints, not with memory advice.
+  const Result r = run_binary("plan --model llama-3.1-8b --gpu h100 --gpus 8,16 --tp 16 --format json", "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("ZeRO-3/recompute"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no layout matches the pinned degrees"), std::string::npos) << r.out;
+}
+
+TEST(BadCombinations, AnInfeasibleFinetuneExits2) {
+  // Full fine-tuning of 405B needs ~16 bytes per parameter of states alone,
+  // 405e9 × 16 B ≈ 6.5 TB, i.e. > 270 cards of 24 GB before activations; no
+  // power-of-two count up to 1,024 fits with the per-card overheads.
+  expect_refused("finetune --model llama-3.1-405b --gpu 4090 --method full", "--gpu", "--method lora");
+}
+
+TEST(BadCombinations, RoughEdges) {
+  // A mistyped command gets the nearest one.
+  expect_refused("trian --model llama-3.1-8b", "unknown command 'trian'", "did you mean train");
+  // No deadline given: the message does not talk about the deadline.
+  const Result r = run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100", "2>&1 >/dev/null");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out.find("deadline needs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--gpus"), std::string::npos) << r.out;
+  // A solved MFU meets the deadline exactly: the slack is 0, not "0.000466 µs".
+  const Result t = run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --deadline 30d --format json", "2>/dev/null");
+  ASSERT_EQ(t.status, 0) << t.out;
+  const auto j = nlohmann::json::parse(t.out);
+  EXPECT_EQ(j["time"]["deadline_slack_s"].get<double>(), 0.0);
+}
+
+}  // namespace
