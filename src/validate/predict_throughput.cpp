@@ -32,9 +32,10 @@ std::optional<Layout> best_case_layout(const CaseInputs& in) {
   r.settings.sequence_parallel.reset();  // a tunable here
   r.base_layout = in.layout;
   r.step_options.gpus_per_node = in.gpu.gpus_per_node;
-  // The same fit test the case's completion uses: the run was measured, so
-  // it fitted the device; no margin is kept.
-  r.memory_options.safety_margin = 0;
+  // The layout `gpuplan plan` would recommend for this run, with the fit test
+  // it applies to a layout nobody has measured: the default safety margin
+  // (MemoryOptions). The case's own layout keeps no margin where it is
+  // completed, since it was measured to fit.
   r.top_k = 1;
   const PlanResult res = plan(r);
   if (res.groups.empty() || res.groups[0].top.empty()) return std::nullopt;
