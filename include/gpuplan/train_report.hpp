@@ -57,6 +57,11 @@ struct TrainRequest {
   // settings stated over its defaults.
   const FrameworkProfile* framework = nullptr;
   RunSettings settings;
+  // Prediction ranges (issue 15): the level of the ranges shown beside
+  // predicted times, GPU-hours, costs and memory, and the confidence a
+  // --deadline run is sized to (0.5: the median estimate).
+  double interval = 0.8;
+  double confidence = 0.8;
 };
 
 Report train_report(const TrainRequest& request);
