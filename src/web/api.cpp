@@ -384,6 +384,7 @@ Report infer_endpoint(Body& b) {
   b.read("input", in.input);
   b.read("output", in.output);
   b.read("rps", in.rps);
+  b.read("confidence", in.confidence);
   b.read("batch", in.batch);
   b.read("tp", in.tp);
   b.read("pp", in.pp);
