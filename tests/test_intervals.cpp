@@ -64,27 +64,40 @@ void expect_same(const nlohmann::json& a, const nlohmann::json& b, const std::st
 
 }  // namespace
 
-TEST(Intervals, QuantilesAtConformalPlottingPositions) {
-  // Four sources, one residual each: weights 1, Kish n = 4, points at
-  // F·n/(n+1) = 0.2, 0.4, 0.6, 0.8 for −0.2, 0, 0.1, 0.3.
+TEST(Intervals, QuantilesAtMidpointPlottingPositions) {
+  // Four sources (= min_sources), one residual each: weights 1, points at the
+  // ECDF midpoints (cum − w/2)/W = 0.125, 0.375, 0.625, 0.875 for −0.2, 0, 0.1, 0.3.
   const IntervalTable t = derive_interval_table({res("a", -0.2), res("b", 0.0), res("c", 0.1), res("d", 0.3)});
   const PredictionContext ctx{"train_throughput", true, true, "ampere"};
-  // 80%: p = 0.9 lies past the top point (0.8): the largest residual, 0.3;
+  // 80%: p = 0.9 lies past the top point (0.875): the largest residual, 0.3;
   // p = 0.1 mirrored likewise: the smallest, −0.2.
   const auto r80 = error_range(t, ctx, 0.8);
   ASSERT_TRUE(r80);
   EXPECT_NEAR(r80->low, std::exp(-0.2), 1e-12);
   EXPECT_NEAR(r80->high, std::exp(0.3), 1e-12);
   EXPECT_EQ(r80->sources, 4);
-  // 50%: p = 0.75 between 0.6 (0.1) and 0.8 (0.3): 0.1 + 0.15/0.2·0.2 = 0.25.
+  // 50%: p = 0.75 halfway between 0.625 (0.1) and 0.875 (0.3): 0.2.
   // p = 0.25 is read on the negated values (−0.3, −0.1, 0, 0.2) at 0.75:
-  // 0 + 0.15/0.2·0.2 = 0.15, so the low end is −0.15.
+  // halfway between 0 and 0.2 = 0.1, so the low end is −0.1.
   const auto r50 = error_range(t, ctx, 0.5);
   ASSERT_TRUE(r50);
-  EXPECT_NEAR(r50->high, std::exp(0.25), 1e-12);
-  EXPECT_NEAR(r50->low, std::exp(-0.15), 1e-12);
+  EXPECT_NEAR(r50->high, std::exp(0.2), 1e-12);
+  EXPECT_NEAR(r50->low, std::exp(-0.1), 1e-12);
   // Sizing with a confidence: the 0.9 quantile is the top residual.
   EXPECT_NEAR(*error_quantile(t, ctx, 0.9), std::exp(0.3), 1e-12);
+}
+
+TEST(Intervals, FewSourcesUseConformalPositions) {
+  // Three sources (below min_sources 4), one residual each: points at
+  // F·n/(n+1) = 0.25, 0.5, 0.75 for 0, 0.1, 0.2. The 80% range runs to both
+  // extremes; the 0.6 quantile is 0.1 + (0.1/0.25)·0.1 = 0.14.
+  const IntervalTable t = derive_interval_table({res("a", 0.0), res("b", 0.1), res("c", 0.2)});
+  const PredictionContext ctx{"train_throughput", true, true, "ampere"};
+  const auto r = error_range(t, ctx, 0.8);
+  ASSERT_TRUE(r);
+  EXPECT_NEAR(r->low, 1.0, 1e-12);
+  EXPECT_NEAR(r->high, std::exp(0.2), 1e-12);
+  EXPECT_NEAR(*error_quantile(t, ctx, 0.6), std::exp(0.14), 1e-12);
 }
 
 TEST(Intervals, EachSourceWeighsOneAndFewSourcesCountOnlySources) {

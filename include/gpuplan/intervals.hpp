@@ -8,10 +8,10 @@
 // from the finest group that holds residuals from at least `min_sources`
 // independent sources (a source = the cases citing one `source` document),
 // else from a coarser one. Each source weighs 1 however many cases it
-// contributes, and the quantiles carry a finite-sample correction for the
-// effective number of independent residuals (Kish; the source count where a
-// group has fewer than min_sources), so a group of few sources gives a wide
-// range. data/intervals.json holds the table derived
+// contributes; quantiles are read at the midpoints of the weighted ECDF, and
+// where even the coarsest group has fewer than min_sources sources, at the
+// split-conformal positions i/(n+1) over its n sources, so a range from few
+// sources runs out to their extremes. data/intervals.json holds the table derived
 // from ../shared/validation/cases.jsonl (`gpuplan validate FILE
 // --derive-intervals`); validate itself scores each case with a table
 // derived without the case's source (leave-one-source-out).
@@ -46,7 +46,9 @@ struct ResidualGroup {
   std::string gpu_class;
   int cases = 0;
   int sources = 0;
-  double effective_n = 0;  // Kish: (Σw)² / Σw²; just `sources` below min_sources
+  // How many independent residuals the group is worth: Kish's (Σw)²/Σw² of
+  // the weights, or just `sources` below min_sources (the conformal n).
+  double effective_n = 0;
   // (log_ratio, weight), sorted by log_ratio; weights sum to `sources`.
   std::vector<std::pair<double, double>> points;
 };

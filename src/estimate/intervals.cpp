@@ -39,19 +39,20 @@ std::string group_name(const ResidualGroup& g) {
   return s;
 }
 
-// The upper quantile at p (≥ 0.5) of weighted points. Point i sits at the
-// plotting position F_i · n/(n+1), F_i its cumulative weight share and n the
-// effective count: with equal weights this is the i/(n+1) of split conformal
-// prediction, so a range from few independent residuals widens to their
-// extremes instead of claiming a tail it has not seen.
-double upper_quantile(const std::vector<std::pair<double, double>>& pts, double n_eff, double p) {
+// The upper quantile at p (≥ 0.5) of weighted points. With enough
+// independent sources the weighted ECDF is read at its midpoints (Hazen's
+// plotting positions, (cum − w/2)/W). With fewer, point i sits at F_i·n/(n+1),
+// F_i its cumulative weight share and n the source count: the i/(n+1) of split
+// conformal prediction, so a range from few sources widens to their extremes
+// instead of claiming a tail it has not seen.
+double upper_quantile(const std::vector<std::pair<double, double>>& pts, double n_eff, bool few_sources, double p) {
   double total = 0;
   for (const auto& [x, w] : pts) total += w;
   const double scale = n_eff / (n_eff + 1);
   double cum = 0, prev_pos = 0, prev_x = pts.front().first;
   for (size_t i = 0; i < pts.size(); ++i) {
     cum += pts[i].second;
-    const double pos = cum / total * scale;
+    const double pos = few_sources ? cum / total * scale : (cum - pts[i].second / 2) / total;
     if (p <= pos) {
       if (i == 0 || pos <= prev_pos) return pts[i].first;
       return prev_x + (p - prev_pos) / (pos - prev_pos) * (pts[i].first - prev_x);
@@ -62,11 +63,12 @@ double upper_quantile(const std::vector<std::pair<double, double>>& pts, double 
   return pts.back().first;
 }
 
-double quantile(const ResidualGroup& g, double p) {
-  if (p >= 0.5) return upper_quantile(g.points, g.effective_n, p);
+double quantile(const ResidualGroup& g, int min_sources, double p) {
+  const bool few = g.sources < min_sources;
+  if (p >= 0.5) return upper_quantile(g.points, g.effective_n, few, p);
   std::vector<std::pair<double, double>> mirrored;
   for (auto it = g.points.rbegin(); it != g.points.rend(); ++it) mirrored.emplace_back(-it->first, it->second);
-  return -upper_quantile(mirrored, g.effective_n, 1 - p);
+  return -upper_quantile(mirrored, g.effective_n, few, 1 - p);
 }
 
 const ResidualGroup* find_group(const IntervalTable& t, const PredictionContext& ctx) {
@@ -110,8 +112,8 @@ IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int 
       std::sort(g.points.begin(), g.points.end());
       // Cases of one source share its setup and its errors, so the count of
       // independent residuals lies between the sources and the cases: Kish's
-      // effective size of the weights. Below min_sources sources that count is
-      // not trusted and only the sources count (the conservative end).
+      // effective size of the weights. Below min_sources sources only the
+      // sources count, and that n sets the conformal positions.
       const double kish = sum_w2 > 0 ? g.sources * static_cast<double>(g.sources) / sum_w2 : 0;
       g.effective_n = g.sources >= min_sources ? kish : static_cast<double>(g.sources);
       t.groups.push_back(std::move(g));
@@ -132,8 +134,8 @@ std::optional<ErrorRange> error_range(const IntervalTable& t, const PredictionCo
   if (!g) return std::nullopt;
   ErrorRange r;
   r.level = level;
-  r.low = std::exp(quantile(*g, (1 - level) / 2));
-  r.high = std::exp(quantile(*g, (1 + level) / 2));
+  r.low = std::exp(quantile(*g, t.min_sources, (1 - level) / 2));
+  r.high = std::exp(quantile(*g, t.min_sources, (1 + level) / 2));
   r.group = group_name(*g);
   r.cases = g->cases;
   r.sources = g->sources;
@@ -143,7 +145,7 @@ std::optional<ErrorRange> error_range(const IntervalTable& t, const PredictionCo
 std::optional<double> error_quantile(const IntervalTable& t, const PredictionContext& ctx, double p) {
   const ResidualGroup* g = find_group(t, ctx);
   if (!g) return std::nullopt;
-  return std::exp(quantile(*g, p));
+  return std::exp(quantile(*g, t.min_sources, p));
 }
 
 nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string& cases_file) {
@@ -157,7 +159,7 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
     o["sources"] = g.sources;
     o["effective_n"] = g.effective_n;
     // Readable summary (the points are what is used).
-    o["range_80"] = {std::exp(quantile(g, 0.1)), std::exp(quantile(g, 0.9))};
+    o["range_80"] = {std::exp(quantile(g, t.min_sources, 0.1)), std::exp(quantile(g, t.min_sources, 0.9))};
     nlohmann::json pts = nlohmann::json::array();
     for (const auto& [x, w] : g.points) pts.push_back({x, w});
     o["points"] = pts;
@@ -167,7 +169,8 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
           {"source", fmt::format("gpuplan's own residuals on {} (gpuplan validate {} --derive-intervals > data/intervals.json)", cases_file, cases_file)},
           {"method", "residual ln(actual/predicted) of a cost-like quantity (rates inverted); groups by kind, layout stated or planned, "
                      "framework stated or generic, GPU class, backing off to coarser groups below min_sources sources; each source "
-                     "weighs 1; quantiles at plotting positions F·n/(n+1), n the Kish effective count; range_80 = factors on the prediction"},
+                     "weighs 1; quantiles at the weighted ECDF's midpoints, or at F·n/(n+1) over n sources where a group has fewer "
+                     "than min_sources; range_80 = factors on the prediction"},
           {"min_sources", t.min_sources},
           {"groups", groups}};
 }
