@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -144,7 +145,17 @@ TEST(Cli, WithoutMfuThePlannerPredictsIt) {
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   const double mfu = j["time"]["mfu"].get<double>();
-  EXPECT_DOUBLE_EQ(mfu, j["layout"]["predicted_mfu"].get<double>());
+  // The layout's predicted MFU, held to the best published for Hopper
+  // (data/published_mfu.json: 48%, Megatron-LM on H100) and said first.
+  const double predicted = j["layout"]["predicted_mfu"].get<double>();
+  EXPECT_DOUBLE_EQ(mfu, std::min(predicted, 0.48));
+  if (predicted > 0.48) {
+    ASSERT_TRUE(j.contains("blocking_warnings")) << r.out;
+    EXPECT_NE(j["blocking_warnings"][0].get<std::string>().find("capped"), std::string::npos);
+  }
+  // The predicted time carries its range (issue 15): actual runs were slower.
+  EXPECT_GT(j["time"]["wall_clock_s_high"].get<double>(), j["time"]["wall_clock_s"].get<double>());
+  EXPECT_LT(j["time"]["wall_clock_s_low"].get<double>(), j["time"]["wall_clock_s_high"].get<double>());
   EXPECT_GT(mfu, 0.2);
   EXPECT_LT(mfu, 0.7);
   // The memory verdict of that layout is part of the report.
@@ -186,8 +197,12 @@ TEST(CliErrors, ModelFolderAndUserGpuFile) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["inputs"]["gpu"], "my-accel");
   EXPECT_NEAR(j["model"]["params_total"].get<double>(), 6738415616.0, 1);
-  // A GPU with no catalog price needs --price.
-  expect_input_error("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus + " --gpus 8 --mfu 0.5", "--price");
+  // A GPU with no catalog price: the report says so first and shows no cost (issue 15).
+  const Result no_price = run_stdout("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus + " --gpus 8 --mfu 0.5 --format json");
+  ASSERT_EQ(no_price.status, 0) << no_price.out;
+  const auto np = nlohmann::json::parse(no_price.out);
+  EXPECT_FALSE(np.contains("cost"));
+  EXPECT_NE(np["blocking_warnings"][0].get<std::string>().find("--price"), std::string::npos);
   // A GEMM efficiency is a fraction of peak.
   const std::string bad = temp_file("bad_gpus.json",
       R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "gemm_sustained_efficiency": 1.5}]})");

@@ -178,8 +178,9 @@ const market = () => state.market || (lang === 'zh' ? 'cn' : 'us');
 // The currency money is shown in: chosen, else the market's.
 const currency = () => state.currency || (market() === 'cn' ? 'cny' : 'usd');
 function trainBody(over = {}) {
-  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, mfu: state.mfu, framework: state.framework,
-              market: market(), currency: currency() };
+  // An empty MFU lets gpuplan predict it from the planner's layout, with a range (issue 15).
+  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, framework: state.framework, market: market(), currency: currency() };
+  if (state.mfu) b.mfu = state.mfu;
   if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
   if (state.price) b.price = state.price;
   if (state.own === '1') {
@@ -212,9 +213,25 @@ function viewRow(view, section, key) {
   return s && s.rows.find((r) => r.key === key);
 }
 const shown = (row) => (row ? row['value_' + lang] : '–');
+// The prediction range beside a headline number (issue 15), in the card's <small class="range">.
+function setRange(el, row) {
+  const box = document.getElementById(el.id + '-range');
+  if (!box) return;
+  const text = row && row['range_' + lang];
+  box.textContent = text || '';
+  box.hidden = !text;
+}
+// Problems the numbers depend on, above the cards (issue 15).
+function setBlocking(view) {
+  const box = $('#blocking');
+  const notes = (view && view.blocking) || [];
+  box.hidden = notes.length === 0;
+  box.replaceChildren(...notes.map((n) => { const p = document.createElement('p'); p.textContent = n[lang] || n.en; return p; }));
+}
 function setKpi(el, report, view, section, key) {
   const row = viewRow(view, section, key);
   el.textContent = shown(row);
+  setRange(el, row);
   const v = report[section] && report[section][key];
   if (v !== undefined) el.dataset.value = String(v); else delete el.dataset.value;
   el.dataset.key = section + '.' + key;
@@ -344,6 +361,7 @@ function renderTrain() {
   const res = last.train;
   if (!res) return;
   const { report, view } = res;
+  setBlocking(view);
   setKpi($('#out-time'), report, view, 'time', 'wall_clock_s');
   setKpi($('#out-gpus'), report, view, 'time', 'gpus');
   setKpi($('#out-gpu-hours'), report, view, 'gpu_hours', 'total_gpu_hours');
@@ -358,9 +376,10 @@ function renderTrain() {
     const hi = key.replace('_low_', '_high_');
     out.textContent = `${shown(viewRow(view, 'cost', key))} – ${shown(viewRow(view, 'cost', hi))}`;
     out.dataset.value = String(cost[key]); out.dataset.valueHigh = String(cost[hi]); out.dataset.key = 'cost.' + key;
+    setRange(out, viewRow(view, 'cost', key));
   } else if (key) {
     setKpi(out, report, view, 'cost', key);
-  } else { out.textContent = '–'; delete out.dataset.value; }
+  } else { out.textContent = '–'; delete out.dataset.value; setRange(out, null); }
   renderReport(view);
   renderSweep();
   renderOwn();

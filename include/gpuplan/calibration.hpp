@@ -23,7 +23,11 @@ struct TrialMeasurement {
 };
 
 struct Calibration {
+  // What it was fitted on; applying it to another GPU or model warns
+  // (empty: a file written before these were recorded).
   std::string gpu_id;
+  std::string model_name;
+  std::string layout;             // "tp 1 pp 1 dp 8 cp 1 ep 1 vp 1, micro-batch 2, seq 4096, ZeRO-1, recompute none"
   // Fitted factors.
   double gemm_ceiling = 0;        // StepTimeOptions::gemm_ceiling that reproduces the measured step
   double fragmentation = -1;      // MemoryOptions::fragmentation that reproduces the peak (< 0: not fitted)
@@ -42,6 +46,9 @@ struct Calibration {
 // Throws InputError when neither a step time nor a throughput is given.
 Calibration calibrate(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const TrialMeasurement& measured,
                       const StepTimeOptions& base_step = {}, const MemoryOptions& base_memory = {});
+
+// A layout in the words Calibration::layout records it.
+std::string calibration_layout_text(const Layout& layout);
 
 // Applies a calibration to later estimates.
 void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOptions* memory);

@@ -76,6 +76,8 @@ struct TrainInputs {
   OwnershipOverrides own;               // --own-*, --pue, --electricity-price, … (any of them implies --compare-own)
   std::optional<Calibration> calibration;  // the CLI reads --calibration FILE, the web takes the file's object
   FrameworkInputs software;
+  double interval = 0.8;                // --interval: level of the prediction ranges
+  double confidence = 0.8;              // --confidence: what a --deadline run is sized to
 };
 
 // Parses and checks the text fields; train_report checks the rest.

@@ -21,6 +21,7 @@ struct InferInputs {
   int64_t input = 2048;
   int64_t output = 512;
   double rps = 0;
+  double confidence = 0.8;              // --confidence: with --rps, replicas keep up with this probability (issue 15)
   int64_t batch = 0;
   int tp = 0;
   int pp = 0;

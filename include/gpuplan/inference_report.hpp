@@ -1,5 +1,6 @@
 // Reports for `gpuplan infer` and `gpuplan finetune` (sections, en + zh labels).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "gpuplan/cost.hpp"
@@ -11,6 +12,21 @@ namespace gpuplan {
 
 Report inference_report(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& options,
                         const ServingTarget& target, const ServingPlan& plan, const Price& price);
+
+// Issue 15: with a request rate, size the replicas so the deployment keeps
+// up at `confidence` given gpuplan's errors on published serving runs
+// (data/intervals.json, kind inference): the plan's replicas, GPUs and
+// utilisation change, and the returned note says so in words.
+struct ServingSizing {
+  double confidence = 0.8;
+  int64_t replicas_model = 0;    // on the model's own throughput
+  int64_t replicas_median = 0;   // at the median error
+  int64_t replicas = 0;          // at `confidence`
+  Note note;
+};
+std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* plan, const ServingTarget& target, const GpuSpec& gpu,
+                                                         bool engine_stated, double confidence);
+void add_serving_sizing(Report& report, const ServingSizing& sizing);
 
 // `gpuplan infer --max-throughput`: the batch an offline run reaches and its throughput.
 Report max_throughput_report(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& options,

@@ -52,6 +52,16 @@ struct Note {
   std::string zh;
 };
 
+// A prediction interval on one row (issue 15): the quantity lies in
+// [low, high], in the row's unit, with probability `level`.
+struct RowRange {
+  std::string section;
+  std::string key;
+  double low = 0;
+  double high = 0;
+  double level = 0.8;
+};
+
 struct Report {
   std::string command;
   std::string title_en;
@@ -60,7 +70,13 @@ struct Report {
   std::vector<Section> sections;
   std::vector<Note> assumptions;
   std::vector<Note> warnings;
+  // Stated before any number: problems the numbers below depend on (an
+  // implausible prediction, a layout that does not fit, an unknown price, a
+  // calibration from another GPU or model).
+  std::vector<Note> blocking;
+  std::vector<RowRange> ranges;
 };
+
 
 enum class Format { kTable, kJson, kCsv, kMarkdown };
 enum class Lang { kEn, kZh };
@@ -71,5 +87,9 @@ std::string render(const Report& report, Format format, Lang lang);
 nlohmann::json to_json(const Report& report);
 // The value of one row as a person reads it: "315 ZFLOP", "93,483 GPU-hours".
 std::string format_value(const Row& row, Lang lang);
+// The range recorded for a row, or nullptr.
+const RowRange* find_range(const Report& report, const std::string& section, const std::string& key);
+// "80% range 8.7–11.3 days" (zh "80% 区间 …"), in the row's unit.
+std::string format_range(const Row& row, const RowRange& range, Lang lang);
 
 }  // namespace gpuplan

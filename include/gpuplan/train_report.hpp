@@ -61,6 +61,11 @@ struct TrainRequest {
   RunSettings settings;
   // The inputs as typed and read ("--tokens 1万亿" → 1e12), shown first.
   std::vector<TypedInput> typed_inputs;
+  // Prediction ranges (issue 15): the level of the ranges shown beside
+  // predicted times, GPU-hours, costs and memory, and the confidence a
+  // --deadline run is sized to (0.5: the median estimate).
+  double interval = 0.8;
+  double confidence = 0.8;
 };
 
 Report train_report(const TrainRequest& request);

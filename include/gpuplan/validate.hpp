@@ -15,6 +15,7 @@
 
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
+#include "gpuplan/intervals.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
@@ -96,7 +97,19 @@ struct CaseResult {
   // this much faster than the stated one (0: the stated one is best).
   std::optional<double> best_layout_speedup;
   std::string best_layout;   // that layout, "tp 8 pp 1 dp 2 cp 1 ep 1 vp 1 mb 2 ZeRO-1 recompute selective sp on"
+  // Prediction interval (issue 15): what was known, the case's source, and
+  // the range at ValidationOptions::interval read from a table derived from
+  // every other source's residuals (leave-one-source-out).
+  std::string source;
+  PredictionContext context;
+  double log_ratio = 0;      // ln(actual / predicted), cost-like (rates inverted)
+  std::optional<double> predicted_low;
+  std::optional<double> predicted_high;
+  std::string range_group;   // the residual group the range was read from
 };
+
+// Cost-like orientation: a rate's residual is ln(predicted / measured).
+bool metric_is_rate(const std::string& metric);
 
 struct KindSummary {
   std::string kind;
@@ -109,18 +122,30 @@ struct KindSummary {
   // layout is fully stated, the median best_layout_speedup (percent) and how many.
   int best_layout_cases = 0;
   double best_layout_speedup_median_pct = 0;
+  // Leave-one-source-out prediction intervals: how many scored records have
+  // a range, how many measurements fall inside, and the median width of the
+  // range as a fraction of the prediction.
+  int ranged = 0;
+  int inside = 0;
+  double median_range_width = 0;
 };
 
 struct ValidationResult {
   std::vector<CaseResult> cases;
   std::vector<KindSummary> summary;
   std::vector<std::string> failures;  // "id: reason"
+  double interval = 0.8;              // the level of the cases' ranges
 };
 
 struct ValidationOptions {
   std::string kind;             // only cases of this kind; empty: all
   bool best_layout = false;     // compute best_layout_speedup (one more search per case)
+  double interval = 0.8;        // level of the leave-one-source-out ranges
 };
+
+// The residuals of a validation run, one per scored record, for deriving an
+// interval table (gpuplan validate --derive-intervals).
+std::vector<Residual> validation_residuals(const ValidationResult& result);
 
 // Predicts every case (of `kind` when not empty) and scores it.
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind = "");
@@ -131,5 +156,7 @@ Report validation_report(const ValidationResult& result, const std::string& orig
 // error, flags: [...]}], "summary": {kind: {count, median_abs_pct_error, mape,
 // not_predicted, failed[, note]}}, "failures": [...]}; percentages in percent.
 nlohmann::json validation_json(const ValidationResult& result, const std::string& origin);
+// Rows also carry predicted_low / predicted_high and range_group; the summary
+// per kind interval_level, ranged, inside, coverage and median_range_width.
 
 }  // namespace gpuplan

@@ -32,6 +32,8 @@ void add_infer_command(CLI::App& app) {
   cmd->add_option("--input", f->in.input, "Input (prompt) tokens per request")->capture_default_str();
   cmd->add_option("--output", f->in.output, "Output tokens per request")->capture_default_str();
   cmd->add_option("--rps", f->in.rps, "Target requests per second (0: size one replica)");
+  cmd->add_option("--confidence", f->in.confidence, "With --rps: size the replicas to keep up with this probability (0.5: the median estimate)")
+      ->capture_default_str();
   cmd->add_option("--batch", f->in.batch, "Concurrent sequences per replica (default: the largest that fits and meets the latency target)");
   cmd->add_option("--tp", f->in.tp, "Tensor-parallel degree per replica (default: try 1, 2, 4, 8 and keep the fewest GPUs)");
   cmd->add_option("--latency-target-ms", f->in.latency_target_ms, "Time-per-output-token target in ms (default 50 ms, about 20 tokens/s per user; 0: none)");

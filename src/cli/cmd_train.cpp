@@ -87,6 +87,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--staff-cost", o->staff_cost_per_engineer_year, "Owned: fully loaded cost of one operations engineer per year");
   cmd->add_option("--nodes-per-engineer", o->nodes_per_engineer, "Owned: nodes one operations engineer runs");
   cmd->add_option("--financing-rate", o->financing_rate, "Owned: yearly interest on the capital, 0.05 = 5%");
+  cmd->add_option("--interval", f->interval, "Level of the prediction ranges beside predicted times, GPU-hours, cost and memory (0.5–0.99)")
+      ->capture_default_str();
+  cmd->add_option("--confidence", f->confidence,
+                  "With --deadline: size the GPU count to finish on time with this probability (0.5: the median estimate; up to 0.99)")
+      ->capture_default_str();
   cmd->add_option("--calibration", flags->calibration_file, "File written by 'gpuplan calibrate --save': factors fitted to your trial run");
   add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });

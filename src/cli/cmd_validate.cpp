@@ -14,6 +14,8 @@ struct ValidateFlags {
   OutputOptions out;
   std::string file;
   std::string kind;
+  double interval = 0.8;
+  bool derive_intervals = false;
 };
 
 void run(const ValidateFlags& f) {
@@ -21,11 +23,17 @@ void run(const ValidateFlags& f) {
   const auto cases = read_cases(f.file);
   ValidationOptions o;
   o.kind = f.kind;
-  o.best_layout = true;  // best_layout_speedup for every fully stated train_throughput case
+  o.best_layout = !f.derive_intervals;  // best_layout_speedup for every fully stated train_throughput case
+  o.interval = f.interval;
   const ValidationResult r = run_validation(cases, o);
   if (!f.kind.empty() && r.summary.empty()) {
     throw InputError("--kind", "--kind " + f.kind + ": no case of that kind in " + f.file +
                                    " (kinds: train_throughput, train_memory, train_total, inference).");
+  }
+  if (f.derive_intervals) {
+    // The table shipped as data/intervals.json: every residual of the file.
+    emit(interval_table_to_json(derive_interval_table(validation_residuals(r)), f.file).dump(2) + "\n");
+    return;
   }
   if (parse_format(f.out.format) == Format::kJson) {
     const std::string text = validation_json(r, f.file).dump(2) + "\n";
@@ -46,6 +54,10 @@ void add_validate_command(CLI::App& app) {
   auto* f = flags.get();
   cmd->add_option("file", f->file, "A JSON-lines case file")->required();
   cmd->add_option("--kind", f->kind, "Only cases of this kind: train_memory, train_throughput, train_total, inference");
+  cmd->add_option("--interval", f->interval, "Level of each case's prediction interval, leave-one-source-out (0.5–0.99)")->capture_default_str();
+  cmd->add_flag("--derive-intervals", f->derive_intervals,
+                "Print the interval table derived from every residual of the file (JSON), e.g.\n"
+                "gpuplan validate ../shared/validation/cases.jsonl --derive-intervals > data/intervals.json");
   add_output_options(cmd, &f->out);
   cmd->callback([flags] { run(*flags); });
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/flops.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -51,6 +52,8 @@ Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, con
   if (t.peak_memory_bytes) require_range(*t.peak_memory_bytes, 1, 1e15, "--peak-memory-gib", "a positive amount of memory");
   Calibration c;
   c.gpu_id = g.id;
+  c.model_name = m.name;
+  c.layout = calibration_layout_text(l);
   StepTimeOptions o = base_step;
   o.explain = false;
   const StepTime before = estimate_step_time(m, l, g, o);
@@ -84,6 +87,11 @@ Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, con
   return c;
 }
 
+std::string calibration_layout_text(const Layout& l) {
+  return fmt::format("tp {} pp {} dp {} cp {} ep {} vp {}, micro-batch {}, seq {}, ZeRO-{}, recompute {}", l.tp, l.pp, l.dp, l.cp, l.ep, l.vp,
+                     l.micro_batch, l.seq_len, l.zero_stage, recompute_name(l.recompute));
+}
+
 void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOptions* memory) {
   if (step && c.gemm_ceiling > 0) step->gemm_ceiling = c.gemm_ceiling;
   if (memory && c.fragmentation >= 0) memory->fragmentation = c.fragmentation;  // Calibration's own -1: not fitted
@@ -92,6 +100,8 @@ void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOption
 nlohmann::json calibration_to_json(const Calibration& c) {
   return {{"gpuplan_calibration", 1},
           {"gpu", c.gpu_id},
+          {"model", c.model_name},
+          {"layout", c.layout},
           {"gemm_ceiling", c.gemm_ceiling},
           {"fragmentation", c.fragmentation},
           {"predicted_step_s", c.predicted_step_s},
@@ -108,7 +118,10 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& or
   }
   Calibration c;
   auto num = [&](const char* k, double fallback) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : fallback; };
-  c.gpu_id = j.contains("gpu") && j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
+  auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  c.gpu_id = text("gpu");
+  c.model_name = text("model");
+  c.layout = text("layout");
   c.gemm_ceiling = num("gemm_ceiling", 0);
   c.fragmentation = num("fragmentation", -1);
   if (!(c.gemm_ceiling >= 0 && c.gemm_ceiling <= 1) || !(c.fragmentation >= -1 && c.fragmentation <= 10)) {

@@ -187,6 +187,8 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.calibration = in.calibration;
   r.framework = &resolve_framework(in.software);
   r.settings = make_run_settings(in.software);
+  r.interval = in.interval;
+  r.confidence = in.confidence;
   return r;
 }
 

@@ -85,7 +85,7 @@ Report infer_report_for(const InferInputs& f) {
   t.pp = f.pp;
   t.ep = f.ep;
   t.disaggregate = f.disaggregate;
-  const ServingPlan p = plan_serving(m, g, o, t);
+  ServingPlan p = plan_serving(m, g, o, t);
   if (!p.feasible) {
     // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
     const bool target = t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
@@ -101,8 +101,12 @@ Report infer_report_for(const InferInputs& f) {
   pi.market = f.market ? parse_market(*f.market, "--market") : default_market_for_lang(f.lang);
   if (f.provider && !f.provider->empty()) pi.provider = f.provider;
   if (f.currency) pi.currency = parse_currency(*f.currency, "--currency");
+  // Issue 15: replicas for the slow end of gpuplan's errors on published serving runs.
+  const std::optional<ServingSizing> sizing = size_serving_for_confidence(&p, t, g, !f.engine.empty(), f.confidence);
   const Price price = resolve_price(g.id, pi);
-  return inference_report(m, g, o, t, p, price);
+  Report rep = inference_report(m, g, o, t, p, price);
+  if (sizing) add_serving_sizing(rep, *sizing);
+  return rep;
 }
 
 }  // namespace gpuplan

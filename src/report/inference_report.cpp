@@ -1,6 +1,9 @@
 // Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
 #include "gpuplan/inference_report.hpp"
 
+#include "gpuplan/intervals.hpp"
+#include "gpuplan/published_mfu.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -286,6 +289,56 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
                               fmt::format("{} × {} 放不下；{}。", e.layout.gpus(), g.id, smallest > 0 ? fmt::format("{} 卡可放下", smallest) : "1,024 卡以内都放不下")});
   }
   return r;
+}
+
+std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* p, const ServingTarget& t, const GpuSpec& g, bool engine_stated,
+                                                         double confidence) {
+  check_level(confidence, "--confidence");
+  if (!p->feasible || !(t.requests_per_s > 0) || !(p->replica_requests_per_s > 0)) return std::nullopt;
+  const PredictionContext ctx{"inference", true, engine_stated, gpu_class(g.id)};
+  const IntervalTable& table = shipped_interval_table();
+  const std::optional<double> slow = error_quantile(table, ctx, confidence);
+  const std::optional<double> median = error_quantile(table, ctx, 0.5);
+  if (!slow || !median) return std::nullopt;
+  // A replica's request rate is a rate: at the slow end it sustains rate / factor.
+  auto replicas_at = [&](double factor) {
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t.requests_per_s * factor / p->replica_requests_per_s - 1e-9)));
+  };
+  ServingSizing s;
+  s.confidence = confidence;
+  s.replicas_model = p->replicas;
+  s.replicas_median = replicas_at(std::max(*median, 1e-9));
+  s.replicas = std::max(replicas_at(*slow), p->replicas);
+  // The decode replicas (all replicas when not disaggregated) grow; a
+  // disaggregated prefill pool grows by the same factor.
+  const int64_t decode_gpus_before = p->replicas * p->gpus_per_replica;
+  p->replicas = s.replicas;
+  int64_t prefill_gpus = p->gpus - decode_gpus_before;
+  if (p->disaggregated && p->prefill_replicas > 0) {
+    const int64_t per = p->prefill_gpus / p->prefill_replicas;
+    p->prefill_replicas = std::max<int64_t>(p->prefill_replicas, static_cast<int64_t>(std::ceil(static_cast<double>(p->prefill_replicas) * *slow - 1e-9)));
+    p->prefill_gpus = p->prefill_replicas * per;
+    prefill_gpus = p->prefill_gpus;
+  }
+  p->gpus = s.replicas * p->gpus_per_replica + prefill_gpus;
+  p->utilisation = t.requests_per_s / (p->replica_requests_per_s * static_cast<double>(p->replicas));
+  s.note = Note{fmt::format("{} replicas ({} GPUs) keep up with {} requests/s with {:.0f}% confidence; {} at the median estimate ({} on the "
+                            "model's own throughput). gpuplan's errors on published serving runs set the margin; --confidence 0.5–0.99 changes it.",
+                            s.replicas, p->gpus, format_sig(t.requests_per_s, 4), confidence * 100, s.replicas_median, s.replicas_model),
+                fmt::format("{} 个副本（{} 张卡）能以 {:.0f}% 的把握承载 {} 请求/秒；按中位估计需 {} 个（按模型自身吞吐为 {} 个）。余量由 gpuplan 在公开部署实测上的"
+                            "误差决定；可用 --confidence 0.5–0.99 调整。",
+                            s.replicas, p->gpus, confidence * 100, format_sig(t.requests_per_s, 4), s.replicas_median, s.replicas_model)};
+  return s;
+}
+
+void add_serving_sizing(Report& r, const ServingSizing& s) {
+  r.assumptions.insert(r.assumptions.begin(), s.note);
+  r.inputs["confidence"] = s.confidence;
+  for (Section& sec : r.sections) {
+    if (sec.key != "deployment") continue;
+    sec.rows.push_back(num("replicas_median", "Replicas at the median estimate", "按中位估计的副本数", static_cast<double>(s.replicas_median), Unit::kCount));
+    sec.rows.push_back(num("replicas_model", "Replicas on the model's own throughput", "按模型自身吞吐的副本数", static_cast<double>(s.replicas_model), Unit::kCount));
+  }
 }
 
 }  // namespace gpuplan

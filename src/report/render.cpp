@@ -65,7 +65,30 @@ std::string format_value(const Row& row, Lang lang) {
   return out;
 }
 
+const RowRange* find_range(const Report& rep, const std::string& section, const std::string& key) {
+  for (const auto& r : rep.ranges) {
+    if (r.section == section && r.key == key) return &r;
+  }
+  return nullptr;
+}
+
+std::string format_range(const Row& row, const RowRange& range, Lang lang) {
+  Row lo = row, hi = row;
+  lo.text.clear();
+  hi.text.clear();
+  lo.value = range.low;
+  hi.value = range.high;
+  return fmt::format("{:.0f}% {} {} – {}", range.level * 100, lang == Lang::kZh ? "区间" : "range", format_value(lo, lang), format_value(hi, lang));
+}
+
 namespace {
+
+// A row's value as shown, with its range beside it where it has one.
+std::string shown_value(const Report& rep, const Section& s, const Row& r, Lang lang) {
+  std::string out = format_value(r, lang);
+  if (const RowRange* range = find_range(rep, s.key, r.key)) out += "  (" + format_range(r, *range, lang) + ")";
+  return out;
+}
 
 // Display width: CJK characters take two terminal columns.
 size_t display_width(const std::string& s) {
@@ -89,6 +112,15 @@ const std::string& label(const Row& r, Lang lang) { return lang == Lang::kZh && 
 const std::string& title(const Section& s, Lang lang) { return lang == Lang::kZh && !s.zh.empty() ? s.zh : s.en; }
 const std::string& note_text(const Note& n, Lang lang) { return lang == Lang::kZh && !n.zh.empty() ? n.zh : n.en; }
 
+std::string blocking_block(const Report& rep, Lang lang, const char* bullet) {
+  std::string out;
+  if (rep.blocking.empty()) return out;
+  out += lang == Lang::kZh ? "\n请先看这里（下面的数字依赖于此）\n" : "\nRead first (the numbers below depend on it)\n";
+  for (const auto& b : rep.blocking) out += std::string(bullet) + note_text(b, lang) + "\n";
+  return out;
+}
+
+
 nlohmann::json row_value(const Row& r) {
   if (r.unit == Unit::kText) return r.text;
   if (r.unit == Unit::kFlag) return r.value != 0;
@@ -100,6 +132,7 @@ std::string render_table(const Report& rep, Lang lang) {
   std::string out;
   const std::string& t = lang == Lang::kZh && !rep.title_zh.empty() ? rep.title_zh : rep.title_en;
   if (!t.empty()) out += t + "\n" + std::string(std::min<size_t>(display_width(t), 78), '=') + "\n";
+  out += blocking_block(rep, lang, "  !! ");
   for (const auto& s : rep.sections) {
     out += "\n" + title(s, lang) + "\n";
     if (!s.columns.empty()) {
@@ -126,7 +159,7 @@ std::string render_table(const Report& rep, Lang lang) {
     }
     size_t width = 0;
     for (const auto& r : s.rows) width = std::max(width, display_width(label(r, lang)));
-    for (const auto& r : s.rows) out += "  " + pad(label(r, lang), width + 2) + format_value(r, lang) + "\n";
+    for (const auto& r : s.rows) out += "  " + pad(label(r, lang), width + 2) + shown_value(rep, s, r, lang) + "\n";
   }
   if (!rep.assumptions.empty()) {
     out += lang == Lang::kZh ? "\n假设\n" : "\nAssumptions\n";
@@ -179,6 +212,9 @@ const char* unit_name(Unit u) {
 
 std::string render_csv(const Report& rep, Lang lang) {
   std::string out = "section,key,label,value,unit\n";
+  for (size_t i = 0; i < rep.blocking.size(); ++i) {
+    out += fmt::format("blocking,{},{},{},\n", i, csv_escape(lang == Lang::kZh ? "请先看" : "read first"), csv_escape(note_text(rep.blocking[i], lang)));
+  }
   for (const auto& s : rep.sections) {
     if (!s.columns.empty()) {
       for (size_t i = 0; i < s.records.size(); ++i) {
@@ -192,6 +228,11 @@ std::string render_csv(const Report& rep, Lang lang) {
     for (const auto& r : s.rows) {
       out += fmt::format("{},{},{},{},{}\n", s.key, r.key, csv_escape(label(r, lang)), csv_escape(raw_value(r)),
                          unit_name(r.unit));
+      if (const RowRange* range = find_range(rep, s.key, r.key)) {
+        const std::string level = fmt::format("{:.0f}%", range->level * 100);
+        out += fmt::format("{},{}_low,{},{:.17g},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " low)"), range->low, unit_name(r.unit));
+        out += fmt::format("{},{}_high,{},{:.17g},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " high)"), range->high, unit_name(r.unit));
+      }
     }
   }
   return out;
@@ -210,6 +251,7 @@ std::string render_markdown(const Report& rep, Lang lang) {
   std::string out;
   const std::string& t = lang == Lang::kZh && !rep.title_zh.empty() ? rep.title_zh : rep.title_en;
   if (!t.empty()) out += "# " + t + "\n";
+  out += blocking_block(rep, lang, "> **!** ");
   for (const auto& s : rep.sections) {
     out += "\n## " + title(s, lang) + "\n\n";
     if (!s.columns.empty()) {
@@ -226,7 +268,7 @@ std::string render_markdown(const Report& rep, Lang lang) {
       continue;
     }
     out += lang == Lang::kZh ? "| 项目 | 数值 |\n|---|---|\n" : "| item | value |\n|---|---|\n";
-    for (const auto& r : s.rows) out += "| " + md_escape(label(r, lang)) + " | " + md_escape(format_value(r, lang)) + " |\n";
+    for (const auto& r : s.rows) out += "| " + md_escape(label(r, lang)) + " | " + md_escape(shown_value(rep, s, r, lang)) + " |\n";
   }
   if (!rep.assumptions.empty()) {
     out += lang == Lang::kZh ? "\n## 假设\n\n" : "\n## Assumptions\n\n";
@@ -257,9 +299,19 @@ nlohmann::json to_json(const Report& rep) {
       continue;
     }
     nlohmann::json o = nlohmann::json::object();
-    for (const auto& r : s.rows) o[r.key] = row_value(r);
+    for (const auto& r : s.rows) {
+      o[r.key] = row_value(r);
+      if (const RowRange* range = find_range(rep, s.key, r.key)) {
+        o[r.key + "_low"] = range->low;
+        o[r.key + "_high"] = range->high;
+      }
+    }
     j[s.key] = o;
   }
+  if (!rep.ranges.empty()) j["interval_level"] = rep.ranges.front().level;
+  nlohmann::json b = nlohmann::json::array();
+  for (const auto& n : rep.blocking) b.push_back(n.en);
+  if (!rep.blocking.empty()) j["blocking_warnings"] = b;
   nlohmann::json a = nlohmann::json::array();
   for (const auto& n : rep.assumptions) a.push_back(n.en);
   j["assumptions"] = a;

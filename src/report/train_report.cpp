@@ -15,6 +15,7 @@
 #include "gpuplan/rent_or_buy_report.hpp"
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
+#include "train_confidence.hpp"
 
 namespace gpuplan {
 namespace {
@@ -133,6 +134,19 @@ Report train_report(const TrainRequest& r) {
 
   std::optional<double> mfu = r.mfu;
   if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
+  // Issue 15: a predicted MFU is held to the best published for the GPU
+  // class, and a deadline run is sized for the slow end of gpuplan's own
+  // errors on published runs at the asked confidence.
+  const train_detail::Confidence conf = train_detail::train_confidence(r, gpu);
+  std::optional<train_detail::MfuCheck> mfu_check;
+  const bool size_by_confidence = r.deadline_s && !r.gpus;
+  // The residuals were measured on the model's own (uncapped) predictions,
+  // so the confidence factor applies to those; the published best caps the
+  // result.
+  auto sizing_mfu = [&](double predicted) {
+    const train_detail::MfuCheck m = train_detail::check_mfu(predicted, gpu, r.precision);
+    return size_by_confidence ? train_detail::capped(m, m.raw / conf.sizing_factor) : m.used;
+  };
   const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
   // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
   // times the FLOPs per token this report counts (so any FLOP convention agrees).
@@ -147,7 +161,8 @@ Report train_report(const TrainRequest& r) {
                                                "larger GPU, or give --mfu to skip the layout search.",
                                                model.name, *r.gpus, gpu.id));
       }
-      mfu = predicted_mfu(*layout);
+      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+      mfu = mfu_check->used;
       mfu_predicted = true;
     } else if (r.deadline_s) {
       // GPU count and MFU depend on each other: iterate from a typical 40%.
@@ -165,12 +180,13 @@ Report train_report(const TrainRequest& r) {
         auto c = best_layout(r, model, gpu, est.gpus, w);
         if (!c) break;
         layout = c;
-        const double next = predicted_mfu(*c);
+        const double next = sizing_mfu(predicted_mfu(*c));
         if (std::fabs(next - guess) < 1e-3) break;
         guess = next;
       }
       if (layout) {
-        mfu = predicted_mfu(*layout);
+        mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+        mfu = sizing_mfu(mfu_check->raw);
         mfu_predicted = true;
       }
     }
@@ -227,6 +243,30 @@ Report train_report(const TrainRequest& r) {
     }
   }
   const double fault_budget = ri.fault_budget;
+  // Sized for the slow end at the asked confidence; the numbers shown are
+  // the model's point estimate (MFU capped where implausible) on that many
+  // GPUs, with its range beside them.
+  std::optional<int64_t> gpus_at_median, gpus_model_alone;
+  if (mfu_predicted && size_by_confidence && mfu_check) {
+    // The layout shown is the planner's best on the sized count: its MFU is the one stated.
+    if (auto c = best_layout(r, model, gpu, run.gpus, w)) {
+      layout = c;
+      mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
+    }
+    RunInput at = ri;
+    at.mfu = train_detail::capped(*mfu_check, mfu_check->raw / conf.median_factor);
+    gpus_at_median = solve_run(at).gpus;
+    at.mfu = mfu_check->used;
+    gpus_model_alone = solve_run(at).gpus;
+    RunInput shown = ri;
+    shown.gpus = static_cast<double>(run.gpus);
+    shown.mfu = mfu_check->used;
+    RunEstimate point = solve_run(shown);
+    point.gpus_solved = true;
+    point.gpus_exact = run.gpus_exact;
+    run = point;
+    ops = operations(run, 0);
+  }
   // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
   if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
 
@@ -238,7 +278,14 @@ Report train_report(const TrainRequest& r) {
     spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
     price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
   }
-  Price price = resolve_price(gpu.id, price_in);
+  // No price in the catalog and none given: the report still stands, its
+  // cost does not, and that is said first.
+  const bool price_known = r.price.text || (r.price.market ? default_price(gpu.id, *r.price.market) : default_price(gpu.id)) != nullptr;
+  if (!price_known) {
+    rep.blocking.push_back({fmt::format("No rental price is known for {}: costs are not shown. Give --price (e.g. --price 2.5 or 15cny).", gpu.id),
+                            fmt::format("没有 {} 的租用价格：不显示费用。请用 --price 给出单价（如 --price 2.5 或 15cny）。", gpu.id)});
+  }
+  Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
 
   // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
   // Extra GPU-hours spot preemptions would add, relative to on-demand
@@ -260,7 +307,7 @@ Report train_report(const TrainRequest& r) {
   }
   RentOptions rent;
   rent.currency = price.currency;
-  {
+  if (price_known) {
     PriceInput on = price_in;
     on.spot = false;
     PriceInput sp = price_in;
@@ -380,16 +427,38 @@ Report train_report(const TrainRequest& r) {
     rep.sections.push_back(ls);
     add_memory_to_report(rep, layout->memory);
   } else if (can_plan) {
-    rep.warnings.push_back({fmt::format("No parallel layout of {} on {} × {} fits in memory.", model.name, run.gpus, gpu.id),
-                            fmt::format("{} 在 {} 张 {} 上没有放得下的并行方案。", model.name, run.gpus, gpu.id)});
+    rep.blocking.push_back({fmt::format("No parallel layout of {} on {} × {} fits in memory: the run as sized cannot start. Add GPUs, "
+                                        "choose a GPU with more memory, or shorten the sequence.",
+                                        model.name, run.gpus, gpu.id),
+                            fmt::format("{} 在 {} 张 {} 上没有放得下的并行方案：按此规模无法开训。请增加卡数、换显存更大的卡或缩短序列。",
+                                        model.name, run.gpus, gpu.id)});
   }
 
   Section ts{"time", "Time and GPUs", "时间与卡数", {}, {}, {}};
+  std::optional<Note> sizing_note;
+  if (gpus_at_median && gpus_model_alone) {
+    const double pct = conf.confidence * 100;
+    sizing_note = Note{fmt::format("{} GPUs finish by the deadline with {:.0f}% confidence; {} at the median estimate ({} on the step-time model's "
+                                   "own estimate, which published runs have mostly fallen short of). --confidence 0.5–0.99 changes it.",
+                                   format_thousands(static_cast<double>(run.gpus)), pct, format_thousands(static_cast<double>(*gpus_at_median)),
+                                   format_thousands(static_cast<double>(*gpus_model_alone))),
+                       fmt::format("{} 张卡能以 {:.0f}% 的把握按期完成；按中位估计需 {} 张（按步时模型自身估计为 {} 张，公开的实际训练大多达不到它）。"
+                                   "可用 --confidence 0.5–0.99 调整。",
+                                   format_thousands(static_cast<double>(run.gpus)), pct, format_thousands(static_cast<double>(*gpus_at_median)),
+                                   format_thousands(static_cast<double>(*gpus_model_alone)))};
+    rep.inputs["confidence"] = conf.confidence;
+  }
   if (run.gpus_solved) {
     ts.rows.push_back(num("gpus_exact", "GPUs needed (unrounded)", "所需卡数（未取整）", run.gpus_exact, Unit::kCount));
   }
   ts.rows.push_back(num("gpus", run.gpus_solved ? "GPUs (rounded up to whole nodes)" : "GPUs", run.gpus_solved ? "卡数（按整节点取整）" : "卡数",
                         static_cast<double>(run.gpus), Unit::kGpus));
+  if (gpus_at_median && gpus_model_alone) {
+    ts.rows.back().en = fmt::format("GPUs ({:.0f}% confidence, whole nodes)", conf.confidence * 100);
+    ts.rows.back().zh = fmt::format("卡数（{:.0f}% 把握，整节点）", conf.confidence * 100);
+    ts.rows.push_back(num("gpus_at_median", "GPUs at the median estimate", "按中位估计所需卡数", static_cast<double>(*gpus_at_median), Unit::kGpus));
+    ts.rows.push_back(num("gpus_model_alone", "GPUs on the model's own estimate", "按模型自身估计所需卡数", static_cast<double>(*gpus_model_alone), Unit::kGpus));
+  }
   ts.rows.push_back(num("nodes", "Nodes", "节点数", static_cast<double>(run.nodes), Unit::kCount));
   ts.rows.push_back(num("mfu", run.mfu_solved ? "MFU needed" : "MFU", run.mfu_solved ? "所需 MFU" : "MFU（算力利用率）", run.mfu, Unit::kFraction));
   ts.rows.push_back(num("achieved_flop_per_s_per_gpu", "Achieved per GPU", "单卡有效算力", peak * run.mfu, Unit::kFlopPerS));
@@ -429,6 +498,7 @@ Report train_report(const TrainRequest& r) {
   rep.sections.push_back(operations_section(ops, spot_ops));
 
   // Cost: each GPU-hour line times the price, in the price's currency and the other.
+  if (price_known) {  // (not re-indented, to keep the cost code's history readable)
   const Currency cur = price.currency;
   const Currency other = cur == Currency::kUsd ? Currency::kCny : Currency::kUsd;
   const Unit cur_unit = cur == Currency::kUsd ? Unit::kUsd : Unit::kCny;
@@ -496,6 +566,7 @@ Report train_report(const TrainRequest& r) {
     const OwnershipInputs own = resolve_ownership(gpu, gpus_per_node, own_market, price.currency, *r.own);
     add_rent_vs_own(&rep, own, rent, run.gpu_hours_total, run.nodes);
   }
+  }
 
   // Assumptions and warnings a user should see.
   if (!r.flop_per_sample && f.exact && !r.six_n) {
@@ -535,13 +606,54 @@ Report train_report(const TrainRequest& r) {
                                fmt::format("已按试跑校准：GEMM 效率上限 {:.3f}（未校准模型步时误差 {:+.1f}%）。", r.calibration->gemm_ceiling,
                                            r.calibration->step_error * 100)});
   }
-  if (mfu_predicted) {
+  if (mfu_predicted && mfu_check && mfu_check->capped) {
+    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is the step-time model's {:.1f}% for the layout shown, capped at the best published "
+                                           "(docs/step-time.md, data/published_mfu.json).",
+                                           run.mfu * 100, mfu_check->raw * 100),
+                               fmt::format("MFU {:.1f}% 为步时模型按所示并行方案预测的 {:.1f}%，按已公开最好水平封顶。", run.mfu * 100, mfu_check->raw * 100)});
+  } else if (mfu_predicted) {
     rep.assumptions.push_back({fmt::format("MFU {:.1f}% is predicted by the step-time model for the layout shown (docs/step-time.md).", run.mfu * 100),
                                fmt::format("MFU {:.1f}% 由步时模型按所示并行方案预测。", run.mfu * 100)});
   }
-  if (run.mfu > 0.65) {
-    rep.warnings.push_back({fmt::format("MFU {:.0f}% is above anything published for large runs (best: ~55% MegaScale, ~56% Megatron at DP=1).", run.mfu * 100),
-                            fmt::format("MFU {:.0f}% 高于已公开的大规模训练最好水平（约 55%）。", run.mfu * 100)});
+  // Plausibility first (issue 15): stated above every number that depends on it.
+  if (mfu_check && mfu_check->capped) {
+    rep.blocking.insert(rep.blocking.begin(), train_detail::capped_mfu_note(*mfu_check, gpu));
+  } else if (!mfu_predicted && !run.mfu_solved) {
+    const train_detail::MfuCheck given = train_detail::check_mfu(run.mfu, gpu, r.precision);
+    if (given.capped) {
+      rep.blocking.insert(rep.blocking.begin(),
+                          {fmt::format("Your MFU {:.1f}% is above the best published for {} ({:.1f}%, {}); the numbers below follow your figure.",
+                                       run.mfu * 100, given.published.gpu_class, given.published.best_mfu * 100, given.published.run),
+                           fmt::format("输入的 MFU {:.1f}% 高于 {} 类已公开的最好水平（{:.1f}%，{}）；下面的数字按你的输入计算。", run.mfu * 100,
+                                       given.published.gpu_class, given.published.best_mfu * 100, given.published.run)});
+    }
+  }
+  if (r.calibration) {
+    train_detail::check_calibration(*r.calibration, have_model ? model.name : std::string(), gpu,
+                                    layout ? calibration_layout_text(layout->layout) : std::string(), rep);
+  }
+  if (sizing_note) rep.assumptions.insert(rep.assumptions.begin(), *sizing_note);
+  // Ranges beside the predicted numbers.
+  train_detail::add_train_ranges(rep, conf, mfu_predicted, mfu_check ? mfu_check->used / mfu_check->raw : 1.0);
+  if (mfu_predicted && conf.time_range) {
+    const ErrorRange& t = *conf.time_range;
+    rep.assumptions.push_back({fmt::format("{:.0f}% ranges on time, throughput, GPU-hours and cost: actual runs took {:.2f}–{:.2f}× the "
+                                           "predicted time, read from gpuplan's errors on {} published runs from {} sources ({}; docs/intervals.md).",
+                                           t.level * 100, t.low, t.high, t.cases, t.sources, t.group),
+                               fmt::format("时间、吞吐、卡时与费用的 {:.0f}% 区间：实际训练耗时为预测的 {:.2f}–{:.2f} 倍，取自 gpuplan 在 {} 个来源的 {} 个"
+                                           "公开训练上的误差（{}；见 docs/intervals.md）。",
+                                           t.level * 100, t.low, t.high, t.sources, t.cases, t.group)});
+  } else if (!mfu_predicted) {
+    rep.assumptions.push_back({"Times, GPU-hours and cost follow the MFU given, so they carry no prediction range; leave --mfu out to have it "
+                               "predicted with one.",
+                               "时间、卡时与费用按给定的 MFU 计算，没有预测区间；不给 --mfu 时会预测并给出区间。"});
+  }
+  if (layout && conf.memory_range) {
+    const ErrorRange& m = *conf.memory_range;
+    rep.assumptions.push_back({fmt::format("{:.0f}% range on peak memory: {:.2f}–{:.2f}× the prediction ({} published runs, {} sources; {}).",
+                                           m.level * 100, m.low, m.high, m.cases, m.sources, m.group),
+                               fmt::format("显存峰值的 {:.0f}% 区间：预测值的 {:.2f}–{:.2f} 倍（{} 个来源的 {} 个公开训练；{}）。", m.level * 100, m.low,
+                                           m.high, m.sources, m.cases, m.group)});
   }
   if (run.mfu_solved) {
     rep.warnings.push_back({fmt::format("To finish on time the run must sustain {:.1f}% MFU; published large runs reach 38–55%.", run.mfu * 100),

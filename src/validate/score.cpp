@@ -6,6 +6,7 @@
 #include <map>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/published_mfu.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/validate.hpp"
 
@@ -36,7 +37,56 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+bool framework_stated(const nlohmann::json& raw) {
+  for (const char* where : {"train", "infer"}) {
+    if (raw.contains(where) && raw[where].is_object() && raw[where].contains("framework")) return true;
+  }
+  return false;
+}
+
+// Leave-one-source-out ranges: each record's range comes from a table of
+// every other source's residuals, so no source calibrates its own range.
+void add_ranges(ValidationResult& out, double level) {
+  const std::vector<Residual> all = validation_residuals(out);
+  std::map<std::string, IntervalTable> without;  // source → table of the others
+  std::map<std::string, std::vector<double>> widths;
+  for (CaseResult& r : out.cases) {
+    if (!without.count(r.source)) {
+      std::vector<Residual> others;
+      for (const Residual& x : all) {
+        if (x.source != r.source) others.push_back(x);
+      }
+      without[r.source] = derive_interval_table(others);
+    }
+    const std::optional<ErrorRange> range = error_range(without[r.source], r.context, level);
+    if (!range) continue;
+    // Cost-like: actual = predicted · factor; a rate divides by it.
+    const bool rate = metric_is_rate(r.metric);
+    r.predicted_low = rate ? r.predicted / range->high : r.predicted * range->low;
+    r.predicted_high = rate ? r.predicted / range->low : r.predicted * range->high;
+    r.range_group = range->group;
+    for (KindSummary& s : out.summary) {
+      if (s.kind != r.kind) continue;
+      ++s.ranged;
+      if (r.measured >= *r.predicted_low && r.measured <= *r.predicted_high) ++s.inside;
+    }
+    widths[r.kind].push_back((*r.predicted_high - *r.predicted_low) / r.predicted);
+  }
+  for (KindSummary& s : out.summary) s.median_range_width = median(widths[s.kind]);
+}
+
 }  // namespace
+
+bool metric_is_rate(const std::string& metric) { return metric == "tokens_per_s_per_gpu" || metric == "output_tokens_per_s"; }
+
+std::vector<Residual> validation_residuals(const ValidationResult& result) {
+  std::vector<Residual> out;
+  for (const CaseResult& r : result.cases) {
+    if (!(r.predicted > 0) || !(r.measured > 0)) continue;
+    out.push_back(Residual{r.context, r.source, r.log_ratio});
+  }
+  return out;
+}
 
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind) {
   ValidationOptions o;
@@ -47,6 +97,7 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const ValidationOptions& options) {
   const std::string& kind = options.kind;
   ValidationResult out;
+  out.interval = check_level(options.interval, "--interval");
   std::map<std::string, std::vector<double>> speedups;
   std::vector<std::string> order;
   std::map<std::string, KindSummary> summary;
@@ -78,6 +129,13 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
         r.error = pr.value / *m - 1;
         r.flags = in.flags;
         r.flags.insert(r.flags.end(), pr.flags.begin(), pr.flags.end());
+        r.source = c.source;
+        r.context.kind = c.kind;
+        // Inference cases state their TP degree: nothing is planned.
+        r.context.layout_stated = c.kind == "inference" || in.layout_stated;
+        r.context.framework_stated = framework_stated(c.raw);
+        r.context.gpu_class = gpu_class(in.gpu.id);
+        if (pr.value > 0) r.log_ratio = metric_is_rate(pr.metric) ? std::log(pr.value / *m) : std::log(*m / pr.value);
         abs_pct[c.kind].push_back(std::fabs(r.error) * 100);
         ++s.count;
         if (options.best_layout && c.kind == "train_throughput" && in.layout_stated) {
@@ -113,6 +171,7 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
     s.best_layout_speedup_median_pct = median(speedups[k]);
     out.summary.push_back(s);
   }
+  add_ranges(out, out.interval);
   return out;
 }
 
@@ -132,25 +191,33 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
   rep.title_en = "Predictions against published measurements";
   rep.title_zh = "预测与公开实测对比";
   rep.inputs = {{"file", origin}};
-  Section cs{"cases", "Cases", "案例", {}, {"id", "kind", "metric", "predicted", "measured", "error", "flags"}, {}};
+  Section cs{"cases", "Cases", "案例", {}, {"id", "kind", "metric", "predicted", "low", "high", "measured", "error", "flags"}, {}};
   Section fs{"case_flags", "Defaults assumed per case (inputs the source left out)", "各案例采用的默认值（来源未给出的输入）", {}, {}, {}};
   for (const auto& c : r.cases) {
     cs.records.push_back({Row{"id", "id", "编号", 0, Unit::kText, c.id},
                           Row{"kind", "kind", "类型", 0, Unit::kText, c.kind},
                           Row{"metric", "metric", "指标", 0, Unit::kText, c.metric},
                           Row{"predicted", "predicted", "预测", c.predicted, Unit::kCount, ""},
+                          c.predicted_low ? Row{"predicted_low", "low", "下限", *c.predicted_low, Unit::kCount, ""}
+                                          : Row{"predicted_low", "low", "下限", 0, Unit::kText, "—"},
+                          c.predicted_high ? Row{"predicted_high", "high", "上限", *c.predicted_high, Unit::kCount, ""}
+                                           : Row{"predicted_high", "high", "上限", 0, Unit::kText, "—"},
                           Row{"measured", "measured", "实测", c.measured, Unit::kCount, ""},
                           Row{"error", "error", "误差", c.error, Unit::kFraction, ""},
                           Row{"flags", "flags", "默认值数", static_cast<double>(c.flags.size()), Unit::kCount, ""}});
     if (!c.flags.empty()) fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join(c.flags, "; ")});
   }
   rep.sections.push_back(cs);
-  Section ss{"summary", "Summary per kind", "按类型汇总", {}, {"kind", "count", "median |error|", "MAPE", "not predicted", "failed", "best layout faster by (median)"}, {}};
+  Section ss{"summary", "Summary per kind", "按类型汇总", {}, {"kind", "count", "median |error|", "MAPE", "inside range", "median range width", "not predicted", "failed", "best layout faster by (median)"}, {}};
   for (const auto& s : r.summary) {
     ss.records.push_back({Row{"kind", "kind", "类型", 0, Unit::kText, s.kind},
                           Row{"count", "count", "数量", static_cast<double>(s.count), Unit::kCount, ""},
                           Row{"median_abs_pct_error", "median", "中位数", s.median_abs_pct_error / 100, Unit::kFraction, ""},
                           Row{"mape", "MAPE", "MAPE", s.mape / 100, Unit::kFraction, ""},
+                          s.ranged ? Row{"coverage", "inside range", "落在区间内", static_cast<double>(s.inside) / s.ranged, Unit::kFraction, ""}
+                                   : Row{"coverage", "inside range", "落在区间内", 0, Unit::kText, "—"},
+                          s.ranged ? Row{"median_range_width", "median range width", "区间宽度中位数", s.median_range_width, Unit::kFraction, ""}
+                                   : Row{"median_range_width", "median range width", "区间宽度中位数", 0, Unit::kText, "—"},
                           Row{"not_predicted", "not predicted", "未预测", static_cast<double>(s.not_predicted), Unit::kCount,
                               s.not_predicted ? fmt::format("not predicted yet (kind {})", s.kind) : ""},
                           Row{"failed", "failed", "失败", static_cast<double>(s.failed), Unit::kCount, ""},
@@ -164,6 +231,18 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
   for (const auto& f : r.failures) rep.warnings.push_back(Note{"could not predict " + f, "无法预测 " + f});
   rep.assumptions.push_back(Note{"error = predicted / measured − 1; median and MAPE are of |error|, per kind.",
                                  "误差 = 预测 / 实测 − 1；中位数与 MAPE 均按类型对 |误差| 统计。"});
+  rep.assumptions.push_back(Note{fmt::format("low–high is the {:.0f}% prediction interval, read from the residuals of every other source in the "
+                                             "file (leave-one-source-out), grouped by kind, layout stated or planned, framework stated or "
+                                             "generic and GPU class (docs/intervals.md).", r.interval * 100),
+                                 fmt::format("下限–上限为 {:.0f}% 预测区间，取自文件中其他来源的残差（留一来源交叉验证），按类型、"
+                                             "并行方案给定或规划、框架给定或通用、GPU 类别分组（docs/intervals.md）。", r.interval * 100)});
+  for (const auto& s : r.summary) {
+    if (!s.ranged) continue;
+    rep.assumptions.push_back(Note{fmt::format("{}: {} of {} measurements ({:.0f}%) inside the {:.0f}% range; median range width {:.0f}% of the prediction.",
+                                               s.kind, s.inside, s.ranged, 100.0 * s.inside / s.ranged, r.interval * 100, s.median_range_width * 100),
+                                   fmt::format("{}：{} 个实测中有 {} 个（{:.0f}%）落在 {:.0f}% 区间内；区间宽度中位数为预测值的 {:.0f}%。",
+                                               s.kind, s.ranged, s.inside, 100.0 * s.inside / s.ranged, r.interval * 100, s.median_range_width * 100)});
+  }
   return rep;
 }
 
@@ -175,6 +254,11 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
   for (const auto& c : r.cases) {
     nlohmann::json row = {{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"verification", c.verification},
                           {"predicted", c.predicted}, {"measured", c.measured}, {"error", c.error}, {"flags", c.flags}};
+    if (c.predicted_low && c.predicted_high) {
+      row["predicted_low"] = *c.predicted_low;
+      row["predicted_high"] = *c.predicted_high;
+      row["range_group"] = c.range_group;
+    }
     if (c.best_layout_speedup) {
       row["best_layout_speedup"] = *c.best_layout_speedup;
       row["best_layout"] = c.best_layout;
@@ -187,6 +271,13 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
     nlohmann::json o = {{"count", s.count}, {"median_abs_pct_error", s.median_abs_pct_error}, {"mape", s.mape},
                         {"not_predicted", s.not_predicted}, {"failed", s.failed}};
     if (s.not_predicted) o["note"] = fmt::format("not predicted yet (kind {})", s.kind);
+    o["interval_level"] = r.interval;
+    o["ranged"] = s.ranged;
+    o["inside"] = s.inside;
+    if (s.ranged) {
+      o["coverage"] = static_cast<double>(s.inside) / s.ranged;
+      o["median_range_width"] = s.median_range_width;
+    }
     if (s.best_layout_cases > 0) {
       o["best_layout_cases"] = s.best_layout_cases;
       o["best_layout_speedup_median_pct"] = s.best_layout_speedup_median_pct;
@@ -206,6 +297,13 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
   }
   j["summary"] = summary;
   j["failures"] = r.failures;
+  nlohmann::json closing = nlohmann::json::array();
+  for (const auto& s : r.summary) {
+    if (!s.ranged) continue;
+    closing.push_back(fmt::format("{}: {} of {} measurements ({:.0f}%) inside the {:.0f}% range (leave-one-source-out); median range width {:.0f}% of the prediction.",
+                                  s.kind, s.inside, s.ranged, 100.0 * s.inside / s.ranged, r.interval * 100, s.median_range_width * 100));
+  }
+  j["note"] = closing;
   return j;
 }
 

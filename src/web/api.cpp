@@ -292,6 +292,8 @@ Report train(Body& b) {
   b.read("staff_cost", in.own.staff_cost_per_engineer_year);
   b.read("nodes_per_engineer", in.own.nodes_per_engineer);
   b.read("financing_rate", in.own.financing_rate);
+  b.read("interval", in.interval);
+  b.read("confidence", in.confidence);
   read_software(b, in.software);
   // The CLI's --calibration names a file; here it is that file's object.
   if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {
@@ -385,6 +387,7 @@ Report infer_endpoint(Body& b) {
   b.read("input", in.input);
   b.read("output", in.output);
   b.read("rps", in.rps);
+  b.read("confidence", in.confidence);
   b.read("batch", in.batch);
   b.read("tp", in.tp);
   b.read("pp", in.pp);
@@ -405,8 +408,13 @@ Report infer_endpoint(Body& b) {
   return infer_report_for(in);
 }
 
-json row_view(const Row& r) {
-  return {{"key", r.key}, {"en", r.en}, {"zh", r.zh}, {"value_en", format_value(r, Lang::kEn)}, {"value_zh", format_value(r, Lang::kZh)}};
+json row_view(const Report& rep, const Section& s, const Row& r) {
+  json v = {{"key", r.key}, {"en", r.en}, {"zh", r.zh}, {"value_en", format_value(r, Lang::kEn)}, {"value_zh", format_value(r, Lang::kZh)}};
+  if (const RowRange* range = find_range(rep, s.key, r.key)) {
+    v["range_en"] = format_range(r, *range, Lang::kEn);
+    v["range_zh"] = format_range(r, *range, Lang::kZh);
+  }
+  return v;
 }
 
 // Labels and formatted values in both languages, for the page.
@@ -415,13 +423,13 @@ json view(const Report& rep) {
   for (const auto& s : rep.sections) {
     json js = {{"key", s.key}, {"en", s.en}, {"zh", s.zh}};
     json rows = json::array();
-    for (const auto& r : s.rows) rows.push_back(row_view(r));
+    for (const auto& r : s.rows) rows.push_back(row_view(rep, s, r));
     js["rows"] = rows;
     js["columns"] = s.columns;
     json records = json::array();
     for (const auto& rec : s.records) {
       json jr = json::array();
-      for (const auto& r : rec) jr.push_back(row_view(r));
+      for (const auto& r : rec) jr.push_back(row_view(rep, s, r));
       records.push_back(jr);
     }
     js["records"] = records;
@@ -433,7 +441,7 @@ json view(const Report& rep) {
     return a;
   };
   return {{"title_en", rep.title_en}, {"title_zh", rep.title_zh}, {"sections", sections},
-          {"assumptions", notes(rep.assumptions)}, {"warnings", notes(rep.warnings)}};
+          {"assumptions", notes(rep.assumptions)}, {"warnings", notes(rep.warnings)}, {"blocking", notes(rep.blocking)}};
 }
 
 json models_json() {

@@ -202,6 +202,31 @@ try {
   await page.uncheck('#own');
   await page.waitForFunction(() => !document.body.classList.contains('busy') && !new URL(location.href).searchParams.has('own'));
 
+  // 4e. Issue 15: without --mfu the time is predicted: the headline cards carry its range, and a predicted MFU
+  // above the best published for Hopper is stated above the cards, before the numbers that depend on it.
+  const predicted = trainDone((b) => b.model === 'llama-3.1-70b' && !b.mfu);
+  await page.fill('#mfu', '');
+  const predictedReport = (await (await predicted).json()).report;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-time-range').textContent);
+  const rangeText = await page.textContent('#out-time-range');
+  assert.ok(/80%/.test(rangeText), `no 80% range beside the time: "${rangeText}"`);
+  assert.ok(predictedReport.time.wall_clock_s_high > predictedReport.time.wall_clock_s_low, 'the report has no time range');
+  assert.ok(await page.textContent('#out-cost-range'), 'no range beside the cost');
+  if (predictedReport.blocking_warnings) {
+    assert.equal(await page.isVisible('#blocking'), true, 'a blocking warning is not shown');
+    const box = await page.locator('#blocking').boundingBox();
+    const cards = await page.locator('.kpis').boundingBox();
+    assert.ok(box.y + box.height <= cards.y + 1, 'the blocking warning is not above the headline cards');
+    assert.ok((await page.textContent('#blocking')).includes('48.0%'), 'the warning does not name the published best');
+  }
+  await page.screenshot({ path: join(shots, 'train-range.png'), fullPage: false });
+  step(`predicted time shown with its range (${rangeText}) and ${predictedReport.blocking_warnings ? 'the capped MFU stated above the cards' : 'no blocking warning'}`);
+  const again = trainDone((b) => b.mfu === '0.4');
+  await page.fill('#mfu', INPUTS.mfu);
+  await again;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && !document.querySelector('#out-time-range').textContent);
+  assert.equal(await page.isHidden('#blocking'), true, 'the blocking warning stays after --mfu is given back');
+
   // 5. Memory and planner views (English), screenshots.
   await page.click('#lang-toggle');
   await page.click('.tabs button[data-tab="memory"]');

@@ -1,0 +1,96 @@
+// Prediction intervals from gpuplan's own errors on published runs (issue 15).
+//
+// A residual is ln(actual / predicted) of a cost-like quantity: time (step,
+// wall-clock, latency), GPU-hours or memory; a rate (tokens/s) enters as its
+// reciprocal. Residuals are grouped by what was known when predicting: the
+// case kind, whether the layout was stated or chosen by the planner, whether
+// the framework was stated or generic, and the GPU class. A range is read
+// from the finest group that holds residuals from at least `min_sources`
+// independent sources (a source = the cases citing one `source` document),
+// else from a coarser one. Each source weighs 1 however many cases it
+// contributes; quantiles are read at the midpoints of the weighted ECDF, and
+// where even the coarsest group has fewer than min_sources sources, at the
+// split-conformal positions i/(n+1) over its n sources, so a range from few
+// sources runs out to their extremes. data/intervals.json holds the table derived
+// from ../shared/validation/cases.jsonl (`gpuplan validate FILE
+// --derive-intervals`); validate itself scores each case with a table
+// derived without the case's source (leave-one-source-out).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuplan {
+
+// What was known about one prediction.
+struct PredictionContext {
+  std::string kind;               // train_throughput, train_memory, train_total, inference
+  bool layout_stated = false;     // false: the planner chose (part of) the layout
+  bool framework_stated = false;  // false: the generic profile
+  std::string gpu_class;          // published_mfu.hpp's gpu_class()
+};
+
+struct Residual {
+  PredictionContext context;
+  std::string source;      // the case's `source`, for the weights and leave-one-source-out
+  double log_ratio = 0;    // ln(actual / predicted), cost-like orientation
+};
+
+// One group of the table: every field empty or unset means "any".
+struct ResidualGroup {
+  std::string kind;
+  std::optional<bool> layout_stated;
+  std::optional<bool> framework_stated;
+  std::string gpu_class;
+  int cases = 0;
+  int sources = 0;
+  // How many independent residuals the group is worth: Kish's (Σw)²/Σw² of
+  // the weights, or just `sources` below min_sources (the conformal n).
+  double effective_n = 0;
+  // (log_ratio, weight), sorted by log_ratio; weights sum to `sources`.
+  std::vector<std::pair<double, double>> points;
+};
+
+struct IntervalTable {
+  int min_sources = 4;
+  std::vector<ResidualGroup> groups;
+};
+
+// A range as factors on a cost-like prediction: actual lies in
+// [predicted · low, predicted · high] with probability `level`.
+struct ErrorRange {
+  double level = 0.8;
+  double low = 1;
+  double high = 1;
+  std::string group;   // "train_total, planned layout, generic framework" — what it was read from
+  int cases = 0;
+  int sources = 0;
+};
+
+// Groups every residual at each back-off level (kind+layout+framework+class,
+// kind+layout+framework, kind+layout, kind).
+IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources = 4);
+
+// The range at `level` (0.5–0.99) for a prediction made knowing `ctx`;
+// nullopt when the table has no residual of that kind.
+std::optional<ErrorRange> error_range(const IntervalTable& table, const PredictionContext& ctx, double level);
+// The factor on a cost-like prediction that the actual stays below with
+// probability p (0.5: the median error): sizing with a confidence.
+std::optional<double> error_quantile(const IntervalTable& table, const PredictionContext& ctx, double p);
+
+// The table shipped in data/intervals.json.
+const IntervalTable& shipped_interval_table();
+
+nlohmann::json interval_table_to_json(const IntervalTable& table, const std::string& cases_file);
+IntervalTable interval_table_from_json(const nlohmann::json& j);  // throws InputError
+
+// Checks a --interval / --confidence value: a fraction from 0.5 to 0.99.
+double check_level(double level, const char* field);
+
+// "80% range" — and the Chinese "80% 区间" — for labels.
+std::string range_label_en(double level);
+std::string range_label_zh(double level);
+
+}  // namespace gpuplan

@@ -1,0 +1,216 @@
+// Prediction intervals from residuals on published runs (intervals.hpp).
+#include "gpuplan/intervals.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "gpuplan/embedded_data.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+namespace {
+
+// Back-off levels, finest first: how many of (layout, framework, class) a group pins.
+constexpr int kLevels = 4;
+
+ResidualGroup key_at(const PredictionContext& c, int level) {
+  ResidualGroup g;
+  g.kind = c.kind;
+  if (level <= 2) g.layout_stated = c.layout_stated;
+  if (level <= 1) g.framework_stated = c.framework_stated;
+  if (level == 0) g.gpu_class = c.gpu_class;
+  return g;
+}
+
+bool same_key(const ResidualGroup& a, const ResidualGroup& b) {
+  return a.kind == b.kind && a.layout_stated == b.layout_stated && a.framework_stated == b.framework_stated && a.gpu_class == b.gpu_class;
+}
+
+std::string group_name(const ResidualGroup& g) {
+  std::string s = g.kind;
+  if (g.layout_stated) s += *g.layout_stated ? ", stated layout" : ", planned layout";
+  if (g.framework_stated) s += *g.framework_stated ? ", stated framework" : ", generic framework";
+  if (!g.gpu_class.empty()) s += ", " + g.gpu_class;
+  return s;
+}
+
+// The upper quantile at p (≥ 0.5) of weighted points. With enough
+// independent sources the weighted ECDF is read at its midpoints (Hazen's
+// plotting positions, (cum − w/2)/W). With fewer, point i sits at F_i·n/(n+1),
+// F_i its cumulative weight share and n the source count: the i/(n+1) of split
+// conformal prediction, so a range from few sources widens to their extremes
+// instead of claiming a tail it has not seen.
+double upper_quantile(const std::vector<std::pair<double, double>>& pts, double n_eff, bool few_sources, double p) {
+  double total = 0;
+  for (const auto& [x, w] : pts) total += w;
+  const double scale = n_eff / (n_eff + 1);
+  double cum = 0, prev_pos = 0, prev_x = pts.front().first;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    cum += pts[i].second;
+    const double pos = few_sources ? cum / total * scale : (cum - pts[i].second / 2) / total;
+    if (p <= pos) {
+      if (i == 0 || pos <= prev_pos) return pts[i].first;
+      return prev_x + (p - prev_pos) / (pos - prev_pos) * (pts[i].first - prev_x);
+    }
+    prev_pos = pos;
+    prev_x = pts[i].first;
+  }
+  return pts.back().first;
+}
+
+double quantile(const ResidualGroup& g, int min_sources, double p) {
+  const bool few = g.sources < min_sources;
+  if (p >= 0.5) return upper_quantile(g.points, g.effective_n, few, p);
+  std::vector<std::pair<double, double>> mirrored;
+  for (auto it = g.points.rbegin(); it != g.points.rend(); ++it) mirrored.emplace_back(-it->first, it->second);
+  return -upper_quantile(mirrored, g.effective_n, few, 1 - p);
+}
+
+const ResidualGroup* find_group(const IntervalTable& t, const PredictionContext& ctx) {
+  for (int level = 0; level < kLevels; ++level) {
+    const ResidualGroup key = key_at(ctx, level);
+    for (const auto& g : t.groups) {
+      if (same_key(g, key) && (g.sources >= t.min_sources || level == kLevels - 1) && !g.points.empty()) return &g;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources) {
+  IntervalTable t;
+  t.min_sources = min_sources;
+  for (int level = 0; level < kLevels; ++level) {
+    for (const Residual& r : residuals) {
+      const ResidualGroup key = key_at(r.context, level);
+      bool seen = false;
+      for (const auto& g : t.groups) seen = seen || same_key(g, key);
+      if (seen) continue;
+      // Every residual of this group, each source weighing 1 in all.
+      std::map<std::string, int> per_source;
+      std::vector<const Residual*> members;
+      for (const Residual& o : residuals) {
+        if (!same_key(key_at(o.context, level), key)) continue;
+        members.push_back(&o);
+        ++per_source[o.source];
+      }
+      ResidualGroup g = key;
+      g.cases = static_cast<int>(members.size());
+      g.sources = static_cast<int>(per_source.size());
+      double sum_w2 = 0;
+      for (const Residual* m : members) {
+        const double w = 1.0 / per_source[m->source];
+        g.points.emplace_back(m->log_ratio, w);
+        sum_w2 += w * w;
+      }
+      std::sort(g.points.begin(), g.points.end());
+      // Cases of one source share its setup and its errors, so the count of
+      // independent residuals lies between the sources and the cases: Kish's
+      // effective size of the weights. Below min_sources sources only the
+      // sources count, and that n sets the conformal positions.
+      const double kish = sum_w2 > 0 ? g.sources * static_cast<double>(g.sources) / sum_w2 : 0;
+      g.effective_n = g.sources >= min_sources ? kish : static_cast<double>(g.sources);
+      t.groups.push_back(std::move(g));
+    }
+  }
+  return t;
+}
+
+double check_level(double level, const char* field) {
+  if (!(level >= 0.5 && level <= 0.99)) {
+    throw InputError(field, fmt::format("{} must be a fraction from 0.5 to 0.99 (0.8 = 80%); got {}.", field, level));
+  }
+  return level;
+}
+
+std::optional<ErrorRange> error_range(const IntervalTable& t, const PredictionContext& ctx, double level) {
+  const ResidualGroup* g = find_group(t, ctx);
+  if (!g) return std::nullopt;
+  ErrorRange r;
+  r.level = level;
+  r.low = std::exp(quantile(*g, t.min_sources, (1 - level) / 2));
+  r.high = std::exp(quantile(*g, t.min_sources, (1 + level) / 2));
+  r.group = group_name(*g);
+  r.cases = g->cases;
+  r.sources = g->sources;
+  return r;
+}
+
+std::optional<double> error_quantile(const IntervalTable& t, const PredictionContext& ctx, double p) {
+  const ResidualGroup* g = find_group(t, ctx);
+  if (!g) return std::nullopt;
+  return std::exp(quantile(*g, t.min_sources, p));
+}
+
+nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string& cases_file) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : t.groups) {
+    nlohmann::json o = {{"kind", g.kind}};
+    if (g.layout_stated) o["layout"] = *g.layout_stated ? "stated" : "planned";
+    if (g.framework_stated) o["framework"] = *g.framework_stated ? "stated" : "generic";
+    if (!g.gpu_class.empty()) o["gpu_class"] = g.gpu_class;
+    o["cases"] = g.cases;
+    o["sources"] = g.sources;
+    o["effective_n"] = g.effective_n;
+    // Readable summary (the points are what is used).
+    o["range_80"] = {std::exp(quantile(g, t.min_sources, 0.1)), std::exp(quantile(g, t.min_sources, 0.9))};
+    nlohmann::json pts = nlohmann::json::array();
+    for (const auto& [x, w] : g.points) pts.push_back({x, w});
+    o["points"] = pts;
+    groups.push_back(o);
+  }
+  return {{"gpuplan_intervals", 1},
+          {"source", fmt::format("gpuplan's own residuals on {} (gpuplan validate {} --derive-intervals > data/intervals.json)", cases_file, cases_file)},
+          {"method", "residual ln(actual/predicted) of a cost-like quantity (rates inverted); groups by kind, layout stated or planned, "
+                     "framework stated or generic, GPU class, backing off to coarser groups below min_sources sources; each source "
+                     "weighs 1; quantiles at the weighted ECDF's midpoints, or at F·n/(n+1) over n sources where a group has fewer "
+                     "than min_sources; range_80 = factors on the prediction"},
+          {"min_sources", t.min_sources},
+          {"groups", groups}};
+}
+
+IntervalTable interval_table_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("groups") || !j["groups"].is_array()) {
+    throw InputError("intervals", "an interval table needs a 'groups' array (gpuplan validate --derive-intervals writes one).");
+  }
+  IntervalTable t;
+  t.min_sources = j.value("min_sources", 4);
+  for (const auto& o : j["groups"]) {
+    ResidualGroup g;
+    g.kind = o.value("kind", "");
+    if (o.contains("layout")) g.layout_stated = o["layout"] == "stated";
+    if (o.contains("framework")) g.framework_stated = o["framework"] == "stated";
+    g.gpu_class = o.value("gpu_class", "");
+    g.cases = o.value("cases", 0);
+    g.sources = o.value("sources", 0);
+    g.effective_n = o.value("effective_n", 0.0);
+    const nlohmann::json points = o.value("points", nlohmann::json::array());
+    for (const auto& p : points) g.points.emplace_back(p.at(0).get<double>(), p.at(1).get<double>());
+    if (g.kind.empty() || g.points.empty() || !(g.effective_n > 0)) {
+      throw InputError("intervals", "every group of an interval table needs a kind, points and a positive effective_n.");
+    }
+    t.groups.push_back(std::move(g));
+  }
+  return t;
+}
+
+const IntervalTable& shipped_interval_table() {
+  static const IntervalTable table = [] {
+    for (const auto& f : embedded_files()) {
+      if (f.path == "intervals.json") return interval_table_from_json(nlohmann::json::parse(f.content));
+    }
+    return IntervalTable{};
+  }();
+  return table;
+}
+
+std::string range_label_en(double level) { return fmt::format("{:.0f}% range", level * 100); }
+std::string range_label_zh(double level) { return fmt::format("{:.0f}% 区间", level * 100); }
+
+}  // namespace gpuplan

@@ -1,0 +1,83 @@
+// GPU classes and their best published MFU (data/published_mfu.json).
+#include "gpuplan/published_mfu.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <vector>
+
+#include "gpuplan/embedded_data.hpp"
+
+namespace gpuplan {
+namespace {
+
+struct ClassRow {
+  std::string name;
+  std::vector<std::string> gpus;
+  std::map<std::string, double> best;  // precision name → MFU
+  std::string run, source;
+};
+
+const std::vector<ClassRow>& classes() {
+  static const std::vector<ClassRow> rows = [] {
+    std::vector<ClassRow> out;
+    for (const auto& f : embedded_files()) {
+      if (f.path != "published_mfu.json") continue;
+      const auto doc = nlohmann::json::parse(f.content);
+      for (const auto& c : doc.at("classes")) {
+        ClassRow r;
+        r.name = c.value("class", "");
+        const nlohmann::json gpus = c.value("gpus", nlohmann::json::array());
+        for (const auto& g : gpus) r.gpus.push_back(g.get<std::string>());
+        const nlohmann::json best = c.value("best_mfu", nlohmann::json::object());  // a named copy: items() does not extend a temporary's life
+        for (const auto& [k, v] : best.items()) r.best[k] = v.get<double>();
+        r.run = c.value("run", "");
+        r.source = c.value("source", "");
+        out.push_back(r);
+      }
+    }
+    return out;
+  }();
+  return rows;
+}
+
+const ClassRow* row_of(const std::string& name) {
+  for (const auto& r : classes()) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string gpu_class(const std::string& gpu_id) {
+  for (const auto& r : classes()) {
+    for (const auto& g : r.gpus) {
+      if (g == gpu_id) return r.name;
+    }
+  }
+  return "other";
+}
+
+PublishedMfu published_mfu(const std::string& gpu_id, Precision precision) {
+  // fp16 and bf16 run the same tensor cores at the same peak; other
+  // precisions (tf32, fp32) are held to the bf16 figure, the highest MFU runs.
+  const std::string key = precision == Precision::kFp8 ? "fp8" : "bf16";
+  PublishedMfu out;
+  out.gpu_class = gpu_class(gpu_id);
+  if (const ClassRow* r = row_of(out.gpu_class); r && r->best.count(key)) {
+    out.best_mfu = r->best.at(key);
+    out.from_class = true;
+    out.run = r->run;
+    out.source = r->source;
+    return out;
+  }
+  if (const ClassRow* any = row_of("any"); any && any->best.count(key)) {
+    out.best_mfu = any->best.at(key);
+    out.run = any->run;
+    out.source = any->source;
+  }
+  return out;
+}
+
+}  // namespace gpuplan
