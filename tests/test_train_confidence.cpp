@@ -67,7 +67,10 @@ TEST(TrainConfidence, ImplausibleMfuIsStatedFirstAndCapped) {
 }
 
 TEST(TrainConfidence, HigherConfidenceNeedsMoreGpus) {
-  const double g50 = row(train_report(qwen_on_910b(0.5)), "time", "gpus")->value;
+  const Report r50 = train_report(qwen_on_910b(0.5));
+  const double g50 = row(r50, "time", "gpus")->value;
+  // At 50% confidence the sized count is the median count it states.
+  EXPECT_DOUBLE_EQ(row(r50, "time", "gpus_at_median")->value, g50);
   const Report r80 = train_report(qwen_on_910b(0.8));
   const double g80 = row(r80, "time", "gpus")->value;
   const double g90 = row(train_report(qwen_on_910b(0.9)), "time", "gpus")->value;

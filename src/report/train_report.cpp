@@ -248,15 +248,18 @@ Report train_report(const TrainRequest& r) {
   // GPUs, with its range beside them.
   std::optional<int64_t> gpus_at_median, gpus_model_alone;
   if (mfu_predicted && size_by_confidence && mfu_check) {
+    // The counts at the median and on the model alone come from the same
+    // prediction the sized count did, so --confidence 0.5 gives the median count.
+    const auto sizing_check = *mfu_check;
     // The layout shown is the planner's best on the sized count: its MFU is the one stated.
     if (auto c = best_layout(r, model, gpu, run.gpus, w)) {
       layout = c;
       mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
     }
     RunInput at = ri;
-    at.mfu = train_detail::capped(*mfu_check, mfu_check->raw / conf.median_factor);
+    at.mfu = train_detail::capped(sizing_check, sizing_check.raw / conf.median_factor);
     gpus_at_median = solve_run(at).gpus;
-    at.mfu = mfu_check->used;
+    at.mfu = sizing_check.used;
     gpus_model_alone = solve_run(at).gpus;
     RunInput shown = ri;
     shown.gpus = static_cast<double>(run.gpus);
