@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(cmake g++ make python3 pkg-config
           libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest libbenchmark-dev
           libcpp-httplib-dev  # gpuplan web (issue 7)
+          python3-dev pybind11-dev python3-pybind11  # the Python module, python/ (issue 17)
+          python3-pytest python3-pandas python3-jsonschema  # its tests: pytest, to_dataframe(), the JSON schemas (docs/json-schema)
           clang libclang-rt-14-dev)  # clang + libFuzzer for scripts/fuzz.sh (issue 8)
 if [ "${1:-}" = "--e2e" ]; then
   packages+=(chromium fonts-wqy-microhei)

@@ -30,7 +30,7 @@ void load_gpu_file(const OutputOptions& out) {
 }
 
 namespace {
-std::string* g_capture = nullptr;
+thread_local std::string* g_capture = nullptr;  // per thread: the Python module runs commands from several threads
 }  // namespace
 
 void emit(const std::string& text) {

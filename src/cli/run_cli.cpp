@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -32,16 +33,77 @@ struct CaptureGuard {
   ~CaptureGuard() { set_output_capture(previous); }
 };
 
-}  // namespace
+constexpr const char* kAppHelp =
+    "gpuplan: how many FLOPs, GPUs, hours and money a large-model training run needs.\n"
+    "Start with:  gpuplan train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfu 0.4\n"
+    "List models: gpuplan models      List GPUs: gpuplan gpus";
 
-int run_cli(int argc, char** argv, std::string* out, std::string* err) {
-  CLI::App app{
-      "gpuplan: how many FLOPs, GPUs, hours and money a large-model training run needs.\n"
-      "Start with:  gpuplan train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfu 0.4\n"
-      "List models: gpuplan models      List GPUs: gpuplan gpus"};
+// The one command line every caller parses with.
+void configure(CLI::App& app) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "gpuplan 0.1.0");
   register_commands(app);
+}
+
+// The option a CLI11 message is about: its first word that starts with "--".
+std::string option_named_in(const std::string& message) {
+  const auto at = message.find("--");
+  if (at == std::string::npos) return "";
+  auto end = message.find_first_of(" :,=)'\"", at);
+  return message.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+}  // namespace
+
+void run_command(const std::vector<std::string>& args, std::string* out) {
+  CLI::App app{kAppHelp};
+  configure(app);
+  CaptureGuard guard(out);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw InputError("--help", "--help prints the command line's help; it has no result to return.");
+  } catch (const CLI::CallForAllHelp&) {
+    throw InputError("--help-all", "--help-all prints the command line's help; it has no result to return.");
+  } catch (const CLI::CallForVersion&) {
+    throw InputError("--version", "--version prints the program's version; it has no result to return.");
+  } catch (const CLI::ParseError& e) {
+    throw InputError(option_named_in(e.what()), e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("", std::string("malformed JSON input: ") + e.what());
+  }
+}
+
+std::vector<CommandSpec> command_specs() {
+  CLI::App app{kAppHelp};
+  configure(app);
+  std::vector<CommandSpec> specs;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    CommandSpec c;
+    c.name = sub->get_name();
+    c.help = sub->get_description();
+    for (const CLI::Option* o : sub->get_options()) {
+      if (o == sub->get_help_ptr() || o == sub->get_help_all_ptr()) continue;
+      OptionSpec s;
+      s.positional = !o->nonpositional();
+      s.name = s.positional ? o->get_name() : "--" + o->get_lnames().front();
+      s.flag = o->get_expected_max() == 0;  // a switch takes no value
+      s.repeatable = !s.flag && o->get_items_expected_max() > 1;
+      s.required = o->get_required();
+      s.type = o->get_type_name();
+      s.default_text = o->get_default_str();
+      s.help = o->get_description();
+      c.options.push_back(std::move(s));
+    }
+    specs.push_back(std::move(c));
+  }
+  return specs;
+}
+
+int run_cli(int argc, char** argv, std::string* out, std::string* err) {
+  CLI::App app{kAppHelp};
+  configure(app);
   CaptureGuard guard(out);
   // A mistyped command ("trian") gets the nearest real ones, not CLI11's "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {

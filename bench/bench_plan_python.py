@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Planner speed from Python against the C++ benchmark (issue 17: at most 2x).
+
+Times gpuplan.plan() on GPT-3 175B, 1,024 A100-80GB, seq 2048, global batch
+1536 -- the search bench/bench_plan.cpp's BM_PlanGpt3_1024A100 times -- and,
+given the benchmark binary, runs it for the same figure from C++. A timing, not
+a test: the numbers depend on the machine and its load, so nothing asserts them.
+
+  PYTHONPATH=build/python python3 bench/bench_plan_python.py [--bench build/bench/bench_plan] [--repeats 30]
+
+(build/bench/bench_plan exists when CMake is configured with -DGPUPLAN_BUILD_BENCH=ON.)
+The Python call does more than the benchmark: it parses the command line, builds
+the report and its JSON, and Python reads it into a result; the difference is
+that overhead. Both report CPU time too, which a busy machine disturbs less.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import time
+
+import gpuplan
+
+REQUEST = dict(model="gpt3-175b", gpu="a100-sxm4-80gb", gpus=1024, seq_len=2048, global_batch=1536)
+
+
+def time_python(repeats: int):
+    gpuplan.plan(**REQUEST)  # warm: catalogs parsed, caches filled, as the benchmark's first iterations do
+    wall, cpu = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        gpuplan.plan(**REQUEST)
+        wall.append(time.perf_counter() - w0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def time_cpp(bench: str, repeats: int):
+    out = subprocess.run([bench, "--benchmark_filter=BM_PlanGpt3_1024A100", "--benchmark_format=json",
+                          f"--benchmark_repetitions={max(3, repeats // 10)}", "--benchmark_report_aggregates_only=true"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = {b["aggregate_name"]: b for b in json.loads(out)["benchmarks"] if b.get("aggregate_name")}
+    med = rows["median"]
+    scale = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[med["time_unit"]]
+    return med["real_time"] * scale, med["cpu_time"] * scale
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", help="path of bench_plan (C++ Google Benchmark)")
+    ap.add_argument("--repeats", type=int, default=30)
+    a = ap.parse_args()
+    pw, pc = time_python(a.repeats)
+    print(f"python gpuplan.plan: wall {pw * 1e3:.1f} ms, cpu {pc * 1e3:.1f} ms (median of {a.repeats})")
+    if a.bench:
+        cw, cc = time_cpp(a.bench, a.repeats)
+        print(f"c++ BM_PlanGpt3_1024A100: wall {cw * 1e3:.1f} ms, cpu {cc * 1e3:.1f} ms (median)")
+        print(f"python / c++: wall {pw / cw:.2f}x, cpu {pc / cc:.2f}x (issue 17 asks for at most 2x)")
+
+
+if __name__ == "__main__":
+    main()

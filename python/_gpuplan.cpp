@@ -1,0 +1,74 @@
+// gpuplan._gpuplan: the compiled half of the Python module (python/gpuplan/).
+//
+// It exposes the command line itself, in-process: run() parses the same
+// arguments through the same CLI11 declarations (src/cli/cmd_*.cpp) and runs
+// the same library calls as `gpuplan <command> ... --format json`, so a Python
+// result is that command's JSON document, field for field, by construction.
+// commands() describes every subcommand's options, from which the Python side
+// builds its functions' keyword arguments: no list of inputs is written here.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/run_cli.hpp"
+#include "gpuplan/error.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// (stdout text, error sentence or None, the field the error names or None).
+// Bad input is returned, not raised, so the Python side raises its own
+// gpuplan.InputError (a ValueError) carrying the field.
+py::tuple run(const std::vector<std::string>& args) {
+  std::string out;
+  std::optional<std::string> error, field;
+  {
+    py::gil_scoped_release unlocked;  // a plan search takes milliseconds to seconds; other Python threads run meanwhile
+    try {
+      gpuplan::cli::run_command(args, &out);
+    } catch (const gpuplan::InputError& e) {
+      error = e.what();
+      field = e.field();
+    }
+  }
+  return py::make_tuple(out, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none());
+}
+
+py::list commands() {
+  py::list result;
+  for (const auto& c : gpuplan::cli::command_specs()) {
+    py::list options;
+    for (const auto& o : c.options) {
+      py::dict d;
+      d["name"] = o.name;
+      d["positional"] = o.positional;
+      d["flag"] = o.flag;
+      d["repeatable"] = o.repeatable;
+      d["required"] = o.required;
+      d["type"] = o.type;
+      d["default"] = o.default_text;
+      d["help"] = o.help;
+      options.append(d);
+    }
+    py::dict d;
+    d["name"] = c.name;
+    d["help"] = c.help;
+    d["options"] = options;
+    result.append(d);
+  }
+  return result;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_gpuplan, m) {
+  m.doc() = "gpuplan's command line, in-process (use the gpuplan package, not this module)";
+  m.def("run", &run, py::arg("args"),
+        "Runs `gpuplan ARGS...`; returns (stdout, error sentence or None, error field or None).");
+  m.def("commands", &commands, "Every subcommand with its options, as the CLI declares them.");
+  m.attr("version") = "0.1.0";
+}

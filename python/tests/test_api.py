@@ -1,0 +1,123 @@
+"""The module's own behaviour: arguments, errors, result objects, tables, threads."""
+from __future__ import annotations
+
+import inspect
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import gpuplan
+from conftest import without_timing
+
+TRAIN = dict(model="llama-3.1-70b", tokens="15T", gpu="h100", gpus=2048, mfu=0.4)
+PLAN = dict(model="gpt3-175b", gpu="a100-80g", gpus=1024, seq_len=2048, global_batch=1536)
+
+
+def test_keyword_arguments_are_the_cli_flags():
+    params = inspect.signature(gpuplan.train).parameters
+    for kw in ("seq_len", "tokens", "gpus_per_node", "tflops_per_gpu", "six_n", "phase", "framework"):
+        assert kw in params, kw
+    assert "format" not in params and "lang" not in params  # the module always asks for JSON
+    assert "export" not in inspect.signature(gpuplan.plan).parameters  # gpuplan.export() does that
+    assert list(inspect.signature(gpuplan.validate).parameters)[0] == "file"
+    assert "seq_len (INT, default 4096): Tokens per sequence" in gpuplan.memory.__doc__
+
+
+def test_unknown_keyword_is_a_type_error_with_a_suggestion():
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'seq'; did you mean seq_len"):
+        gpuplan.train(seq=4096, **TRAIN)
+
+
+def test_bad_input_is_a_value_error_naming_the_field(cli):
+    with pytest.raises(ValueError) as e:
+        gpuplan.train(seq_len=0, **TRAIN)
+    assert isinstance(e.value, gpuplan.InputError)
+    assert e.value.field == "seq_len" and e.value.flag == "--seq-len"
+    c = cli(["train", "--model", "llama-3.1-70b", "--tokens", "15T", "--gpu", "h100", "--gpus", "2048", "--mfu", "0.4",
+             "--seq-len", "0"])
+    assert c.rc == 2 and c.error() == str(e.value)
+
+
+def test_switches_take_booleans_and_values_do_not():
+    with pytest.raises(gpuplan.InputError, match=r"--causal is a switch") as e:
+        gpuplan.train(causal="yes", **TRAIN)
+    assert e.value.field == "causal"
+    with pytest.raises(gpuplan.InputError, match=r"--seq-len takes a value, not True"):
+        gpuplan.train(seq_len=True, **TRAIN)
+    # False leaves a switch off, exactly as not giving it.
+    assert gpuplan.train(causal=False, **TRAIN).to_dict() == gpuplan.train(**TRAIN).to_dict()
+
+
+def test_a_value_starting_with_a_dash_stays_a_value(cli):
+    # "--price -1" would read -1 as an option; the module passes --price=-1.
+    with pytest.raises(gpuplan.InputError) as e:
+        gpuplan.train(price="-1", **TRAIN)
+    c = cli(["train", "--model", "llama-3.1-70b", "--tokens", "15T", "--gpu", "h100", "--gpus", "2048", "--mfu", "0.4",
+             "--price=-1"])
+    assert c.rc == 2 and c.error() == str(e.value) and e.value.field == "price"
+
+
+def test_numbers_reach_the_cli_as_it_reads_them():
+    # 15e12 (a float) and "15T" are the same token count; 2048.0 and 2048 the same GPU count.
+    a = gpuplan.train(model="llama-3.1-70b", tokens=15e12, gpu="h100", gpus=2048.0, mfu=0.4)
+    assert a.to_dict() == gpuplan.train(**TRAIN).to_dict()
+
+
+def test_result_reads_as_attributes_and_items():
+    r = gpuplan.train(**TRAIN)
+    assert isinstance(r, gpuplan.TrainResult)
+    d = r.to_dict()
+    assert r.gpu_hours == d["gpu_hours"]["total_gpu_hours"]
+    assert r.time.wall_clock_s == d["time"]["wall_clock_s"] == r.wall_clock_s
+    assert r["compute"]["total_flop"] == r.total_flop
+    # Hand check: 2048 GPUs × wall-clock hours ≈ GPU-hours (no communication margin, no spot losses here).
+    assert r.gpu_hours == pytest.approx(2048 * r.wall_clock_s / 3600, rel=1e-9)
+    with pytest.raises(AttributeError, match=r"no field 'wall_clock'"):
+        r.time.wall_clock
+    with pytest.raises(AttributeError):
+        r.time.wall_clock_s = 1.0
+    # to_dict() is a copy: changing it leaves the result alone.
+    d["time"]["wall_clock_s"] = 0
+    assert r.time.wall_clock_s != 0
+    assert json.loads(json.dumps(r.to_dict())) == r.to_dict()
+
+
+def test_plan_layouts_and_dataframe():
+    pandas = pytest.importorskip("pandas")
+    p = gpuplan.plan(top=3, **PLAN)
+    assert isinstance(p, gpuplan.PlanResult)
+    assert len(p.layouts) == 3
+    df = p.to_dataframe()
+    assert isinstance(df, pandas.DataFrame) and len(df) == 3
+    assert list(df["step_s"]) == [l.step_s for l in p.layouts]
+    assert list(df["step_s"]) == sorted(df["step_s"])  # ranked by time, fastest first
+    # Every layout of GPT-3 175B on 1,024 GPUs uses all of them.
+    for l in p.layouts:
+        assert l.tp * l.pp * l.dp * l.cp == 1024
+
+
+def test_validation_rows_as_a_dataframe(shared_dir):
+    pandas = pytest.importorskip("pandas")
+    v = gpuplan.validate(str(shared_dir / "validation" / "cases.jsonl"), kind="inference")
+    df = v.to_dataframe()
+    assert isinstance(df, pandas.DataFrame)
+    assert len(df) == len(v.cases) == v.summary.inference.count
+    assert set(df["kind"]) == {"inference"}
+
+
+def test_export_prints_what_the_cli_prints(cli):
+    text = gpuplan.export("megatron", **PLAN)
+    c = cli(["plan", "--model", "gpt3-175b", "--gpu", "a100-80g", "--gpus", "1024", "--seq-len", "2048",
+             "--global-batch", "1536", "--export", "megatron"])
+    assert c.rc == 0 and text == c.stdout
+    assert "--tensor-model-parallel-size" in text
+
+
+def test_commands_run_from_threads_at_once():
+    # The command's output goes to a per-thread buffer: concurrent calls do not mix their documents.
+    requests = [dict(PLAN, top=k) for k in (1, 2, 3, 4)]
+    alone = [without_timing(gpuplan.plan(**r).to_dict()) for r in requests]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda r: without_timing(gpuplan.plan(**r).to_dict()), requests * 2))
+    assert together == alone * 2
