@@ -46,21 +46,15 @@ struct Planned {
   std::string recompute;
 };
 
-// The n-th (1-based) layout of `plan --format json`: its one ranking_<gpu>_x<count> section.
+// The n-th (1-based) layout of `plan --format json`: its one group's ranking.
 Planned planned(const std::string& plan, int n) {
   const Result r = run_stdout(plan + " --top " + std::to_string(std::max(5, n)) + " --format json");
   EXPECT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  std::string section;
-  for (const auto& [key, value] : j.items()) {
-    if (key.rfind("ranking_", 0) == 0) {
-      EXPECT_TRUE(section.empty()) << "one GPU type and count, one ranking";
-      section = key;
-    }
-  }
-  const auto& row = j.at(section).at(static_cast<size_t>(n - 1));
-  EXPECT_EQ(row.at("rank").get<double>(), n);
-  auto i = [&](const char* k) { return static_cast<int64_t>(row.at(k).get<double>()); };
+  EXPECT_EQ(j.at("groups").size(), 1u) << "one GPU type and count, one ranking";
+  const auto& row = j.at("groups").at(0).at("ranking").at(static_cast<size_t>(n - 1));
+  EXPECT_EQ(row.at("rank").get<int64_t>(), n);
+  auto i = [&](const char* k) { return row.at(k).get<int64_t>(); };  // counts are JSON integers (schema version 2)
   return {i("tp"), i("pp"), i("dp"), i("cp"), i("ep"), i("vp"), i("micro_batch"), i("zero"), row.at("recompute").get<std::string>()};
 }
 
@@ -115,6 +109,42 @@ const std::string kDeepSpeedPlan = kPlan + " --framework deepspeed";
 
 TEST(ExportCli, DeepSpeedCarriesTheBestLayoutsZeroMicroAndAccumulation) {
   expect_deepspeed_matches(kDeepSpeedPlan, 1);
+}
+
+// A DeepSpeed config holds what DeepSpeed reads from it: at deepspeed@0.16.4 AutoTP's
+// tensor_parallel.autotp_size and Ulysses' sequence_parallel_size; never the
+// pipeline stages (PipelineModule(num_stages) in the model code), which are refused.
+TEST(ExportCli, DeepSpeedCarriesTpAndCpOrRefusesPipelineStages) {
+  for (int rank = 1; rank <= 7; ++rank) {
+    const Planned p = planned(kDeepSpeedPlan, rank);
+    const std::string args = kDeepSpeedPlan + " --export deepspeed --rank " + std::to_string(rank);
+    if (p.pp > 1) {
+      expect_input_error(args, "--export", "cannot express pipeline parallelism (PP " + std::to_string(p.pp) + ")");
+      expect_input_error(args, "--export", "--pipeline-model-parallel-size " + std::to_string(p.pp));
+      continue;
+    }
+    const Result r = run_stdout(args);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto ds = nlohmann::json::parse(r.out);
+    if (p.tp > 1) EXPECT_EQ(ds.at("tensor_parallel").at("autotp_size").get<int64_t>(), p.tp);
+    else EXPECT_FALSE(ds.contains("tensor_parallel"));
+    if (p.cp > 1) {
+      EXPECT_EQ(ds.at("sequence_parallel_size").get<int64_t>(), p.cp);
+      EXPECT_EQ(ds.at("data_parallel_size").get<int64_t>(), p.dp);
+    } else {
+      EXPECT_FALSE(ds.contains("sequence_parallel_size"));
+    }
+  }
+}
+
+// Megatron-DeepSpeed sets TP and PP with its own arguments: its DeepSpeed config
+// cannot carry them, and the refusal names those arguments with the values.
+TEST(ExportCli, MegatronDeepSpeedLayoutsPointToItsArguments) {
+  const std::string plan = kPlan + " --framework megatron-deepspeed";
+  const Planned p = planned(plan, 1);
+  ASSERT_TRUE(p.tp > 1 || p.pp > 1) << "the test needs a layout with TP or PP";
+  expect_input_error(plan + " --export deepspeed", "--export",
+                     "--tensor-model-parallel-size " + std::to_string(p.tp) + " --pipeline-model-parallel-size " + std::to_string(p.pp));
 }
 
 TEST(ExportCli, RankPicksALowerPlace) {

@@ -494,6 +494,10 @@ function renderMemory() {
 const STEP_SEGMENTS = [['gemm_s', 'st_gemm'], ['attention_s', 'st_attention'], ['elementwise_s', 'st_elementwise'],
   ['recompute_s', 'st_recompute'], ['tp_comm_s', 'st_tp'], ['cp_comm_s', 'st_cp'], ['ep_comm_s', 'st_ep'], ['pp_comm_s', 'st_pp'],
   ['dp_comm_s', 'st_dp'], ['bubble_s', 'st_bubble'], ['optimizer_s', 'st_optimizer']];
+// A layout's degrees in words, as the ranking's rows show them.
+function layoutWords(r) {
+  return `tp${r.tp} pp${r.pp} dp${r.dp}${r.cp > 1 ? ' cp' + r.cp : ''}${r.ep > 1 ? ' ep' + r.ep : ''}${r.vp > 1 ? ' vp' + r.vp : ''}`;
+}
 function renderPlan() {
   const res = last.plan;
   const box = $('#plan-table');
@@ -501,12 +505,13 @@ function renderPlan() {
   if (res.missing) { box.innerHTML = `<p class="note">${t('plan_missing')}</p>`; $('#chart-step').innerHTML = ''; return; }
   const { report, view } = res;
   let h = '';
-  for (const key of Object.keys(report).filter((k) => k.startsWith('ranking_'))) {
-    const rows = report[key];
-    h += `<h3>${esc(key.replace('ranking_', '').replace(/_x(\d+)$/, ' × $1'))}</h3><div class="table-wrap"><table><thead><tr>` +
+  // One group per GPU type and count (JSON schema v2: groups[].ranking).
+  for (const g of report.groups || []) {
+    const rows = g.ranking || [];
+    h += `<h3>${esc(g.gpu)} × ${g.gpus}</h3><div class="table-wrap"><table><thead><tr>` +
       ['rank', 'layout_col', 'step_s', 'mfu_col', 'mem_col', 'comm_col', 'bubble_col', 'tok_col'].map((c) => `<th>${t(c)}</th>`).join('') + '</tr></thead><tbody>';
     for (const r of rows) {
-      const lay = `tp${r.tp} pp${r.pp} dp${r.dp}${r.cp > 1 ? ' cp' + r.cp : ''}${r.ep > 1 ? ' ep' + r.ep : ''}${r.vp > 1 ? ' vp' + r.vp : ''} mb${r.micro_batch} ZeRO-${r.zero} ${r.recompute}`;
+      const lay = `${layoutWords(r)} mb${r.micro_batch} ZeRO-${r.zero} ${r.recompute}`;
       h += `<tr class="pick" data-layout='${esc(JSON.stringify({ tp: r.tp, pp: r.pp, dp: r.dp, cp: r.cp, ep: r.ep, vp: r.vp, micro_batch: r.micro_batch, zero: r.zero, recompute: r.recompute }))}'>` +
         `<td>${r.rank}</td><td>${esc(lay)}</td><td class="num">${r.step_s.toFixed(2)} s</td><td class="num">${(r.mfu * 100).toFixed(1)}%</td>` +
         `<td class="num">${(r.memory_bytes / 1024 ** 3).toFixed(1)} GiB</td><td class="num">${(r.comm_share * 100).toFixed(0)}%</td>` +
@@ -515,10 +520,10 @@ function renderPlan() {
     h += '</tbody></table></div>';
   }
   box.innerHTML = h + `<p class="note">${t('plan_pick')}</p>`;
-  const win = Object.keys(report).find((k) => k.startsWith('winner_'));
-  const chosen = res.chosen || (win && report[win]);
+  const win = (report.groups || []).find((g) => g.winner);
+  const chosen = res.chosen || (win && win.winner);
   if (chosen) {
-    stackedBar($('#chart-step'), `${t('step_title')}: ${chosen.layout || ''} — ${chosen.step_s.toFixed(2)} s`,
+    stackedBar($('#chart-step'), `${t('step_title')}: ${layoutWords(chosen)} — ${chosen.step_s.toFixed(2)} s`,
       STEP_SEGMENTS.map(([k, l], i) => ({ name: t(l), value: chosen[k] || 0, color: COLORS[i % COLORS.length] })), 0, [], { div: 1, name: 's' });
   }
   renderReport(view);
@@ -657,8 +662,8 @@ async function init() {
     const lay = JSON.parse(tr.dataset.layout);
     try {
       const one = await post('/api/plan', { ...planBody(), ...lay, top: 1 });
-      const win = Object.keys(one).find((k) => k.startsWith('winner_'));
-      if (win && last.plan) { last.plan.chosen = one[win]; renderPlan(); }
+      const win = (one.groups || []).find((g) => g.winner);
+      if (win && last.plan) { last.plan.chosen = win.winner; renderPlan(); }
     } catch (err) { showError(err); }
   });
   await update();

@@ -10,6 +10,11 @@
 
 namespace gpuplan {
 
+// The version of the JSON documents (docs/json-schema/*.json): every document
+// carries it as "schema_version". Raised when a key is removed or changes
+// meaning; adding a key keeps it.
+inline constexpr int kJsonSchemaVersion = 2;
+
 enum class Unit {
   kText,       // value is in `text`
   kFlop,       // FLOP
@@ -17,7 +22,7 @@ enum class Unit {
   kSeconds,    // s
   kGpuHours,   // GPU-hours
   kGpuDays,    // GPU-days ("card-days")
-  kCount,      // a plain number
+  kCount,      // a plain number (a whole one is a JSON integer)
   kParams,     // parameters
   kGpus,       // GPUs
   kFraction,   // 0..1, shown as %
@@ -28,6 +33,10 @@ enum class Unit {
   kFlag,       // true/false in `value` (1/0)
 };
 
+// Who a row is for: both, or one side only, where people read a value in words
+// ("tp 8 × pp 1 × dp 256") that a program reads as numbers (tp, pp, dp).
+enum class Audience { kAll, kPeople /* table, Markdown */, kPrograms /* JSON, CSV */ };
+
 struct Row {
   std::string key;   // stable JSON key, unit in the name: total_flop, wall_clock_s, cost_cny
   std::string en;    // label
@@ -35,6 +44,8 @@ struct Row {
   double value = 0;
   Unit unit = Unit::kText;
   std::string text;  // for kText, or an annotation shown after the value
+  std::vector<std::string> list = {};  // kText with items (aliases): a JSON array; joined with ", " for people
+  Audience audience = Audience::kAll;
 };
 
 struct Section {
@@ -45,6 +56,11 @@ struct Section {
   // A section may instead be a table of records (e.g. the planner's ranking).
   std::vector<std::string> columns;
   std::vector<std::vector<Row>> records;
+  // Sections repeated per group (the planner's per GPU type and count): the
+  // group's identity, e.g. {"gpu": "h100-sxm5-80gb", "gpus": 1024}. JSON puts
+  // the sections of one group into one object of the array "groups", under
+  // their keys; null: a section of the document itself.
+  nlohmann::json group = nullptr;
 };
 
 struct Note {
@@ -64,6 +80,10 @@ struct RowRange {
 
 struct Report {
   std::string command;
+  // The record section whose rows CSV prints, one line per record (with the
+  // group's fields first): "ranking" for the planner, "cases" for validation.
+  // Empty: CSV prints every row as section,key,label,value,unit.
+  std::string csv_table;
   std::string title_en;
   std::string title_zh;
   nlohmann::json inputs = nlohmann::json::object();
@@ -84,6 +104,8 @@ Format parse_format(const std::string& text);
 Lang parse_lang(const std::string& text);
 
 std::string render(const Report& report, Format format, Lang lang);
+// A count held in a double (a GPU count, a token count) as JSON: an integer when whole.
+nlohmann::json json_count(double v);
 nlohmann::json to_json(const Report& report);
 // The value of one row as a person reads it: "315 ZFLOP", "93,483 GPU-hours".
 std::string format_value(const Row& row, Lang lang);

@@ -1,6 +1,7 @@
 // gpuplan models / gpus: what the built-in catalogs hold.
 #include <fmt/format.h>
 
+#include <limits>
 #include <memory>
 
 #include "commands.hpp"
@@ -18,6 +19,17 @@ namespace {
 Row cell(const char* key, const std::string& en, double v, Unit u, std::string text = "") {
   return Row{key, en, "", v, u, std::move(text)};
 }
+// The same value twice: in words for people (a table cell), as a number for programs.
+Row people(Row r) { r.audience = Audience::kPeople; return r; }
+Row programs(Row r) { r.audience = Audience::kPrograms; return r; }
+constexpr double kNotKnown = std::numeric_limits<double>::quiet_NaN();  // JSON null
+
+// One listing's price in the shown currency, as a number for programs.
+Row price_number(const char* key, double per_hour, const std::string& quote_currency, Currency shown) {
+  const Currency from = quote_currency == "CNY" ? Currency::kCny : Currency::kUsd;
+  return programs(cell(key, key, per_hour > 0 ? convert(per_hour, from, shown) : kNotKnown, shown == Currency::kCny ? Unit::kCny : Unit::kUsd));
+}
+Row currency_row(Currency shown) { return programs(cell("currency", "currency", 0, Unit::kText, shown == Currency::kCny ? "CNY" : "USD")); }
 
 Report models_report(const std::string& show) {
   Report rep;
@@ -37,6 +49,7 @@ Report models_report(const std::string& show) {
   rep.title_en = "Built-in models";
   rep.title_zh = "内置模型";
   Section s{"models", "Models", "模型", {}, {"id", "name", "total", "active", "layers", "hidden", "heads/kv", "vocab"}, {}};
+  rep.csv_table = "models";
   for (const auto& e : model_catalog()) {
     const ParamCounts p = count_params(e.spec);
     const ModelSpec& m = e.spec;
@@ -45,8 +58,13 @@ Report models_report(const std::string& show) {
                          cell("params_active", "active", p.active, Unit::kParams),
                          cell("layers", "layers", static_cast<double>(m.layers), Unit::kCount),
                          cell("hidden", "hidden", static_cast<double>(m.hidden), Unit::kCount),
-                         cell("heads", "heads", 0, Unit::kText, m.mla ? fmt::format("{}/MLA", m.heads) : fmt::format("{}/{}", m.heads, m.kv_heads)),
-                         cell("vocab", "vocab", static_cast<double>(m.vocab), Unit::kCount)});
+                         people(cell("heads", "heads", 0, Unit::kText, m.mla ? fmt::format("{}/MLA", m.heads) : fmt::format("{}/{}", m.heads, m.kv_heads))),
+                         cell("vocab", "vocab", static_cast<double>(m.vocab), Unit::kCount),
+                         programs(cell("heads", "heads", static_cast<double>(m.heads), Unit::kCount)),
+                         programs(cell("kv_heads", "KV heads", static_cast<double>(m.kv_heads), Unit::kCount)),
+                         programs(cell("mla", "MLA", m.mla ? 1 : 0, Unit::kFlag)),
+                         programs(cell("moe", "MoE", m.is_moe() ? 1 : 0, Unit::kFlag)),
+                         programs(Row{"aliases", "aliases", "", 0, Unit::kText, "", e.aliases})});
   }
   rep.sections.push_back(s);
   return rep;
@@ -67,9 +85,11 @@ Section prices_section(const GpuSpec& g, Currency shown) {
   Section s{"prices", "Rental listings (per GPU-hour)", "租用报价（每卡时）", {}, {"market", "provider", "on-demand", "spot", "default", "date", "source"}, {}};
   for (const PriceQuote* q : prices_for(g.id)) {
     s.records.push_back({cell("market", "market", 0, Unit::kText, market_code(q->market)), cell("provider", "provider", 0, Unit::kText, q->provider),
-                         cell(shown == Currency::kCny ? "on_demand_cny" : "on_demand_usd", "on-demand", 0, Unit::kText, price_text(q->on_demand_per_gpu_hour, q->currency, shown)),
-                         cell(shown == Currency::kCny ? "spot_cny" : "spot_usd", "spot", 0, Unit::kText,
-                              q->spot_per_gpu_hour > 0 ? price_text(q->spot_per_gpu_hour, q->currency, shown) : "—"),
+                         people(cell("on_demand", "on-demand", 0, Unit::kText, price_text(q->on_demand_per_gpu_hour, q->currency, shown))),
+                         people(cell("spot", "spot", 0, Unit::kText,
+                              q->spot_per_gpu_hour > 0 ? price_text(q->spot_per_gpu_hour, q->currency, shown) : "—")),
+                         price_number("on_demand_per_gpu_hour", q->on_demand_per_gpu_hour, q->currency, shown),
+                         price_number("spot_per_gpu_hour", q->spot_per_gpu_hour, q->currency, shown), currency_row(shown),
                          cell("default", "default", 0, Unit::kText, q->is_default ? market_code(q->market) : ""),
                          cell("date", "date", 0, Unit::kText, q->date.empty() ? "undated" : q->date), cell("source", "source", 0, Unit::kText, q->source)});
   }
@@ -103,7 +123,7 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", 0, Unit::kText, "unknown"});
     s.rows.push_back(Row{"gpus_per_node", "GPUs per node (default)", "每节点卡数（默认）", static_cast<double>(g.gpus_per_node), Unit::kCount});
     s.rows.push_back(Row{"scaleout_bytes_per_s", "Scale-out per GPU, one direction", "跨节点单卡带宽", g.scaleout_bytes_per_s, Unit::kBytesPerS, g.scaleout});
-    s.rows.push_back(Row{"aliases", "Aliases", "别名", 0, Unit::kText, join(g.aliases, ", ")});
+    s.rows.push_back(Row{"aliases", "Aliases", "别名", 0, Unit::kText, "", g.aliases});
     rep.sections.push_back(s);
     Section src{"sources", "Sources", "来源", {}, {}, {}};
     for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v});
@@ -117,19 +137,34 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
   Section s{"gpus", "GPUs", "GPU", {}, {"id", "memory", "HBM TB/s", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "link",
                                         fmt::format("price ({})", market_code(market))}, {}};
   rep.inputs["market"] = market_code(market);
+  rep.csv_table = "gpus";
+  // A dense peak in FLOP/s (null: the GPU has no such unit).
+  auto peak = [](const GpuSpec& g, Precision p, const char* name) {
+    const std::string key = fmt::format("peak_{}_flop_per_s", name);
+    return programs(Row{key, key, "", g.has(p) ? g.peak(p) : kNotKnown, Unit::kFlopPerS, ""});
+  };
   for (const auto& g : gpu_catalog()) {
     const PriceQuote* q = default_price(g.id, market);
     std::string price = q ? price_text(q->on_demand_per_gpu_hour, q->currency, shown) : "—";
     s.records.push_back({cell("id", "id", 0, Unit::kText, g.id), cell("memory_bytes", "memory", g.memory_bytes, Unit::kBytes),
-                         cell("hbm_tbps", "HBM", 0, Unit::kText, format_sig(g.hbm_bytes_per_s / kTera, 3)),
-                         cell("fp32", "fp32", 0, Unit::kText, tflops(g, Precision::kFp32)),
-                         cell("tf32", "tf32", 0, Unit::kText, tflops(g, Precision::kTf32)),
-                         cell("bf16", "bf16", 0, Unit::kText, tflops(g, Precision::kBf16)),
-                         cell("fp16", "fp16", 0, Unit::kText, tflops(g, Precision::kFp16)),
-                         cell("fp8", "fp8", 0, Unit::kText, tflops(g, Precision::kFp8)),
-                         cell("int8", "int8", 0, Unit::kText, tflops(g, Precision::kInt8)),
+                         people(cell("hbm_tbps", "HBM", 0, Unit::kText, format_sig(g.hbm_bytes_per_s / kTera, 3))),
+                         people(cell("fp32", "fp32", 0, Unit::kText, tflops(g, Precision::kFp32))),
+                         people(cell("tf32", "tf32", 0, Unit::kText, tflops(g, Precision::kTf32))),
+                         people(cell("bf16", "bf16", 0, Unit::kText, tflops(g, Precision::kBf16))),
+                         people(cell("fp16", "fp16", 0, Unit::kText, tflops(g, Precision::kFp16))),
+                         people(cell("fp8", "fp8", 0, Unit::kText, tflops(g, Precision::kFp8))),
+                         people(cell("int8", "int8", 0, Unit::kText, tflops(g, Precision::kInt8))),
                          cell("link", "link", 0, Unit::kText, g.intra_link.empty() ? "PCIe" : g.intra_link),
-                         cell("default_price", "price", 0, Unit::kText, price)});
+                         people(cell("default_price", "price", 0, Unit::kText, price)),
+                         // For programs: SI units, null where the GPU has no such unit or no price is known.
+                         programs(cell("hbm_bytes_per_s", "HBM", g.hbm_bytes_per_s, Unit::kBytesPerS)),
+                         peak(g, Precision::kFp32, "fp32"), peak(g, Precision::kTf32, "tf32"), peak(g, Precision::kBf16, "bf16"),
+                         peak(g, Precision::kFp16, "fp16"), peak(g, Precision::kFp8, "fp8"), peak(g, Precision::kInt8, "int8"),
+                         programs(cell("gpus_per_node", "GPUs per node", static_cast<double>(g.gpus_per_node), Unit::kCount)),
+                         programs(Row{"aliases", "aliases", "", 0, Unit::kText, "", g.aliases}),
+                         price_number("default_price_per_gpu_hour", q ? q->on_demand_per_gpu_hour : 0, q ? q->currency : "USD", shown),
+                         currency_row(shown),
+                         programs(cell("default_price_provider", "provider", 0, Unit::kText, q ? q->provider : ""))});
   }
   rep.sections.push_back(s);
   rep.assumptions.push_back({"Each number has its source (datasheet, paper or measurement) and notes: gpuplan gpus ID, e.g. gpuplan gpus 910b2.",

@@ -93,8 +93,15 @@ void run(const PlanFlags& f) {
     throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); plan with --framework {} or export another rank.",
                                              export_to, cannot, export_rank, runner.id));
   }
+  if (export_to == "deepspeed") {
+    // A config that would run another layout is refused, with where the missing degrees go.
+    const std::string gap = deepspeed_config_gap(l, runner);
+    if (!gap.empty()) {
+      throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); or export a rank without them.", gap, export_rank));
+    }
+  }
   if (export_to == "megatron") emit(megatron_arguments(r.model, l));
-  else if (export_to == "deepspeed") emit(deepspeed_config(l).dump(2) + "\n");
+  else if (export_to == "deepspeed") emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");
   else emit(torchtitan_toml(r.model, l));
 }
 

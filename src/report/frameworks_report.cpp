@@ -17,6 +17,7 @@ Report frameworks_report(const std::string& name) {
     rep.title_en = "Framework profile " + f.label();
     rep.title_zh = "框架配置 " + f.label();
     Section s{"properties", "What it does (each with its source)", "行为（附来源）", {}, {"property", "value", "source"}, {}};
+    rep.csv_table = "properties";
     for (const ProfileFact& p : f.facts) {
       s.records.push_back({Row{"property", "property", "属性", 0, Unit::kText, p.key}, Row{"value", "value", "取值", 0, Unit::kText, p.value},
                            Row{"source", "source", "来源", 0, Unit::kText, p.source}});
@@ -28,12 +29,13 @@ Report frameworks_report(const std::string& name) {
   rep.title_en = "Framework profiles";
   rep.title_zh = "框架配置";
   Section s{"frameworks", "Frameworks", "框架", {}, {"id", "name", "versions", "aliases"}, {}};
+  rep.csv_table = "frameworks";
   for (const FrameworkFamily& fam : framework_catalog()) {
-    std::string versions, aliases;
-    for (const auto& v : fam.versions) versions += (versions.empty() ? "" : ", ") + v.version;
-    for (const auto& a : fam.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
+    std::vector<std::string> versions;
+    for (const auto& v : fam.versions) versions.push_back(v.version);
     s.records.push_back({Row{"id", "id", "编号", 0, Unit::kText, fam.id}, Row{"name", "name", "名称", 0, Unit::kText, fam.name},
-                         Row{"versions", "versions", "版本", 0, Unit::kText, versions}, Row{"aliases", "aliases", "别名", 0, Unit::kText, aliases}});
+                         Row{"versions", "versions", "版本", 0, Unit::kText, "", versions},
+                         Row{"aliases", "aliases", "别名", 0, Unit::kText, "", fam.aliases}});
   }
   rep.sections.push_back(s);
   rep.assumptions.push_back(Note{"A profile records what the software does (defaults, kernels, schedules), each value cited to its code or docs; "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <utility>
+#include <vector>
 
 namespace gpuplan {
 
@@ -125,7 +126,69 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
   return a;
 }
 
-nlohmann::json deepspeed_config(const Layout& l) {
+namespace {
+
+// "0.16.4" -> {0, 16, 4}; a version that is not numeric (Megatron-DeepSpeed's "2022") is {}.
+std::vector<int> version_numbers(const std::string& v) {
+  std::vector<int> out;
+  int n = 0;
+  bool digit = false;
+  for (char c : v) {
+    if (c >= '0' && c <= '9') {
+      n = n * 10 + (c - '0');
+      digit = true;
+    } else if (c == '.' && digit) {
+      out.push_back(n);
+      n = 0;
+      digit = false;
+    } else {
+      return {};
+    }
+  }
+  if (digit) out.push_back(n);
+  return out;
+}
+
+bool at_least(const FrameworkProfile& f, std::vector<int> v) {
+  const std::vector<int> have = version_numbers(f.version);
+  return !have.empty() && have >= v;
+}
+
+}  // namespace
+
+DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner) {
+  DeepSpeedConfigKeys k;
+  if (runner.id != "deepspeed") return k;  // Megatron-DeepSpeed sets its degrees with its own arguments
+  // microsoft/DeepSpeed@v0.16.4 deepspeed/runtime/tensor_parallel/config.py TPTrainingConfig.autotp_size, read from
+  // ds_config["tensor_parallel"] (get_tensor_parallel_config) and used by engine.py _configure_tensor_parallel_states.
+  k.autotp = at_least(runner, {0, 16, 4});
+  // deepspeed/__init__.py initialize(): "sequence_parallel_size" and "data_parallel_size" in the config build the
+  // data × sequence-parallel mesh (first in v0.15.0, #5774 "Long sequence parallelism (Ulysses) integration with HuggingFace").
+  k.sequence_parallel = at_least(runner, {0, 15, 0});
+  return k;
+}
+
+std::string deepspeed_config_gap(const Layout& l, const FrameworkProfile& runner) {
+  const DeepSpeedConfigKeys k = deepspeed_config_keys(runner);
+  std::vector<std::string> missing;
+  if (l.tp > 1 && !k.autotp) missing.push_back(fmt::format("tensor parallelism (TP {})", l.tp));
+  // DeepSpeed's pipeline stages are PipelineModule(num_stages=...) in the model code (deepspeed/runtime/pipe/module.py),
+  // never a config key.
+  if (l.pp > 1) missing.push_back(fmt::format("pipeline parallelism (PP {})", l.pp));
+  if (l.cp > 1 && !k.sequence_parallel) missing.push_back(fmt::format("context parallelism (CP {})", l.cp));
+  if (missing.empty()) return "";
+  std::string what;
+  for (size_t i = 0; i < missing.size(); ++i) what += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+  // microsoft/Megatron-DeepSpeed@f4157be megatron/arguments.py: --tensor-model-parallel-size, --pipeline-model-parallel-size,
+  // --ds-sequence-parallel-size (Ulysses), beside DeepSpeed's --deepspeed --deepspeed_config.
+  std::string args = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", l.tp, l.pp);
+  if (l.cp > 1) args += fmt::format(" --ds-sequence-parallel-size {}", l.cp);
+  return fmt::format("a DeepSpeed config ({}) cannot express {}; Megatron-DeepSpeed takes them as its arguments ({}, "
+                     "with --deepspeed --deepspeed_config FILE; --export megatron prints the TP and PP ones)",
+                     runner.label(), what, args);
+}
+
+nlohmann::json deepspeed_config(const Layout& l, DeepSpeedConfigKeys keys) {
   nlohmann::json j;
   // DeepSpeed's batch identity: train_batch_size = micro × accumulation × data-parallel ranks.
   j["train_batch_size"] = l.effective_global_batch();
@@ -142,6 +205,12 @@ nlohmann::json deepspeed_config(const Layout& l) {
     j["activation_checkpointing"] = {{"partition_activations", l.tp > 1},
                                      {"cpu_checkpointing", l.offload_activations},
                                      {"contiguous_memory_optimization", false}};
+  }
+  if (keys.autotp && l.tp > 1) j["tensor_parallel"] = {{"autotp_size", l.tp}};
+  if (keys.sequence_parallel && l.cp > 1) {
+    // Ulysses' mesh: data × sequence parallel ranks. The model's attention must still be DeepSpeed's DistributedAttention.
+    j["sequence_parallel_size"] = l.cp;
+    j["data_parallel_size"] = l.dp;
   }
   j["steps_per_print"] = 10;
   j["wall_clock_breakdown"] = false;

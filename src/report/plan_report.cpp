@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include "gpuplan/flops.hpp"
+#include "layout_rows.hpp"
+
 #include "gpuplan/cost.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
@@ -13,6 +16,13 @@ namespace gpuplan {
 namespace {
 
 Row text(const char* key, const char* en, const char* zh, std::string t) { return Row{key, en, zh, 0, Unit::kText, std::move(t)}; }
+// A layout in words, for people; programs read layout_rows' fields.
+Row words(const char* key, const char* en, const char* zh, std::string t) {
+  return Row{key, en, zh, 0, Unit::kText, std::move(t), {}, Audience::kPeople};
+}
+void append(std::vector<Row>& to, std::vector<Row> rows) {
+  for (auto& r : rows) to.push_back(std::move(r));
+}
 Row num(const char* key, const char* en, const char* zh, double v, Unit u) { return Row{key, en, zh, v, u, ""}; }
 
 std::string layout_text(const Layout& l) {
@@ -35,6 +45,7 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
   auto shown = [&](double usd) { return convert(usd, Currency::kUsd, cur); };
   Report rep;
   rep.command = "plan";
+  rep.csv_table = "ranking";
   rep.title_en = fmt::format("Parallel layouts for {} (seq {}, {} rank)", req.model.name, req.seq_len,
                              req.rank_by == PlanRank::kCost ? "cost" : "step-time");
   rep.title_zh = fmt::format("{} 的并行方案（序列 {}）", req.model.name, req.seq_len);
@@ -51,10 +62,13 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
       rec.push_back(text("gpu", "GPU", "GPU", g.gpu_id));
       rec.push_back(num("gpus", "GPUs", "卡数", static_cast<double>(g.gpus), Unit::kGpus));
       if (g.top.empty()) {
-        rec.push_back(text("layout", "Best layout", "最优方案", "nothing fits"));
+        rec.push_back(words("layout", "Best layout", "最优方案", "nothing fits"));
+        rec.push_back(Row{"fits", "Fits", "放得下", 0, Unit::kFlag, "", {}, Audience::kPrograms});
       } else {
         const PlanCandidate& c = g.top.front();
-        rec.push_back(text("layout", "Best layout", "最优方案", layout_text(c.layout)));
+        rec.push_back(words("layout", "Best layout", "最优方案", layout_text(c.layout)));
+        rec.push_back(Row{"fits", "Fits", "放得下", 1, Unit::kFlag, "", {}, Audience::kPrograms});
+        append(rec, layout_rows(c.layout));
         rec.push_back(num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds));
         rec.push_back(num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount));
         rec.push_back(num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction));
@@ -70,13 +84,20 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
   }
 
   for (const PlanGroup& g : res.groups) {
-    const std::string key = fmt::format("{}_x{}", g.gpu_id, g.gpus);
-    Section s{"ranking_" + key, fmt::format("{} × {}: best layouts of {} searched ({} fit in memory)", g.gpus, g.gpu_name, g.evaluated, g.fitting),
+    // Each GPU type and count is one object of the JSON's "groups" array.
+    const nlohmann::json group = {{"gpu", g.gpu_id}, {"gpus", g.gpus}};
+    Section search{"search", fmt::format("{} × {}: layouts searched", g.gpus, g.gpu_name), fmt::format("{} × {}：搜索的方案", g.gpus, g.gpu_name),
+                   {num("layouts_evaluated", "Layouts evaluated", "评估的方案", static_cast<double>(g.evaluated), Unit::kCount),
+                    num("layouts_fitting", "Layouts that fit in memory", "放得下的方案", static_cast<double>(g.fitting), Unit::kCount)},
+                   {}, {}, group};
+    for (Row& r : search.rows) r.audience = Audience::kPrograms;  // the ranking's title says it to people
+    rep.sections.push_back(std::move(search));
+    Section s{"ranking", fmt::format("{} × {}: best layouts of {} searched ({} fit in memory)", g.gpus, g.gpu_name, g.evaluated, g.fitting),
               fmt::format("{} × {}：共搜索 {} 种方案（{} 种放得下）", g.gpus, g.gpu_name, g.evaluated, g.fitting),
               {},
               {"rank", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch", "zero", "recompute", "step_s", "tokens_per_s_per_gpu", "mfu",
                "memory_bytes", "comm_share", "bubble_share"},
-              {}};
+              {}, group};
     int rank = 0;
     for (const PlanCandidate& c : g.top) {
       const Layout& l = c.layout;
@@ -96,20 +117,29 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
                            num("memory_bytes", "Memory", "显存", c.memory.peak_bytes, Unit::kBytes),
                            num("comm_share", "Exposed comm", "暴露通信", c.time.comm_share, Unit::kFraction),
                            num("bubble_share", "Bubble", "流水线气泡", c.time.bubble_s / c.time.step_s, Unit::kFraction)};
+      // The rest of the layout, for programs (the table has the columns above).
+      for (Row& r : layout_rows(l)) {
+        if (r.key == "global_batch" || r.key == "sequence_parallel" || r.key == "first_stage_layers" || r.key == "last_stage_layers") {
+          rec.push_back(std::move(r));
+        }
+      }
       s.records.push_back(std::move(rec));
     }
     rep.sections.push_back(std::move(s));
     if (!g.references.empty()) {
-      Section rs{"reference_" + key, fmt::format("{} × {}: where the given layouts rank", g.gpus, g.gpu_id),
+      Section rs{"reference", fmt::format("{} × {}: where the given layouts rank", g.gpus, g.gpu_id),
                  fmt::format("{} × {}：指定方案的排名", g.gpus, g.gpu_id), {},
-                 {"layout", "micro_batch", "zero", "recompute", "fits", "rank", "of", "step_s", "vs_best", "mfu", "memory_bytes"}, {}};
+                 {"layout", "micro_batch", "zero", "recompute", "fits", "rank", "of", "step_s", "vs_best", "mfu", "memory_bytes"}, {}, group};
       for (const PlanReference& pr : g.references) {
         const Layout& l = pr.layout;
-        std::vector<Row> rec{text("layout", "Layout", "方案", layout_text(l) + (l.sequence_parallel ? " sp" : "")),
+        std::vector<Row> rec{words("layout", "Layout", "方案", layout_text(l) + (l.sequence_parallel ? " sp" : "")),
                              num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
                              num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
                              text("recompute", "Recompute", "重计算", recompute_name(l.recompute)),
-                             text("fits", "Fits", "放得下", pr.fits ? "yes" : "no")};
+                             num("fits", "Fits", "放得下", pr.fits ? 1 : 0, Unit::kFlag)};
+        for (Row& r : layout_rows(l)) {
+          if (r.key != "micro_batch" && r.key != "zero" && r.key != "recompute") rec.push_back(std::move(r));
+        }
         if (pr.fits) {
           rec.push_back(num("rank", "Rank", "排名", static_cast<double>(pr.rank), Unit::kCount));
           rec.push_back(num("of", "Of (fitting)", "共（放得下）", static_cast<double>(pr.of), Unit::kCount));
@@ -150,9 +180,9 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
     }
     const PlanCandidate& w = g.top.front();
     const StepTime& t = w.time;
-    Section b{"winner_" + key, fmt::format("{} × {}: where the winner's step goes", g.gpus, g.gpu_id),
-              fmt::format("{} × {}：最优方案的时间分解", g.gpus, g.gpu_id), {}, {}, {}};
-    b.rows = {text("layout", "Layout", "方案", layout_text(w.layout)),
+    Section b{"winner", fmt::format("{} × {}: where the winner's step goes", g.gpus, g.gpu_id),
+              fmt::format("{} × {}：最优方案的时间分解", g.gpus, g.gpu_id), {}, {}, {}, group};
+    b.rows = {words("layout", "Layout", "方案", layout_text(w.layout)),
               num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds),
               num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount),
               num("mfu", "MFU (model FLOPs, no recompute, full attention matrix)", "MFU（模型 FLOPs）", t.mfu, Unit::kFraction),
@@ -177,6 +207,8 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
     if (!w.memory.stage_split.empty()) {
       b.rows.insert(b.rows.begin() + 1, text("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split));
     }
+    const std::vector<Row> degrees = layout_rows(w.layout);
+    b.rows.insert(b.rows.begin() + 1, degrees.begin(), degrees.end());
     if (w.cost_per_step_usd > 0) {
       b.rows.push_back(num(("cost_per_step_" + cur_key).c_str(), "Cost per step (on-demand)", "每步成本（按需）", shown(w.cost_per_step_usd), cur_unit));
     }

@@ -29,7 +29,8 @@ Lang parse_lang(const std::string& text) {
 std::string format_value(const Row& row, Lang lang) {
   const bool zh = lang == Lang::kZh;
   const double v = row.value;
-  // Not applicable (a table cell of an infeasible candidate): a dash, null in JSON.
+  if (row.unit == Unit::kText && !row.list.empty()) return join(row.list, ", ");
+  // Not applicable or not known (a table cell of an infeasible candidate, a peak the GPU lacks): a dash, null in JSON.
   if (!std::isfinite(v) && row.unit != Unit::kText && row.unit != Unit::kFlag) return "–";
   std::string out;
   switch (row.unit) {
@@ -120,11 +121,29 @@ std::string blocking_block(const Report& rep, Lang lang, const char* bullet) {
   return out;
 }
 
+bool for_people(const Row& r) { return r.audience != Audience::kPrograms; }
+bool for_programs(const Row& r) { return r.audience != Audience::kPeople; }
+
+// A record's cells for people, in the order of the section's columns.
+std::vector<Row> people_cells(const std::vector<Row>& rec) {
+  std::vector<Row> out;
+  for (const auto& r : rec) {
+    if (for_people(r)) out.push_back(r);
+  }
+  return out;
+}
+
+// A count that is whole: a JSON integer (2048, not 2048.0).
+bool whole_count(const Row& r) {
+  return (r.unit == Unit::kCount || r.unit == Unit::kGpus || r.unit == Unit::kParams) && std::isfinite(r.value) &&
+         std::floor(r.value) == r.value && std::fabs(r.value) < 9007199254740992.0;  // 2^53: exact in a double
+}
 
 nlohmann::json row_value(const Row& r) {
-  if (r.unit == Unit::kText) return r.text;
+  if (r.unit == Unit::kText) return r.list.empty() ? nlohmann::json(r.text) : nlohmann::json(r.list);
   if (r.unit == Unit::kFlag) return r.value != 0;
   if (!std::isfinite(r.value)) return nullptr;
+  if (whole_count(r)) return static_cast<int64_t>(r.value);
   return r.value;
 }
 
@@ -139,7 +158,8 @@ std::string render_table(const Report& rep, Lang lang) {
       std::vector<size_t> widths(s.columns.size(), 0);
       std::vector<std::vector<std::string>> cells;
       for (size_t c = 0; c < s.columns.size(); ++c) widths[c] = display_width(s.columns[c]);
-      for (const auto& rec : s.records) {
+      for (const auto& all : s.records) {
+        const std::vector<Row> rec = people_cells(all);
         std::vector<std::string> line;
         for (size_t c = 0; c < rec.size() && c < s.columns.size(); ++c) {
           line.push_back(format_value(rec[c], lang));
@@ -159,7 +179,9 @@ std::string render_table(const Report& rep, Lang lang) {
     }
     size_t width = 0;
     for (const auto& r : s.rows) width = std::max(width, display_width(label(r, lang)));
-    for (const auto& r : s.rows) out += "  " + pad(label(r, lang), width + 2) + shown_value(rep, s, r, lang) + "\n";
+    for (const auto& r : s.rows) {
+      if (for_people(r)) out += "  " + pad(label(r, lang), width + 2) + shown_value(rep, s, r, lang) + "\n";
+    }
   }
   if (!rep.assumptions.empty()) {
     out += lang == Lang::kZh ? "\n假设\n" : "\nAssumptions\n";
@@ -183,9 +205,10 @@ std::string csv_escape(const std::string& s) {
 }
 
 std::string raw_value(const Row& r) {
-  if (r.unit == Unit::kText) return r.text;
+  if (r.unit == Unit::kText) return r.list.empty() ? r.text : join(r.list, ";");
   if (r.unit == Unit::kFlag) return r.value != 0 ? "true" : "false";
   if (!std::isfinite(r.value)) return "";  // not applicable: an empty cell
+  if (whole_count(r)) return fmt::format("{}", static_cast<int64_t>(r.value));
   return fmt::format("{:.17g}", r.value);
 }
 
@@ -210,7 +233,63 @@ const char* unit_name(Unit u) {
   return "";
 }
 
+// The group's fields ("gpu", "gpus") as CSV columns.
+std::vector<std::string> group_columns(const Report& rep) {
+  std::vector<std::string> cols;
+  for (const auto& s : rep.sections) {
+    if (s.key != rep.csv_table || !s.group.is_object()) continue;
+    for (auto it = s.group.begin(); it != s.group.end(); ++it) {
+      if (std::find(cols.begin(), cols.end(), it.key()) == cols.end()) cols.push_back(it.key());
+    }
+  }
+  return cols;
+}
+
+std::string json_cell(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return csv_escape(v.get<std::string>());
+  return v.dump();
+}
+
+// One line per record of the csv_table sections: the group's fields, then the
+// records' keys (the first record's order, later new keys after), values raw.
+std::string render_csv_table(const Report& rep) {
+  const std::vector<std::string> gcols = group_columns(rep);
+  std::vector<std::string> cols;
+  for (const auto& s : rep.sections) {
+    if (s.key != rep.csv_table) continue;
+    for (const auto& rec : s.records) {
+      for (const auto& r : rec) {
+        if (for_programs(r) && std::find(cols.begin(), cols.end(), r.key) == cols.end()) cols.push_back(r.key);
+      }
+    }
+  }
+  std::string out;
+  for (const auto& c : gcols) out += c + ",";
+  for (size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + cols[i];
+  out += "\n";
+  for (const auto& s : rep.sections) {
+    if (s.key != rep.csv_table) continue;
+    for (const auto& rec : s.records) {
+      std::string line;
+      for (const auto& c : gcols) line += (s.group.is_object() && s.group.contains(c) ? json_cell(s.group[c]) : "") + ",";
+      for (size_t i = 0; i < cols.size(); ++i) {
+        if (i) line += ",";
+        for (const auto& r : rec) {
+          if (r.key == cols[i] && for_programs(r)) {
+            line += csv_escape(raw_value(r));
+            break;
+          }
+        }
+      }
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
 std::string render_csv(const Report& rep, Lang lang) {
+  if (!rep.csv_table.empty()) return render_csv_table(rep);
   std::string out = "section,key,label,value,unit\n";
   for (size_t i = 0; i < rep.blocking.size(); ++i) {
     out += fmt::format("blocking,{},{},{},\n", i, csv_escape(lang == Lang::kZh ? "请先看" : "read first"), csv_escape(note_text(rep.blocking[i], lang)));
@@ -219,6 +298,7 @@ std::string render_csv(const Report& rep, Lang lang) {
     if (!s.columns.empty()) {
       for (size_t i = 0; i < s.records.size(); ++i) {
         for (const auto& r : s.records[i]) {
+          if (!for_programs(r)) continue;
           out += fmt::format("{},{}.{},{},{},{}\n", s.key, i, r.key, csv_escape(label(r, lang)), csv_escape(raw_value(r)),
                              unit_name(r.unit));
         }
@@ -226,6 +306,7 @@ std::string render_csv(const Report& rep, Lang lang) {
       continue;
     }
     for (const auto& r : s.rows) {
+      if (!for_programs(r)) continue;
       out += fmt::format("{},{},{},{},{}\n", s.key, r.key, csv_escape(label(r, lang)), csv_escape(raw_value(r)),
                          unit_name(r.unit));
       if (const RowRange* range = find_range(rep, s.key, r.key)) {
@@ -262,13 +343,15 @@ std::string render_markdown(const Report& rep, Lang lang) {
       out += "\n";
       for (const auto& rec : s.records) {
         out += "|";
-        for (const auto& r : rec) out += " " + md_escape(format_value(r, lang)) + " |";
+        for (const auto& r : people_cells(rec)) out += " " + md_escape(format_value(r, lang)) + " |";
         out += "\n";
       }
       continue;
     }
     out += lang == Lang::kZh ? "| 项目 | 数值 |\n|---|---|\n" : "| item | value |\n|---|---|\n";
-    for (const auto& r : s.rows) out += "| " + md_escape(label(r, lang)) + " | " + md_escape(shown_value(rep, s, r, lang)) + " |\n";
+    for (const auto& r : s.rows) {
+      if (for_people(r)) out += "| " + md_escape(label(r, lang)) + " | " + md_escape(shown_value(rep, s, r, lang)) + " |\n";
+    }
   }
   if (!rep.assumptions.empty()) {
     out += lang == Lang::kZh ? "\n## 假设\n\n" : "\n## Assumptions\n\n";
@@ -283,30 +366,59 @@ std::string render_markdown(const Report& rep, Lang lang) {
 
 }  // namespace
 
+nlohmann::json json_count(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (std::floor(v) == v && std::fabs(v) < 9007199254740992.0) return static_cast<int64_t>(v);
+  return v;
+}
+
 nlohmann::json to_json(const Report& rep) {
   nlohmann::json j = nlohmann::json::object();
+  j["schema_version"] = kJsonSchemaVersion;
   j["command"] = rep.command;
   j["inputs"] = rep.inputs;
   for (const auto& s : rep.sections) {
+    nlohmann::json value;
     if (!s.columns.empty()) {
-      nlohmann::json arr = nlohmann::json::array();
+      value = nlohmann::json::array();
       for (const auto& rec : s.records) {
         nlohmann::json o = nlohmann::json::object();
-        for (const auto& r : rec) o[r.key] = row_value(r);
-        arr.push_back(o);
+        for (const auto& r : rec) {
+          if (for_programs(r)) o[r.key] = row_value(r);
+        }
+        value.push_back(o);
       }
-      j[s.key] = arr;
+    } else {
+      value = nlohmann::json::object();
+      for (const auto& r : s.rows) {
+        if (!for_programs(r)) continue;
+        value[r.key] = row_value(r);
+        if (const RowRange* range = find_range(rep, s.key, r.key)) {
+          value[r.key + "_low"] = range->low;
+          value[r.key + "_high"] = range->high;
+        }
+      }
+    }
+    if (s.group.is_null()) {
+      j[s.key] = std::move(value);
       continue;
     }
-    nlohmann::json o = nlohmann::json::object();
-    for (const auto& r : s.rows) {
-      o[r.key] = row_value(r);
-      if (const RowRange* range = find_range(rep, s.key, r.key)) {
-        o[r.key + "_low"] = range->low;
-        o[r.key + "_high"] = range->high;
+    // A group's section: into the group's object (created at its first section, in order).
+    nlohmann::json& groups = j["groups"];
+    if (groups.is_null()) groups = nlohmann::json::array();
+    // A group's object holds its identifying fields, then its sections.
+    auto same_group = [&](const nlohmann::json& g) {
+      for (auto f = s.group.begin(); f != s.group.end(); ++f) {
+        if (!g.contains(f.key()) || g[f.key()] != f.value()) return false;
       }
+      return true;
+    };
+    auto it = std::find_if(groups.begin(), groups.end(), same_group);
+    if (it == groups.end()) {
+      groups.push_back(s.group);
+      it = groups.end() - 1;
     }
-    j[s.key] = o;
+    (*it)[s.key] = std::move(value);
   }
   if (!rep.ranges.empty()) j["interval_level"] = rep.ranges.front().level;
   nlohmann::json b = nlohmann::json::array();

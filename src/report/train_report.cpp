@@ -15,6 +15,7 @@
 #include "gpuplan/rent_or_buy_report.hpp"
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
+#include "layout_rows.hpp"
 #include "train_confidence.hpp"
 
 namespace gpuplan {
@@ -350,10 +351,10 @@ Report train_report(const TrainRequest& r) {
                 {"precision", precision_name(r.precision)},
                 {"recompute", recompute_name(r.recompute)},
                 {"seq_len", w.seq_len},
-                {"total_tokens", w.total_tokens},
+                {"total_tokens", json_count(w.total_tokens)},
                 {"fault_budget", fault_budget},
                 {"comm_margin", r.comm_margin}};
-  if (r.gpus) rep.inputs["gpus"] = *r.gpus;
+  if (r.gpus) rep.inputs["gpus"] = json_count(*r.gpus);
   if (r.deadline_s) rep.inputs["deadline_s"] = *r.deadline_s;
   if (mfu && !run.mfu_solved) rep.inputs["mfu"] = *mfu;
 
@@ -422,6 +423,10 @@ Report train_report(const TrainRequest& r) {
                           fmt::format("micro-batch {} × {} micro-batches, global batch {}, ZeRO {}, recompute {}{}", l.micro_batch,
                                       l.micro_batches(), l.effective_global_batch(), l.zero_stage, recompute_name(l.recompute),
                                       l.sequence_parallel ? ", sequence parallel" : "")));
+    // People read the layout in the two lines above; programs read each degree (tp, pp, dp, ...).
+    ls.rows[ls.rows.size() - 2].audience = Audience::kPeople;
+    ls.rows.back().audience = Audience::kPeople;
+    for (Row& d : layout_rows(l)) ls.rows.push_back(std::move(d));
     ls.rows.push_back(num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds));
     ls.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount));
     ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", predicted_mfu(*layout), Unit::kFraction));

@@ -188,6 +188,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 Report validation_report(const ValidationResult& r, const std::string& origin) {
   Report rep;
   rep.command = "validate";
+  rep.csv_table = "cases";  // CSV: one line per case
   rep.title_en = "Predictions against published measurements";
   rep.title_zh = "预测与公开实测对比";
   rep.inputs = {{"file", origin}};
@@ -248,6 +249,7 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
 
 nlohmann::json validation_json(const ValidationResult& r, const std::string& origin) {
   nlohmann::json j = nlohmann::json::object();
+  j["schema_version"] = kJsonSchemaVersion;
   j["command"] = "validate";
   j["file"] = origin;
   nlohmann::json cases = nlohmann::json::array();
