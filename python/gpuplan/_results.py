@@ -9,6 +9,8 @@ and, for tables of records, to_dataframe() when pandas is importable.
 from __future__ import annotations
 
 import copy
+import json
+import os
 from typing import Any, Dict, Iterator, List, Mapping
 
 from ._errors import InputError
@@ -83,6 +85,18 @@ class Result(Record):
     """A command's whole JSON document."""
 
     __slots__ = ()
+    command_name = ""
+
+    @classmethod
+    def schema(cls) -> Dict[str, Any]:
+        """The JSON Schema (draft 2020-12) of this command's document (docs/json-schema/<command>.json)."""
+        path = os.path.join(os.path.dirname(__file__), "schema", f"{cls.command_name}.json")
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+
+    @property
+    def schema_version(self) -> int:
+        return self._data["schema_version"]
 
     @property
     def assumptions(self) -> List[str]:
@@ -97,6 +111,7 @@ class TrainResult(Result):
     """gpuplan train: FLOPs, time, GPU count, GPU-hours and cost of a training run."""
 
     __slots__ = ()
+    command_name = "train"
 
     @property
     def gpu_hours(self) -> float:
@@ -120,28 +135,37 @@ class MemoryResult(Result):
     """gpuplan memory: per-GPU memory of one training layout."""
 
     __slots__ = ()
+    command_name = "memory"
 
 
 class PlanResult(Result):
     """gpuplan plan: ranked parallel layouts per GPU type and count."""
 
     __slots__ = ()
+    command_name = "plan"
 
     def _rankings(self) -> List[Dict[str, Any]]:
-        rows = []
-        for key, value in self._data.items():
-            if key.startswith("ranking_") and isinstance(value, list):
-                for layout in value:
-                    rows.append(dict(layout, group=key[len("ranking_"):]))
-        return rows
+        # Each layout with its group's gpu and gpus first, as the CSV has them.
+        return [dict({"gpu": g["gpu"], "gpus": g["gpus"]}, **layout)
+                for g in self._data.get("groups", []) for layout in g.get("ranking", [])]
+
+    @property
+    def groups(self) -> List[Record]:
+        """One per GPU type and count: gpu, gpus, search, ranking, winner (and reference with compare_layout)."""
+        return [Record(g) for g in self._data.get("groups", [])]
 
     @property
     def layouts(self) -> List[Record]:
-        """Every ranked layout of every GPU type and count, best first within each."""
+        """Every ranked layout of every GPU type and count (with its gpu and gpus), best first within each."""
         return [Record(r) for r in self._rankings()]
 
+    @property
+    def best(self) -> List[Record]:
+        """Each group's winner (its layout's fields and where its step goes); a group where nothing fits has none."""
+        return [Record(dict({"gpu": g["gpu"], "gpus": g["gpus"]}, **g["winner"])) for g in self._data.get("groups", []) if "winner" in g]
+
     def to_dataframe(self):
-        """The ranked layouts, one row each (pandas.DataFrame)."""
+        """The ranked layouts, one row each (pandas.DataFrame): the rows of `gpuplan plan --format csv`."""
         return _dataframe(self._rankings())
 
 
@@ -149,24 +173,28 @@ class InferResult(Result):
     """gpuplan infer: serving memory, latency, GPUs and cost per million tokens."""
 
     __slots__ = ()
+    command_name = "infer"
 
 
 class FinetuneResult(Result):
     """gpuplan finetune: memory, time and cost of full, LoRA and QLoRA fine-tuning."""
 
     __slots__ = ()
+    command_name = "finetune"
 
 
 class CalibrationResult(Result):
     """gpuplan calibrate: factors fitted to a trial run, and the full run re-planned with them."""
 
     __slots__ = ()
+    command_name = "calibrate"
 
 
 class ValidationResult(Result):
     """gpuplan validate: each case's prediction, measurement and error; per kind the median and MAPE."""
 
     __slots__ = ()
+    command_name = "validate"
 
     def to_dataframe(self):
         """One row per scored case (pandas.DataFrame)."""
@@ -177,18 +205,33 @@ class ModelsResult(Result):
     """gpuplan models: the built-in models, or one model."""
 
     __slots__ = ()
+    command_name = "models"
+
+    def to_dataframe(self):
+        """The catalog list, one row per entry (pandas.DataFrame); a single entry's document has no list."""
+        if "models" not in self._data:
+            raise ValueError("to_dataframe() needs the whole list: call gpuplan.models() without an argument")
+        return _dataframe(self._data["models"])
 
 
 class GpusResult(Result):
     """gpuplan gpus: the built-in GPUs, or one GPU."""
 
     __slots__ = ()
+    command_name = "gpus"
+
+    def to_dataframe(self):
+        """The catalog list, one row per entry (pandas.DataFrame); a single entry's document has no list."""
+        if "gpus" not in self._data:
+            raise ValueError("to_dataframe() needs the whole list: call gpuplan.gpus() without an argument")
+        return _dataframe(self._data["gpus"])
 
 
 class FrameworksResult(Result):
     """gpuplan frameworks: the framework profiles, or one profile's properties."""
 
     __slots__ = ()
+    command_name = "frameworks"
 
 
 _CLASSES = {"train": TrainResult, "memory": MemoryResult, "plan": PlanResult, "infer": InferResult,

@@ -92,9 +92,36 @@ def test_plan_layouts_and_dataframe():
     assert isinstance(df, pandas.DataFrame) and len(df) == 3
     assert list(df["step_s"]) == [l.step_s for l in p.layouts]
     assert list(df["step_s"]) == sorted(df["step_s"])  # ranked by time, fastest first
-    # Every layout of GPT-3 175B on 1,024 GPUs uses all of them.
+    # Every layout of GPT-3 175B on 1,024 GPUs uses all of them, and says where it ran.
     for l in p.layouts:
         assert l.tp * l.pp * l.dp * l.cp == 1024
+        assert (l.gpu, l.gpus) == ("a100-sxm4-80gb", 1024)
+    assert [g.gpus for g in p.groups] == [1024]
+    assert p.best[0].step_s == p.layouts[0].step_s  # the winner is rank 1
+
+
+def test_plan_dataframe_is_the_csv(cli):
+    pytest.importorskip("pandas")
+    import io
+    import pandas
+    p = gpuplan.plan(top=3, **PLAN)
+    c = cli(["plan", "--model", "gpt3-175b", "--gpu", "a100-80g", "--gpus", "1024", "--seq-len", "2048",
+             "--global-batch", "1536", "--top", "3", "--format", "csv"])
+    csv = pandas.read_csv(io.StringIO(c.stdout), float_precision="round_trip")  # CSV writes 17 digits
+    df = p.to_dataframe()
+    assert sorted(csv.columns) == sorted(df.columns)  # JSON objects list their keys sorted, CSV in the table's order
+    assert len(csv) == 3
+    for col in ("gpu", "gpus", "rank", "tp", "pp", "dp", "micro_batch", "zero", "recompute", "step_s", "memory_bytes"):
+        assert list(csv[col]) == list(df[col]), col
+
+
+def test_results_carry_their_schema():
+    r = gpuplan.train(**TRAIN)
+    assert r.schema_version == 2
+    s = gpuplan.TrainResult.schema()
+    assert s["title"] == "gpuplan train --format json"
+    assert s["properties"]["time"]["properties"]["gpus"]["type"] == "integer"
+    assert isinstance(r.time.gpus, int)
 
 
 def test_validation_rows_as_a_dataframe(shared_dir):

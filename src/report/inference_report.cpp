@@ -176,7 +176,8 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
               {"engine", run.engine.name}};
 
   Section b{"batching", "Batching", "批处理", {}, {}, {}};
-  if (!run.feasible) b.rows.push_back(txt("feasible", "Feasible", "可行", "no: " + run.why_not));
+  b.rows.push_back(num("feasible", "Feasible", "可行", run.feasible ? 1 : 0, Unit::kFlag));
+  if (!run.feasible) b.rows.push_back(txt("why_not", "Why not", "原因", run.why_not));
   b.rows.push_back(num("batch", "Concurrent sequences reached", "达到的并发序列数", static_cast<double>(run.batch), Unit::kCount));
   b.rows.push_back(txt("limited_by", "Limited by", "受限于", run.limited_by));
   b.rows.push_back(num("batch_kv_limit", "Sequences the KV cache holds", "KV 缓存可容纳序列数", static_cast<double>(run.batch_kv_limit), Unit::kCount));

@@ -519,6 +519,8 @@ Report train_report(const TrainRequest& r) {
                           price.low_per_gpu_hour, cur_unit, range ? fmt::format("to {}", format_thousands(price.high_per_gpu_hour, 2)) : ""));
   if (range) cost.rows.back().key = fmt::format("price_per_gpu_hour_low_{}", cur_key);
   if (range) cost.rows.push_back(num(fmt::format("price_per_gpu_hour_high_{}", cur_key).c_str(), "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, cur_unit));
+  // The currency every amount below is in (its keys name it too; "converted" ones are in the other).
+  cost.rows.push_back(Row{"currency", "Currency", "币种", 0, Unit::kText, cur == Currency::kUsd ? "USD" : "CNY", {}, Audience::kPrograms});
   cost.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);

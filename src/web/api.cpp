@@ -423,13 +423,17 @@ json view(const Report& rep) {
   for (const auto& s : rep.sections) {
     json js = {{"key", s.key}, {"en", s.en}, {"zh", s.zh}};
     json rows = json::array();
-    for (const auto& r : s.rows) rows.push_back(row_view(rep, s, r));
+    for (const auto& r : s.rows) {
+      if (r.audience != Audience::kPrograms) rows.push_back(row_view(rep, s, r));  // the page shows what people read
+    }
     js["rows"] = rows;
     js["columns"] = s.columns;
     json records = json::array();
     for (const auto& rec : s.records) {
       json jr = json::array();
-      for (const auto& r : rec) jr.push_back(row_view(rep, s, r));
+      for (const auto& r : rec) {
+        if (r.audience != Audience::kPrograms) jr.push_back(row_view(rep, s, r));
+      }
       records.push_back(jr);
     }
     js["records"] = records;
