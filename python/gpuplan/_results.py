@@ -175,12 +175,20 @@ class InferResult(Result):
     __slots__ = ()
     command_name = "infer"
 
+    def to_dataframe(self):
+        """One row per serving layout searched (TP, PP, EP, DP-attention) (pandas.DataFrame)."""
+        return _dataframe(self._data.get("layouts", []))
+
 
 class FinetuneResult(Result):
     """gpuplan finetune: memory, time and cost of full, LoRA and QLoRA fine-tuning."""
 
     __slots__ = ()
     command_name = "finetune"
+
+    def to_dataframe(self):
+        """One row per catalog GPU ranked by cost (pandas.DataFrame)."""
+        return _dataframe(self._data.get("cheapest", []))
 
 
 class CalibrationResult(Result):

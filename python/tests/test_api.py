@@ -148,3 +148,12 @@ def test_commands_run_from_threads_at_once():
     with ThreadPoolExecutor(max_workers=4) as pool:
         together = list(pool.map(lambda r: without_timing(gpuplan.plan(**r).to_dict()), requests * 2))
     assert together == alone * 2
+
+
+def test_serving_layouts_and_cheapest_gpus_as_dataframes():
+    pytest.importorskip("pandas")
+    i = gpuplan.infer(model="llama-3.1-70b", gpu="h100", precision="fp8", rps=20)
+    df = i.to_dataframe()
+    assert len(df) == len(i.layouts) > 0 and df["feasible"].dtype == bool
+    f = gpuplan.finetune(model="qwen2.5-7b", method="qlora", gpu="4090", samples=50000)
+    assert len(f.to_dataframe()) == len(f.cheapest) > 0
