@@ -12,4 +12,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -D
 cmake --build build -j"$(nproc)" --target gpuplan gpuplan_python
 cmake --install build
 # From another directory, so the check imports the installed package and not python/ of this checkout.
-(cd / && /usr/bin/python3 -c "import gpuplan; print('gpuplan', gpuplan.__version__, 'for Python at', gpuplan.__file__)")
+# DESTDIR=/some/root (a staged install, for packaging) is honoured by cmake --install and by the check.
+if [ -n "${DESTDIR:-}" ]; then
+  export PYTHONPATH="$DESTDIR$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("platlib"))')"
+fi
+(cd / && /usr/bin/python3 -c "import gpuplan; r = gpuplan.train(model='llama-3.1-70b', tokens='15T', gpu='h100', gpus=2048, mfu=0.4); print('gpuplan', gpuplan.__version__, 'at', gpuplan.__file__, '- Llama 3.1 70B on 2,048 H100:', round(r.gpu_hours), 'GPU-hours')")
