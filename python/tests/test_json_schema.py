@@ -49,7 +49,8 @@ def check(command: str, doc: Dict[str, Any]) -> None:
     assert doc["schema_version"] == 2
     for path, value, s in walk(doc, sch):
         # JSON Schema's "integer" also admits 2048.0; the documents must write counts as integers.
-        if s.get("type") == "integer" or (isinstance(s.get("type"), list) and "integer" in s["type"] and "number" not in s["type"]):
+        types = s.get("type")
+        if types == "integer" or (isinstance(types, list) and set(types) == {"integer", "null"}):
             assert isinstance(value, int) or value is None, f"{command} {path}: {value!r} is not an integer"
         if path.rsplit(".", 1)[-1].split("[")[0] in COUNT_KEYS and isinstance(value, float):
             pytest.fail(f"{command} {path}: the count {value!r} is a float")

@@ -118,7 +118,7 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     s.rows.push_back(Row{"intra_bytes_per_s", "Intra-node bandwidth per GPU, one direction", "节点内单向带宽", g.intra_bytes_per_s, Unit::kBytesPerS});
     // Unknown (0 in the spec) is shown as such, never as a zero.
     if (g.pcie_gen > 0) s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", static_cast<double>(g.pcie_gen), Unit::kCount});
-    else s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", 0, Unit::kText, "unknown"});
+    else s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", kNotKnown, Unit::kCount});  // "–" in the table, null in JSON
     if (g.tdp_w > 0) s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", g.tdp_w, Unit::kCount});
     else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", 0, Unit::kText, "unknown"});
     s.rows.push_back(Row{"gpus_per_node", "GPUs per node (default)", "每节点卡数（默认）", static_cast<double>(g.gpus_per_node), Unit::kCount});
