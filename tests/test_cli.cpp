@@ -46,6 +46,16 @@ TEST(Cli, IssueExampleWithGpusPrintsFlopsTimeHoursCost) {
   }
 }
 
+// Spot on 256 nodes preempted every 72 h on average: preemptions would add
+// ~17× the GPU-hours. The refusal names --spot, which the user gave, not
+// --spot-overhead, which they did not.
+TEST(Cli, SpotAtAScaleWherePreemptionsDominateNamesSpot) {
+  const Result r = run(kTrain + "--gpus 2048 --mfu 0.40 --spot");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--spot: with 256 nodes"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--spot-overhead must"), std::string::npos) << r.out;
+}
+
 TEST(Cli, IssueExampleWithDeadlinePrintsGpuCount) {
   const Result r = run_stdout(kTrain + "--deadline 90d --mfu 0.40 --fault-budget 0.2 --format json");
   ASSERT_EQ(r.status, 0) << r.out;

@@ -281,6 +281,13 @@ Report train_report(const TrainRequest& r) {
     require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
     spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
     price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+    // At this many nodes preemptions would take more than ten times the
+    // run's GPU-hours: say so about --spot itself, not about a flag nobody gave.
+    if (!(*price_in.spot_overhead <= 10)) {
+      throw InputError("--spot", fmt::format("--spot: with {} nodes each preempted every {:g} hours on average, preemptions would add {:.0f}× the "
+                                             "run's GPU-hours; price on-demand or reserved capacity, or give --spot-mtbf-hours or --spot-overhead.",
+                                             run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead));
+    }
   }
   // No price in the catalog and none given: the report still stands, its
   // cost does not, and that is said first.
