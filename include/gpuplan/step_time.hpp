@@ -99,6 +99,15 @@ struct GemmRoofline {
   double weight_bytes = 0;
   double time_s() const { return compute_s > memory_s ? compute_s : memory_s; }
 };
+// FP8 GEMMs reach a lower fraction of their doubled peak than BF16 ones: 70.9%
+// vs 80.3% of dense peak on H100 (MAMF, stas00/ml-engineering
+// compute/accelerator/README.md): 0.88 of the BF16 ceiling, as gemm_efficiency and
+// the inference GEMMs both apply it.
+inline constexpr double kFp8OverBf16GemmCeiling = 0.88;
+// The roofline of `batch` same-shape GEMMs run at efficiency `eff` of peak:
+// compute at that efficiency against A and B read once and C written once.
+GemmRoofline roofline_at_efficiency(const GpuSpec& gpu, Precision p, double m, double n, double k, double eff,
+                                    double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch);
 GemmRoofline gemm_roofline(const GpuSpec& gpu, Precision p, double m, double n, double k, double ceiling,
                            double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch = 1);
 // The large-GEMM ceiling a training run holds: the GPU's sustained (power-

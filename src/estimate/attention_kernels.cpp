@@ -25,6 +25,7 @@ struct Table {
   std::string kernel, architecture, reference_gpu, pass, source;
   double head_dim = 128;
   std::vector<double> seq, causal, full;  // TFLOP/s at each key length; causal may be empty
+  double reference_peak_flop_per_s = 0;   // the reference GPU's dense 16-bit peak, looked up once at load
 };
 
 const std::vector<Table>& tables() {
@@ -44,6 +45,8 @@ const std::vector<Table>& tables() {
         t.seq = j.at("seq").get<std::vector<double>>();
         t.full = j.at("full_tflops").get<std::vector<double>>();
         if (j.contains("causal_tflops")) t.causal = j.at("causal_tflops").get<std::vector<double>>();
+        const GpuSpec& ref = find_gpu(t.reference_gpu);
+        t.reference_peak_flop_per_s = ref.has(Precision::kBf16) ? ref.peak(Precision::kBf16) : ref.peak(Precision::kFp16);
         out.push_back(std::move(t));
       }
     }
@@ -90,11 +93,6 @@ Choice choose(const GpuSpec& g, AttentionKernel k) {
   if (arch != "ampere" && arch != "hopper") { arch = "hopper"; borrowed = true; }
   if (arch == "ampere") kernel = "flash2";
   return {kernel, arch, borrowed};
-}
-
-double reference_peak(const std::string& id) {
-  const GpuSpec& r = find_gpu(id);
-  return r.has(Precision::kBf16) ? r.peak(Precision::kBf16) : r.peak(Precision::kFp16);
 }
 
 }  // namespace
@@ -151,7 +149,7 @@ double attention_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionP
   // and by its power limit (the tables ran at the reference part's nominal one).
   const Table* ref = find(c.kernel, c.arch, "forward", 128);
   const double peak = g.has(Precision::kBf16) ? g.peak(Precision::kBf16) : g.peak(Precision::kFp16);
-  return tflops * kTera * (peak / reference_peak(ref->reference_gpu)) * power_clock_factor(g);
+  return tflops * kTera * (peak / ref->reference_peak_flop_per_s) * power_clock_factor(g);
 }
 
 std::string attention_rate_basis(const GpuSpec& g, AttentionKernel k) {

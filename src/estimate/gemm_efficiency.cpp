@@ -71,7 +71,7 @@ double gemm_efficiency(const GpuSpec& g, Precision p, double m, double n, double
   constexpr double k0 = 64;
   const double kfac = k / (k + k0);
   double eff = ceiling * best * kfac;
-  if (p == Precision::kFp8) eff *= 0.88;
+  if (p == Precision::kFp8) eff *= kFp8OverBf16GemmCeiling;
   return std::max(eff, 1e-3);
 }
 
@@ -133,9 +133,15 @@ const char* training_gemm_ceiling_basis(const GpuSpec& g) {
 
 GemmRoofline gemm_roofline(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling,
                            double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch) {
+  batch = std::max(1.0, batch);
+  return roofline_at_efficiency(g, p, m, n, k, gemm_efficiency(g, p, m, n, k, ceiling, batch), hbm_bytes_per_s, weight_bytes,
+                                act_bytes, batch);
+}
+
+GemmRoofline roofline_at_efficiency(const GpuSpec& g, Precision p, double m, double n, double k, double eff,
+                                    double hbm_bytes_per_s, double weight_bytes, double act_bytes, double batch) {
   GemmRoofline r;
   batch = std::max(1.0, batch);
-  const double eff = gemm_efficiency(g, p, m, n, k, ceiling, batch);
   r.flop = batch * 2.0 * m * n * k;
   r.compute_s = r.flop / (g.peak(p) * eff);
   r.weight_bytes = batch * n * k * weight_bytes;

@@ -41,20 +41,15 @@ double inference_gemm_efficiency(const GpuSpec& g, Precision p, double m, double
   const double waves = std::ceil(tiles / units);
   const double wave_use = tiles / (waves * units);
   double eff = ceiling * kSkinnyTileRelative * (m / padded) * wave_use * k / (k + kPipelineK0);
-  if (p == Precision::kFp8) eff *= 0.88;  // the FP8/BF16 ceiling ratio gemm_efficiency uses
+  if (p == Precision::kFp8) eff *= kFp8OverBf16GemmCeiling;
   return std::max(eff, 1e-4);
 }
 
 GemmRoofline inference_gemm_roofline(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling,
                                      double hbm_bytes_per_s, double weight_bytes, double act_bytes, double groups) {
-  GemmRoofline r;
   groups = std::max(1.0, groups);
-  const double eff = inference_gemm_efficiency(g, p, m, n, k, ceiling, groups);
-  r.flop = groups * 2.0 * m * n * k;
-  r.compute_s = r.flop / (g.peak(p) * eff);
-  r.weight_bytes = groups * n * k * weight_bytes;
-  r.memory_s = (r.weight_bytes + groups * (m * k + m * n) * act_bytes) / hbm_bytes_per_s;
-  return r;
+  return roofline_at_efficiency(g, p, m, n, k, inference_gemm_efficiency(g, p, m, n, k, ceiling, groups), hbm_bytes_per_s,
+                                weight_bytes, act_bytes, groups);
 }
 
 }  // namespace gpuplan
