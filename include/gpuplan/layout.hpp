@@ -110,6 +110,10 @@ struct Layout {
   // micro-batch's forward to its backward (no re-gather, the whole stage
   // unsharded in memory), as torchtitan runs FSDP2 under PP.
   bool zero3_keep_gathered = false;
+  // ...and the gradients accumulated across its unsynced micro-batches are
+  // upcast to an fp32 reduce dtype (FSDP2 MixedPrecisionPolicy reduce_dtype
+  // float32): 4 bytes per parameter of the stage instead of the bf16 .grad.
+  bool keep_gathered_grads_fp32 = false;
   // The optimizer steps each parameter inside the backward and frees its
   // gradient (torchtune optimizer_in_bwd): no whole-model gradient buffer.
   bool optimizer_in_backward = false;

@@ -144,9 +144,12 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
       // apply_fsdp), and torch.distributed.pipelining's stage runs every
       // micro-batch but the last with reshard_after_backward and gradient sync
       // off (stage.py backward_maybe_with_nosync), so the stage's full
-      // parameters and their unsharded gradients (parameter dtype) are held.
+      // parameters and their unsharded gradients are held: in the parameter
+      // dtype, or upcast to an fp32 reduce dtype (keep_gathered_grads_fp32),
+      // while one layer's fresh bf16 .grad waits to be added to it.
       const double stage = p.layer_dense + p.layer_expert + p.embedding;
-      s.gathered = stage * b.weight + (lora ? 0 : stage * b.weight);
+      const double grads = l.keep_gathered_grads_fp32 ? stage * 4.0 + full_layer * b.weight : stage * b.weight;
+      s.gathered = stage * b.weight + (lora ? 0 : grads);
     }
   }
   // Communication buckets (DDP / ZeRO-1/2 gradient reduction) when there is a

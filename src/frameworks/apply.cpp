@@ -136,6 +136,13 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.fp8_scaling = f.fp8_scaling;
   l.host_calls_per_layer = f.host_calls_per_layer;
   l.zero3_keep_gathered = f.zero3_keep_gathered_with_pp && l.pp > 1 && l.zero_stage == 3;
+  // FSDP2 accumulates an unsynced gradient in its reduce dtype: the first
+  // backward's bf16 .grad is upcast into unsharded_accumulated_grad and every
+  // later one added to it (torch/distributed/fsdp/_fully_shard/_fsdp_param.py
+  // FSDPParam.to_accumulated_grad_if_needed / accumulate_unsharded_grad_if_needed,
+  // PyTorch 2.5-2.6, called from post_backward when gradient sync is off).
+  l.keep_gathered_grads_fp32 = l.zero3_keep_gathered && f.grad_accum_dtype == GradAccumDtype::kFp32 &&
+                               (l.precision == Precision::kBf16 || l.precision == Precision::kFp8);
   l.optimizer_in_backward = s.optimizer_in_backward.value_or(false);
   l.fp8_experts = f.fp8_gemms == Fp8Gemms::kLinearAndExperts;
 
