@@ -153,5 +153,40 @@ TEST(Plan, BadPinIsAnInputError) {
   EXPECT_THROW(plan(r), InputError);
 }
 
+
+TEST(Plan, WithoutGradientAccumulationAPipelineFreeStepIsOneMicroBatch) {
+  // torchtitan before pytorch/torchtitan#1238 (2025-06) has no gradient
+  // accumulation: 16 sequences on 8 data-parallel ranks are 2 per rank in one
+  // micro-batch, so every pp-1 layout searched has micro-batch 16 / dp.
+  PlanRequest r;
+  r.model = find_model("llama-3.1-8b");
+  r.gpus = {find_gpu("h100-sxm5-80gb")};
+  r.gpu_counts = {8};
+  r.seq_len = 8192;
+  r.global_batch = 16;
+  r.top_k = 50;
+  const FrameworkProfile titan = find_framework("torchtitan@2024-12");
+  r.framework = &titan;
+  const PlanResult res = plan(r);
+  ASSERT_FALSE(res.groups[0].top.empty());
+  for (const PlanCandidate& c : res.groups[0].top) {
+    if (c.layout.pp == 1) EXPECT_EQ(c.layout.micro_batch * c.layout.dp, 16) << "tp " << c.layout.tp << " dp " << c.layout.dp;
+  }
+  // The same request on the 2026 release may accumulate: micro-batch 1 × 2 is searched.
+  const FrameworkProfile titan26 = find_framework("torchtitan@2026-08");
+  r.framework = &titan26;
+  bool accumulates = false;
+  for (const PlanCandidate& c : plan(r).groups[0].top) accumulates = accumulates || (c.layout.pp == 1 && c.layout.micro_batches() > 1);
+  EXPECT_TRUE(accumulates);
+  // And a stated layout that accumulates is refused with the reason.
+  Layout l;
+  l.dp = 8;
+  l.micro_batch = 1;
+  l.global_batch = 16;
+  l.zero_stage = 3;
+  EXPECT_NE(framework_cannot_run(titan, l).find("no gradient accumulation"), std::string::npos);
+  EXPECT_EQ(framework_cannot_run(titan26, l), "");
+}
+
 }  // namespace
 }  // namespace gpuplan

@@ -72,7 +72,11 @@ struct FrameworkProfile {
   ExportFormat export_format = ExportFormat::kMegatron;
   // Optional properties (absent: the default here).
   MemoryMetric memory_reported = MemoryMetric::kNone;  // what its own log reports as peak memory
-  bool zero3_keep_gathered_with_pp = false;             // FSDP under PP does not reshard after forward
+  bool zero3_keep_gathered_with_pp = false;
+  // A step may accumulate several micro-batches per data-parallel rank before
+  // the optimizer runs. Without it (torchtitan before 2025-06) a step with pp 1
+  // is one micro-batch per rank: micro-batch = global batch / dp.
+  bool gradient_accumulation = true;             // FSDP under PP does not reshard after forward
   bool microbatches_default_stages = false;             // unset microbatch count = the pipeline stages (torchtitan)
   bool interleaving_opt_in = false;                     // the default schedule (first listed) runs unless another is named
   bool recompute_default_unless_named = false;          // runs take recompute_default unless their config says (shipped recipe configs)

@@ -184,6 +184,11 @@ std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.optimizer_in_backward && !f.optimizer_in_backward) return fmt::format("{} cannot step the optimizer in the backward", who);
   if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return fmt::format("{} has no uneven pipeline stages", who);
   if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
+  if (!f.gradient_accumulation && l.pp == 1 && l.micro_batches() > 1) {
+    return fmt::format("{} has no gradient accumulation: a step is one micro-batch per data-parallel rank, so the micro-batch must be the "
+                       "global batch / dp ({} / {})",
+                       who, l.effective_global_batch(), l.dp);
+  }
   if (l.tp > 1 && l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kNone) {
     return fmt::format("{} has no sequence parallelism", who);
   }

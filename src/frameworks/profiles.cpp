@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation"};
   return keys;
 }
 
@@ -59,6 +59,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "host_calls_per_layer") {
     *default_text = "0";
+    return true;
+  }
+  if (key == "gradient_accumulation") {
+    *default_text = "true";
     return true;
   }
   return false;
@@ -182,6 +186,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
                                             {"none", MemoryMetric::kNone}});
   } else if (key == "zero3_keep_gathered_with_pp") {
     p.zero3_keep_gathered_with_pp = boolean(v, where);
+  } else if (key == "gradient_accumulation") {
+    p.gradient_accumulation = boolean(v, where);
   } else if (key == "pipeline_schedule_choice") {
     p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "host_calls_per_layer") {

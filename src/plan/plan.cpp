@@ -263,6 +263,8 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
             if (!pinned_ok(r.micro_batch, mb)) continue;
             if (r.micro_batch <= 0 && mb > r.max_micro_batch) continue;
             const int64_t micro_batches = per_rank / mb;
+            // Without gradient accumulation a pp-1 step is one micro-batch per rank.
+            if (!fw.gradient_accumulation && pp == 1 && micro_batches > 1) continue;
             std::vector<int64_t> vps{1};
             if (pp > 1 && micro_batches % pp == 0 && fw.interleaving()) {
               // Interleaving needs the layers to split into pp·v chunks
