@@ -92,9 +92,12 @@ Report finetune_report_for(const FinetuneInputs& f) {
   if (smallest == 0 && !f.gpus) {
     // No count up to the search's limit fits: a time and a cost for a run
     // that cannot start would be nonsense, so say what to change instead.
-    throw InputError("--gpu", fmt::format("--gpu: {} fine-tuning of {} does not fit on any count of {} up to 1,024 ({} GiB each, ZeRO-3); "
-                                          "use --method lora or qlora, or a GPU with more memory.",
-                                          f.method, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3)));
+    // What is left to change: a lighter method than the one asked for, else a bigger GPU.
+    const char* change = j.method == FineTune::kFull ? "use --method lora or qlora, or a GPU with more memory"
+                         : j.method == FineTune::kLora ? "use --method qlora, or a GPU with more memory"
+                                                       : "use a GPU with more memory, or a shorter --seq-len";
+    throw InputError("--gpu", fmt::format("--gpu: {} fine-tuning of {} does not fit on any count of {} up to 1,024 ({} GiB each, ZeRO-3); {}.",
+                                          f.method, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3), change));
   }
   int64_t n = f.gpus ? *f.gpus : smallest;
   FinetuneJob jn = j;  // as given (a --gpus count or the smallest that fits)
