@@ -468,7 +468,7 @@ function renderFinetune() {
   fits.className = m.fits ? 'fits' : 'nofit';
   fits.dataset.fits = String(m.fits);
   const gpus = $('#out-ft-gpus');
-  gpus.textContent = String(report.inputs.gpus);
+  gpus.textContent = lang === 'zh' ? `${report.inputs.gpus} 卡` : `${report.inputs.gpus} GPUs`;
   gpus.dataset.value = String(report.inputs.gpus);
   $('#out-ft-smallest').textContent = `${t('ft_smallest')}${lang === 'zh' ? '：' : ': '}${shown(viewRow(view, 'time', 'smallest_gpus'))}`;
   setKpi($('#out-ft-time'), report, view, 'time', 'wall_clock_s');
