@@ -123,7 +123,8 @@ Report finetune_report_for(const FinetuneInputs& f) {
     if (!met) {
       throw InputError("--deadline", fmt::format("--deadline {}: {} fine-tuning of {} takes at least {} on {} (on {} GPUs); "
                                                  "give a longer deadline, fewer samples or epochs, or a faster GPU.",
-                                                 *f.deadline, f.method, m.name, days_or_hours(fastest_s, Lang::kEn), g.id, fastest_n));
+                                                 *f.deadline, f.method, m.name, days_or_hours(fastest_s, Lang::kEn), g.id,
+                                                 format_thousands(static_cast<double>(fastest_n), 0)));
     }
     jn = job_on(j, n);
   }
