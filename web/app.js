@@ -167,6 +167,7 @@ function stateToForm() {
   document.body.dataset.tab = state.tab;
   document.body.dataset.solve = state.solve;
   document.body.dataset.own = state.own === '1' ? '1' : '0';
+  $('#ft_rank').disabled = state.ft_method === 'full';
   for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
 }
 function formToState() {
@@ -180,6 +181,7 @@ function formToState() {
   }
   document.body.dataset.solve = state.solve;
   document.body.dataset.own = state.own === '1' ? '1' : '0';
+  $('#ft_rank').disabled = state.ft_method === 'full';  // full fine-tuning has no adapters
 }
 
 // ---------- API ----------

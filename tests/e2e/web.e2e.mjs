@@ -76,6 +76,13 @@ try {
   await page.goto(server.base + '/');
   await page.waitForFunction(() => document.body.dataset.ready === '1');
   step('page loaded');
+  // Both languages: every label of the page, and every text the script shows, in English and in Chinese.
+  const untranslated = await page.evaluate(() => {
+    const keys = new Set([...document.querySelectorAll('[data-i18n]')].map((e) => e.dataset.i18n));
+    for (const k of Object.keys(I18N.en).concat(Object.keys(I18N.zh))) keys.add(k);
+    return [...keys].filter((k) => !I18N.en[k] || !I18N.zh[k]);
+  });
+  assert.deepEqual(untranslated, [], 'labels without both languages');
   const trainDone = (pred) => page.waitForResponse((r) => {
     if (!r.url().endsWith('/api/train/view')) return false;
     try { return pred(JSON.parse(r.request().postData())); } catch { return false; }
