@@ -128,6 +128,9 @@ class Body {
   void read(const std::string& k, int64_t& out) {
     if (auto i = integer(k, -(int64_t{1} << 53), int64_t{1} << 53)) out = *i;
   }
+  void read(const std::string& k, std::optional<int64_t>& out) {
+    if (auto i = integer(k, -(int64_t{1} << 53), int64_t{1} << 53)) out = *i;
+  }
   // A CLI switch (--spot): true or false.
   void read(const std::string& k, bool& out) {
     const json* v = get(k);
@@ -415,9 +418,7 @@ Report finetune_endpoint(Body& b) {
   read_model(b, in.model_spec, nullptr);  // `gpuplan finetune` has no --params
   b.read("gpu", in.gpu);
   b.read("method", in.method);
-  std::optional<int> rank, zero;
-  b.read("rank", rank);
-  if (rank) in.rank = *rank;
+  b.read("rank", in.rank);
   b.read("modules", in.modules);
   b.read("seq_len", in.seq_len);
   b.read("micro_batch", in.micro_batch);
@@ -425,15 +426,12 @@ Report finetune_endpoint(Body& b) {
   b.read("samples", in.samples);
   b.read("tokens", in.tokens);
   b.read("epochs", in.epochs);
-  std::optional<int> gpus;
-  b.read("gpus", gpus);
-  if (gpus) in.gpus = *gpus;
+  b.read("gpus", in.gpus);
   b.read("deadline", in.deadline);
   b.read("optimizer", in.optimizer);
   b.read("precision", in.precision);
   b.read("no_checkpointing", in.no_checkpointing);
-  b.read("zero", zero);
-  in.zero = zero;
+  b.read("zero", in.zero);
   b.read("force", in.force);
   b.read("no_ranking", in.no_ranking);
   b.read("price", in.price);
