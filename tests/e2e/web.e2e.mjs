@@ -258,11 +258,11 @@ try {
   }
   assert.equal(rent.find((r) => r.way === 'spot').label, '竞价');
   assert.match(await page.textContent('#rent-box h2'), /按需、预留、竞价/);
-  await page.waitForFunction(() => !document.querySelector('#chart-time').closest('.chart-card').classList.contains('stale') &&
-    document.querySelector('#chart-cost').dataset.currency === 'cny', null, { timeout: 60000 });
-  await page.locator('#rent-box').scrollIntoViewIfNeeded();
+  // The new inputs and the rental table (the sweep below them may still be computing: it is drawn faded until then).
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(shots, 'train-inputs-zh.png'), fullPage: false });
-  step(`seq_len 8192, 2 epochs, fp8, fault budget 0.1 as the CLI; spot ${cliRent.spot.days.toFixed(0)} days vs on-demand ${cliRent.on_demand.days.toFixed(0)} days, screenshot train-inputs-zh.png`);
+  await page.locator('#rent-box').screenshot({ path: join(shots, 'train-rent-zh.png') });
+  step(`seq_len 8192, 2 epochs, fp8, fault budget 0.1 as the CLI; spot ${cliRent.spot.days.toFixed(0)} days vs on-demand ${cliRent.on_demand.days.toFixed(0)} days, screenshots train-inputs-zh.png, train-rent-zh.png`);
   const restored = trainDone((b) => b.seq_len === '4096' && b.epochs === '1' && b.precision === 'bf16' && !('fault_budget' in b));
   await page.fill('#seq_len', '4096');
   await page.fill('#epochs', '1');
