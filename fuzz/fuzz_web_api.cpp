@@ -18,7 +18,7 @@ using namespace gpuplan;
 namespace {
 const char* const kRoutes[] = {
     "/api/train", "/api/memory", "/api/plan", "/api/train/view", "/api/memory/view", "/api/plan/view",
-    "/api/health", "/api/models", "/api/gpus", "/", "/app.js",
+    "/api/health", "/api/models", "/api/gpus", "/", "/app.js", "/api/finetune", "/api/finetune/view",
 };
 }  // namespace
 

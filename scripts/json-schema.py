@@ -59,7 +59,9 @@ FIXED: Dict[str, List[Dict[str, Any]]] = {
              dict(model="llama-3.1-8b", gpu="h100", gpus=64, pp=4, first_stage_layers=5)],
     "infer": [dict(model="llama-3.1-70b", gpu="h100", precision="fp8", input=2048, output=512, rps=20),
               dict(model="llama-3.1-8b", gpu="h100", precision="fp8", kv_precision="fp8", input=128, output=128, max_throughput=True)],
-    "finetune": [dict(model="qwen2.5-7b", method="qlora", gpu="4090", samples=50000, seq_len=2048, epochs=3)],
+    "finetune": [dict(model="qwen2.5-7b", method="qlora", gpu="4090", samples=50000, seq_len=2048, epochs=3),
+                 # dataset tokens and a deadline: inputs as read, the deadline rows (issue 16)
+                 dict(model="llama-3.1-8b", gpu="a100-80g", tokens="1亿", deadline="1d", seq_len=2048, epochs=2)],
     "calibrate": [dict(model="llama-3.1-8b", gpu="h100", gpus=8, tp=2, global_batch=32, micro_batch=2, step_time=2.4,
                        peak_memory_gib=61, tokens="1T", full_gpus=256)],
     "models": [dict(), dict(model="llama-3.1-70b"), dict(model="qwen3-30b-a3b")],

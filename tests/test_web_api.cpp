@@ -2,11 +2,15 @@
 // the server does (src/web/http/ only moves bytes).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/run_cli.hpp"
+#include "gpuplan/finetune.hpp"
+#include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
@@ -244,7 +248,7 @@ TEST(WebApi, MalformedConfigIs400NamingTheKeyAsTheCliDoes) {
 // does not have (it answers JSON with both languages' labels), --gpu-file, and
 // plan's --export/--rank (a launch file instead of the ranking; CLI only so far).
 TEST(WebApi, EveryCliFlagIsARequestKey) {
-  for (const char* command : {"train", "memory", "plan", "infer"}) {
+  for (const std::string command : {"train", "memory", "plan", "infer", "finetune"}) {
     const CliRun help = run_cli({command, "--help"});
     ASSERT_EQ(help.status, 0) << help.err;
     std::istringstream lines(help.out);
@@ -259,8 +263,8 @@ TEST(WebApi, EveryCliFlagIsARequestKey) {
       if (dashdash == std::string::npos) continue;
       std::string flag = names.substr(dashdash);
       flag = flag.substr(0, flag.find(','));
-      if (flag == "--help" || flag == "--format" || flag == "--lang" || flag == "--gpu-file" || flag == "--export" ||
-          flag == "--rank") {
+      if (flag == "--help" || flag == "--format" || flag == "--lang" || flag == "--gpu-file" ||
+          (command == "plan" && (flag == "--export" || flag == "--rank"))) {
         continue;
       }
       ++flags;
@@ -426,6 +430,52 @@ TEST(WebApi, InferEqualsTheCli) {
   // An unreachable target: 400 naming the key, one sentence.
   expect_error(handle_request("POST", "/api/infer", R"({"model":"deepseek-v3","gpu":"h800","precision":"fp8","rps":50,"latency_target_ms":1})"),
                400, "latency_target_ms");
+}
+
+// Issue 16: the fine-tuning tab's call is `gpuplan finetune` (FinetuneInputs /
+// finetune_report_for), key for flag, and its numbers are the estimator's.
+TEST(WebApi, FinetuneEqualsTheLibraryAndTheCli) {
+  // 10M tokens packed into 2,048-token samples: ceil(10,000,000 / 2,048) = 4,883
+  // samples; × 2,048 × 2 epochs = 20,000,768 tokens.
+  const json api = api_json("/api/finetune", json{{"model", "llama-3.1-8b"}, {"gpu", "a100-80g"}, {"method", "lora"}, {"tokens", "10M"},
+                                                  {"seq_len", 2048}, {"epochs", 2}, {"rank", 16}, {"no_ranking", true}});
+  EXPECT_EQ(api["inputs"]["samples"], 4883);
+  EXPECT_EQ(api["flops"]["tokens"], 20000768);
+  // The same job given to the estimator directly: the smallest count that fits and its time and memory.
+  const ModelSpec m = *find_catalog_model("llama-3.1-8b");
+  const GpuSpec& g = find_gpu("a100-80g");
+  FinetuneJob j;
+  j.method = FineTune::kLora;
+  j.lora_rank = 16;
+  j.seq_len = 2048;
+  j.samples = 4883;
+  j.epochs = 2;
+  const int64_t n = smallest_fitting_gpus(m, g, j);
+  ASSERT_EQ(n, 1);  // 8B in bf16 (16 GB) plus rank-16 adapters fits one 80 GB A100
+  const FinetuneEstimate e = estimate_finetune(m, g, j, n);
+  EXPECT_EQ(api["inputs"]["gpus"], n);
+  EXPECT_DOUBLE_EQ(api["time"]["wall_clock_s"].get<double>(), e.wall_s);
+  EXPECT_DOUBLE_EQ(api["memory"]["peak_bytes"].get<double>(), e.memory.peak_bytes);
+  EXPECT_EQ(api, cli_json({"finetune", "--model", "llama-3.1-8b", "--gpu", "a100-80g", "--method", "lora", "--tokens", "10M", "--seq-len", "2048",
+                           "--epochs", "2", "--rank", "16", "--no-ranking"}));
+  // A deadline without a count: the fewest GPUs (doubling from the smallest that fits) finishing by then.
+  const double one_gpu_s = e.wall_s;
+  const json fast = api_json("/api/finetune", json{{"model", "llama-3.1-8b"}, {"gpu", "a100-80g"}, {"tokens", "10M"}, {"seq_len", 2048},
+                                                   {"epochs", 2}, {"rank", 16}, {"no_ranking", true}, {"deadline", fmt::format("{}s", one_gpu_s / 3)}});
+  int64_t k = 1;
+  while (estimate_finetune(m, g, j, k).wall_s > one_gpu_s / 3) k *= 2;
+  EXPECT_GT(k, 2);
+  EXPECT_EQ(fast["inputs"]["gpus"], k);
+  EXPECT_EQ(fast["time"]["deadline_met"], true);
+}
+
+TEST(WebApi, FinetuneBadInputIs400NamingTheField) {
+  expect_error(handle_request("POST", "/api/finetune", R"({"model":"llama-3.1-8b","gpu":"a100-80g","method":"dora"})"), 400, "method");
+  expect_error(handle_request("POST", "/api/finetune", R"({"model":"llama-3.1-8b","gpu":"a100-80g","samples":"1k","tokens":"1M"})"), 400, "tokens");
+  // Issue 16: full fine-tuning of 405B on 24 GB cards fits no count up to 1,024: one sentence, not a time and a cost.
+  const auto r = handle_request("POST", "/api/finetune", R"({"model":"llama-3.1-405b","gpu":"4090","method":"full","no_ranking":true})");
+  expect_error(r, 400, "gpu");
+  EXPECT_NE(body_of(r)["error"].get<std::string>().find("does not fit"), std::string::npos) << r.body;
 }
 
 TEST(WebApi, UnknownRouteIs404) {

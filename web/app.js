@@ -36,9 +36,17 @@ const I18N = {
     footer: 'Numbers from the same library as the gpuplan command line; formulas and sources in docs/formulas.md.',
     seg_weights: 'weights', seg_gradients: 'gradients', seg_optimizer: 'optimizer', seg_activations: 'activations',
     seg_logits: 'logits', seg_comm: 'comm. buffers', seg_zero3: 'ZeRO-3 gathered', seg_context: 'CUDA context',
-    seg_frag: 'fragmentation', st_gemm: 'GEMMs', st_attention: 'attention', st_elementwise: 'element-wise',
+    seg_frag: 'fragmentation', seg_overhead: 'context, buffers, fragmentation', st_gemm: 'GEMMs', st_attention: 'attention', st_elementwise: 'element-wise',
     st_recompute: 'recompute', st_tp: 'TP comm.', st_pp: 'PP comm.', st_dp: 'DP/ZeRO comm.', st_cp: 'CP comm.',
     st_ep: 'EP comm.', st_bubble: 'pipeline bubble', st_optimizer: 'optimizer',
+    epochs: 'Epochs', train_precision: 'Precision', fault_budget: 'Fault budget, fraction of compute (empty: computed)',
+    prices: 'Prices', rent_title: 'Renting: on-demand, reserved and spot side by side',
+    rent_note: 'Spot takes more GPU-hours and days: each preemption restarts the run from its last checkpoint (rates in the report\'s operations section).',
+    way_on_demand: 'On-demand', way_reserved: 'Reserved', way_spot: 'Spot',
+    tab_finetune: 'Fine-tuning', finetuning: 'Fine-tuning run', ft_method: 'Method', ft_full: 'Full', ft_rank: 'LoRA rank (empty: 8, QLoRA 64)',
+    ft_samples: 'Samples', ft_tokens: '…or dataset tokens', ft_precision: 'Precision', ft_gpus: 'GPU count (empty: fewest that fit)',
+    ft_deadline: 'Deadline (empty: none)', k_ft_memory: 'Memory per GPU', ft_cheapest: 'Cheapest GPU types for this job',
+    ft_smallest: 'fewest that fit', ft_mem_title: 'Memory per GPU against capacity',
   },
   zh: {
     tagline: '大模型训练与推理部署所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
@@ -73,9 +81,17 @@ const I18N = {
     footer: '数字与 gpuplan 命令行来自同一个库；公式与出处见 docs/formulas.md。',
     seg_weights: '权重', seg_gradients: '梯度', seg_optimizer: '优化器状态', seg_activations: '激活值',
     seg_logits: 'logits', seg_comm: '通信缓冲', seg_zero3: 'ZeRO-3 聚合参数', seg_context: 'CUDA 上下文',
-    seg_frag: '碎片', st_gemm: '矩阵乘', st_attention: '注意力', st_elementwise: '逐元素运算',
+    seg_frag: '碎片', seg_overhead: '上下文、缓冲、碎片', st_gemm: '矩阵乘', st_attention: '注意力', st_elementwise: '逐元素运算',
     st_recompute: '重计算', st_tp: 'TP 通信', st_pp: 'PP 通信', st_dp: 'DP/ZeRO 通信', st_cp: 'CP 通信',
     st_ep: 'EP 通信', st_bubble: '流水线气泡', st_optimizer: '优化器',
+    epochs: '训练轮数', train_precision: '训练精度', fault_budget: '故障时间预算，占计算时间比例（留空：自动计算）',
+    prices: '价格', rent_title: '租用方式对比：按需、预留、竞价',
+    rent_note: '竞价实例卡时和天数更多：每次被回收都要从上一个检查点重启（回收频率见报告的运维部分）。',
+    way_on_demand: '按需', way_reserved: '预留', way_spot: '竞价',
+    tab_finetune: '微调', finetuning: '微调任务', ft_method: '微调方式', ft_full: '全参数', ft_rank: 'LoRA 秩（留空：8，QLoRA 为 64）',
+    ft_samples: '样本数', ft_tokens: '…或数据集 token 数', ft_precision: '计算精度', ft_gpus: 'GPU 数量（留空：放得下的最少卡数）',
+    ft_deadline: '工期（留空：不限）', k_ft_memory: '单卡显存', ft_cheapest: '本任务最便宜的 GPU 型号',
+    ft_smallest: '最少可放下', ft_mem_title: '单卡显存占用与容量',
   },
 };
 
@@ -86,6 +102,14 @@ const FIELDS = {
   deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
   recompute: 'none', global_batch: '0', framework: 'generic', market: '', currency: '', own: '', fleet: '',
   precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '',
+  epochs: '1', train_precision: 'bf16', fault_budget: '',
+  ft_method: 'lora', ft_rank: '', ft_samples: '50k', ft_tokens: '', ft_epochs: '3', ft_precision: 'bf16', ft_gpus: '', ft_deadline: '',
+};
+// The form field a request key of each tab comes from (the rest share the key's name), so an error marks it.
+const FIELD_OF_KEY = {
+  train: { precision: 'train_precision' },
+  finetune: { method: 'ft_method', rank: 'ft_rank', samples: 'ft_samples', tokens: 'ft_tokens', epochs: 'ft_epochs',
+              precision: 'ft_precision', gpus: 'ft_gpus', deadline: 'ft_deadline' },
 };
 const SWEEP_GPUS = ['h100', 'a100-80g', 'h200', '910b', 'h800', 'h20'];
 // A pasted config.json goes into the link compacted, when it stays this short once
@@ -143,6 +167,7 @@ function stateToForm() {
   document.body.dataset.tab = state.tab;
   document.body.dataset.solve = state.solve;
   document.body.dataset.own = state.own === '1' ? '1' : '0';
+  $('#ft_rank').disabled = state.ft_method === 'full';
   for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
 }
 function formToState() {
@@ -156,6 +181,7 @@ function formToState() {
   }
   document.body.dataset.solve = state.solve;
   document.body.dataset.own = state.own === '1' ? '1' : '0';
+  $('#ft_rank').disabled = state.ft_method === 'full';  // full fine-tuning has no adapters
 }
 
 // ---------- API ----------
@@ -179,8 +205,10 @@ const market = () => state.market || (lang === 'zh' ? 'cn' : 'us');
 const currency = () => state.currency || (market() === 'cn' ? 'cny' : 'usd');
 function trainBody(over = {}) {
   // An empty MFU lets gpuplan predict it from the planner's layout, with a range (issue 15).
-  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, framework: state.framework, market: market(), currency: currency() };
+  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, framework: state.framework, seq_len: state.seq_len, epochs: state.epochs,
+              precision: state.train_precision, market: market(), currency: currency() };
   if (state.mfu) b.mfu = state.mfu;
+  if (state.fault_budget) b.fault_budget = state.fault_budget;
   if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
   if (state.price) b.price = state.price;
   if (state.own === '1') {
@@ -196,6 +224,18 @@ function memoryBody() {
 function planBody() {
   const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch,
               framework: state.framework, market: market(), currency: currency() };
+  return b;
+}
+
+// The fine-tuning tab: the keys of `gpuplan finetune` (POST /api/finetune, the same FinetuneInputs).
+function finetuneBody() {
+  const b = { ...modelPart(), gpu: state.gpu, method: state.ft_method, seq_len: state.seq_len, epochs: state.ft_epochs,
+              precision: state.ft_precision, framework: state.framework, market: market(), currency: currency() };
+  if (state.ft_rank && state.ft_method !== 'full') b.rank = state.ft_rank;
+  if (state.ft_tokens) b.tokens = state.ft_tokens; else b.samples = state.ft_samples;
+  if (state.ft_gpus) b.gpus = state.ft_gpus;
+  if (state.ft_deadline) b.deadline = state.ft_deadline;
+  if (state.price) b.price = state.price;
   return b;
 }
 
@@ -353,7 +393,8 @@ function showError(e) {
   if (!e) { box.hidden = true; return; }
   box.hidden = false;
   box.textContent = e.message;
-  const el = e.field && document.getElementById(e.field);
+  const id = e.field && ((FIELD_OF_KEY[state.tab] || {})[e.field] || e.field);
+  const el = id && document.getElementById(id);
   if (el) el.classList.add('invalid');
 }
 
@@ -381,8 +422,71 @@ function renderTrain() {
     setKpi(out, report, view, 'cost', key);
   } else { out.textContent = '–'; delete out.dataset.value; setRange(out, null); }
   renderReport(view);
+  renderRent();
   renderSweep();
   renderOwn();
+}
+
+// A table section of a report (its records) as the CLI prints it, in the page's language:
+// columns from the rows' labels, cells the formatted values, data-value the JSON number.
+function recordsTable(viewSection, jsonRecords, cellText = (r) => r['value_' + lang]) {
+  if (!viewSection || !viewSection.records.length) return '';
+  const heads = viewSection.records[0].map((r) => r[lang] || r.en);
+  let h = '<div class="table-wrap"><table><thead><tr>' + heads.map((c) => `<th>${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
+  viewSection.records.forEach((rec, i) => {
+    const j = (jsonRecords || [])[i] || {};
+    h += '<tr>' + rec.map((r) => {
+      const v = j[r.key];
+      const num = typeof v === 'number';
+      return `<td class="${num ? 'num' : ''}" data-key="${esc(r.key)}"${num ? ` data-value="${v}"` : ''}>${esc(cellText(r))}</td>`;
+    }).join('') + '</tr>';
+  });
+  return h + '</tbody></table></div>';
+}
+
+// On-demand, reserved and spot side by side (money and days), in the market's currency.
+function renderRent() {
+  const res = last.train;
+  const box = $('#rent-table');
+  const sec = res && res.view.sections.find((x) => x.key === 'rent_options');
+  $('#rent-box').hidden = !sec || !sec.records.length;
+  box.innerHTML = recordsTable(sec, res && res.report.rent_options, (r) => (r.key === 'way' ? t('way_' + r.value_en) : r['value_' + lang]));
+  for (const [i, tr] of [...box.querySelectorAll('tbody tr')].entries()) tr.dataset.way = res.report.rent_options[i].way;
+}
+
+// The cost row of a finetune report's time section (its key names the currency, or not).
+const costKeyOf = (sec) => Object.keys(sec || {}).find((k) => /^cost(_[a-z]{3})?$/.test(k));
+const FT_SEGMENTS = [['weights_bytes', 'seg_weights'], ['gradients_bytes', 'seg_gradients'], ['optimizer_bytes', 'seg_optimizer'],
+  ['activations_bytes', 'seg_activations'], ['logits_bytes', 'seg_logits'], ['overhead_bytes', 'seg_overhead']];
+function renderFinetune() {
+  const res = last.finetune;
+  if (!res) return;
+  const { report, view } = res;
+  const m = report.memory;
+  setKpi($('#out-ft-memory'), report, view, 'memory', 'peak_bytes');
+  const fits = $('#out-ft-fits');
+  const cap = `${t('capacity')} ${shown(viewRow(view, 'memory', 'capacity_bytes'))}`;
+  fits.textContent = `${m.fits ? t('fits') : t('no_fit')}${lang === 'zh' ? `（${cap}）` : ` (${cap})`}`;
+  fits.className = m.fits ? 'fits' : 'nofit';
+  fits.dataset.fits = String(m.fits);
+  const gpus = $('#out-ft-gpus');
+  gpus.textContent = lang === 'zh' ? `${report.inputs.gpus} 卡` : `${report.inputs.gpus} GPUs`;
+  gpus.dataset.value = String(report.inputs.gpus);
+  $('#out-ft-smallest').textContent = `${t('ft_smallest')}${lang === 'zh' ? '：' : ': '}${shown(viewRow(view, 'time', 'smallest_gpus'))}`;
+  setKpi($('#out-ft-time'), report, view, 'time', 'wall_clock_s');
+  const ck = costKeyOf(report.time);
+  if (ck) setKpi($('#out-ft-cost'), report, view, 'time', ck); else $('#out-ft-cost').textContent = '–';
+  const GiB = 1024 ** 3;
+  stackedBar($('#chart-ft-memory'), `${t('ft_mem_title')} — ${m.fits ? t('fits') : t('no_fit')}`,
+    FT_SEGMENTS.map(([k, l], i) => ({ name: t(l), value: m[k] || 0, color: COLORS[i] })), m.capacity_bytes,
+    [{ name: t('capacity'), value: m.capacity_bytes, color: '#14213d', above: true },
+     { name: t('usable'), value: m.peak_bytes + m.headroom_bytes, color: '#c2372c', dash: '4 3' }],
+    { div: GiB, name: 'GiB' });
+  const cheap = view.sections.find((x) => x.key === 'cheapest');
+  $('#ft-cheapest-box').hidden = !cheap;
+  if (cheap) $('#ft-cheapest-title').textContent = cheap[lang] || cheap.en;
+  $('#ft-cheapest').innerHTML = recordsTable(cheap, report.cheapest);
+  renderReport(view);
 }
 
 // Rent or own: the run's cost (millions) against the owned fleet's utilisation, from the report's curve.
@@ -439,6 +543,7 @@ function renderSweep() {
   const label = t('chart_cost_' + sw.currency);
   lineChart($('#chart-cost'), label, series.map((s) => ({ ...s, points: s.points.filter((p) => p.cost !== null).map((p) => [p.gpus, p.cost / 1e6]) })), label);
   $('#chart-cost').dataset.currency = sw.currency;
+  $('#chart-time').closest('.chart-card').classList.remove('stale');
 }
 
 async function runSweep(my, report) {
@@ -565,8 +670,14 @@ async function update() {
       const res = await post('/api/train/view', trainBody());
       if (my !== seq) return;
       last.train = res; last.sweep = null;
+      $('#chart-time').closest('.chart-card').classList.add('stale');  // the previous inputs' curves until the new sweep is drawn
       renderTrain();
       runSweep(my, res.report);
+    } else if (state.tab === 'finetune') {
+      const res = await post('/api/finetune/view', finetuneBody());
+      if (my !== seq) return;
+      last.finetune = res;
+      renderFinetune();
     } else if (state.tab === 'serve') {
       const res = await post('/api/infer/view', serveBody());
       if (my !== seq) return;
@@ -602,6 +713,7 @@ function applyLang() {
   if (state.tab === 'train') renderTrain();
   else if (state.tab === 'memory') renderMemory();
   else if (state.tab === 'serve') renderServe();
+  else if (state.tab === 'finetune') renderFinetune();
   else renderPlan();
 }
 

@@ -37,6 +37,7 @@ struct ApiResponse {
 //   POST /api/memory                    to_json(memory_report(...)): `gpuplan memory --format json`
 //   POST /api/plan                      to_json(plan_report(...)): `gpuplan plan --format json`
 //   POST /api/infer                     to_json(infer_report_for(...)): `gpuplan infer --format json`
+//   POST /api/finetune                  to_json(finetune_report_for(...)): `gpuplan finetune --format json`
 //   POST /api/<command>/view            {"report": <the same JSON>, "view": labels and formatted values, en and zh}
 // Errors: {"error": "<one sentence>", "field": "<request key or null>"} with
 // 400 (bad input), 404 (unknown route or file), 405 (wrong method), 413 (body too large).

@@ -24,6 +24,7 @@
 #include "gpuplan/calibration.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/finetune_inputs.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/infer_inputs.hpp"
 #include "gpuplan/memory_report.hpp"
@@ -125,6 +126,9 @@ class Body {
     if (auto i = integer(k, std::numeric_limits<int>::min(), std::numeric_limits<int>::max())) out = static_cast<int>(*i);
   }
   void read(const std::string& k, int64_t& out) {
+    if (auto i = integer(k, -(int64_t{1} << 53), int64_t{1} << 53)) out = *i;
+  }
+  void read(const std::string& k, std::optional<int64_t>& out) {
     if (auto i = integer(k, -(int64_t{1} << 53), int64_t{1} << 53)) out = *i;
   }
   // A CLI switch (--spot): true or false.
@@ -408,6 +412,37 @@ Report infer_endpoint(Body& b) {
   return infer_report_for(in);
 }
 
+// Mirrors src/cli/cmd_finetune.cpp: the same FinetuneInputs and finetune_report_for.
+Report finetune_endpoint(Body& b) {
+  FinetuneInputs in;
+  read_model(b, in.model_spec, nullptr);  // `gpuplan finetune` has no --params
+  b.read("gpu", in.gpu);
+  b.read("method", in.method);
+  b.read("rank", in.rank);
+  b.read("modules", in.modules);
+  b.read("seq_len", in.seq_len);
+  b.read("micro_batch", in.micro_batch);
+  b.read("global_batch", in.global_batch);
+  b.read("samples", in.samples);
+  b.read("tokens", in.tokens);
+  b.read("epochs", in.epochs);
+  b.read("gpus", in.gpus);
+  b.read("deadline", in.deadline);
+  b.read("optimizer", in.optimizer);
+  b.read("precision", in.precision);
+  b.read("no_checkpointing", in.no_checkpointing);
+  b.read("zero", in.zero);
+  b.read("force", in.force);
+  b.read("no_ranking", in.no_ranking);
+  b.read("price", in.price);
+  b.read("market", in.market);
+  b.read("provider", in.provider);
+  b.read("currency", in.currency);
+  read_software(b, in.software);
+  b.reject_unknown();
+  return finetune_report_for(in);
+}
+
 json row_view(const Report& rep, const Section& s, const Row& r) {
   json v = {{"key", r.key}, {"en", r.en}, {"zh", r.zh}, {"value_en", format_value(r, Lang::kEn)}, {"value_zh", format_value(r, Lang::kZh)}};
   if (const RowRange* range = find_range(rep, s.key, r.key)) {
@@ -521,7 +556,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
     if (route.substr(slash + 1) != "view") return error_response(404, "No such API route: /api/" + route + ".");
     with_view = true;
   }
-  if (command != "train" && command != "memory" && command != "plan" && command != "infer") return error_response(404, "No such API route: /api/" + route + ".");
+  if (command != "train" && command != "memory" && command != "plan" && command != "infer" && command != "finetune") return error_response(404, "No such API route: /api/" + route + ".");
   if (method != "POST") return error_response(405, "/api/" + route + " takes POST with a JSON object.");
   json j;
   try {
@@ -535,6 +570,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   if (command == "train") rep = train(b);
   else if (command == "memory") rep = memory(b);
   else if (command == "infer") rep = infer_endpoint(b);
+  else if (command == "finetune") rep = finetune_endpoint(b);
   else rep = plan_endpoint(b);
   if (!with_view) return ok(to_json(rep));
   return ok({{"report", to_json(rep)}, {"view", view(rep)}});

@@ -76,6 +76,13 @@ try {
   await page.goto(server.base + '/');
   await page.waitForFunction(() => document.body.dataset.ready === '1');
   step('page loaded');
+  // Both languages: every label of the page, and every text the script shows, in English and in Chinese.
+  const untranslated = await page.evaluate(() => {
+    const keys = new Set([...document.querySelectorAll('[data-i18n]')].map((e) => e.dataset.i18n));
+    for (const k of Object.keys(I18N.en).concat(Object.keys(I18N.zh))) keys.add(k);
+    return [...keys].filter((k) => !I18N.en[k] || !I18N.zh[k]);
+  });
+  assert.deepEqual(untranslated, [], 'labels without both languages');
   const trainDone = (pred) => page.waitForResponse((r) => {
     if (!r.url().endsWith('/api/train/view')) return false;
     try { return pred(JSON.parse(r.request().postData())); } catch { return false; }
@@ -227,8 +234,109 @@ try {
   await page.waitForFunction(() => !document.body.classList.contains('busy') && !document.querySelector('#out-time-range').textContent);
   assert.equal(await page.isHidden('#blocking'), true, 'the blocking warning stays after --mfu is given back');
 
-  // 5. Memory and planner views (English), screenshots.
+  // 4f. Issue 16: the training inputs the CLI has (sequence length, epochs, precision, fault budget) reach the same
+  // /api/train, and on-demand, reserved and spot stand side by side in money and days (China market, CNY: zh).
+  const moreDone = trainDone((b) => b.seq_len === '8192' && b.epochs === '2' && b.precision === 'fp8' && b.fault_budget === '0.1');
+  await page.fill('#seq_len', '8192');
+  await page.fill('#epochs', '2');
+  await page.selectOption('#train_precision', 'fp8');
+  await page.fill('#fault_budget', '0.1');
+  const moreReport = (await (await moreDone).json()).report;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#rent-table tr[data-way="spot"]'));
+  const moreCli = JSON.parse(cli('json', ['--market', 'cn', '--seq-len', '8192', '--epochs', '2', '--precision', 'fp8', '--fault-budget', '0.1']));
+  assert.equal(moreReport.time.wall_clock_s, moreCli.time.wall_clock_s, 'train with seq_len/epochs/precision/fault_budget differs from the CLI');
+  assert.equal(Number(await page.getAttribute('#out-time', 'data-value')), moreCli.time.wall_clock_s);
+  const rent = await page.$$eval('#rent-table tbody tr', (trs) => trs.map((tr) => ({
+    way: tr.dataset.way, label: tr.cells[0].textContent,
+    days: Number(tr.querySelector('[data-key="days"]').dataset.value), cost: Number(tr.querySelector('[data-key="cost_cny"]').dataset.value) })));
+  const cliRent = Object.fromEntries(moreCli.rent_options.map((r) => [r.way, r]));
+  for (const w of ['on_demand', 'spot']) {
+    const row = rent.find((r) => r.way === w);
+    assert.ok(row, `no ${w} row in the rental table`);
+    assert.equal(row.days, cliRent[w].days, `${w} days differ from the CLI`);
+    assert.equal(row.cost, cliRent[w].cost_cny, `${w} cost differs from the CLI`);
+  }
+  assert.equal(rent.find((r) => r.way === 'spot').label, '竞价');
+  assert.match(await page.textContent('#rent-box h2'), /按需、预留、竞价/);
+  // The new inputs and the rental table (the sweep below them may still be computing: it is drawn faded until then).
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(shots, 'train-inputs-zh.png'), fullPage: false });
+  await page.locator('#rent-box').screenshot({ path: join(shots, 'train-rent-zh.png') });
+  step(`seq_len 8192, 2 epochs, fp8, fault budget 0.1 as the CLI; spot ${cliRent.spot.days.toFixed(0)} days vs on-demand ${cliRent.on_demand.days.toFixed(0)} days, screenshots train-inputs-zh.png, train-rent-zh.png`);
+  const restored = trainDone((b) => b.seq_len === '4096' && b.epochs === '1' && b.precision === 'bf16' && !('fault_budget' in b));
+  await page.fill('#seq_len', '4096');
+  await page.fill('#epochs', '1');
+  await page.selectOption('#train_precision', 'bf16');
+  await page.fill('#fault_budget', '');
+  await restored;
+
+  // 4g. Issue 16: the fine-tuning tab over POST /api/finetune (the same FinetuneInputs as `gpuplan finetune`):
+  // LoRA of Llama 3.1 70B on H100 in the China market; memory, GPU count, time and cost equal the CLI's.
+  const ftDone = (pred) => page.waitForResponse((r) => {
+    if (!r.url().endsWith('/api/finetune/view')) return false;
+    try { return pred(JSON.parse(r.request().postData())); } catch { return false; }
+  });
+  const ftCli = (extra) => JSON.parse(execFileSync(binary, ['finetune', '--model', 'llama-3.1-70b', '--gpu', 'h100', '--method', 'lora', '--samples', '50k',
+    '--epochs', '3', '--seq-len', '4096', '--precision', 'bf16', ...extra, '--format', 'json'], { encoding: 'utf8' }));
+  const ftReady = () => page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-ft-time').dataset.value);
+  const ftFirst = ftDone((b) => b.model === 'llama-3.1-70b' && b.method === 'lora' && b.samples === '50k' && b.market === 'cn');
+  await page.click('.tabs button[data-tab="finetune"]');
+  const ftReport = (await (await ftFirst).json()).report;
+  await ftReady();
+  const ftCn = ftCli(['--market', 'cn']);
+  assert.deepEqual(ftReport, ftCn, 'the fine-tuning report differs from gpuplan finetune --market cn');
+  const ftCostKey = Object.keys(ftCn.time).find((k) => /^cost(_[a-z]{3})?$/.test(k));
+  assert.equal(Number(await page.getAttribute('#out-ft-memory', 'data-value')), ftCn.memory.peak_bytes);
+  assert.equal(Number(await page.getAttribute('#out-ft-gpus', 'data-value')), ftCn.inputs.gpus);
+  assert.equal(Number(await page.getAttribute('#out-ft-time', 'data-value')), ftCn.time.wall_clock_s);
+  assert.equal(Number(await page.getAttribute('#out-ft-cost', 'data-value')), ftCn.time[ftCostKey]);
+  assert.match(await page.textContent('#out-ft-cost'), /¥/);
+  assert.equal(await page.getAttribute('#out-ft-fits', 'data-fits'), 'true');
+  assert.equal(await page.textContent('[data-i18n="tab_finetune"]'), '微调');
+  assert.equal(await page.textContent('[data-i18n="k_ft_memory"]'), '单卡显存');
+  assert.ok((await page.$$('#ft-cheapest tbody tr')).length >= 3, 'no cheapest-GPU table');
+  assert.ok(await page.isHidden('#gpus') && await page.isVisible('#ft_gpus'), 'the training GPU count shows in the fine-tuning tab');
+  await page.screenshot({ path: join(shots, 'finetune-zh.png'), fullPage: true });
+  step(`fine-tuning tab: ${ftCn.inputs.gpus} × H100, ${(ftCn.memory.peak_bytes / 2 ** 30).toFixed(1)} GiB per GPU, ${ftCn.time.wall_clock_s.toFixed(0)} s as the CLI; screenshot finetune-zh.png`);
+  // A deadline: the fewest GPUs that finish by then, as finetune --deadline.
+  const ftDeadline = ftDone((b) => b.deadline === '1d');
+  await page.fill('#ft_deadline', '1d');
+  const ftDl = (await (await ftDeadline).json()).report;
+  assert.equal(ftDl.inputs.gpus, ftCli(['--market', 'cn', '--deadline', '1d']).inputs.gpus);
+  assert.ok(ftDl.inputs.gpus > ftCn.inputs.gpus && ftDl.time.deadline_met === true);
+  await page.waitForFunction((n) => document.querySelector('#out-ft-gpus').dataset.value === String(n), ftDl.inputs.gpus);
+  // Infeasible (the issue's example: full fine-tuning of 405B on 4090s): the API's one sentence, the GPU marked.
+  const ftBad = page.waitForResponse((r) => r.url().endsWith('/api/finetune/view') && r.status() === 400);
+  await page.fill('#ft_deadline', '');
+  await page.selectOption('#model', 'llama-3.1-405b');
+  await page.selectOption('#ft_method', 'full');
+  await page.selectOption('#gpu', 'rtx4090-24gb');
+  await ftBad;
+  await page.waitForFunction(() => !document.querySelector('#error').hidden && /does not fit/.test(document.querySelector('#error').textContent) &&
+    document.querySelector('#gpu').classList.contains('invalid'));
+  step('infeasible fine-tune (405B full on 4090): one sentence, the GPU field marked');
+  // A bad rank marks its own field.
+  await page.selectOption('#ft_method', 'lora');
+  await page.fill('#ft_rank', '0');
+  await page.waitForFunction(() => !document.querySelector('#error').hidden && document.querySelector('#ft_rank').classList.contains('invalid'));
+  await page.fill('#ft_rank', '');
+  await page.selectOption('#model', 'llama-3.1-70b');
+  await page.selectOption('#gpu', 'h100-sxm5-80gb');
+  await page.waitForFunction(() => document.querySelector('#error').hidden && !document.body.classList.contains('busy') &&
+    document.querySelector('#out-ft-time').dataset.value);
+  // English follows the US market: USD, equal to finetune --market us.
+  const ftEn = ftDone((b) => b.market === 'us' && b.model === 'llama-3.1-70b' && b.method === 'lora' && !('rank' in b));
   await page.click('#lang-toggle');
+  const ftUs = (await (await ftEn).json()).report;
+  await ftReady();
+  assert.deepEqual(ftUs, ftCli(['--market', 'us']), 'the US-market fine-tuning report differs from the CLI');
+  await page.waitForFunction((v) => document.querySelector('#out-ft-cost').dataset.value === String(v) && /\$/.test(document.querySelector('#out-ft-cost').textContent),
+    ftUs.time[Object.keys(ftUs.time).find((k) => /^cost(_[a-z]{3})?$/.test(k))]);
+  assert.equal(await page.textContent('[data-i18n="tab_finetune"]'), 'Fine-tuning');
+  await page.screenshot({ path: join(shots, 'finetune-en.png'), fullPage: true });
+  step(`English: the US market, cost ${await page.textContent('#out-ft-cost')} as finetune --market us; screenshot finetune-en.png`);
+
+  // 5. Memory and planner views (English), screenshots.
   await page.click('.tabs button[data-tab="memory"]');
   await page.waitForFunction(() => document.querySelectorAll('#chart-memory rect').length > 3 && !document.body.classList.contains('busy'));
   assert.match(await page.textContent('#chart-memory figcaption'), /Memory per GPU/);

@@ -29,7 +29,8 @@ void respond(const ApiResponse& r, httplib::Response& res) {
 // The routes that take a body.
 const std::set<std::string>& post_routes() {
   static const std::set<std::string> routes = {"/api/train", "/api/train/view", "/api/memory", "/api/memory/view",
-                                                "/api/plan", "/api/plan/view", "/api/infer", "/api/infer/view"};
+                                                "/api/plan", "/api/plan/view", "/api/infer", "/api/infer/view",
+                                                "/api/finetune", "/api/finetune/view"};
   return routes;
 }
 
