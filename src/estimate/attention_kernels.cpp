@@ -23,6 +23,7 @@ namespace {
 
 struct Table {
   std::string kernel, architecture, reference_gpu, pass, source;
+  bool burst = true;                      // timed in a short burst at the boost clock (`clock` field)
   double head_dim = 128;
   std::vector<double> seq, causal, full;  // TFLOP/s at each key length; causal may be empty
   double reference_peak_flop_per_s = 0;   // the reference GPU's dense 16-bit peak, looked up once at load
@@ -41,6 +42,11 @@ const std::vector<Table>& tables() {
         t.reference_gpu = j.at("reference_gpu").get<std::string>();
         t.pass = j.at("pass").get<std::string>();
         t.source = j.at("source").get<std::string>();
+        const std::string clock = j.at("clock").get<std::string>();
+        if (clock != "burst" && clock != "sustained") {
+          throw InputError("kernels/attention.json clock", "is \"" + clock + "\"; allowed: burst, sustained");
+        }
+        t.burst = clock == "burst";
         t.head_dim = j.at("head_dim").get<double>();
         t.seq = j.at("seq").get<std::vector<double>>();
         t.full = j.at("full_tflops").get<std::vector<double>>();
@@ -150,6 +156,16 @@ double attention_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionP
   const Table* ref = find(c.kernel, c.arch, "forward", 128);
   const double peak = g.has(Precision::kBf16) ? g.peak(Precision::kBf16) : g.peak(Precision::kFp16);
   return tflops * kTera * (peak / ref->reference_peak_flop_per_s) * power_clock_factor(g);
+}
+
+double attention_training_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionPass pass, bool causal,
+                                          double head_dim, double key_len) {
+  // A training step is a saturated kernel stream at the power limit: a rate
+  // timed in a short burst runs at the sustained clock there, as the GEMMs do.
+  const Choice c = choose(g, k);
+  const Table* ref = find(c.kernel, c.arch, "forward", 128);
+  const double clock = ref->burst ? sustained_over_burst(g) : 1.0;
+  return attention_rate_flop_per_s(g, k, pass, causal, head_dim, key_len) * clock;
 }
 
 std::string attention_rate_basis(const GpuSpec& g, AttentionKernel k) {

@@ -19,6 +19,12 @@ enum class AttentionPass { kForward, kBackward };
 double attention_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel kernel, AttentionPass pass, bool causal, double head_dim,
                                  double key_len);
 
+// The rate a training step holds: a rate the table measured in a short burst
+// (boost clock) times the GPU's sustained/burst ratio (sustained_over_burst);
+// a rate measured with the clock settled under the power limit as it is.
+double attention_training_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel kernel, AttentionPass pass, bool causal,
+                                          double head_dim, double key_len);
+
 // The measurement behind that rate, in words, for the report's assumptions.
 std::string attention_rate_basis(const GpuSpec& gpu, AttentionKernel kernel);
 

@@ -118,8 +118,16 @@ double burst_gemm_ceiling(const GpuSpec& g) { return (g.gemm_efficiency > 0 ? g.
 
 double training_gemm_ceiling(const GpuSpec& g) {
   if (g.gemm_sustained_efficiency > 0) return g.gemm_sustained_efficiency * power_clock_factor(g);
-  const double burst = burst_gemm_ceiling(g);
-  return g.vendor == "nvidia" ? burst * kSustainedOverBurst : burst;
+  return burst_gemm_ceiling(g) * sustained_over_burst(g);
+}
+
+// The same clock physics for any compute-bound kernel measured in a short
+// burst (the attention-kernel tables): the GPU's measured sustained/burst GEMM
+// ratio where both are in the catalog (H200 0.706/0.803, B200 0.634/0.776),
+// else 0.848 for NVIDIA parts (8×H200 MSMF/MAMF), else 1 (as above).
+double sustained_over_burst(const GpuSpec& g) {
+  if (g.gemm_sustained_efficiency > 0 && g.gemm_efficiency > 0) return g.gemm_sustained_efficiency / g.gemm_efficiency;
+  return g.vendor == "nvidia" ? kSustainedOverBurst : 1.0;
 }
 
 const char* training_gemm_ceiling_basis(const GpuSpec& g) {

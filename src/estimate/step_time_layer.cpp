@@ -164,8 +164,8 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const double diag = 1.0 / l.cp;
     const double hd = 0.5 * (qk_dim + v_dim);
     auto pass_s = [&](AttentionPass pass, double f) {
-      const double causal_rate = attention_rate_flop_per_s(c.g, l.attention, pass, true, hd, call_len);
-      const double full_rate = l.cp > 1 ? attention_rate_flop_per_s(c.g, l.attention, pass, false, hd, call_len) : causal_rate;
+      const double causal_rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, true, hd, call_len);
+      const double full_rate = l.cp > 1 ? attention_training_rate_flop_per_s(c.g, l.attention, pass, false, hd, call_len) : causal_rate;
       return f * (diag / causal_rate + (1 - diag) / full_rate);
     };
     // Waves: the kernels run one thread block per 128 query rows of each
