@@ -60,6 +60,7 @@ struct FrameworkProfile {
   bool zero3_prefetch = true;
   bool zero3_gather_copies_per_rank = false;           // one output tensor per rank in each ZeRO-3 all-gather (DeepSpeed < 0.5.5)
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;         // delayed (TE cast-transpose) or dynamic (torchao amax + cast + transpose)
+  CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE) or PyTorch context_parallel's all-gather
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
   bool master_weights_fp32 = true;

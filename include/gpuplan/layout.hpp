@@ -26,6 +26,17 @@ enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
 // fp8 and transposed-fp8 written), or dynamic tensorwise scaling (torchao
 // float8: an amax pass, a cast, and a transposed copy for the backward GEMMs).
 enum class Fp8Scaling { kDelayed, kDynamic };
+// How context parallelism exchanges keys and values: a point-to-point ring,
+// each step's transfer hidden behind the step before it and the partial outputs
+// merged inside the attention kernels' epilogue (Megatron-Core/TransformerEngine,
+// Liu et al. 2023), or PyTorch's experimental context_parallel as torchtitan
+// ran it in 2024-12: one all-gather of every rank's K and V, waited for after
+// the first (diagonal) step only; K and V repeated to every query head before
+// SDPA (torchtitan's Llama code); each step's output merged with the running
+// one by eager fp32 element-wise ops, the backward's gradients accumulated in
+// fp32 and passed on by one all-to-all per step (torch/distributed/tensor/
+// experimental/_attention.py, docs/step-time.md).
+enum class CpExchange { kP2pRing, kPytorchAllGather };
 enum class FineTune { kNone, kFull, kLora, kQlora };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
 // fused kernel (one pass: Megatron-Core's --cross-entropy-loss-fusion, the
@@ -73,6 +84,7 @@ struct Layout {
   // v0.5.5, #1188): host work per gather grows with the data-parallel size.
   bool zero3_gather_copies_per_rank = false;
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
+  CpExchange cp_exchange = CpExchange::kP2pRing;  // cp > 1 only: how the ring attention exchanges and merges
   // Python-level torch calls one transformer layer's forward issues, as counted
   // from the framework's code (views, autograd Functions and RNG-state swaps
   // launch no kernel but cost host time); 0 = the layer's kernel count.

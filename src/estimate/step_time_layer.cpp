@@ -145,6 +145,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // ---- Attention core. Queries of this rank's sequence chunk against all keys.
   const double heads_local = static_cast<double>(m.heads) / tp;
   const double q_rows = s / l.cp;
+  double cp_diag_f = 0, cp_diag_b = 0, cp_step_b = 0;  // ring attention: the diagonal step, one other backward step
   if (!keeps_attention_scores(l)) {
     // A fused kernel (FlashAttention-2/3, cuDNN, SDPA) skips fully masked
     // blocks: the causal half is computed (Dao 2023, FlashAttention-2 §3.1).
@@ -179,6 +180,39 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const double steps = l.cp;
     lc.attn_f += pass_s(AttentionPass::kForward, flop) / wave_util + steps * c.o.kernel_overhead_s;
     lc.attn_b += pass_s(AttentionPass::kBackward, 2.5 * flop) / wave_util + 2 * steps * c.o.kernel_overhead_s;
+    if (l.cp > 1) {
+      // The diagonal step's share of the pass, and one unmasked step's: what a
+      // KV transfer waited for before or after that step can hide behind.
+      const double diag_f = flop * diag / attention_training_rate_flop_per_s(c.g, l.attention, AttentionPass::kForward, true, hd, call_len);
+      const double diag_b = 2.5 * flop * diag / attention_training_rate_flop_per_s(c.g, l.attention, AttentionPass::kBackward, true, hd, call_len);
+      cp_diag_f = diag_f / wave_util;
+      cp_diag_b = diag_b / wave_util;
+      cp_step_b = (lc.attn_b - cp_diag_b) / (l.cp - 1);
+    }
+    if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather) {
+      // PyTorch's ring (torch/distributed/tensor/experimental/_attention.py at
+      // torch 1963fc8, torchtitan's 2024-12 benchmark), eager ops around the
+      // kernels, bytes per element (E: this rank's output elements, KV: its K
+      // and V elements after torchtitan's repeat_kv):
+      //  forward, each step after the first: the step's output to fp32 (2+4),
+      //   _SDPAMerger's out − sigmoid(lse_b − lse)·(out − out_b): a subtract
+      //   (4+4+4), the product (4+4) and the subtract (4+4+4) = 38 B over E
+      //   (the slowest rank merges whole blocks), and torch.cat of K and V for
+      //   the rotater (2+2 over KV, issued every step although only the first
+      //   all-gathers); the first step's output to fp32 (6) and the result back
+      //   to bf16 (6): 12 B over E;
+      //  backward: fp32 zeros for dQ, dK, dV (4 B); each step dQ += (4+2+4) and
+      //   dK, dV += (10) then torch.cat for the all-to-all (4+4); after the first
+      //   step _partial_update's chunk add (10 over half) and torch.cat (4+4):
+      //   21 B over KV; K, V cat (4) as forward; dQ and dK, dV back to bf16 (6).
+      const double E = b * q_rows * heads_local * v_dim;
+      const double KV = b * q_rows * heads_local * (qk_dim + v_dim);
+      const double n = l.cp;
+      const double fwd_bytes = (n - 1) * (38.0 * E + 4.0 * KV) + 12.0 * E;
+      const double bwd_bytes = 4.0 * (E + KV) + n * 10.0 * E + 18.0 * KV + (n - 1) * (21.0 + 4.0) * KV + 6.0 * (E + KV);
+      lc.attn_f += stream_s(c, fwd_bytes, 5 * (n - 1) + 2);
+      lc.attn_b += stream_s(c, bwd_bytes, 6 * n + 4);
+    }
   } else {
     // Materialised scores: batched GEMMs over the full s×s matrix (the mask is
     // applied after), then a fused scale-mask-softmax and dropout that stream
@@ -261,7 +295,26 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // ---- Context parallelism: ring exchange of K and V chunks (cp−1 steps),
   // overlapped with the attention blocks it feeds (Liu et al. 2023, Ring
   // Attention); backward sends K, V and their gradients.
-  if (l.cp > 1) {
+  if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather && !keeps_attention_scores(l)) {
+    // PyTorch's context_parallel with torchtitan's default rotate method
+    // "allgather" (torchtitan@3f20451 config_manager.py
+    // --experimental.context_parallel_rotate_method; _attention.py
+    // _AllGatherRotater: "Only one communication will be done"): the
+    // all-gather of every rank's K and V (repeated to all heads by torchtitan's
+    // repeat_kv) is issued before the first step and waited for before the
+    // second, so only the diagonal step hides it. The backward all-gathers K
+    // and V again the same way and passes the fp32 dK, dV accumulators to the
+    // next rank by one all-to-all per step (_AllToAllRotater, permute_tensor),
+    // each waited for after the next step; the last is waited for at the end.
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv_bytes = M * heads_local * (qk_dim + v_dim) * act_bytes;
+    const double ag = ring_allgather_s(l.cp * kv_bytes, l.cp, link);
+    const double pass_on = 2.0 * kv_bytes / link.bytes_per_s + link.latency_s;  // fp32 dK, dV to one peer
+    const double hide = c.o.overlap_efficiency;
+    lc.cp_f += std::max(0.0, ag - hide * cp_diag_f);
+    lc.cp_b += std::max(0.0, ag - hide * cp_diag_b) + (l.cp - 1) * std::max(0.0, pass_on - hide * cp_step_b) + pass_on;
+    lc.comm_raw += 2 * ag + l.cp * pass_on;
+  } else if (l.cp > 1) {
     const Link link = group_link(c, l.tp, l.cp);
     const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;
     const double tf = (l.cp - 1) * (kv / link.bytes_per_s + link.latency_s);

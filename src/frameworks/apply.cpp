@@ -134,6 +134,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.zero3_prefetch = f.zero3_prefetch;
   l.zero3_gather_copies_per_rank = f.zero3_gather_copies_per_rank;
   l.fp8_scaling = f.fp8_scaling;
+  l.cp_exchange = f.cp_exchange;
   l.host_calls_per_layer = f.host_calls_per_layer;
   l.zero3_keep_gathered = f.zero3_keep_gathered_with_pp && l.pp > 1 && l.zero_stage == 3;
   // FSDP2 accumulates an unsynced gradient in its reduce dtype: the first

@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange"};
   return keys;
 }
 
@@ -63,6 +63,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "gradient_accumulation") {
     *default_text = "true";
+    return true;
+  }
+  if (key == "cp_exchange") {
+    *default_text = "p2p_ring";
     return true;
   }
   return false;
@@ -195,6 +199,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
       throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()));
     }
     p.host_calls_per_layer = v.get<int>();
+  } else if (key == "cp_exchange") {
+    p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing}, {"pytorch_allgather", CpExchange::kPytorchAllGather}});
   } else if (key == "fp8_scaling") {
     p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
   } else if (key == "zero3_gather_per_rank_copies") {
