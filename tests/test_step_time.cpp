@@ -342,3 +342,36 @@ TEST(StepTime, HostCallsPerLayerSetTheHostFloor) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// PyTorch's context_parallel (torchtitan 2024-12) against a p2p ring, Llama 3.1
+// 8B at 256k on 8 H100s, cp 8, SDPA, no recompute. Per rank and layer: E =
+// 32,768 tokens · 32 heads · 128 = 134,217,728 output elements, KV (K and V
+// repeated to 32 heads) = 268,435,456 elements, 536,870,912 B in bf16.
+// Element-wise merges: forward 7·(38E + 4KV) + 12E = 44,828,721,152 B, backward
+// 90E + 203KV = 66,571,993,088 B, at 80% of 3.35 TB/s, plus 89 more kernels
+// at 4 µs. Communication: the all-gather (7/8 · 8 · 536,870,912 B / 365 GB/s =
+// 10.3 ms) hides behind the diagonal step (1/8 of 7.0e13 FLOP at 284 TFLOP/s =
+// 31 ms), every dK/dV pass-on behind the next step, all but the last:
+// 2 · 536,870,912 B / 365 GB/s + 6 µs = 2.948 ms per layer exposed.
+TEST(StepTime, PytorchContextParallelMergesAndLastGradientPassOn) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
+  Layout l;
+  l.seq_len = 262144;
+  l.micro_batch = 1;
+  l.cp = 8;
+  l.attention = AttentionKernel::kSdpa;
+  const StepTime ring = estimate_step_time(m, l, h100);
+  l.cp_exchange = CpExchange::kPytorchAllGather;
+  const StepTime pt = estimate_step_time(m, l, h100);
+  const double per_layer_merge = (44828721152.0 + 66571993088.0) / (3.35e12 * 0.8) + 89 * 4e-6;
+  EXPECT_NEAR(pt.attention_s - ring.attention_s, 32 * per_layer_merge, 1e-6);
+  EXPECT_NEAR(ring.cp_comm_s, 0.0, 1e-12);
+  EXPECT_NEAR(pt.cp_comm_s, 32 * (2 * 536870912.0 / 365e9 + 6e-6), 1e-6);
+}
+
+}  // namespace
+}  // namespace gpuplan
