@@ -28,13 +28,30 @@
 // bandwidth, plus one kernel's fixed overhead.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "gpuplan/step_time.hpp"
 
 namespace gpuplan {
 
+namespace {
+int compute_units_by_id(const std::string& id);
+}  // namespace
+
+// The planner asks this for every GEMM of every layout it scores (millions per
+// search) and almost always for the same GPU: remember the last answer rather
+// than run the prefix table each time.
 int compute_units(const GpuSpec& g) {
-  const std::string& id = g.id;
+  thread_local std::string last_id;
+  thread_local int last_units = 0;
+  if (last_units > 0 && g.id == last_id) return last_units;
+  last_units = compute_units_by_id(g.id);
+  last_id = g.id;
+  return last_units;
+}
+
+namespace {
+int compute_units_by_id(const std::string& id) {
   auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
   if (starts("v100")) return 80;
   if (starts("a10-")) return 72;
@@ -52,6 +69,7 @@ int compute_units(const GpuSpec& g) {
   if (starts("tpu")) return 8;          // MXUs per chip (128×128 systolic arrays)
   return 108;
 }
+}  // namespace
 
 double gemm_efficiency(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling, double batch) {
   if (m < 1 || n < 1 || k < 1) return ceiling;
