@@ -16,6 +16,7 @@
 #include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
 #include "layout_rows.hpp"
+#include "money_rows.hpp"
 #include "train_confidence.hpp"
 
 namespace gpuplan {
@@ -512,71 +513,80 @@ Report train_report(const TrainRequest& r) {
 
   rep.sections.push_back(operations_section(ops, spot_ops));
 
-  // Cost: each GPU-hour line times the price, in the price's currency and the other.
+  // Cost: each GPU-hour line times the price, in the price's currency, with
+  // the total converted to the other. One object with fixed keys (issue 17):
+  // its "currency" names the currency of every amount in it; a price range
+  // adds the high end, a prediction its range (total_low / total_high).
   if (price_known) {  // (not re-indented, to keep the cost code's history readable)
   const Currency cur = price.currency;
   const Currency other = cur == Currency::kUsd ? Currency::kCny : Currency::kUsd;
-  const Unit cur_unit = cur == Currency::kUsd ? Unit::kUsd : Unit::kCny;
-  const Unit other_unit = cur == Currency::kUsd ? Unit::kCny : Unit::kUsd;
-  const char* cur_key = cur == Currency::kUsd ? "usd" : "cny";
-  const char* other_key = cur == Currency::kUsd ? "cny" : "usd";
   const bool range = price.high_per_gpu_hour > price.low_per_gpu_hour;
   Section cost{"cost", price.spot ? "Cost (spot)" : "Cost (on-demand)", price.spot ? "费用（竞价实例）" : "费用（按需）", {}, {}, {}};
-  cost.rows.push_back(num(fmt::format("price_per_gpu_hour_{}", cur_key).c_str(), "Price per GPU-hour", "每卡时单价",
-                          price.low_per_gpu_hour, cur_unit, range ? fmt::format("to {}", format_thousands(price.high_per_gpu_hour, 2)) : ""));
-  if (range) cost.rows.back().key = fmt::format("price_per_gpu_hour_low_{}", cur_key);
-  if (range) cost.rows.push_back(num(fmt::format("price_per_gpu_hour_high_{}", cur_key).c_str(), "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, cur_unit));
-  // The currency every amount below is in (its keys name it too; "converted" ones are in the other).
-  cost.rows.push_back(Row{"currency", "Currency", "币种", 0, Unit::kText, cur == Currency::kUsd ? "USD" : "CNY", {}, Audience::kPrograms});
-  cost.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  cost.rows.push_back(currency_row(cur));
+  cost.rows.push_back(money_row("per_gpu_hour", "Price per GPU-hour", "每卡时单价", price.low_per_gpu_hour, cur,
+                                range ? fmt::format("to {}", format_thousands(price.high_per_gpu_hour, 2)) : ""));
+  cost.rows.push_back(range ? Row{"per_gpu_hour_high", "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, money_unit(cur), "",
+                                  {}, Audience::kPrograms}
+                            : null_row("per_gpu_hour_high", money_unit(cur)));
+  cost.rows.push_back(txt("source", "Price source", "价格来源", price.source));
+  if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);
     cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
   }
-  auto add_cost = [&](const std::string& key, const char* en, const char* zh, double hours) {
-    if (range) {
-      cost.rows.push_back(num(fmt::format("{}_low_{}", key, cur_key).c_str(), fmt::format("{} (low)", en).c_str(), fmt::format("{}（低）", zh).c_str(),
-                              hours * price.low_per_gpu_hour, cur_unit));
-      cost.rows.push_back(num(fmt::format("{}_high_{}", key, cur_key).c_str(), fmt::format("{} (high)", en).c_str(), fmt::format("{}（高）", zh).c_str(),
-                              hours * price.high_per_gpu_hour, cur_unit));
-    } else {
-      cost.rows.push_back(num(fmt::format("{}_{}", key, cur_key).c_str(), en, zh, hours * price.low_per_gpu_hour, cur_unit));
-    }
+  cost.rows.push_back(Row{"spot", "Spot", "竞价实例", price.spot ? 1.0 : 0.0, Unit::kFlag, "", {}, Audience::kPrograms});
+  // Each amount at the (low end of the) price; a range's high end is the same GPU-hours at per_gpu_hour_high.
+  auto add_cost = [&](const char* key, const char* en, const char* zh, double hours) {
+    cost.rows.push_back(money_row(key, range ? fmt::format("{} (low)", en) : en, range ? fmt::format("{}（低）", zh) : zh, hours * price.low_per_gpu_hour, cur,
+                                  range ? fmt::format("to {}", format_thousands(hours * price.high_per_gpu_hour)) : ""));
   };
-  add_cost("compute_cost", "Compute", "纯计算费用", run.gpu_hours_compute);
-  add_cost("comm_margin_cost", "Communication margin", "通信冗余费用", run.gpu_hours_comm_margin);
-  add_cost("fault_budget_cost", "Fault budget", "容错预算费用", run.gpu_hours_fault_budget);
-  if (price.spot) add_cost("spot_overhead_cost", "Spot preemption overhead", "竞价中断费用", run.gpu_hours_total * price.spot_overhead);
-  add_cost("run_cost", "Main run", "主训练费用", run_gpu_hours);
+  add_cost("compute", "Compute", "纯计算费用", run.gpu_hours_compute);
+  add_cost("comm_margin", "Communication margin", "通信冗余费用", run.gpu_hours_comm_margin);
+  add_cost("fault_budget", "Fault budget", "容错预算费用", run.gpu_hours_fault_budget);
+  if (price.spot) {
+    add_cost("spot_overhead", "Spot preemption overhead", "竞价中断费用", run.gpu_hours_total * price.spot_overhead);
+  } else {
+    cost.rows.push_back(null_row("spot_overhead", money_unit(cur)));
+  }
+  add_cost("run", "Main run", "主训练费用", run_gpu_hours);
 
   double phases_low = 0, phases_high = 0;
+  Section phases{"cost.phases", "Other phases (priced, not solved)", "其他阶段（只计价，不求解）", {},
+                 {"phase", "gpu", "gpus", "hours", "GPU-hours", "cost"}, {}};
   for (const auto& text : r.phases) {
     const Phase ph = parse_phase(text);
     const double low = convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, cur);
     const double high = convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, cur);
     phases_low += low;
     phases_high += high;
-    Row row = num(fmt::format("phase_{}_cost_{}", ph.name, cur_key).c_str(), fmt::format("Phase '{}'", ph.name).c_str(),
-                  fmt::format("阶段「{}」", ph.name).c_str(), low, cur_unit,
-                  fmt::format("({} × {} for {}, {})", format_thousands(ph.gpus), ph.gpu_id, format_duration(ph.hours * kSecondsPerHour),
-                              format_thousands(ph.gpu_hours()) + " GPU-hours"));
-    cost.rows.push_back(row);
+    phases.records.push_back({txt("name", "phase", "阶段", ph.name), txt("gpu", "gpu", "GPU", ph.gpu_id), num("gpus", "gpus", "卡数", ph.gpus, Unit::kGpus),
+                              num("hours", "hours", "小时", ph.hours, Unit::kCount), num("gpu_hours", "GPU-hours", "卡时", ph.gpu_hours(), Unit::kGpuHours),
+                              money_row("total", "cost", "费用", low, cur, high > low ? fmt::format("to {}", format_thousands(high)) : "")});
   }
   const double total_low = run_gpu_hours * price.low_per_gpu_hour + phases_low;
   const double total_high = run_gpu_hours * price.high_per_gpu_hour + phases_high;
+  cost.rows.push_back(money_row("total", range ? "Total (low)" : "Total", range ? "总费用（低）" : "总费用", total_low, cur));
   if (range) {
-    cost.rows.push_back(num(fmt::format("total_cost_low_{}", cur_key).c_str(), "Total (low)", "总费用（低）", total_low, cur_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_high_{}", cur_key).c_str(), "Total (high)", "总费用（高）", total_high, cur_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_low_{}", other_key).c_str(), "Total (low), converted", "总费用（低，换算）", convert(total_low, cur, other), other_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_high_{}", other_key).c_str(), "Total (high), converted", "总费用（高，换算）", convert(total_high, cur, other), other_unit));
+    cost.rows.push_back(money_row("total_at_price_high", "Total (high)", "总费用（高）", total_high, cur));
   } else {
-    cost.rows.push_back(num(fmt::format("total_cost_{}", cur_key).c_str(), "Total", "总费用", total_low, cur_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_{}", other_key).c_str(), "Total, converted", "总费用（换算）", convert(total_low, cur, other), other_unit));
+    cost.rows.push_back(null_row("total_at_price_high", money_unit(cur)));
   }
   const ExchangeRate& fx = exchange_rate();
   cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
                           fmt::format("({}, {})", fx.date, fx.source)));
   rep.sections.push_back(cost);
+  if (!phases.records.empty()) rep.sections.push_back(phases);
+  // The total in the other currency, at the exchange rate above.
+  Section converted{"cost.converted", fmt::format("Total in {}", currency_code(other)), fmt::format("总费用（换算为{}）", other == Currency::kCny ? "人民币" : "美元"),
+                    {}, {}, {}};
+  converted.rows.push_back(currency_row(other));
+  converted.rows.push_back(money_row("total", range ? "Total (low)" : "Total", range ? "总费用（低）" : "总费用", convert(total_low, cur, other), other));
+  if (range) {
+    converted.rows.push_back(money_row("total_at_price_high", "Total (high)", "总费用（高）", convert(total_high, cur, other), other));
+  } else {
+    converted.rows.push_back(null_row("total_at_price_high", money_unit(other)));
+  }
+  rep.sections.push_back(converted);
   rep.sections.push_back(rent_options_section(rent, run.gpu_hours_total, run.wall_s));
   if (r.own) {
     const Market own_market = r.price.market.value_or(price.market.value_or(Market::kUs));
