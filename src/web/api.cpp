@@ -30,6 +30,7 @@
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
+#include "gpuplan/plan_report.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/text_match.hpp"
 #include "gpuplan/train_report.hpp"
