@@ -452,7 +452,6 @@ function renderRent() {
 }
 
 // The cost row of a finetune report's time section (its key names the currency, or not).
-const costKeyOf = (sec) => Object.keys(sec || {}).find((k) => /^cost(_[a-z]{3})?$/.test(k));
 const FT_SEGMENTS = [['weights_bytes', 'seg_weights'], ['gradients_bytes', 'seg_gradients'], ['optimizer_bytes', 'seg_optimizer'],
   ['activations_bytes', 'seg_activations'], ['logits_bytes', 'seg_logits'], ['overhead_bytes', 'seg_overhead']];
 function renderFinetune() {
@@ -471,8 +470,9 @@ function renderFinetune() {
   gpus.dataset.value = String(report.inputs.gpus);
   $('#out-ft-smallest').textContent = `${t('ft_smallest')}${lang === 'zh' ? '：' : ': '}${shown(viewRow(view, 'time', 'smallest_gpus'))}`;
   setKpi($('#out-ft-time'), report, view, 'time', 'wall_clock_s');
-  const ck = costKeyOf(report.time);
-  if (ck) setKpi($('#out-ft-cost'), report, view, 'time', ck); else $('#out-ft-cost').textContent = '–';
+  // The cost object (schema 3): cost.total in cost.currency.
+  if (report.cost && typeof report.cost.total === 'number') setKpi($('#out-ft-cost'), report, view, 'cost', 'total');
+  else $('#out-ft-cost').textContent = '–';
   const GiB = 1024 ** 3;
   stackedBar($('#chart-ft-memory'), `${t('ft_mem_title')} — ${m.fits ? t('fits') : t('no_fit')}`,
     FT_SEGMENTS.map(([k, l], i) => ({ name: t(l), value: m[k] || 0, color: COLORS[i] })), m.capacity_bytes,

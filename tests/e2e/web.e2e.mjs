@@ -248,13 +248,13 @@ try {
   assert.equal(Number(await page.getAttribute('#out-time', 'data-value')), moreCli.time.wall_clock_s);
   const rent = await page.$$eval('#rent-table tbody tr', (trs) => trs.map((tr) => ({
     way: tr.dataset.way, label: tr.cells[0].textContent,
-    days: Number(tr.querySelector('[data-key="days"]').dataset.value), cost: Number(tr.querySelector('[data-key="cost_cny"]').dataset.value) })));
+    days: Number(tr.querySelector('[data-key="days"]').dataset.value), cost: Number(tr.querySelector('[data-key="cost"]').dataset.value) })));
   const cliRent = Object.fromEntries(moreCli.rent_options.map((r) => [r.way, r]));
   for (const w of ['on_demand', 'spot']) {
     const row = rent.find((r) => r.way === w);
     assert.ok(row, `no ${w} row in the rental table`);
     assert.equal(row.days, cliRent[w].days, `${w} days differ from the CLI`);
-    assert.equal(row.cost, cliRent[w].cost_cny, `${w} cost differs from the CLI`);
+    assert.equal(row.cost, cliRent[w].cost, `${w} cost differs from the CLI`);
   }
   assert.equal(rent.find((r) => r.way === 'spot').label, '竞价');
   assert.match(await page.textContent('#rent-box h2'), /按需、预留、竞价/);
@@ -285,11 +285,11 @@ try {
   await ftReady();
   const ftCn = ftCli(['--market', 'cn']);
   assert.deepEqual(ftReport, ftCn, 'the fine-tuning report differs from gpuplan finetune --market cn');
-  const ftCostKey = Object.keys(ftCn.time).find((k) => /^cost(_[a-z]{3})?$/.test(k));
+  assert.equal(ftCn.cost.currency, 'CNY');
   assert.equal(Number(await page.getAttribute('#out-ft-memory', 'data-value')), ftCn.memory.peak_bytes);
   assert.equal(Number(await page.getAttribute('#out-ft-gpus', 'data-value')), ftCn.inputs.gpus);
   assert.equal(Number(await page.getAttribute('#out-ft-time', 'data-value')), ftCn.time.wall_clock_s);
-  assert.equal(Number(await page.getAttribute('#out-ft-cost', 'data-value')), ftCn.time[ftCostKey]);
+  assert.equal(Number(await page.getAttribute('#out-ft-cost', 'data-value')), ftCn.cost.total);
   assert.match(await page.textContent('#out-ft-cost'), /¥/);
   assert.equal(await page.getAttribute('#out-ft-fits', 'data-fits'), 'true');
   assert.equal(await page.textContent('[data-i18n="tab_finetune"]'), '微调');
@@ -331,7 +331,7 @@ try {
   await ftReady();
   assert.deepEqual(ftUs, ftCli(['--market', 'us']), 'the US-market fine-tuning report differs from the CLI');
   await page.waitForFunction((v) => document.querySelector('#out-ft-cost').dataset.value === String(v) && /\$/.test(document.querySelector('#out-ft-cost').textContent),
-    ftUs.time[Object.keys(ftUs.time).find((k) => /^cost(_[a-z]{3})?$/.test(k))]);
+    ftUs.cost.total);
   assert.equal(await page.textContent('[data-i18n="tab_finetune"]'), 'Fine-tuning');
   await page.screenshot({ path: join(shots, 'finetune-en.png'), fullPage: true });
   step(`English: the US market, cost ${await page.textContent('#out-ft-cost')} as finetune --market us; screenshot finetune-en.png`);
