@@ -77,7 +77,20 @@ UNITS = [("_flop_per_s", "FLOP/s"), ("_flop_per_token", "FLOP per token"), ("_fl
          ("mfu", "fraction 0-1"), ("hfu", "fraction 0-1")]
 
 
-def describe(key: str) -> Optional[str]:
+# Amounts in an object (or record) that carries "currency" (schema 3, issue 17): their keys never name it.
+MONEY_KEYS = {"total", "total_low", "total_high", "total_at_price_high", "total_at_price_high_low", "total_at_price_high_high",
+              "per_gpu_hour", "per_gpu_hour_high", "compute", "comm_margin", "fault_budget", "spot_overhead", "run", "run_low",
+              "run_high", "per_hour", "per_million_output_tokens", "per_million_tokens", "cost", "cost_per_m_tokens", "cost_per_step",
+              "owned", "on_demand", "reserved", "spot"}
+
+
+def is_money(key: str) -> bool:
+    return key in MONEY_KEYS or key.startswith("own_") or (key.startswith("rent_") and key.endswith("_run_cost"))
+
+
+def describe(key: str, in_money_object: bool = False) -> Optional[str]:
+    if in_money_object and is_money(key):
+        return "money, in this object's currency"
     for suffix, unit in UNITS:
         if key.endswith(suffix):
             return unit
@@ -106,6 +119,8 @@ class Shape:
             self.types.add("number")
         elif isinstance(v, str):
             self.types.add("string")
+            if len(self.consts) < 8:
+                self.consts.add(v)
         elif isinstance(v, list):
             self.types.add("array")
             if self.items is None:
@@ -119,18 +134,22 @@ class Shape:
                 self.key_counts[k] = self.key_counts.get(k, 0) + 1
                 self.props.setdefault(k, Shape()).add(e)
 
-    def schema(self, key: str = "") -> Dict[str, Any]:
+    def schema(self, key: str = "", in_money_object: bool = False) -> Dict[str, Any]:
         types = set(self.types)
         if {"integer", "number"} <= types:
             types.discard("integer")  # some values were fractional: a number (a whole one may still print as an integer)
         out: Dict[str, Any] = {}
-        d = describe(key)
+        d = describe(key, in_money_object)
         if d and types & {"integer", "number"}:
             out["description"] = d
+        if in_money_object and key == "currency" and types == {"string"} and self.consts <= {"CNY", "USD"}:
+            out["description"] = "the currency of every amount in this object"
+            out["enum"] = ["CNY", "USD"]
         if types:
             out["type"] = sorted(types)[0] if len(types) == 1 else sorted(types)
         if "object" in types:
-            out["properties"] = {k: self.props[k].schema(k) for k in sorted(self.props)}
+            money = "currency" in self.props
+            out["properties"] = {k: self.props[k].schema(k, money) for k in sorted(self.props)}
             if {"tp", "pp", "dp", "recompute"} <= set(self.props):
                 # A layout (src/report/layout_rows.cpp): the uneven pipeline split is there only where set.
                 for k in ("first_stage_layers", "last_stage_layers"):

@@ -3,6 +3,7 @@
 // inputs on every run). Uses the library, not the binary, to stay fast.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -300,21 +301,20 @@ std::optional<double> leading_number(const std::string& s) {
   return std::strtod(digits.c_str(), nullptr);
 }
 
-// Every "<part>_cost_<suffix>" equals "<part>_gpu_hours" × "price_per_gpu_hour_<suffix>"; returns how many were checked.
+// Every amount of the cost object equals its GPU-hours × "per_gpu_hour" (keys
+// without a currency: the object's "currency" names it); returns how many were checked.
 int check_cost(const json& j) {
   const json& h = j["gpu_hours"];
   const json& c = j["cost"];
+  if (!c.contains("per_gpu_hour") || !c["currency"].is_string()) return -1;
+  const double price = c["per_gpu_hour"].get<double>();
   int checked = 0;
-  for (auto it = c.begin(); it != c.end(); ++it) {
-    const std::string k = it.key();
-    const auto pos = k.find("_cost_");
-    if (pos == std::string::npos || k.rfind("total_", 0) == 0 || k.rfind("phase_", 0) == 0) continue;
-    const std::string part = k.substr(0, pos), suffix = k.substr(pos + 6);
-    const std::string hours_key = (part == "run" ? std::string("total") : part) + "_gpu_hours";
-    if (!h.contains(hours_key) || !c.contains("price_per_gpu_hour_" + suffix)) continue;
-    const double want = h[hours_key].get<double>() * c["price_per_gpu_hour_" + suffix].get<double>();
-    EXPECT_NEAR(it.value().get<double>(), want, std::max(1e-9, std::fabs(want) * 1e-9)) << k;
-    if (std::fabs(it.value().get<double>() - want) > std::max(1e-9, std::fabs(want) * 1e-9)) return -1;
+  for (const char* part : {"compute", "comm_margin", "fault_budget", "spot_overhead", "run"}) {
+    const std::string hours_key = (std::string(part) == "run" ? std::string("total") : part) + "_gpu_hours";
+    if (!c.contains(part) || c[part].is_null() || !h.contains(hours_key)) continue;
+    const double want = h[hours_key].get<double>() * price;
+    EXPECT_NEAR(c[part].get<double>(), want, std::max(1e-9, std::fabs(want) * 1e-9)) << part;
+    if (std::fabs(c[part].get<double>() - want) > std::max(1e-9, std::fabs(want) * 1e-9)) return -1;
     ++checked;
   }
   return checked;
@@ -332,12 +332,16 @@ int check_json_table(Gen& g, const Report& rep, const json& j, std::string* fail
     // A layout's degrees for programs (tp, pp, global_batch, ...): the table shows them as one line of words.
     if (row.audience == Audience::kPrograms) continue;
     const std::string where = s.key + "." + row.key;
-    if (!j.contains(s.key) || !j[s.key].contains(row.key) || !j[s.key][row.key].is_number()) {
+    // A dotted section key ("cost.converted") is an object inside another.
+    std::string pointer = "/" + s.key + "/" + row.key;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    const json::json_pointer at(pointer);
+    if (!j.contains(at) || !j[at].is_number()) {
       *failure = where + " is not a number in the JSON";
       return compared;
     }
-    if (j[s.key][row.key].get<double>() != row.value) {
-      *failure = where + ": JSON " + j[s.key][row.key].dump() + " != " + std::to_string(row.value);
+    if (j[at].get<double>() != row.value) {
+      *failure = where + ": JSON " + j[at].dump() + " != " + std::to_string(row.value);
       return compared;
     }
     const std::string shown = format_value(row, Lang::kEn), shown_zh = format_value(row, Lang::kZh);

@@ -295,10 +295,23 @@ TEST(Memory, SuggestionsMakeA70BLayoutFit) {
   ASSERT_FALSE(b.fits);
   bool any = false;
   for (const auto& s : b.suggestions) {
-    EXPECT_LT(s.peak_bytes, b.peak_bytes) << s.change_en;
+    EXPECT_LT(s.peak_bytes, b.peak_bytes) << memory_change_text(s, Lang::kEn);
     any = any || s.fits;
   }
   EXPECT_TRUE(any);
+  // Each suggestion is typed (the change and the layout it makes); its flags
+  // are the report's: dp 4 sharded, so ZeRO 2 comes first, "--zero 2"; pp 2 → 4
+  // halves dp to 2, "--pp 4 --dp 2".
+  ASSERT_FALSE(b.suggestions.empty());
+  EXPECT_EQ(b.suggestions.front().change, MemoryChange::kZeroStage);
+  EXPECT_EQ(b.suggestions.front().layout.zero_stage, 2);
+  EXPECT_EQ(memory_change_flags(b.suggestions.front()), "--zero 2");
+  EXPECT_EQ(memory_change_text(b.suggestions.front(), Lang::kZh), "ZeRO 第 2 阶段");
+  for (const auto& s : b.suggestions) {
+    if (s.change != MemoryChange::kPipelineParallel) continue;
+    EXPECT_EQ(s.layout.pp * s.layout.dp, 8);
+    EXPECT_EQ(memory_change_flags(s), s.layout.pp == 4 ? "--pp 4 --dp 2" : "--pp 8 --dp 1");
+  }
   // The report carries the breakdown with JSON keys in bytes.
   const auto j = to_json(memory_report(m, l, find_gpu("h100"), {}));
   EXPECT_FALSE(j["memory"]["fits"].get<bool>());

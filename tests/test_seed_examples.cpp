@@ -37,8 +37,8 @@ TEST(SeedExamples, Seed001_7B_1T_tokens_on_A100) {
   const auto j = run(r);
   EXPECT_DOUBLE_EQ(j["compute"]["total_flop"].get<double>(), 4.2e22);
   EXPECT_NEAR(j["gpu_hours"]["compute_gpu_hours"].get<double>(), 93482.9, 0.1);
-  EXPECT_NEAR(j["cost"]["total_cost_low_cny"].get<double>(), 1402244, 1);
-  EXPECT_NEAR(j["cost"]["total_cost_high_cny"].get<double>(), 2804487, 1);
+  EXPECT_NEAR(j["cost"]["total"].get<double>(), 1402244, 1);
+  EXPECT_NEAR(j["cost"]["total_at_price_high"].get<double>(), 2804487, 1);
 }
 
 TEST(SeedExamples, Seed004_7B_2T_card_days_and_7_day_deadline) {
@@ -134,7 +134,7 @@ TEST(SeedExamples, FaultBudgetAndMarginsAreSeparateLines) {
   EXPECT_NEAR(j["gpu_hours"]["fault_budget_gpu_hours"].get<double>(), 200, 1e-6);
   EXPECT_NEAR(j["gpu_hours"]["comm_margin_gpu_hours"].get<double>(), 100, 1e-6);
   EXPECT_NEAR(j["gpu_hours"]["total_gpu_hours"].get<double>(), 1300, 1e-6);
-  EXPECT_NEAR(j["cost"]["total_cost_usd"].get<double>(), 2600, 1e-6);  // cost = GPU-hours × price
+  EXPECT_NEAR(j["cost"]["total"].get<double>(), 2600, 1e-6);  // cost = GPU-hours × price
 }
 
 TEST(SeedExamples, PhasesAreSummed) {
@@ -150,7 +150,16 @@ TEST(SeedExamples, PhasesAreSummed) {
   r.phases = {"debug:a100-80g:10:72h:1usd"};
   const auto j = run(r);
   // main 1,000 × $2 + debug 10 × 72 × $1 = $2,720
-  EXPECT_NEAR(j["cost"]["total_cost_usd"].get<double>(), 2720, 1e-6);
+  EXPECT_NEAR(j["cost"]["total"].get<double>(), 2720, 1e-6);
+  // One cost object (issue 17): the phase inside it, every amount in its currency.
+  EXPECT_EQ(j["cost"]["currency"], "USD");
+  ASSERT_EQ(j["cost"]["phases"].size(), 1u);
+  EXPECT_EQ(j["cost"]["phases"][0]["name"], "debug");
+  EXPECT_EQ(j["cost"]["phases"][0]["gpus"], 10);
+  EXPECT_NEAR(j["cost"]["phases"][0]["total"].get<double>(), 720, 1e-9);  // 10 × 72 h × $1
+  EXPECT_EQ(j["cost"]["converted"]["currency"], "CNY");
+  EXPECT_NEAR(j["cost"]["converted"]["total"].get<double>(), 2720 * j["cost"]["cny_per_usd"].get<double>(), 1e-6);
+  EXPECT_TRUE(j["cost"]["total_at_price_high"].is_null());  // one price, no range
 }
 
 TEST(SeedExamples, DeadlineVerdictWithAllThree) {

@@ -4,11 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/run_cli.hpp"
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
@@ -517,6 +519,39 @@ TEST(WebApi, FieldKeyMapsCliFlags) {
   EXPECT_EQ(web::field_key("--seq-len"), "seq_len");
   EXPECT_EQ(web::field_key("--gpus"), "gpus");
   EXPECT_EQ(web::field_key("model"), "model");
+}
+
+}  // namespace
+}  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// Issue 17: each input of `gpuplan train` is declared once (visit_train_inputs);
+// the CLI binds every one as its flag and the web API reads every one under its key.
+TEST(WebApi, TrainInputsAreDeclaredOnceForTheCliAndTheWeb) {
+  EXPECT_EQ(input_key({"--fleet-utilisation,--fleet-utilization", "", ""}), "fleet_utilisation");
+  EXPECT_EQ(input_key({"--gpus,-n", "", ""}), "gpus");
+  std::vector<std::string> cli_flags;
+  for (const auto& c : cli::command_specs()) {
+    if (c.name != "train") continue;
+    for (const auto& o : c.options) cli_flags.push_back(o.name);
+  }
+  TrainInputs in;
+  int inputs = 0;
+  visit_train_inputs(in, [&](const InputInfo& input, auto&) {
+    ++inputs;
+    const std::string flag = "--" + std::string(input.flags).substr(2, std::string(input.flags).find(',') - 2);
+    EXPECT_NE(std::find(cli_flags.begin(), cli_flags.end(), flag), cli_flags.end()) << flag;
+    // The web reads the key: a value of the wrong JSON type is refused naming it
+    // (an unread key would be refused as unknown instead).
+    json body = {{"model", "llama-3.1-8b"}, {"tokens", "1T"}, {"gpu", "h100"}, {"gpus", 8}, {"mfu", 0.4}};
+    body[input_key(input)] = json::object();
+    const web::ApiResponse r = handle_request("POST", "/api/train", body.dump());
+    EXPECT_EQ(r.status, 400) << flag;
+    EXPECT_EQ(json::parse(r.body).value("field", ""), input_key(input)) << flag << ": " << r.body;
+  });
+  EXPECT_EQ(inputs, 51);  // every train flag but --model, --params, --calibration and the framework's
 }
 
 }  // namespace

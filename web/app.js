@@ -406,21 +406,18 @@ function renderTrain() {
   setKpi($('#out-time'), report, view, 'time', 'wall_clock_s');
   setKpi($('#out-gpus'), report, view, 'time', 'gpus');
   setKpi($('#out-gpu-hours'), report, view, 'gpu_hours', 'total_gpu_hours');
+  // One cost object (schema 3): every amount in cost.currency; a price range adds total_at_price_high.
   const cost = report.cost || {};
-  const key = ['total_cost_usd', 'total_cost_cny', 'total_cost_low_usd', 'total_cost_low_cny'].find((k) => {
-    if (!(k in cost)) return false;
-    const cur = k.slice(-3);
-    return Object.keys(cost).some((c) => c.startsWith('price_per_gpu_hour') && c.endsWith(cur));
-  });
   const out = $('#out-cost');
-  if (key && key.includes('_low_')) {
-    const hi = key.replace('_low_', '_high_');
-    out.textContent = `${shown(viewRow(view, 'cost', key))} – ${shown(viewRow(view, 'cost', hi))}`;
-    out.dataset.value = String(cost[key]); out.dataset.valueHigh = String(cost[hi]); out.dataset.key = 'cost.' + key;
-    setRange(out, viewRow(view, 'cost', key));
-  } else if (key) {
-    setKpi(out, report, view, 'cost', key);
+  if (typeof cost.total === 'number' && typeof cost.total_at_price_high === 'number') {
+    out.textContent = `${shown(viewRow(view, 'cost', 'total'))} – ${shown(viewRow(view, 'cost', 'total_at_price_high'))}`;
+    out.dataset.value = String(cost.total); out.dataset.valueHigh = String(cost.total_at_price_high); out.dataset.key = 'cost.total';
+    setRange(out, viewRow(view, 'cost', 'total'));
+  } else if (typeof cost.total === 'number') {
+    setKpi(out, report, view, 'cost', 'total');
+    delete out.dataset.valueHigh;
   } else { out.textContent = '–'; delete out.dataset.value; setRange(out, null); }
+  if (cost.currency) out.dataset.currency = cost.currency.toLowerCase(); else delete out.dataset.currency;
   renderReport(view);
   renderRent();
   renderSweep();
@@ -455,7 +452,6 @@ function renderRent() {
 }
 
 // The cost row of a finetune report's time section (its key names the currency, or not).
-const costKeyOf = (sec) => Object.keys(sec || {}).find((k) => /^cost(_[a-z]{3})?$/.test(k));
 const FT_SEGMENTS = [['weights_bytes', 'seg_weights'], ['gradients_bytes', 'seg_gradients'], ['optimizer_bytes', 'seg_optimizer'],
   ['activations_bytes', 'seg_activations'], ['logits_bytes', 'seg_logits'], ['overhead_bytes', 'seg_overhead']];
 function renderFinetune() {
@@ -474,8 +470,9 @@ function renderFinetune() {
   gpus.dataset.value = String(report.inputs.gpus);
   $('#out-ft-smallest').textContent = `${t('ft_smallest')}${lang === 'zh' ? '：' : ': '}${shown(viewRow(view, 'time', 'smallest_gpus'))}`;
   setKpi($('#out-ft-time'), report, view, 'time', 'wall_clock_s');
-  const ck = costKeyOf(report.time);
-  if (ck) setKpi($('#out-ft-cost'), report, view, 'time', ck); else $('#out-ft-cost').textContent = '–';
+  // The cost object (schema 3): cost.total in cost.currency.
+  if (report.cost && typeof report.cost.total === 'number') setKpi($('#out-ft-cost'), report, view, 'cost', 'total');
+  else $('#out-ft-cost').textContent = '–';
   const GiB = 1024 ** 3;
   stackedBar($('#chart-ft-memory'), `${t('ft_mem_title')} — ${m.fits ? t('fits') : t('no_fit')}`,
     FT_SEGMENTS.map(([k, l], i) => ({ name: t(l), value: m[k] || 0, color: COLORS[i] })), m.capacity_bytes,
@@ -495,10 +492,10 @@ function renderOwn() {
   const res = last.train;
   const curve = res && res.report.own_vs_utilisation;
   if (!curve || !curve.length) { fig.innerHTML = ''; delete fig.dataset.currency; return; }
-  const cur = Object.keys(curve[0]).find((k) => k.startsWith('owned_')).slice(6);
+  const cur = curve[0].currency.toLowerCase();
   const W = 720, H = 300, L = 64, R = 130, T = 14, B = 40;
-  const names = ['owned', 'on_demand', 'reserved', 'spot'].filter((n) => (n + '_' + cur) in curve[0]);
-  const yMax = Math.min(Math.max(...curve.map((p) => p['owned_' + cur])), 4 * Math.max(...names.filter((n) => n !== 'owned').map((n) => curve[0][n + '_' + cur]))) * 1.05 / 1e6;
+  const names = ['owned', 'on_demand', 'reserved', 'spot'].filter((n) => n in curve[0]);
+  const yMax = Math.min(Math.max(...curve.map((p) => p.owned)), 4 * Math.max(...names.filter((n) => n !== 'owned').map((n) => curve[0][n]))) * 1.05 / 1e6;
   const X = (u) => L + u * (W - L - R);
   const Y = (v) => H - B - (Math.min(v, yMax) / yMax) * (H - T - B);
   fig.innerHTML = `<figcaption>${esc(t('own_title'))} (${esc(t('chart_cost_' + cur))})</figcaption>`;
@@ -515,7 +512,7 @@ function renderOwn() {
   const legend = [];
   names.forEach((n, i) => {
     const color = COLORS[i % COLORS.length];
-    const pts = curve.map((p) => [p.utilisation, p[n + '_' + cur] / 1e6]);
+    const pts = curve.map((p) => [p.utilisation, p[n] / 1e6]);
     const line = add(s, 'polyline', { points: pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
                                       'stroke-dasharray': n === 'owned' ? '' : '5 3', 'data-series': n });
     add(line, 'title', {}, t('own_' + n));
@@ -564,9 +561,10 @@ async function runSweep(my, report) {
       try {
         const r = await post('/api/train', trainBody({ gpu: g.id, gpus: n, deadline: undefined, price: own ? state.price : undefined, compare_own: undefined,
                                                        fleet_utilisation: undefined }));
-        const c = r.cost || {};
-        const lo = c['total_cost_' + cur] ?? c['total_cost_low_' + cur] ?? null;
-        const hi = c['total_cost_high_' + cur] ?? lo;
+        // The total in the chosen currency: the cost object's own, or its conversion.
+        const c = !r.cost ? {} : r.cost.currency.toLowerCase() === cur ? r.cost : (r.cost.converted || {});
+        const lo = c.total ?? null;
+        const hi = c.total_at_price_high ?? lo;
         return { gpus: n, days: r.time.wall_clock_s / 86400, cost: lo === null ? null : (lo + hi) / 2 };
       } catch (e) { return null; }
     }));

@@ -83,6 +83,77 @@ struct TrainInputs {
 // Parses and checks the text fields; train_report checks the rest.
 TrainRequest make_train_request(const TrainInputs& in);
 
+// How a front end presents one input: the CLI binds `flags` to the field with
+// `help`; the web API reads the request key input_key(flags) into it. The
+// field's C++ type is the input's type and TrainInputs' initialiser its default.
+struct InputInfo {
+  const char* flags;  // CLI11 names, "--gpus,-n"; the first is the canonical one
+  const char* unit;   // of a plain number ("" where the text carries its own: 15T, 90d, 15cny)
+  const char* help;   // the CLI's help line
+};
+// The web API's key of an input: its first flag without dashes, '-' as '_' ("--seq-len" → "seq_len").
+std::string input_key(const InputInfo& input);
+
+// Every input of `gpuplan train`, declared once: `v(info, field)` for each, in
+// the CLI's order. Not here: the model (--model/--params on the CLI;
+// model/params/config on the web), the framework settings (FrameworkInputs,
+// shared by four commands) and the calibration (a file on the CLI, the file's
+// object on the web).
+template <class Visit>
+void visit_train_inputs(TrainInputs& in, Visit&& v) {
+  v(InputInfo{"--tokens,-t", "", "Training tokens per epoch (1T, 15e12, 1万亿, 2000亿)"}, in.tokens);
+  v(InputInfo{"--samples", "", "Instead of --tokens: samples (sequences, images) per epoch"}, in.samples);
+  v(InputInfo{"--tokens-per-sample", "", "Tokens per sample (default: --seq-len); an image is its patch count"}, in.tokens_per_sample);
+  v(InputInfo{"--dataset-bytes", "", "Instead of --tokens: raw text size in bytes (1T = 1 TB)"}, in.dataset_bytes);
+  v(InputInfo{"--bytes-per-token", "bytes", "Bytes of raw text per token for --dataset-bytes"}, in.bytes_per_token);
+  v(InputInfo{"--flops-per-sample", "", "Non-LLM workloads: training FLOPs of one sample (with --samples)"}, in.flops_per_sample);
+  v(InputInfo{"--epochs", "", "Passes over the data"}, in.epochs);
+  v(InputInfo{"--seq-len", "tokens", "Tokens per sequence"}, in.seq_len);
+  v(InputInfo{"--force", "", "Plan a --seq-len longer than the model supports"}, in.force);
+  v(InputInfo{"--global-batch", "", "Sequences per optimizer step (for the step count)"}, in.global_batch);
+  v(InputInfo{"--batch-tokens", "", "Or: tokens per optimizer step"}, in.batch_tokens);
+  v(InputInfo{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)"}, in.gpu);
+  v(InputInfo{"--gpus,-n", "", "Number of GPUs"}, in.gpus);
+  v(InputInfo{"--deadline,-d", "", "Wall-clock deadline: 90d, 36h, 2w, 1month, 30天, 2周, 1个月 (a month is 30 days)"}, in.deadline);
+  v(InputInfo{"--mfu", "", "Model FLOPs utilisation, 0.4 or 40%"}, in.mfu);
+  v(InputInfo{"--tflops-per-gpu", "", "Instead of --mfu: achieved TFLOP/s per GPU"}, in.tflops_per_gpu);
+  v(InputInfo{"--precision", "", "Training precision whose peak MFU is measured against: bf16, fp16, fp8, tf32, fp32"}, in.precision);
+  v(InputInfo{"--recompute", "", "Activation recomputation: none, selective, full (changes hardware FLOPs)"}, in.recompute);
+  v(InputInfo{"--causal", "", "Count only the causal half of attention (default: full s×s, the Megatron/PaLM convention)"}, in.causal);
+  v(InputInfo{"--six-n", "", "Time the run with 6·N FLOPs per token instead of the exact count"}, in.six_n);
+  v(InputInfo{"--fault-budget", "fraction of compute", "Fix the time for failures and restarts as a fraction of compute (seed 004: 0.2); default: computed"}, in.fault_budget);
+  v(InputInfo{"--gpu-mtbf-hours", "hours", "Per-GPU mean time between job-stopping failures, hours (default: Llama 3's 50,676)"}, in.gpu_mtbf_hours);
+  v(InputInfo{"--restart-minutes", "minutes", "Minutes to detect a failure, reschedule and reload (default 15)"}, in.restart_minutes);
+  v(InputInfo{"--storage-gbytes-per-s", "GB/s", "Aggregate checkpoint write bandwidth, GB/s (default 0.125 per GPU)"}, in.storage_gbytes_per_s);
+  v(InputInfo{"--checkpoint-interval", "", "Checkpoint every (e.g. 30min); default: Daly's optimum"}, in.checkpoint_interval);
+  v(InputInfo{"--spot-mtbf-hours", "hours", "With --spot: mean hours between preemptions of one node (default 72)"}, in.spot_mtbf_hours);
+  v(InputInfo{"--comm-margin", "fraction of compute", "Extra time for communication not in your MFU, fraction (seed 004: 0.1–0.3)"}, in.comm_margin);
+  v(InputInfo{"--gpus-per-node", "GPUs", "GPUs per node (default from the GPU catalog)"}, in.gpus_per_node);
+  v(InputInfo{"--price", "", "Price per GPU-hour: 2.49, $2.49, 15cny, or a range 15-30cny (default: catalog)"}, in.price);
+  v(InputInfo{"--currency", "", "Currency every cost is shown in (and of a bare --price): usd or cny (default: the market's)"}, in.currency);
+  v(InputInfo{"--market", "", "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)"}, in.market);
+  v(InputInfo{"--provider", "", "A named listing of that market instead of its default, e.g. Lambda, RunPod (gpuplan gpus GPU lists them)"}, in.provider);
+  v(InputInfo{"--spot", "", "Price spot/preemptible capacity"}, in.spot);
+  v(InputInfo{"--spot-discount", "fraction", "Fraction off on-demand for spot, when no spot quote is known"}, in.spot_discount);
+  v(InputInfo{"--spot-overhead", "fraction of GPU-hours", "Fix the extra GPU-hours lost to spot preemptions as a fraction; default: computed"}, in.spot_overhead);
+  v(InputInfo{"--phase", "", "Extra priced phase NAME:GPU:COUNT:DURATION[:PRICE], e.g. debug:a100-80g:10:72h:12cny (repeatable)"}, in.phase);
+  v(InputInfo{"--compare-own", "", "Add rent vs own: owning the nodes at a fleet utilisation against renting (docs/rent-or-buy.md)"}, in.compare_own);
+  v(InputInfo{"--fleet-utilisation,--fleet-utilization", "fraction", "Owned: busy share of the fleet's hours over its life, 0 to 1 (default 0.5)"}, in.own.fleet_utilisation);
+  v(InputInfo{"--own-server-price", "result currency", "Owned: purchase price of one node in the result currency (default: the market's listing)"}, in.own.server_price_per_node);
+  v(InputInfo{"--own-network-per-node", "result currency", "Owned: switches and cables per node, in the result currency"}, in.own.network_per_node);
+  v(InputInfo{"--own-life-years", "years", "Owned: straight-line depreciation life in years"}, in.own.life_years);
+  v(InputInfo{"--own-resale", "fraction", "Owned: resale value at end of life, fraction of the price"}, in.own.resale_fraction);
+  v(InputInfo{"--own-node-kw", "kW", "Owned: IT power of one node at training load, kW (default GPUs' TDP + host)"}, in.own.node_power_kw);
+  v(InputInfo{"--pue", "ratio", "Owned: power usage effectiveness of the machine room (at least 1)"}, in.own.pue);
+  v(InputInfo{"--electricity-price", "result currency per kWh", "Owned: electricity per kWh, in the result currency"}, in.own.electricity_per_kwh);
+  v(InputInfo{"--colocation-price", "result currency per kW-month", "Owned: machine room / colocation per kW of IT load per month"}, in.own.colocation_per_kw_month);
+  v(InputInfo{"--staff-cost", "result currency per year", "Owned: fully loaded cost of one operations engineer per year"}, in.own.staff_cost_per_engineer_year);
+  v(InputInfo{"--nodes-per-engineer", "nodes", "Owned: nodes one operations engineer runs"}, in.own.nodes_per_engineer);
+  v(InputInfo{"--financing-rate", "fraction per year", "Owned: yearly interest on the capital, 0.05 = 5%"}, in.own.financing_rate);
+  v(InputInfo{"--interval", "probability", "Level of the prediction ranges beside predicted times, GPU-hours, cost and memory (0.5–0.99)"}, in.interval);
+  v(InputInfo{"--confidence", "probability", "With --deadline: size the GPU count to finish on time with this probability (0.5: the median estimate; up to 0.99)"}, in.confidence);
+}
+
 // --- gpuplan memory, gpuplan calibrate -------------------------------------
 
 // One training layout: model, GPU, degrees, batch, recipe.

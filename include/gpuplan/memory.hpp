@@ -46,11 +46,24 @@ struct MemoryOptions {
   bool suggest = true;                // compute the largest micro-batch and the changes that make it fit
 };
 
+// What a suggested change does to the layout (its words and the CLI flags that
+// make it belong to the report: memory_change_text / memory_change_flags).
+enum class MemoryChange {
+  kZeroStage,           // a higher ZeRO stage (layout.zero_stage)
+  kSelectiveRecompute,
+  kFullRecompute,
+  kSequenceParallel,
+  kTensorParallel,      // a larger tp, dp divided by the same factor
+  kPipelineParallel,    // a larger pp, dp divided by the same factor
+  kOffloadOptimizer,    // optimizer states to CPU
+  kOffloadParams,       // parameters and optimizer states to CPU (ZeRO-3 where sharded)
+  kMicroBatchOne,       // micro-batch 1, more accumulation steps
+};
+
 // One change to the layout and the memory it would reach.
 struct MemorySuggestion {
-  std::string change_en;   // "ZeRO stage 3", "recompute full", "tp 8 (dp 4)"
-  std::string change_zh;
-  std::string flag;        // the CLI flags that make the change: "--zero 3"
+  MemoryChange change = MemoryChange::kZeroStage;
+  Layout layout;           // the layout with the change made
   double peak_bytes = 0;
   bool fits = false;
 };

@@ -1,6 +1,7 @@
 // Report sections for a memory estimate, shared by `gpuplan memory`, `train`,
 // `plan` and the web page.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "gpuplan/memory.hpp"
@@ -14,6 +15,10 @@ Section memory_section(const MemoryBreakdown& br);
 // The changes that would make a layout fit, each with the peak it reaches
 // (empty records when it already fits).
 Section memory_suggestions_section(const MemoryBreakdown& br);
+// A suggested change in words ("tensor parallel 8 (dp 4)", zh "张量并行 8（dp 4）")
+// and as the `gpuplan memory`/`train` flags that make it ("--tp 8 --dp 4").
+std::string memory_change_text(const MemorySuggestion& s, Lang lang);
+std::string memory_change_flags(const MemorySuggestion& s);
 // Both sections plus the estimate's assumptions and warnings, appended to `report`.
 void add_memory_to_report(Report& report, const MemoryBreakdown& br);
 

@@ -79,4 +79,15 @@ std::optional<double> break_even_utilisation(const OwnedNodeCost& c, double rent
 // Unset when owning never pays back.
 std::optional<double> payback_months(const OwnedNodeCost& c, double rent_per_node_hour, double utilisation);
 
+// What renting the run costs per GPU-hour each way, in one currency.
+struct RentOptions {
+  Currency currency = Currency::kUsd;
+  std::optional<double> on_demand_per_gpu_hour;  // unset: only a spot price is known
+  std::optional<double> reserved_per_gpu_hour;   // on-demand less the market's reserved discount
+  std::string reserved_source;
+  std::optional<double> spot_per_gpu_hour;       // unset: preemptions would stall the run (overhead beyond 10×)
+  double spot_overhead = 0;                      // extra GPU-hours (and wall-clock) lost to preemptions
+  std::string on_demand_source, spot_source;
+};
+
 }  // namespace gpuplan

@@ -16,7 +16,6 @@
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/report.hpp"
 #include "gpuplan/step_time.hpp"
 
 namespace gpuplan {
@@ -119,7 +118,5 @@ const FrameworkProfile& plan_framework(const PlanRequest& request);
 
 // Enumerates the valid layouts of one group without evaluating them (for tests and benchmarks).
 std::vector<Layout> enumerate_layouts(const PlanRequest& request, const GpuSpec& gpu, int64_t gpus);
-
-Report plan_report(const PlanRequest& request, const PlanResult& result);
 
 }  // namespace gpuplan

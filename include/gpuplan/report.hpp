@@ -13,7 +13,7 @@ namespace gpuplan {
 // The version of the JSON documents (docs/json-schema/*.json): every document
 // carries it as "schema_version". Raised when a key is removed or changes
 // meaning; adding a key keeps it.
-inline constexpr int kJsonSchemaVersion = 2;
+inline constexpr int kJsonSchemaVersion = 3;
 
 enum class Unit {
   kText,       // value is in `text`

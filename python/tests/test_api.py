@@ -121,7 +121,7 @@ def test_plan_dataframe_is_the_csv(cli):
 
 def test_results_carry_their_schema():
     r = gpuplan.train(**TRAIN)
-    assert r.schema_version == 2
+    assert r.schema_version == 3
     s = gpuplan.TrainResult.schema()
     assert s["title"] == "gpuplan train --format json"
     assert s["properties"]["time"]["properties"]["gpus"]["type"] == "integer"

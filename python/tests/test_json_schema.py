@@ -46,7 +46,7 @@ def walk(doc: Any, sch: Dict[str, Any], path: str = "$") -> Iterator[Tuple[str, 
 def check(command: str, doc: Dict[str, Any]) -> None:
     sch = schema(command)
     jsonschema.Draft202012Validator(sch).validate(doc)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     for path, value, s in walk(doc, sch):
         # JSON Schema's "integer" also admits 2048.0; the documents must write counts as integers.
         types = s.get("type")
@@ -61,7 +61,7 @@ def test_schemas_are_draft_2020_12(command):
     sch = schema(command)
     assert sch["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(sch)
-    assert sch["properties"]["schema_version"] == {"const": 2, "description": sch["properties"]["schema_version"]["description"]}
+    assert sch["properties"]["schema_version"] == {"const": 3, "description": sch["properties"]["schema_version"]["description"]}
     assert "schema_version" in sch["required"] and "command" in sch["required"]
 
 

@@ -12,6 +12,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/launch_config.hpp"
 #include "gpuplan/plan.hpp"
+#include "gpuplan/plan_report.hpp"
 #include "gpuplan/text_match.hpp"
 
 namespace gpuplan::cli {

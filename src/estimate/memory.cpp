@@ -382,7 +382,7 @@ int64_t largest_micro_batch(const ModelSpec& m, const Layout& l, const GpuSpec& 
 }
 
 void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, const MemoryOptions& o, MemoryBreakdown& br) {
-  auto consider = [&](Layout x, std::string en, std::string zh, std::string flag) {
+  auto consider = [&](const Layout& x, MemoryChange change) {
     try {
       validate_layout(m, x, l.gpus());
     } catch (const InputError&) {
@@ -390,7 +390,7 @@ void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, co
     }
     const MemoryBreakdown r = evaluate(m, x, gpu, o);
     if (r.peak_bytes >= br.peak_bytes) return false;  // no gain
-    br.suggestions.push_back({std::move(en), std::move(zh), std::move(flag), r.peak_bytes, r.fits});
+    br.suggestions.push_back({change, x, r.peak_bytes, r.fits});
     return r.fits;
   };
   const bool sharded = dense_shard(l) > 1;
@@ -398,57 +398,55 @@ void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, co
     for (int z = l.zero_stage + 1; z <= 3; ++z) {
       Layout x = l;
       x.zero_stage = z;
-      if (consider(x, fmt::format("ZeRO stage {}", z), fmt::format("ZeRO 第 {} 阶段", z), fmt::format("--zero {}", z))) break;
+      if (consider(x, MemoryChange::kZeroStage)) break;
     }
   }
   if (l.recompute == Recompute::kNone && keeps_attention_scores(l)) {
     Layout x = l;
     x.recompute = Recompute::kSelective;
-    consider(x, "selective recompute", "选择性重计算", "--recompute selective");
+    consider(x, MemoryChange::kSelectiveRecompute);
   }
   if (l.recompute != Recompute::kFull) {
     Layout x = l;
     x.recompute = Recompute::kFull;
-    consider(x, "full recompute", "完全重计算", "--recompute full");
+    consider(x, MemoryChange::kFullRecompute);
   }
   if (l.tp > 1 && !l.sequence_parallel) {
     Layout x = l;
     x.sequence_parallel = true;
-    consider(x, "sequence parallelism", "序列并行", "--sequence-parallel");
+    consider(x, MemoryChange::kSequenceParallel);
   }
   for (int tp = l.tp * 2; tp <= std::max(8, l.tp) && l.dp % (tp / l.tp) == 0; tp *= 2) {
     Layout x = l;
     x.dp = l.dp / (tp / l.tp);
     x.tp = tp;
     if (x.global_batch && *x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
-    if (consider(x, fmt::format("tensor parallel {} (dp {})", tp, x.dp), fmt::format("张量并行 {}（dp {}）", tp, x.dp),
-                 fmt::format("--tp {} --dp {}", tp, x.dp))) break;
+    if (consider(x, MemoryChange::kTensorParallel)) break;
   }
   for (int pp = l.pp * 2; pp <= l.pp * 16 && l.dp % (pp / l.pp) == 0; pp *= 2) {
     Layout x = l;
     x.dp = l.dp / (pp / l.pp);
     x.pp = pp;
     if (x.global_batch && *x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
-    if (consider(x, fmt::format("pipeline parallel {} (dp {})", pp, x.dp), fmt::format("流水线并行 {}（dp {}）", pp, x.dp),
-                 fmt::format("--pp {} --dp {}", pp, x.dp))) break;
+    if (consider(x, MemoryChange::kPipelineParallel)) break;
   }
   if (!l.offload_optimizer) {
     Layout x = l;
     x.offload_optimizer = true;
-    consider(x, "offload optimizer states to CPU", "优化器状态卸载到 CPU", "--offload-optimizer");
+    consider(x, MemoryChange::kOffloadOptimizer);
   }
   if (!l.offload_params) {
     Layout x = l;
     x.offload_params = true;
     x.offload_optimizer = true;
     if (sharded) x.zero_stage = 3;
-    consider(x, "offload parameters and optimizer to CPU", "参数和优化器卸载到 CPU", "--offload-params --offload-optimizer");
+    consider(x, MemoryChange::kOffloadParams);
   }
   if (l.micro_batch > 1) {
     Layout x = l;
     x.micro_batch = 1;
     x.global_batch = static_cast<int64_t>(x.dp) * std::max<int64_t>(1, l.micro_batches()) * l.micro_batch;
-    consider(x, "micro-batch 1 (more accumulation steps)", "微批大小 1（更多梯度累积）", "--micro-batch 1");
+    consider(x, MemoryChange::kMicroBatchOne);
   }
 }
 

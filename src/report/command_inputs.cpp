@@ -137,6 +137,16 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
 
 }  // namespace
 
+std::string input_key(const InputInfo& input) {
+  std::string key(input.flags);
+  key = key.substr(0, key.find(','));
+  key = key.substr(key.find_first_not_of('-'));
+  for (char& c : key) {
+    if (c == '-') c = '_';
+  }
+  return key;
+}
+
 TrainRequest make_train_request(const TrainInputs& in) {
   TrainRequest r;
   r.model = in.model;

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "gpuplan/units.hpp"
+#include "money_rows.hpp"
 
 namespace gpuplan {
 namespace {
@@ -31,10 +32,6 @@ void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const c
   if (t.ep_comm_s > 0) s.rows.push_back(Row{prefix + "_ep_comm_s", "Expert all-to-all (dispatch + combine)", "专家 all-to-all（分发 + 合并）", t.ep_comm_s, Unit::kSeconds, ""});
   if (t.pp_comm_s > 0) s.rows.push_back(Row{prefix + "_pp_comm_s", "Pipeline sends between stages", "流水线级间传输", t.pp_comm_s, Unit::kSeconds, ""});
   if (t.experts_touched > 0) s.rows.push_back(Row{prefix + "_experts_touched", "Routed experts read per MoE layer per GPU", "每卡每 MoE 层读取的路由专家数", t.experts_touched, Unit::kCount, ""});
-}
-
-Row money(const char* key, const char* en, const char* zh, double v, Currency c) {
-  return Row{key, en, zh, v, c == Currency::kCny ? Unit::kCny : Unit::kUsd, ""};
 }
 
 }  // namespace
@@ -112,15 +109,21 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
 
   Section c{"cost", "Cost", "成本", {}, {}, {}};
   const double per_hour = 0.5 * (price.low_per_gpu_hour + price.high_per_gpu_hour);
-  c.rows.push_back(money("price_per_gpu_hour", "Price per GPU-hour", "每卡时价格", per_hour, price.currency));
-  c.rows.push_back(money("cost_per_hour", "Deployment per hour", "部署每小时", per_hour * static_cast<double>(p.gpus), price.currency));
+  // One object, its amounts in "currency" (a price range is taken at its midpoint).
+  c.rows.push_back(currency_row(price.currency));
+  c.rows.push_back(money_row("per_gpu_hour", "Price per GPU-hour", "每卡时价格", per_hour, price.currency));
+  c.rows.push_back(money_row("per_hour", "Deployment per hour", "部署每小时", per_hour * static_cast<double>(p.gpus), price.currency));
   const double tok_h = p.output_tokens_per_s * kSecondsPerHour;
   const double all_h = tok_h * static_cast<double>(t.input_len + t.output_len) / static_cast<double>(t.output_len);
   if (tok_h > 0) {
-    c.rows.push_back(money("cost_per_million_output_tokens", "Per million output tokens", "每百万输出 token", per_hour * static_cast<double>(p.gpus) / tok_h * 1e6, price.currency));
-    c.rows.push_back(money("cost_per_million_tokens", "Per million tokens (input + output)", "每百万 token（输入+输出）", per_hour * static_cast<double>(p.gpus) / all_h * 1e6, price.currency));
+    c.rows.push_back(money_row("per_million_output_tokens", "Per million output tokens", "每百万输出 token", per_hour * static_cast<double>(p.gpus) / tok_h * 1e6, price.currency));
+    c.rows.push_back(money_row("per_million_tokens", "Per million tokens (input + output)", "每百万 token（输入+输出）", per_hour * static_cast<double>(p.gpus) / all_h * 1e6, price.currency));
+  } else {
+    c.rows.push_back(null_row("per_million_output_tokens", money_unit(price.currency)));
+    c.rows.push_back(null_row("per_million_tokens", money_unit(price.currency)));
   }
-  c.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  c.rows.push_back(txt("source", "Price source", "价格来源", price.source));
+  if (!price.date.empty()) c.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   r.sections.push_back(c);
 
   Section b{"step", "Where a decode step goes", "解码步耗时构成", {}, {}, {}};
@@ -251,17 +254,24 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   f.rows.push_back(num("total_flop", "Total FLOPs", "总 FLOPs", e.tokens * e.flops.total_flop, Unit::kFlop));
   r.sections.push_back(f);
 
-  Section t{"time", "Time and cost", "时间与成本", {}, {}, {}};
+  Section t{"time", "Time", "时间", {}, {}, {}};
   t.rows.push_back(num("step_s", "Step time", "单步时间", e.step_s, Unit::kSeconds));
   t.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 token/s", e.tokens_per_s / static_cast<double>(e.layout.gpus()), Unit::kCount));
   t.rows.push_back(num("steps", "Steps", "步数", e.steps, Unit::kCount));
   t.rows.push_back(num("wall_clock_s", "Wall clock", "墙钟时间", e.wall_s, Unit::kSeconds));
   t.rows.push_back(num("gpu_hours", "GPU-hours", "GPU 时", e.gpu_hours, Unit::kGpuHours));
-  const double per_hour = 0.5 * (price.low_per_gpu_hour + price.high_per_gpu_hour);
-  t.rows.push_back(money("cost", "Cost", "成本", e.gpu_hours * per_hour, price.currency));
-  t.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
   t.rows.push_back(num("smallest_gpus", "Smallest GPU count of this type that fits", "该型号可放下的最少卡数", static_cast<double>(smallest), Unit::kGpus));
   r.sections.push_back(t);
+
+  // One cost object, its amounts in "currency" (a price range is taken at its midpoint).
+  const double per_hour = 0.5 * (price.low_per_gpu_hour + price.high_per_gpu_hour);
+  Section cost{"cost", "Cost", "成本", {}, {}, {}};
+  cost.rows.push_back(currency_row(price.currency));
+  cost.rows.push_back(money_row("per_gpu_hour", "Price per GPU-hour", "每卡时价格", per_hour, price.currency));
+  cost.rows.push_back(money_row("total", "Cost", "成本", e.gpu_hours * per_hour, price.currency));
+  cost.rows.push_back(txt("source", "Price source", "价格来源", price.source));
+  if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
+  r.sections.push_back(cost);
 
   if (!cheapest.empty()) {
     const bool cny = price.currency == Currency::kCny;
@@ -272,8 +282,8 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
       c.records.push_back({Row{"gpu", "gpu", "GPU", 0, Unit::kText, ch.gpu_id}, Row{"gpus", "gpus", "卡数", static_cast<double>(ch.gpus), Unit::kGpus, ""},
                            Row{"wall_clock_s", "wall clock", "墙钟", ch.wall_s, Unit::kSeconds, ""},
                            Row{"gpu_hours", "GPU-hours", "GPU 时", ch.gpu_hours, Unit::kGpuHours, ""},
-                           cny ? Row{"cost_cny", "cost", "成本", convert(ch.cost_usd, Currency::kUsd, Currency::kCny), Unit::kCny, ""}
-                               : Row{"cost_usd", "cost", "成本", ch.cost_usd, Unit::kUsd, ""}});
+                           currency_row(price.currency),
+                           money_row("cost", "cost", "成本", convert(ch.cost_usd, Currency::kUsd, price.currency), price.currency)});
     }
     r.sections.push_back(c);
   }

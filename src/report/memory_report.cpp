@@ -53,12 +53,48 @@ Section memory_section(const MemoryBreakdown& br) {
   return s;
 }
 
+std::string memory_change_text(const MemorySuggestion& s, Lang lang) {
+  const bool zh = lang == Lang::kZh;
+  const Layout& x = s.layout;
+  switch (s.change) {
+    case MemoryChange::kZeroStage: return zh ? fmt::format("ZeRO 第 {} 阶段", x.zero_stage) : fmt::format("ZeRO stage {}", x.zero_stage);
+    case MemoryChange::kSelectiveRecompute: return zh ? "选择性重计算" : "selective recompute";
+    case MemoryChange::kFullRecompute: return zh ? "完全重计算" : "full recompute";
+    case MemoryChange::kSequenceParallel: return zh ? "序列并行" : "sequence parallelism";
+    case MemoryChange::kTensorParallel:
+      return zh ? fmt::format("张量并行 {}（dp {}）", x.tp, x.dp) : fmt::format("tensor parallel {} (dp {})", x.tp, x.dp);
+    case MemoryChange::kPipelineParallel:
+      return zh ? fmt::format("流水线并行 {}（dp {}）", x.pp, x.dp) : fmt::format("pipeline parallel {} (dp {})", x.pp, x.dp);
+    case MemoryChange::kOffloadOptimizer: return zh ? "优化器状态卸载到 CPU" : "offload optimizer states to CPU";
+    case MemoryChange::kOffloadParams: return zh ? "参数和优化器卸载到 CPU" : "offload parameters and optimizer to CPU";
+    case MemoryChange::kMicroBatchOne: return zh ? "微批大小 1（更多梯度累积）" : "micro-batch 1 (more accumulation steps)";
+  }
+  return "";
+}
+
+std::string memory_change_flags(const MemorySuggestion& s) {
+  const Layout& x = s.layout;
+  switch (s.change) {
+    case MemoryChange::kZeroStage: return fmt::format("--zero {}", x.zero_stage);
+    case MemoryChange::kSelectiveRecompute: return "--recompute selective";
+    case MemoryChange::kFullRecompute: return "--recompute full";
+    case MemoryChange::kSequenceParallel: return "--sequence-parallel";
+    case MemoryChange::kTensorParallel: return fmt::format("--tp {} --dp {}", x.tp, x.dp);
+    case MemoryChange::kPipelineParallel: return fmt::format("--pp {} --dp {}", x.pp, x.dp);
+    case MemoryChange::kOffloadOptimizer: return "--offload-optimizer";
+    case MemoryChange::kOffloadParams: return "--offload-params --offload-optimizer";
+    case MemoryChange::kMicroBatchOne: return "--micro-batch 1";
+  }
+  return "";
+}
+
 Section memory_suggestions_section(const MemoryBreakdown& br) {
   Section s{"memory_suggestions", "Changes that reduce memory (cheapest first)", "降低显存的改动（代价从低到高）",
             {}, {"change", "flags", "peak", "fits"}, {}};
   for (const auto& g : br.suggestions) {
-    s.records.push_back({Row{"change", "change", "改动", 0, Unit::kText, g.change_en},
-                         Row{"flags", "flags", "参数", 0, Unit::kText, g.flag},
+    // A row's text is one for both languages: the change in English, as before.
+    s.records.push_back({Row{"change", "change", "改动", 0, Unit::kText, memory_change_text(g, Lang::kEn)},
+                         Row{"flags", "flags", "参数", 0, Unit::kText, memory_change_flags(g)},
                          Row{"peak_bytes", "peak", "峰值", g.peak_bytes, Unit::kBytes, ""},
                          Row{"fits", "fits", "放得下", g.fits ? 1.0 : 0.0, Unit::kFlag, ""}});
   }

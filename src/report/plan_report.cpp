@@ -7,9 +7,10 @@
 
 #include "gpuplan/flops.hpp"
 #include "layout_rows.hpp"
+#include "money_rows.hpp"
 
 #include "gpuplan/cost.hpp"
-#include "gpuplan/plan.hpp"
+#include "gpuplan/plan_report.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -40,8 +41,7 @@ std::string layout_text(const Layout& l) {
 Report plan_report(const PlanRequest& req, const PlanResult& res) {
   // Costs are computed in USD (the ranking key) and shown in the chosen currency.
   const Currency cur = req.currency.value_or(req.market ? market_currency(*req.market) : Currency::kUsd);
-  const Unit cur_unit = cur == Currency::kUsd ? Unit::kUsd : Unit::kCny;
-  const std::string cur_key = cur == Currency::kUsd ? "usd" : "cny";
+  const Unit cur_unit = money_unit(cur);
   auto shown = [&](double usd) { return convert(usd, Currency::kUsd, cur); };
   Report rep;
   rep.command = "plan";
@@ -56,7 +56,7 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
 
   if (res.groups.size() > 1) {
     Section cmp{"comparison", "GPU types and counts side by side (each with its own best layout)", "GPU 类型对比（各自最优方案）", {},
-                {"gpu", "gpus", "layout", "step_s", "tokens_per_s_per_gpu", "mfu", cur_key + "_per_m_tokens"}, {}};
+                {"gpu", "gpus", "layout", "step_s", "tokens_per_s_per_gpu", "mfu", cur == Currency::kUsd ? "USD per 1M tokens" : "CNY per 1M tokens"}, {}};
     for (const PlanGroup& g : res.groups) {
       std::vector<Row> rec;
       rec.push_back(text("gpu", "GPU", "GPU", g.gpu_id));
@@ -72,10 +72,14 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
         rec.push_back(num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds));
         rec.push_back(num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount));
         rec.push_back(num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction));
+        // Money in the record's currency; null where the GPU has no known price.
+        rec.push_back(currency_row(cur));
         if (g.usd_per_gpu_hour > 0) {
-          rec.push_back(num((cur_key + "_per_m_tokens").c_str(), cur == Currency::kUsd ? "USD per 1M tokens" : "CNY per 1M tokens",
-                            cur == Currency::kUsd ? "每百万 token 美元" : "每百万 token 人民币",
-                            shown(g.usd_per_gpu_hour * static_cast<double>(g.gpus) / 3600.0 / c.time.tokens_per_s * 1e6), cur_unit));
+          rec.push_back(money_row("cost_per_m_tokens", cur == Currency::kUsd ? "USD per 1M tokens" : "CNY per 1M tokens",
+                                  cur == Currency::kUsd ? "每百万 token 美元" : "每百万 token 人民币",
+                                  shown(g.usd_per_gpu_hour * static_cast<double>(g.gpus) / 3600.0 / c.time.tokens_per_s * 1e6), cur));
+        } else {
+          rec.push_back(null_row("cost_per_m_tokens", cur_unit));
         }
       }
       cmp.records.push_back(std::move(rec));
@@ -210,7 +214,8 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
     const std::vector<Row> degrees = layout_rows(w.layout);
     b.rows.insert(b.rows.begin() + 1, degrees.begin(), degrees.end());
     if (w.cost_per_step_usd > 0) {
-      b.rows.push_back(num(("cost_per_step_" + cur_key).c_str(), "Cost per step (on-demand)", "每步成本（按需）", shown(w.cost_per_step_usd), cur_unit));
+      b.rows.push_back(currency_row(cur));
+      b.rows.push_back(money_row("cost_per_step", "Cost per step (on-demand)", "每步成本（按需）", shown(w.cost_per_step_usd), cur));
     }
     rep.sections.push_back(std::move(b));
     for (const std::string& a : t.assumptions) rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, a), ""});

@@ -372,6 +372,22 @@ nlohmann::json json_count(double v) {
   return v;
 }
 
+namespace {
+// A section's JSON goes under its key; a dotted key ("cost.converted") nests it
+// in the object of the section named before the dot, so one object can hold
+// everything about, say, the cost while people read it as several tables.
+void place(nlohmann::json& doc, const std::string& key, nlohmann::json value) {
+  const size_t dot = key.find('.');
+  if (dot == std::string::npos) {
+    doc[key] = std::move(value);
+    return;
+  }
+  nlohmann::json& parent = doc[key.substr(0, dot)];
+  if (!parent.is_object()) parent = nlohmann::json::object();
+  place(parent, key.substr(dot + 1), std::move(value));
+}
+}  // namespace
+
 nlohmann::json to_json(const Report& rep) {
   nlohmann::json j = nlohmann::json::object();
   j["schema_version"] = kJsonSchemaVersion;
@@ -400,7 +416,7 @@ nlohmann::json to_json(const Report& rep) {
       }
     }
     if (s.group.is_null()) {
-      j[s.key] = std::move(value);
+      place(j, s.key, std::move(value));
       continue;
     }
     // A group's section: into the group's object (created at its first section, in order).
@@ -418,7 +434,7 @@ nlohmann::json to_json(const Report& rep) {
       groups.push_back(s.group);
       it = groups.end() - 1;
     }
-    (*it)[s.key] = std::move(value);
+    place(*it, s.key, std::move(value));
   }
   if (!rep.ranges.empty()) j["interval_level"] = rep.ranges.front().level;
   nlohmann::json b = nlohmann::json::array();

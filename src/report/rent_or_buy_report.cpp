@@ -6,16 +6,11 @@
 #include <vector>
 
 #include "gpuplan/units.hpp"
+#include "money_rows.hpp"
 
 namespace gpuplan {
 namespace {
 
-Unit money_unit(Currency c) { return c == Currency::kUsd ? Unit::kUsd : Unit::kCny; }
-const char* key_suffix(Currency c) { return c == Currency::kUsd ? "usd" : "cny"; }
-
-Row money_row(const std::string& key, const std::string& en, const std::string& zh, double v, Currency c, std::string text = "") {
-  return Row{fmt::format("{}_{}", key, key_suffix(c)), en, zh, v, money_unit(c), std::move(text)};
-}
 Row value_row(const std::string& key, const std::string& en, const std::string& zh, double v, Unit u, std::string text = "") {
   return Row{key, en, zh, v, u, std::move(text)};
 }
@@ -42,8 +37,8 @@ Section rent_options_section(const RentOptions& rent, double run_gpu_hours, doub
   Section s{"rent_options", "Renting: on-demand, reserved, spot", "租用方式对比：按需、预留、竞价", {},
             {"way", "price per GPU-hour", "GPU-hours", "days", "cost"}, {}};
   for (const Way& w : ways(rent)) {
-    s.records.push_back({Row{"way", "way", "方式", 0, Unit::kText, w.key},
-                         money_row("price_per_gpu_hour", "price per GPU-hour", "每卡时单价", w.per_gpu_hour, rent.currency),
+    s.records.push_back({Row{"way", "way", "方式", 0, Unit::kText, w.key}, currency_row(rent.currency),
+                         money_row("per_gpu_hour", "price per GPU-hour", "每卡时单价", w.per_gpu_hour, rent.currency),
                          value_row("gpu_hours", "GPU-hours", "卡时", run_gpu_hours * w.hours_factor, Unit::kGpuHours),
                          value_row("days", "days", "天数", wall_s * w.hours_factor / 86400.0, Unit::kCount),
                          money_row("cost", "cost", "费用", run_gpu_hours * w.hours_factor * w.per_gpu_hour, rent.currency)});
@@ -60,6 +55,7 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
   const double owned_run = node_hours * c.per_busy_hour(u);
 
   Section s{"rent_vs_own", "Rent or own (this run)", "租用还是自建（本次训练）", {}, {}, {}};
+  s.rows.push_back(currency_row(cur));  // of every amount below
   // Annotations are symbols and numbers only (L life, r resale, i rate, N nodes per engineer: docs/rent-or-buy.md),
   // so they read the same in both languages; the words are in the labels.
   s.rows.push_back(money_row("own_capital_per_node", "Owned: capital per node (server + network share)", "自建：每节点投资（服务器+网络分摊）", c.capital, cur));
@@ -131,7 +127,7 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
                 {"utilisation", "owned", "on-demand", "reserved", "spot"}, {}};
   for (int i = 1; i <= 20; ++i) {
     const double uu = i * 0.05;
-    std::vector<Row> rec{value_row("utilisation", "utilisation", "利用率", uu, Unit::kFraction),
+    std::vector<Row> rec{value_row("utilisation", "utilisation", "利用率", uu, Unit::kFraction), currency_row(cur),
                          money_row("owned", "owned", "自建", node_hours * c.per_busy_hour(uu), cur)};
     for (const Way& w : ways(rent)) {
       rec.push_back(money_row(w.key, w.en, w.zh, run_gpu_hours * w.hours_factor * w.per_gpu_hour, cur));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpuplan::train_detail {
 
@@ -55,7 +56,7 @@ void add(Report& rep, const std::string& section, const std::string& key, double
   for (const Section& s : rep.sections) {
     if (s.key != section) continue;
     for (const Row& row : s.rows) {
-      if (row.key != key || row.unit == Unit::kText) continue;
+      if (row.key != key || row.unit == Unit::kText || !std::isfinite(row.value)) continue;
       // A cost-like quantity scales with the factors; a rate by their inverse.
       const double lo = rate ? row.value / high_factor : row.value * low_factor;
       const double hi = rate ? row.value / low_factor : row.value * high_factor;
@@ -83,11 +84,9 @@ void add_train_ranges(Report& rep, const Confidence& c, bool time_predicted, dou
     add(rep, "layout", "step_s", raw_lo, raw_hi, t.level, false);
     add(rep, "layout", "tokens_per_s_per_gpu", raw_lo, raw_hi, t.level, true);
     add(rep, "layout", "predicted_mfu", raw_lo, raw_hi, t.level, true);
-    for (const Section& s : rep.sections) {
-      if (s.key != "cost") continue;
-      for (const Row& row : s.rows) {
-        if (row.key.rfind("total_cost", 0) == 0 || row.key.rfind("run_cost", 0) == 0) add(rep, "cost", row.key, lo, hi, t.level, false);
-      }
+    // The money that scales with the run's time, in the cost object and its conversion.
+    for (const char* section : {"cost", "cost.converted"}) {
+      for (const char* key : {"run", "total", "total_at_price_high"}) add(rep, section, key, lo, hi, t.level, false);
     }
   }
   if (c.memory_range) add(rep, "memory", "peak_bytes", c.memory_range->low, c.memory_range->high, c.memory_range->level, false);

@@ -15,25 +15,10 @@
 
 namespace gpuplan::train_detail {
 
-struct Confidence {
-  double interval = 0.8;
-  double confidence = 0.8;
-  PredictionContext time_ctx;    // train_total, planned layout: the planner's optimism on whole runs
-  PredictionContext memory_ctx;  // train_memory, planned layout
-  std::optional<ErrorRange> time_range;
-  std::optional<ErrorRange> memory_range;
-  double sizing_factor = 1;      // time factor at `confidence` (1: no residuals of the kind)
-  double median_factor = 1;      // at 0.5
-};
+using Confidence = TrainConfidence;  // train_estimate.hpp
 Confidence train_confidence(const TrainRequest& r, const GpuSpec& gpu);
 
-// A predicted MFU held to the best published for the GPU class.
-struct MfuCheck {
-  double raw = 0;     // the step-time model's
-  double used = 0;    // min(raw, best published)
-  bool capped = false;
-  PublishedMfu published;
-};
+using MfuCheck = gpuplan::MfuCheck;  // train_estimate.hpp
 MfuCheck check_mfu(double predicted, const GpuSpec& gpu, Precision precision);
 // An MFU derived from the raw prediction, held to the same cap.
 double capped(const MfuCheck& m, double mfu);

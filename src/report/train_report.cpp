@@ -3,19 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <limits>
 
-#include "gpuplan/checkpoint.hpp"
-#include "gpuplan/error.hpp"
-#include "gpuplan/inference.hpp"
-#include "gpuplan/size_limits.hpp"
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/operations_report.hpp"
-#include "gpuplan/plan.hpp"
 #include "gpuplan/rent_or_buy_report.hpp"
-#include "gpuplan/training_run.hpp"
 #include "gpuplan/units.hpp"
 #include "layout_rows.hpp"
+#include "money_rows.hpp"
 #include "train_confidence.hpp"
 
 namespace gpuplan {
@@ -28,27 +22,6 @@ Row txt(const char* key, const char* en, const char* zh, std::string text) {
   return Row{key, en, zh, 0, Unit::kText, std::move(text)};
 }
 
-void validate(const TrainRequest& r) {
-  if (r.gpus) require_range(*r.gpus, 1, static_cast<double>(kMaxGpus), "--gpus", "a whole number of GPUs from 1 to 10,000,000");
-  if (r.gpus && std::floor(*r.gpus) != *r.gpus) {
-    throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus));
-  }
-  if (r.mfu) require_range(*r.mfu, 1e-4, 1, "--mfu", "a fraction greater than 0 and at most 1 (e.g. 0.4)");
-  if (r.tflops_per_gpu) require_range(*r.tflops_per_gpu, 1e-3, 1e6, "--tflops-per-gpu", "a positive achieved TFLOP/s per GPU");
-  if (r.mfu && r.tflops_per_gpu) {
-    throw InputError("--mfu", "--mfu and --tflops-per-gpu both set the utilisation; give only one of them.");
-  }
-  if (r.deadline_s) require_range(*r.deadline_s, 1, 1e11, "--deadline", "a positive duration up to about 3,000 years");
-  if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
-  require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
-  require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
-  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000");
-  if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18");
-  if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18");
-  if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
-  if (r.flop_per_sample) require_range(*r.flop_per_sample, 1, 1e30, "--flops-per-sample", "a positive FLOP count");
-  if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024");
-}
 
 }  // namespace
 
@@ -74,285 +47,52 @@ Section model_section(const ModelSpec& m) {
 
 namespace {
 
-// The planner's fastest layout that fits on `gpus` GPUs, or nothing.
-std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
-                                         const Workload& w) {
-  PlanRequest pr;
-  pr.model = model;
-  pr.gpus = {gpu};
-  pr.gpu_counts = {gpus};
-  pr.seq_len = w.seq_len;
-  if (w.batch_tokens > 0) pr.global_batch = static_cast<int64_t>(std::llround(w.batch_tokens / static_cast<double>(w.seq_len)));
-  pr.precision = r.precision;
-  pr.framework = r.framework;
-  pr.settings = r.settings;
-  pr.top_k = 1;
-  if (r.pin_recompute) pr.recompute = r.layout_recompute_pin;
-  if (r.calibration) apply_calibration(*r.calibration, &pr.step_options, &pr.memory_options);
-  const PlanResult res = plan(pr);
-  if (res.groups.empty() || res.groups.front().top.empty()) return std::nullopt;
-  return res.groups.front().top.front();
-}
 
 }  // namespace
 
 Report train_report(const TrainRequest& r) {
-  validate(r);
-  // A model, unless the workload gives its FLOPs per sample.
-  ModelSpec model;
-  const bool have_model = !r.model.empty() || r.params || r.model_spec;
-  if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
-  if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
+  const TrainEstimate e = estimate_train(r);
   Report rep;
   rep.command = "train";
   rep.title_en = "Training run estimate";
   rep.title_zh = "训练资源估算";
-
-  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).") : r.gpu);
-  const double peak = gpu.peak(r.precision);
-  const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
-
-  const Workload w = make_workload(r.workload);
-
-  // FLOPs.
-  double flop_per_token_used = 0;
-  double total_model_flop = 0;
-  double total_six_n_flop = 0;
-  FlopsPerToken f;
-  if (r.flop_per_sample) {
-    if (!r.workload.samples) throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).");
-    total_model_flop = *r.flop_per_sample * *r.workload.samples * w.epochs;
-  } else {
-    FlopOptions fo;
-    fo.seq_len = w.seq_len;
-    fo.causal_half = r.causal_half;
-    fo.recompute = r.recompute;
-    f = flops_per_token(model, fo);
-    flop_per_token_used = (r.six_n || !f.exact) ? f.six_n_flop : f.model_flop;
-    total_model_flop = flop_per_token_used * w.total_tokens;
-    total_six_n_flop = f.six_n_flop * w.total_tokens;
-  }
-
-  std::optional<double> mfu = r.mfu;
-  if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
-  // Issue 15: a predicted MFU is held to the best published for the GPU
-  // class, and a deadline run is sized for the slow end of gpuplan's own
-  // errors on published runs at the asked confidence.
-  const train_detail::Confidence conf = train_detail::train_confidence(r, gpu);
-  std::optional<train_detail::MfuCheck> mfu_check;
-  const bool size_by_confidence = r.deadline_s && !r.gpus;
-  // The residuals were measured on the model's own (uncapped) predictions,
-  // so the confidence factor applies to those; the published best caps the
-  // result.
-  auto sizing_mfu = [&](double predicted) {
-    const train_detail::MfuCheck m = train_detail::check_mfu(predicted, gpu, r.precision);
-    return size_by_confidence ? train_detail::capped(m, m.raw / conf.sizing_factor) : m.used;
-  };
-  const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
-  // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
-  // times the FLOPs per token this report counts (so any FLOP convention agrees).
-  std::optional<PlanCandidate> layout;
-  bool mfu_predicted = false;
-  auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
-  if (!mfu && !(r.gpus && r.deadline_s) && can_plan) {
-    if (r.gpus) {
-      layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
-      if (!layout) {
-        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
-                                               "larger GPU, or give --mfu to skip the layout search.",
-                                               model.name, *r.gpus, gpu.id));
-      }
-      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-      mfu = mfu_check->used;
-      mfu_predicted = true;
-    } else if (r.deadline_s) {
-      // GPU count and MFU depend on each other: iterate from a typical 40%.
-      double guess = 0.4;
-      for (int i = 0; i < 5; ++i) {
-        RunInput probe;
-        probe.total_model_flop = total_model_flop;
-        probe.peak_flop_per_s = peak;
-        probe.deadline_s = r.deadline_s;
-        probe.mfu = guess;
-        probe.gpus_per_node = gpus_per_node;
-        probe.comm_margin = r.comm_margin;
-        probe.fault_budget = r.fault_budget.value_or(0.1);
-        const RunEstimate est = solve_run(probe);
-        auto c = best_layout(r, model, gpu, est.gpus, w);
-        if (!c) break;
-        layout = c;
-        const double next = sizing_mfu(predicted_mfu(*c));
-        if (std::fabs(next - guess) < 1e-3) break;
-        guess = next;
-      }
-      if (layout) {
-        mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-        mfu = sizing_mfu(mfu_check->raw);
-        mfu_predicted = true;
-      }
-    }
-  }
-  if (!mfu && !(r.gpus && r.deadline_s)) {
-    if (!r.gpus && !r.deadline_s) {
-      throw InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
-                                          : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
-                                            "(--mfu is predicted only for a model with an architecture).");
-    }
-    throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
-                                       : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
-                                         "(--mfu is predicted only for a model with an architecture).");
-  }
-  if (mfu && *mfu > 1) {
-    throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
-                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera));
-  }
-  RunInput ri;
-  ri.total_model_flop = total_model_flop;
-  ri.peak_flop_per_s = peak;
-  ri.gpus = r.gpus;
-  ri.deadline_s = r.deadline_s;
-  ri.mfu = mfu;
-  ri.gpus_per_node = gpus_per_node;
-  ri.comm_margin = r.comm_margin;
-  ri.fault_budget = r.fault_budget.value_or(0.2);
-  RunEstimate run = solve_run(ri);
-
-  // Failures, checkpoints and restarts. Their cost depends on the GPU count
-  // (the job's MTBF falls as 1/GPUs) and a solved GPU count depends on their
-  // cost, so iterate to the fixed point (it moves by a node or two at most).
-  Layout ckpt_layout;
-  ckpt_layout.precision = r.precision;
-  ckpt_layout.zero_stage = 1;
-  ckpt_layout.dp = static_cast<int>(std::min<int64_t>(run.gpus, 1 << 24));
-  auto operations = [&](const RunEstimate& est, double extra_per_hour) {
-    ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
-    return estimate_operations(have_model ? &model : nullptr, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s,
-                               r.ops, extra_per_hour);
-  };
-  auto computed_fault_budget = [&](const OperationsEstimate& ops) {
-    // fault time = useful·(1/ETTR − 1), as a fraction of pure compute.
-    return (1.0 + r.comm_margin) * (1.0 / ops.reliability.effective_time_ratio - 1.0);
-  };
-  OperationsEstimate ops = operations(run, 0);
-  if (!r.fault_budget) {
-    for (int i = 0; i < 8; ++i) {
-      const double f = computed_fault_budget(ops);
-      if (std::fabs(f - ri.fault_budget) < 1e-9) break;
-      ri.fault_budget = f;
-      run = solve_run(ri);
-      ops = operations(run, 0);
-    }
-  }
-  const double fault_budget = ri.fault_budget;
-  // Sized for the slow end at the asked confidence; the numbers shown are
-  // the model's point estimate (MFU capped where implausible) on that many
-  // GPUs, with its range beside them.
-  std::optional<int64_t> gpus_at_median, gpus_model_alone;
-  if (mfu_predicted && size_by_confidence && mfu_check) {
-    // The counts at the median and on the model alone come from the same
-    // prediction the sized count did, so --confidence 0.5 gives the median count.
-    const auto sizing_check = *mfu_check;
-    // The layout shown is the planner's best on the sized count: its MFU is the one stated.
-    if (auto c = best_layout(r, model, gpu, run.gpus, w)) {
-      layout = c;
-      mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
-    }
-    RunInput at = ri;
-    at.mfu = train_detail::capped(sizing_check, sizing_check.raw / conf.median_factor);
-    gpus_at_median = solve_run(at).gpus;
-    at.mfu = sizing_check.used;
-    gpus_model_alone = solve_run(at).gpus;
-    RunInput shown = ri;
-    shown.gpus = static_cast<double>(run.gpus);
-    shown.mfu = mfu_check->used;
-    RunEstimate point = solve_run(shown);
-    point.gpus_solved = true;
-    point.gpus_exact = run.gpus_exact;
-    run = point;
-    ops = operations(run, 0);
-  }
-  // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
-  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
-
-  PriceInput price_in = r.price;
-  std::optional<OperationsEstimate> spot_ops;
-  if (r.price.spot && !r.price.spot_overhead) {
-    // Spot: preemptions of any of the job's nodes add to the failures.
-    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
-    spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
-    price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
-    // At this many nodes preemptions would take more than ten times the
-    // run's GPU-hours: say so about --spot itself, not about a flag nobody gave.
-    if (!(*price_in.spot_overhead <= 10)) {
-      throw InputError("--spot", fmt::format("--spot: with {} nodes each preempted every {:g} hours on average, preemptions would add {:.0f}× the "
-                                             "run's GPU-hours; price on-demand or reserved capacity, or give --spot-mtbf-hours or --spot-overhead.",
-                                             run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead));
-    }
-  }
+  // The estimate under the names the rows below read.
+  const ModelSpec& model = e.model;
+  const bool have_model = e.have_model;
+  const GpuSpec& gpu = e.gpu;
+  const double peak = e.peak_flop_per_s;
+  const int gpus_per_node = e.gpus_per_node;
+  const Workload& w = e.workload;
+  const FlopsPerToken f = e.flops.value_or(FlopsPerToken{});
+  const double total_model_flop = e.total_model_flop;
+  const double total_six_n_flop = e.total_six_n_flop;
+  const std::optional<double>& mfu = e.mfu;
+  const train_detail::Confidence& conf = e.confidence;
+  const std::optional<MfuCheck>& mfu_check = e.mfu_check;
+  const bool can_plan = e.can_plan;
+  const bool mfu_predicted = e.mfu_predicted;
+  const std::optional<PlanCandidate>& layout = e.layout;
+  const RunEstimate& run = e.run;
+  const OperationsEstimate& ops = e.operations;
+  const std::optional<OperationsEstimate>& spot_ops = e.spot_operations;
+  const double fault_budget = e.fault_budget;
+  const std::optional<int64_t>& gpus_at_median = e.gpus_at_median;
+  const std::optional<int64_t>& gpus_model_alone = e.gpus_model_alone;
+  const bool price_known = e.price.has_value();
+  const Price price = e.price.value_or(Price{});
+  const RentOptions& rent = e.rent;
   // No price in the catalog and none given: the report still stands, its
   // cost does not, and that is said first.
-  const bool price_known = r.price.text || (r.price.market ? default_price(gpu.id, *r.price.market) : default_price(gpu.id)) != nullptr;
   if (!price_known) {
     rep.blocking.push_back({fmt::format("No rental price is known for {}: costs are not shown. Give --price (e.g. --price 2.5 or 15cny).", gpu.id),
                             fmt::format("没有 {} 的租用价格：不显示费用。请用 --price 给出单价（如 --price 2.5 或 15cny）。", gpu.id)});
   }
-  Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
-
-  // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
-  // Extra GPU-hours spot preemptions would add, relative to on-demand
-  // (--spot-overhead fixes it). When preemptions would stop the run from
-  // progressing, the estimate refuses; unasked-for, spot is then left out.
-  double spot_overhead_cmp = std::numeric_limits<double>::infinity();
-  if (r.price.spot_overhead) {
-    spot_overhead_cmp = *r.price.spot_overhead;
-  } else if (spot_ops) {
-    spot_overhead_cmp = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
-  } else {
-    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
-    try {
-      const OperationsEstimate s = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
-      spot_overhead_cmp = ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;
-    } catch (const InputError&) {
-      // spot_overhead_cmp stays infinite: spot left out below.
-    }
+  if (e.spot_left_out) {
+    rep.warnings.push_back({fmt::format("Spot is left out of the rental comparison: with a preemption every {} h per node, {} nodes would spend "
+                                        "more than 10× the GPU-hours on restarts.", format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes),
+                            fmt::format("租用对比未列竞价实例：每节点平均 {} 小时被回收一次，{} 个节点的重启开销将超过 10 倍卡时。",
+                                        format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes)});
   }
-  RentOptions rent;
-  rent.currency = price.currency;
-  if (price_known) {
-    PriceInput on = price_in;
-    on.spot = false;
-    PriceInput sp = price_in;
-    sp.spot = true;
-    sp.spot_overhead = spot_overhead_cmp;
-    // A typed price is on-demand unless --spot says it is the spot price; its
-    // spot counterpart takes the stated discount, else seed 004's "60% or more".
-    if (on.text && !sp.spot_discount) sp.spot_discount = 0.6;
-    if (!(r.price.text && r.price.spot)) {
-      const Price od = resolve_price(gpu.id, on);
-      rent.on_demand_per_gpu_hour = 0.5 * (od.low_per_gpu_hour + od.high_per_gpu_hour);
-      rent.on_demand_source = od.source;
-      const Market m = od.market.value_or(r.price.market.value_or(Market::kUs));
-      const ReservedDiscount& rd = reserved_discount(r.price.market.value_or(m));
-      if (rd.fraction > 0) {
-        rent.reserved_per_gpu_hour = *rent.on_demand_per_gpu_hour * (1 - rd.fraction);
-        rent.reserved_source = fmt::format("{:.0f}% off, {} ({})", rd.fraction * 100, rd.source, rd.date);
-      }
-    }
-    // Spot is shown unless preemptions would more than multiply the run by 11
-    // (then the run barely progresses; --spot itself refuses that overhead).
-    if (r.price.spot || (std::isfinite(spot_overhead_cmp) && spot_overhead_cmp >= 0 && spot_overhead_cmp <= 10)) {
-      const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
-      rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
-      rent.spot_overhead = r.price.spot ? price.spot_overhead : spot_overhead_cmp;
-      rent.spot_source = spp.source;
-    } else {
-      rep.warnings.push_back({fmt::format("Spot is left out of the rental comparison: with a preemption every {} h per node, {} nodes would spend "
-                                          "more than 10× the GPU-hours on restarts.", format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes),
-                              fmt::format("租用对比未列竞价实例：每节点平均 {} 小时被回收一次，{} 个节点的重启开销将超过 10 倍卡时。",
-                                          format_sig(r.ops.spot_node_mtbf_hours, 3), run.nodes)});
-    }
-  }
-
   rep.inputs = {{"model", have_model ? model.name : std::string("(FLOPs per sample)")},
                 {"gpu", gpu.id},
                 {"precision", precision_name(r.precision)},
@@ -436,7 +176,7 @@ Report train_report(const TrainRequest& r) {
     for (Row& d : layout_rows(l)) ls.rows.push_back(std::move(d));
     ls.rows.push_back(num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds));
     ls.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount));
-    ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", predicted_mfu(*layout), Unit::kFraction));
+    ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", *e.layout_mfu, Unit::kFraction));
     ls.rows.push_back(num("comm_share", "Exposed communication share", "暴露通信占比", t.comm_share, Unit::kFraction));
     ls.rows.push_back(num("bubble_share", "Pipeline bubble share", "流水线气泡占比", t.step_s > 0 ? t.bubble_s / t.step_s : 0, Unit::kFraction));
     rep.sections.push_back(ls);
@@ -499,84 +239,83 @@ Report train_report(const TrainRequest& r) {
   gh.rows.push_back(num("compute_gpu_hours", "Compute", "纯计算", run.gpu_hours_compute, Unit::kGpuHours));
   gh.rows.push_back(num("comm_margin_gpu_hours", "Communication margin", "通信冗余", run.gpu_hours_comm_margin, Unit::kGpuHours));
   gh.rows.push_back(num("fault_budget_gpu_hours", "Fault budget", "容错预算", run.gpu_hours_fault_budget, Unit::kGpuHours));
-  double run_gpu_hours = run.gpu_hours_total;
   if (price.spot) {
-    const double extra = run.gpu_hours_total * price.spot_overhead;
     gh.rows.push_back(num("spot_overhead_gpu_hours", fmt::format("Spot preemption overhead ({:.0f}%)", price.spot_overhead * 100).c_str(),
-                          fmt::format("竞价实例中断开销（{:.0f}%）", price.spot_overhead * 100).c_str(), extra, Unit::kGpuHours));
-    run_gpu_hours += extra;
+                          fmt::format("竞价实例中断开销（{:.0f}%）", price.spot_overhead * 100).c_str(), e.spot_overhead_gpu_hours, Unit::kGpuHours));
   }
-  gh.rows.push_back(num("total_gpu_hours", "Total", "合计", run_gpu_hours, Unit::kGpuHours));
-  gh.rows.push_back(num("total_gpu_days", "Total in card-days", "合计（卡天）", run_gpu_hours / 24, Unit::kGpuDays));
+  gh.rows.push_back(num("total_gpu_hours", "Total", "合计", e.run_gpu_hours, Unit::kGpuHours));
+  gh.rows.push_back(num("total_gpu_days", "Total in card-days", "合计（卡天）", e.run_gpu_hours / 24, Unit::kGpuDays));
   rep.sections.push_back(gh);
 
   rep.sections.push_back(operations_section(ops, spot_ops));
 
-  // Cost: each GPU-hour line times the price, in the price's currency and the other.
-  if (price_known) {  // (not re-indented, to keep the cost code's history readable)
-  const Currency cur = price.currency;
+  // The cost object (issue 17): its "currency" names the currency of every
+  // amount in it; a price range adds the high end, a prediction its range
+  // (total_low / total_high); the total converted to the other currency beside it.
+  if (e.cost) {  // (not re-indented, to keep the cost code's history readable)
+  const TrainCost& c = *e.cost;
+  const Currency cur = c.currency;
   const Currency other = cur == Currency::kUsd ? Currency::kCny : Currency::kUsd;
-  const Unit cur_unit = cur == Currency::kUsd ? Unit::kUsd : Unit::kCny;
-  const Unit other_unit = cur == Currency::kUsd ? Unit::kCny : Unit::kUsd;
-  const char* cur_key = cur == Currency::kUsd ? "usd" : "cny";
-  const char* other_key = cur == Currency::kUsd ? "cny" : "usd";
-  const bool range = price.high_per_gpu_hour > price.low_per_gpu_hour;
+  const bool range = c.per_gpu_hour_high.has_value();
+  const double high_ratio = range ? *c.per_gpu_hour_high / c.per_gpu_hour : 1.0;
   Section cost{"cost", price.spot ? "Cost (spot)" : "Cost (on-demand)", price.spot ? "费用（竞价实例）" : "费用（按需）", {}, {}, {}};
-  cost.rows.push_back(num(fmt::format("price_per_gpu_hour_{}", cur_key).c_str(), "Price per GPU-hour", "每卡时单价",
-                          price.low_per_gpu_hour, cur_unit, range ? fmt::format("to {}", format_thousands(price.high_per_gpu_hour, 2)) : ""));
-  if (range) cost.rows.back().key = fmt::format("price_per_gpu_hour_low_{}", cur_key);
-  if (range) cost.rows.push_back(num(fmt::format("price_per_gpu_hour_high_{}", cur_key).c_str(), "Price per GPU-hour (high)", "每卡时单价（高）", price.high_per_gpu_hour, cur_unit));
-  // The currency every amount below is in (its keys name it too; "converted" ones are in the other).
-  cost.rows.push_back(Row{"currency", "Currency", "币种", 0, Unit::kText, cur == Currency::kUsd ? "USD" : "CNY", {}, Audience::kPrograms});
-  cost.rows.push_back(txt("price_source", "Price source", "价格来源", price.source));
+  cost.rows.push_back(currency_row(cur));
+  cost.rows.push_back(money_row("per_gpu_hour", "Price per GPU-hour", "每卡时单价", c.per_gpu_hour, cur,
+                                range ? fmt::format("to {}", format_thousands(*c.per_gpu_hour_high, 2)) : ""));
+  cost.rows.push_back(range ? Row{"per_gpu_hour_high", "Price per GPU-hour (high)", "每卡时单价（高）", *c.per_gpu_hour_high, money_unit(cur), "",
+                                  {}, Audience::kPrograms}
+                            : null_row("per_gpu_hour_high", money_unit(cur)));
+  cost.rows.push_back(txt("source", "Price source", "价格来源", price.source));
+  if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);
     cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
   }
-  auto add_cost = [&](const std::string& key, const char* en, const char* zh, double hours) {
-    if (range) {
-      cost.rows.push_back(num(fmt::format("{}_low_{}", key, cur_key).c_str(), fmt::format("{} (low)", en).c_str(), fmt::format("{}（低）", zh).c_str(),
-                              hours * price.low_per_gpu_hour, cur_unit));
-      cost.rows.push_back(num(fmt::format("{}_high_{}", key, cur_key).c_str(), fmt::format("{} (high)", en).c_str(), fmt::format("{}（高）", zh).c_str(),
-                              hours * price.high_per_gpu_hour, cur_unit));
-    } else {
-      cost.rows.push_back(num(fmt::format("{}_{}", key, cur_key).c_str(), en, zh, hours * price.low_per_gpu_hour, cur_unit));
-    }
+  cost.rows.push_back(Row{"spot", "Spot", "竞价实例", price.spot ? 1.0 : 0.0, Unit::kFlag, "", {}, Audience::kPrograms});
+  // Each amount at the (low end of the) price; a range's high end is the same GPU-hours at per_gpu_hour_high.
+  auto add_cost = [&](const char* key, const char* en, const char* zh, double amount) {
+    cost.rows.push_back(money_row(key, range ? fmt::format("{} (low)", en) : en, range ? fmt::format("{}（低）", zh) : zh, amount, cur,
+                                  range ? fmt::format("to {}", format_thousands(amount * high_ratio)) : ""));
   };
-  add_cost("compute_cost", "Compute", "纯计算费用", run.gpu_hours_compute);
-  add_cost("comm_margin_cost", "Communication margin", "通信冗余费用", run.gpu_hours_comm_margin);
-  add_cost("fault_budget_cost", "Fault budget", "容错预算费用", run.gpu_hours_fault_budget);
-  if (price.spot) add_cost("spot_overhead_cost", "Spot preemption overhead", "竞价中断费用", run.gpu_hours_total * price.spot_overhead);
-  add_cost("run_cost", "Main run", "主训练费用", run_gpu_hours);
-
-  double phases_low = 0, phases_high = 0;
-  for (const auto& text : r.phases) {
-    const Phase ph = parse_phase(text);
-    const double low = convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, cur);
-    const double high = convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, cur);
-    phases_low += low;
-    phases_high += high;
-    Row row = num(fmt::format("phase_{}_cost_{}", ph.name, cur_key).c_str(), fmt::format("Phase '{}'", ph.name).c_str(),
-                  fmt::format("阶段「{}」", ph.name).c_str(), low, cur_unit,
-                  fmt::format("({} × {} for {}, {})", format_thousands(ph.gpus), ph.gpu_id, format_duration(ph.hours * kSecondsPerHour),
-                              format_thousands(ph.gpu_hours()) + " GPU-hours"));
-    cost.rows.push_back(row);
-  }
-  const double total_low = run_gpu_hours * price.low_per_gpu_hour + phases_low;
-  const double total_high = run_gpu_hours * price.high_per_gpu_hour + phases_high;
-  if (range) {
-    cost.rows.push_back(num(fmt::format("total_cost_low_{}", cur_key).c_str(), "Total (low)", "总费用（低）", total_low, cur_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_high_{}", cur_key).c_str(), "Total (high)", "总费用（高）", total_high, cur_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_low_{}", other_key).c_str(), "Total (low), converted", "总费用（低，换算）", convert(total_low, cur, other), other_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_high_{}", other_key).c_str(), "Total (high), converted", "总费用（高，换算）", convert(total_high, cur, other), other_unit));
+  add_cost("compute", "Compute", "纯计算费用", c.compute);
+  add_cost("comm_margin", "Communication margin", "通信冗余费用", c.comm_margin);
+  add_cost("fault_budget", "Fault budget", "容错预算费用", c.fault_budget);
+  if (c.spot_overhead) {
+    add_cost("spot_overhead", "Spot preemption overhead", "竞价中断费用", *c.spot_overhead);
   } else {
-    cost.rows.push_back(num(fmt::format("total_cost_{}", cur_key).c_str(), "Total", "总费用", total_low, cur_unit));
-    cost.rows.push_back(num(fmt::format("total_cost_{}", other_key).c_str(), "Total, converted", "总费用（换算）", convert(total_low, cur, other), other_unit));
+    cost.rows.push_back(null_row("spot_overhead", money_unit(cur)));
+  }
+  add_cost("run", "Main run", "主训练费用", c.run);
+
+  Section phases{"cost.phases", "Other phases (priced, not solved)", "其他阶段（只计价，不求解）", {},
+                 {"phase", "gpu", "gpus", "hours", "GPU-hours", "cost"}, {}};
+  for (const PhaseCost& ph : c.phases) {
+    phases.records.push_back({txt("name", "phase", "阶段", ph.name), txt("gpu", "gpu", "GPU", ph.gpu_id), num("gpus", "gpus", "卡数", ph.gpus, Unit::kGpus),
+                              num("hours", "hours", "小时", ph.hours, Unit::kCount), num("gpu_hours", "GPU-hours", "卡时", ph.gpu_hours, Unit::kGpuHours),
+                              money_row("total", "cost", "费用", ph.total, cur, ph.total_high > ph.total ? fmt::format("to {}", format_thousands(ph.total_high)) : "")});
+  }
+  cost.rows.push_back(money_row("total", range ? "Total (low)" : "Total", range ? "总费用（低）" : "总费用", c.total, cur));
+  if (c.total_at_price_high) {
+    cost.rows.push_back(money_row("total_at_price_high", "Total (high)", "总费用（高）", *c.total_at_price_high, cur));
+  } else {
+    cost.rows.push_back(null_row("total_at_price_high", money_unit(cur)));
   }
   const ExchangeRate& fx = exchange_rate();
   cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
                           fmt::format("({}, {})", fx.date, fx.source)));
   rep.sections.push_back(cost);
+  if (!phases.records.empty()) rep.sections.push_back(phases);
+  // The total in the other currency, at the exchange rate above.
+  Section converted{"cost.converted", fmt::format("Total in {}", currency_code(other)), fmt::format("总费用（换算为{}）", other == Currency::kCny ? "人民币" : "美元"),
+                    {}, {}, {}};
+  converted.rows.push_back(currency_row(other));
+  converted.rows.push_back(money_row("total", range ? "Total (low)" : "Total", range ? "总费用（低）" : "总费用", convert(c.total, cur, other), other));
+  if (c.total_at_price_high) {
+    converted.rows.push_back(money_row("total_at_price_high", "Total (high)", "总费用（高）", convert(*c.total_at_price_high, cur, other), other));
+  } else {
+    converted.rows.push_back(null_row("total_at_price_high", money_unit(other)));
+  }
+  rep.sections.push_back(converted);
   rep.sections.push_back(rent_options_section(rent, run.gpu_hours_total, run.wall_s));
   if (r.own) {
     const Market own_market = r.price.market.value_or(price.market.value_or(Market::kUs));

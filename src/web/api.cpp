@@ -30,6 +30,7 @@
 #include "gpuplan/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
+#include "gpuplan/plan_report.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/text_match.hpp"
 #include "gpuplan/train_report.hpp"
@@ -242,62 +243,12 @@ void read_degrees(Body& b, Inputs& in) {
   b.read("micro_batch", in.micro_batch);
 }
 
-// Mirrors src/cli/cmd_train.cpp: the same TrainInputs, keys named as its flags.
+// The same TrainInputs as src/cli/cmd_train.cpp, from the same declaration: keys named as its flags.
 Report train(Body& b) {
   TrainInputs in;
   read_model(b, in.model_spec, &in.params);
-  b.read("tokens", in.tokens);
-  b.read("samples", in.samples);
-  b.read("tokens_per_sample", in.tokens_per_sample);
-  b.read("dataset_bytes", in.dataset_bytes);
-  b.read("bytes_per_token", in.bytes_per_token);
-  b.read("flops_per_sample", in.flops_per_sample);
-  b.read("epochs", in.epochs);
-  b.read("seq_len", in.seq_len);
-  b.read("force", in.force);
-  b.read("global_batch", in.global_batch);
-  b.read("batch_tokens", in.batch_tokens);
-  b.read("gpu", in.gpu);
-  b.read("gpus", in.gpus);
-  b.read("deadline", in.deadline);
-  b.read("mfu", in.mfu);
-  b.read("tflops_per_gpu", in.tflops_per_gpu);
-  b.read("precision", in.precision);
-  b.read("recompute", in.recompute);
-  b.read("causal", in.causal);
-  b.read("six_n", in.six_n);
-  b.read("fault_budget", in.fault_budget);
-  b.read("gpu_mtbf_hours", in.gpu_mtbf_hours);
-  b.read("restart_minutes", in.restart_minutes);
-  b.read("storage_gbytes_per_s", in.storage_gbytes_per_s);
-  b.read("checkpoint_interval", in.checkpoint_interval);
-  b.read("spot_mtbf_hours", in.spot_mtbf_hours);
-  b.read("comm_margin", in.comm_margin);
-  b.read("gpus_per_node", in.gpus_per_node);
-  b.read("price", in.price);
-  b.read("currency", in.currency);
-  b.read("market", in.market);
-  b.read("provider", in.provider);
-  b.read("spot", in.spot);
-  b.read("spot_discount", in.spot_discount);
-  b.read("spot_overhead", in.spot_overhead);
-  b.read("phase", in.phase);
-  // Rent or own (the CLI's --compare-own and its overrides, keys named after the flags).
-  b.read("compare_own", in.compare_own);
-  b.read("fleet_utilisation", in.own.fleet_utilisation);
-  b.read("own_server_price", in.own.server_price_per_node);
-  b.read("own_network_per_node", in.own.network_per_node);
-  b.read("own_life_years", in.own.life_years);
-  b.read("own_resale", in.own.resale_fraction);
-  b.read("own_node_kw", in.own.node_power_kw);
-  b.read("pue", in.own.pue);
-  b.read("electricity_price", in.own.electricity_per_kwh);
-  b.read("colocation_price", in.own.colocation_per_kw_month);
-  b.read("staff_cost", in.own.staff_cost_per_engineer_year);
-  b.read("nodes_per_engineer", in.own.nodes_per_engineer);
-  b.read("financing_rate", in.own.financing_rate);
-  b.read("interval", in.interval);
-  b.read("confidence", in.confidence);
+  // Every other input from its one declaration (command_inputs.hpp), under its flag's key.
+  visit_train_inputs(in, [&b](const InputInfo& input, auto& field) { b.read(input_key(input), field); });
   read_software(b, in.software);
   // The CLI's --calibration names a file; here it is that file's object.
   if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {

@@ -127,11 +127,11 @@ try {
   assert.equal(await page.evaluate(() => localStorage.getItem('gpuplan.lang')), 'zh');
   step('Chinese labels shown');
   // Unless a market is chosen, Chinese means the China market: CNY listings, the cost chart in CNY.
-  await page.waitForFunction(() => !document.body.classList.contains('busy') && (document.querySelector('#out-cost').dataset.key || '').endsWith('_cny') &&
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-cost').dataset.currency === 'cny' &&
     document.querySelector('#chart-cost').dataset.currency === 'cny' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
   assert.match(await page.textContent('#chart-cost figcaption'), /百万元/);
   const cnJson = JSON.parse(cli('json', ['--market', 'cn']));
-  assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), cnJson.cost.total_cost_cny, 'China-market cost differs from the CLI');
+  assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), cnJson.cost.total, 'China-market cost differs from the CLI');
   step(`zh follows the China market: cost ${await page.textContent('#out-cost')} equals train --market cn`);
   await page.screenshot({ path: join(shots, 'train-zh.png'), fullPage: true });
 
@@ -171,14 +171,14 @@ try {
 
   // 4c. Market and currency chosen by hand; the cost chart follows the currency.
   await page.selectOption('#market', 'us');
-  await page.waitForFunction(() => !document.body.classList.contains('busy') && (document.querySelector('#out-cost').dataset.key || '').endsWith('_usd') &&
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-cost').dataset.currency === 'usd' &&
     document.querySelector('#chart-cost').dataset.currency === 'usd' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
   assert.match(await page.textContent('#chart-cost figcaption'), /百万美元/);
   await page.selectOption('#currency', 'cny');
-  await page.waitForFunction(() => !document.body.classList.contains('busy') && (document.querySelector('#out-cost').dataset.key || '').endsWith('_cny') &&
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-cost').dataset.currency === 'cny' &&
     document.querySelector('#chart-cost').dataset.currency === 'cny' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
   const usInCny = JSON.parse(cli('json', ['--market', 'us', '--currency', 'cny']));
-  assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), usInCny.cost.total_cost_cny, 'US market in CNY differs from the CLI');
+  assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), usInCny.cost.total, 'US market in CNY differs from the CLI');
   step('market us / currency cny chosen: the KPI and the cost chart follow (equal to train --market us --currency cny)');
   await page.selectOption('#market', '');
   await page.selectOption('#currency', '');
@@ -191,7 +191,7 @@ try {
   await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#chart-own polyline[data-series="owned"]') &&
     document.querySelector('#chart-own polyline[data-series="on_demand"]'), null, { timeout: 60000 });
   const ownCli = JSON.parse(cli('json', ['--market', 'cn', '--compare-own', '--fleet-utilisation', '0.6']));
-  assert.equal(ownReport.rent_vs_own.own_run_cost_cny, ownCli.rent_vs_own.own_run_cost_cny, 'owned cost differs from the CLI');
+  assert.equal(ownReport.rent_vs_own.own_run_cost, ownCli.rent_vs_own.own_run_cost, 'owned cost differs from the CLI');
   assert.equal(ownReport.own_vs_utilisation.length, ownCli.own_vs_utilisation.length);
   assert.equal(await page.getAttribute('#chart-own', 'data-currency'), 'cny');
   assert.match(await page.textContent('#chart-own figcaption'), /租用还是自建/);
@@ -203,7 +203,7 @@ try {
     /Rent or own/.test(document.querySelector('#chart-own figcaption').textContent) && document.querySelector('#chart-own').dataset.currency === 'usd' &&
     document.querySelector('#chart-cost').dataset.currency === 'usd' && document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
   await page.screenshot({ path: join(shots, 'rent-or-own-en.png'), fullPage: true });
-  step(`rent-or-own chart drawn (owned ${ownCli.rent_vs_own.own_run_cost_cny.toFixed(0)} CNY at 60%, as the CLI), screenshots rent-or-own-{zh,en}.png`);
+  step(`rent-or-own chart drawn (owned ${ownCli.rent_vs_own.own_run_cost.toFixed(0)} CNY at 60%, as the CLI), screenshots rent-or-own-{zh,en}.png`);
   await page.click('#lang-toggle');
   await page.fill('#fleet', '');
   await page.uncheck('#own');
@@ -248,13 +248,13 @@ try {
   assert.equal(Number(await page.getAttribute('#out-time', 'data-value')), moreCli.time.wall_clock_s);
   const rent = await page.$$eval('#rent-table tbody tr', (trs) => trs.map((tr) => ({
     way: tr.dataset.way, label: tr.cells[0].textContent,
-    days: Number(tr.querySelector('[data-key="days"]').dataset.value), cost: Number(tr.querySelector('[data-key="cost_cny"]').dataset.value) })));
+    days: Number(tr.querySelector('[data-key="days"]').dataset.value), cost: Number(tr.querySelector('[data-key="cost"]').dataset.value) })));
   const cliRent = Object.fromEntries(moreCli.rent_options.map((r) => [r.way, r]));
   for (const w of ['on_demand', 'spot']) {
     const row = rent.find((r) => r.way === w);
     assert.ok(row, `no ${w} row in the rental table`);
     assert.equal(row.days, cliRent[w].days, `${w} days differ from the CLI`);
-    assert.equal(row.cost, cliRent[w].cost_cny, `${w} cost differs from the CLI`);
+    assert.equal(row.cost, cliRent[w].cost, `${w} cost differs from the CLI`);
   }
   assert.equal(rent.find((r) => r.way === 'spot').label, '竞价');
   assert.match(await page.textContent('#rent-box h2'), /按需、预留、竞价/);
@@ -285,11 +285,11 @@ try {
   await ftReady();
   const ftCn = ftCli(['--market', 'cn']);
   assert.deepEqual(ftReport, ftCn, 'the fine-tuning report differs from gpuplan finetune --market cn');
-  const ftCostKey = Object.keys(ftCn.time).find((k) => /^cost(_[a-z]{3})?$/.test(k));
+  assert.equal(ftCn.cost.currency, 'CNY');
   assert.equal(Number(await page.getAttribute('#out-ft-memory', 'data-value')), ftCn.memory.peak_bytes);
   assert.equal(Number(await page.getAttribute('#out-ft-gpus', 'data-value')), ftCn.inputs.gpus);
   assert.equal(Number(await page.getAttribute('#out-ft-time', 'data-value')), ftCn.time.wall_clock_s);
-  assert.equal(Number(await page.getAttribute('#out-ft-cost', 'data-value')), ftCn.time[ftCostKey]);
+  assert.equal(Number(await page.getAttribute('#out-ft-cost', 'data-value')), ftCn.cost.total);
   assert.match(await page.textContent('#out-ft-cost'), /¥/);
   assert.equal(await page.getAttribute('#out-ft-fits', 'data-fits'), 'true');
   assert.equal(await page.textContent('[data-i18n="tab_finetune"]'), '微调');
@@ -331,7 +331,7 @@ try {
   await ftReady();
   assert.deepEqual(ftUs, ftCli(['--market', 'us']), 'the US-market fine-tuning report differs from the CLI');
   await page.waitForFunction((v) => document.querySelector('#out-ft-cost').dataset.value === String(v) && /\$/.test(document.querySelector('#out-ft-cost').textContent),
-    ftUs.time[Object.keys(ftUs.time).find((k) => /^cost(_[a-z]{3})?$/.test(k))]);
+    ftUs.cost.total);
   assert.equal(await page.textContent('[data-i18n="tab_finetune"]'), 'Fine-tuning');
   await page.screenshot({ path: join(shots, 'finetune-en.png'), fullPage: true });
   step(`English: the US market, cost ${await page.textContent('#out-ft-cost')} as finetune --market us; screenshot finetune-en.png`);

@@ -1,0 +1,369 @@
+// estimate_train (train_estimate.hpp): validates a training request and runs the
+// estimators on it; train_report renders the result.
+#include "gpuplan/train_estimate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "gpuplan/checkpoint.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/inference.hpp"  // require_supported_context
+#include "gpuplan/size_limits.hpp"
+#include "gpuplan/units.hpp"
+#include "train_confidence.hpp"
+
+namespace gpuplan {
+namespace {
+
+void validate(const TrainRequest& r) {
+  if (r.gpus) require_range(*r.gpus, 1, static_cast<double>(kMaxGpus), "--gpus", "a whole number of GPUs from 1 to 10,000,000");
+  if (r.gpus && std::floor(*r.gpus) != *r.gpus) {
+    throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus));
+  }
+  if (r.mfu) require_range(*r.mfu, 1e-4, 1, "--mfu", "a fraction greater than 0 and at most 1 (e.g. 0.4)");
+  if (r.tflops_per_gpu) require_range(*r.tflops_per_gpu, 1e-3, 1e6, "--tflops-per-gpu", "a positive achieved TFLOP/s per GPU");
+  if (r.mfu && r.tflops_per_gpu) {
+    throw InputError("--mfu", "--mfu and --tflops-per-gpu both set the utilisation; give only one of them.");
+  }
+  if (r.deadline_s) require_range(*r.deadline_s, 1, 1e11, "--deadline", "a positive duration up to about 3,000 years");
+  if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
+  require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
+  require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
+  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000");
+  if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18");
+  if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18");
+  if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
+  if (r.flop_per_sample) require_range(*r.flop_per_sample, 1, 1e30, "--flops-per-sample", "a positive FLOP count");
+  if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024");
+}
+
+// The planner's fastest layout that fits on `gpus` GPUs, or nothing.
+std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
+                                         const Workload& w) {
+  PlanRequest pr;
+  pr.model = model;
+  pr.gpus = {gpu};
+  pr.gpu_counts = {gpus};
+  pr.seq_len = w.seq_len;
+  if (w.batch_tokens > 0) pr.global_batch = static_cast<int64_t>(std::llround(w.batch_tokens / static_cast<double>(w.seq_len)));
+  pr.precision = r.precision;
+  pr.framework = r.framework;
+  pr.settings = r.settings;
+  pr.top_k = 1;
+  if (r.pin_recompute) pr.recompute = r.layout_recompute_pin;
+  if (r.calibration) apply_calibration(*r.calibration, &pr.step_options, &pr.memory_options);
+  const PlanResult res = plan(pr);
+  if (res.groups.empty() || res.groups.front().top.empty()) return std::nullopt;
+  return res.groups.front().top.front();
+}
+
+}  // namespace
+
+TrainEstimate estimate_train(const TrainRequest& r) {
+  validate(r);
+  // A model, unless the workload gives its FLOPs per sample.
+  ModelSpec model;
+  const bool have_model = !r.model.empty() || r.params || r.model_spec;
+  if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
+  if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
+
+  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).") : r.gpu);
+  const double peak = gpu.peak(r.precision);
+  const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
+
+  const Workload w = make_workload(r.workload);
+
+  // FLOPs.
+  double flop_per_token_used = 0;
+  double total_model_flop = 0;
+  double total_six_n_flop = 0;
+  FlopsPerToken f;
+  if (r.flop_per_sample) {
+    if (!r.workload.samples) throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).");
+    total_model_flop = *r.flop_per_sample * *r.workload.samples * w.epochs;
+  } else {
+    FlopOptions fo;
+    fo.seq_len = w.seq_len;
+    fo.causal_half = r.causal_half;
+    fo.recompute = r.recompute;
+    f = flops_per_token(model, fo);
+    flop_per_token_used = (r.six_n || !f.exact) ? f.six_n_flop : f.model_flop;
+    total_model_flop = flop_per_token_used * w.total_tokens;
+    total_six_n_flop = f.six_n_flop * w.total_tokens;
+  }
+
+  std::optional<double> mfu = r.mfu;
+  if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
+  // Issue 15: a predicted MFU is held to the best published for the GPU
+  // class, and a deadline run is sized for the slow end of gpuplan's own
+  // errors on published runs at the asked confidence.
+  const train_detail::Confidence conf = train_detail::train_confidence(r, gpu);
+  std::optional<train_detail::MfuCheck> mfu_check;
+  const bool size_by_confidence = r.deadline_s && !r.gpus;
+  // The residuals were measured on the model's own (uncapped) predictions,
+  // so the confidence factor applies to those; the published best caps the
+  // result.
+  auto sizing_mfu = [&](double predicted) {
+    const train_detail::MfuCheck m = train_detail::check_mfu(predicted, gpu, r.precision);
+    return size_by_confidence ? train_detail::capped(m, m.raw / conf.sizing_factor) : m.used;
+  };
+  const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
+  // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
+  // times the FLOPs per token this report counts (so any FLOP convention agrees).
+  std::optional<PlanCandidate> layout;
+  bool mfu_predicted = false;
+  auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
+  if (!mfu && !(r.gpus && r.deadline_s) && can_plan) {
+    if (r.gpus) {
+      layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
+      if (!layout) {
+        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
+                                               "larger GPU, or give --mfu to skip the layout search.",
+                                               model.name, *r.gpus, gpu.id));
+      }
+      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+      mfu = mfu_check->used;
+      mfu_predicted = true;
+    } else if (r.deadline_s) {
+      // GPU count and MFU depend on each other: iterate from a typical 40%.
+      double guess = 0.4;
+      for (int i = 0; i < 5; ++i) {
+        RunInput probe;
+        probe.total_model_flop = total_model_flop;
+        probe.peak_flop_per_s = peak;
+        probe.deadline_s = r.deadline_s;
+        probe.mfu = guess;
+        probe.gpus_per_node = gpus_per_node;
+        probe.comm_margin = r.comm_margin;
+        probe.fault_budget = r.fault_budget.value_or(0.1);
+        const RunEstimate est = solve_run(probe);
+        auto c = best_layout(r, model, gpu, est.gpus, w);
+        if (!c) break;
+        layout = c;
+        const double next = sizing_mfu(predicted_mfu(*c));
+        if (std::fabs(next - guess) < 1e-3) break;
+        guess = next;
+      }
+      if (layout) {
+        mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+        mfu = sizing_mfu(mfu_check->raw);
+        mfu_predicted = true;
+      }
+    }
+  }
+  if (!mfu && !(r.gpus && r.deadline_s)) {
+    if (!r.gpus && !r.deadline_s) {
+      throw InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
+                                          : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                            "(--mfu is predicted only for a model with an architecture).");
+    }
+    throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
+                                       : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                         "(--mfu is predicted only for a model with an architecture).");
+  }
+  if (mfu && *mfu > 1) {
+    throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
+                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera));
+  }
+  RunInput ri;
+  ri.total_model_flop = total_model_flop;
+  ri.peak_flop_per_s = peak;
+  ri.gpus = r.gpus;
+  ri.deadline_s = r.deadline_s;
+  ri.mfu = mfu;
+  ri.gpus_per_node = gpus_per_node;
+  ri.comm_margin = r.comm_margin;
+  ri.fault_budget = r.fault_budget.value_or(0.2);
+  RunEstimate run = solve_run(ri);
+
+  // Failures, checkpoints and restarts. Their cost depends on the GPU count
+  // (the job's MTBF falls as 1/GPUs) and a solved GPU count depends on their
+  // cost, so iterate to the fixed point (it moves by a node or two at most).
+  Layout ckpt_layout;
+  ckpt_layout.precision = r.precision;
+  ckpt_layout.zero_stage = 1;
+  ckpt_layout.dp = static_cast<int>(std::min<int64_t>(run.gpus, 1 << 24));
+  auto operations = [&](const RunEstimate& est, double extra_per_hour) {
+    ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
+    return estimate_operations(have_model ? &model : nullptr, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s,
+                               r.ops, extra_per_hour);
+  };
+  auto computed_fault_budget = [&](const OperationsEstimate& ops) {
+    // fault time = useful·(1/ETTR − 1), as a fraction of pure compute.
+    return (1.0 + r.comm_margin) * (1.0 / ops.reliability.effective_time_ratio - 1.0);
+  };
+  OperationsEstimate ops = operations(run, 0);
+  if (!r.fault_budget) {
+    for (int i = 0; i < 8; ++i) {
+      const double f = computed_fault_budget(ops);
+      if (std::fabs(f - ri.fault_budget) < 1e-9) break;
+      ri.fault_budget = f;
+      run = solve_run(ri);
+      ops = operations(run, 0);
+    }
+  }
+  const double fault_budget = ri.fault_budget;
+  // Sized for the slow end at the asked confidence; the numbers shown are
+  // the model's point estimate (MFU capped where implausible) on that many
+  // GPUs, with its range beside them.
+  std::optional<int64_t> gpus_at_median, gpus_model_alone;
+  if (mfu_predicted && size_by_confidence && mfu_check) {
+    // The counts at the median and on the model alone come from the same
+    // prediction the sized count did, so --confidence 0.5 gives the median count.
+    const auto sizing_check = *mfu_check;
+    // The layout shown is the planner's best on the sized count: its MFU is the one stated.
+    if (auto c = best_layout(r, model, gpu, run.gpus, w)) {
+      layout = c;
+      mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
+    }
+    RunInput at = ri;
+    at.mfu = train_detail::capped(sizing_check, sizing_check.raw / conf.median_factor);
+    gpus_at_median = solve_run(at).gpus;
+    at.mfu = sizing_check.used;
+    gpus_model_alone = solve_run(at).gpus;
+    RunInput shown = ri;
+    shown.gpus = static_cast<double>(run.gpus);
+    shown.mfu = mfu_check->used;
+    RunEstimate point = solve_run(shown);
+    point.gpus_solved = true;
+    point.gpus_exact = run.gpus_exact;
+    run = point;
+    ops = operations(run, 0);
+  }
+  // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
+  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
+
+  PriceInput price_in = r.price;
+  std::optional<OperationsEstimate> spot_ops;
+  if (r.price.spot && !r.price.spot_overhead) {
+    // Spot: preemptions of any of the job's nodes add to the failures.
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+    price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+    // At this many nodes preemptions would take more than ten times the
+    // run's GPU-hours: say so about --spot itself, not about a flag nobody gave.
+    if (!(*price_in.spot_overhead <= 10)) {
+      throw InputError("--spot", fmt::format("--spot: with {} nodes each preempted every {:g} hours on average, preemptions would add {:.0f}× the "
+                                             "run's GPU-hours; price on-demand or reserved capacity, or give --spot-mtbf-hours or --spot-overhead.",
+                                             run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead));
+    }
+  }
+  // No price in the catalog and none given: the report still stands, its
+  // cost does not, and that is said first.
+  const bool price_known = r.price.text || (r.price.market ? default_price(gpu.id, *r.price.market) : default_price(gpu.id)) != nullptr;
+  Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
+
+  // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
+  // Extra GPU-hours spot preemptions would add, relative to on-demand
+  // (--spot-overhead fixes it). When preemptions would stop the run from
+  // progressing, the estimate refuses; unasked-for, spot is then left out.
+  double spot_overhead_cmp = std::numeric_limits<double>::infinity();
+  if (r.price.spot_overhead) {
+    spot_overhead_cmp = *r.price.spot_overhead;
+  } else if (spot_ops) {
+    spot_overhead_cmp = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+  } else {
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    try {
+      const OperationsEstimate s = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+      spot_overhead_cmp = ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;
+    } catch (const InputError&) {
+      // spot_overhead_cmp stays infinite: spot left out below.
+    }
+  }
+  RentOptions rent;
+  bool spot_left_out = false;
+  rent.currency = price.currency;
+  if (price_known) {
+    PriceInput on = price_in;
+    on.spot = false;
+    PriceInput sp = price_in;
+    sp.spot = true;
+    sp.spot_overhead = spot_overhead_cmp;
+    // A typed price is on-demand unless --spot says it is the spot price; its
+    // spot counterpart takes the stated discount, else seed 004's "60% or more".
+    if (on.text && !sp.spot_discount) sp.spot_discount = 0.6;
+    if (!(r.price.text && r.price.spot)) {
+      const Price od = resolve_price(gpu.id, on);
+      rent.on_demand_per_gpu_hour = 0.5 * (od.low_per_gpu_hour + od.high_per_gpu_hour);
+      rent.on_demand_source = od.source;
+      const Market m = od.market.value_or(r.price.market.value_or(Market::kUs));
+      const ReservedDiscount& rd = reserved_discount(r.price.market.value_or(m));
+      if (rd.fraction > 0) {
+        rent.reserved_per_gpu_hour = *rent.on_demand_per_gpu_hour * (1 - rd.fraction);
+        rent.reserved_source = fmt::format("{:.0f}% off, {} ({})", rd.fraction * 100, rd.source, rd.date);
+      }
+    }
+    // Spot is shown unless preemptions would more than multiply the run by 11
+    // (then the run barely progresses; --spot itself refuses that overhead).
+    if (r.price.spot || (std::isfinite(spot_overhead_cmp) && spot_overhead_cmp >= 0 && spot_overhead_cmp <= 10)) {
+      const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
+      rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
+      rent.spot_overhead = r.price.spot ? price.spot_overhead : spot_overhead_cmp;
+      rent.spot_source = spp.source;
+    } else {
+      spot_left_out = true;
+    }
+  }
+
+  TrainEstimate e;
+  e.model = model;
+  e.have_model = have_model;
+  e.gpu = gpu;
+  e.gpus_per_node = gpus_per_node;
+  e.peak_flop_per_s = peak;
+  e.workload = w;
+  if (!r.flop_per_sample) e.flops = f;
+  e.flop_per_token_used = flop_per_token_used;
+  e.total_model_flop = total_model_flop;
+  e.total_six_n_flop = total_six_n_flop;
+  e.can_plan = can_plan;
+  e.layout = layout;
+  if (layout) e.layout_mfu = predicted_mfu(*layout);
+  e.mfu = mfu;
+  e.mfu_predicted = mfu_predicted;
+  e.mfu_check = mfu_check;
+  e.confidence = conf;
+  e.gpus_at_median = gpus_at_median;
+  e.gpus_model_alone = gpus_model_alone;
+  e.run = run;
+  e.fault_budget = fault_budget;
+  e.operations = ops;
+  e.spot_operations = spot_ops;
+  // Spot preemptions add GPU-hours on top of the run's.
+  if (price.spot) e.spot_overhead_gpu_hours = run.gpu_hours_total * price.spot_overhead;
+  e.run_gpu_hours = run.gpu_hours_total + e.spot_overhead_gpu_hours;
+  e.rent = rent;
+  e.spot_left_out = spot_left_out;
+  if (price_known) {
+    e.price = price;
+    // Each GPU-hour line times the price, in the price's currency.
+    TrainCost c;
+    c.currency = price.currency;
+    c.per_gpu_hour = price.low_per_gpu_hour;
+    const bool range = price.high_per_gpu_hour > price.low_per_gpu_hour;
+    if (range) c.per_gpu_hour_high = price.high_per_gpu_hour;
+    c.compute = run.gpu_hours_compute * price.low_per_gpu_hour;
+    c.comm_margin = run.gpu_hours_comm_margin * price.low_per_gpu_hour;
+    c.fault_budget = run.gpu_hours_fault_budget * price.low_per_gpu_hour;
+    if (price.spot) c.spot_overhead = e.spot_overhead_gpu_hours * price.low_per_gpu_hour;
+    c.run = e.run_gpu_hours * price.low_per_gpu_hour;
+    double phases_low = 0, phases_high = 0;
+    for (const auto& text : r.phases) {
+      const Phase ph = parse_phase(text);
+      PhaseCost pc{ph.name, ph.gpu_id, ph.gpus, ph.hours, ph.gpu_hours(), convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, c.currency),
+                   convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, c.currency)};
+      phases_low += pc.total;
+      phases_high += pc.total_high;
+      c.phases.push_back(std::move(pc));
+    }
+    c.total = e.run_gpu_hours * price.low_per_gpu_hour + phases_low;
+    if (range) c.total_at_price_high = e.run_gpu_hours * price.high_per_gpu_hour + phases_high;
+    e.cost = std::move(c);
+  }
+  return e;
+}
+
+}  // namespace gpuplan
