@@ -62,6 +62,7 @@ struct FrameworkProfile {
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;         // delayed (TE cast-transpose) or dynamic (torchao amax + cast + transpose)
   CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE) or PyTorch context_parallel's all-gather
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels
+  bool tp_grad_comm_async = false;                       // column-parallel input-gradient collective runs under the weight-gradient GEMM
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
   bool master_weights_fp32 = true;
   std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};

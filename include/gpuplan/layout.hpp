@@ -111,6 +111,11 @@ struct Layout {
   // framework.hpp) unless the run states them. Here, not in the estimators'
   // options, so memory, step time, the planner and the exporters see one run.
   bool tp_comm_overlap = false;     // TP collectives overlapped with GEMMs (TE userbuffers, torchtitan async TP)
+  // The backward's column-parallel input-gradient all-reduce (reduce-scatter
+  // with SP) issued asynchronously under the weight-gradient GEMM, and with SP
+  // the input re-gathered under the data-gradient GEMM (Megatron's
+  // LinearWithGradAccumulationAndAsyncCommunication; profile tp_grad_comm_async).
+  bool tp_grad_comm_async = false;
   bool dp_comm_overlap = true;      // gradient reduction and parameter gathers overlapped with compute
   // Gradients accumulated and reduced in an fp32 buffer (Megatron's main_grad,
   // --accumulate-allreduce-grads-in-fp32): 4 bytes per parameter, not ZeRO-2 sharded.

@@ -101,9 +101,16 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     cast_b_bytes += count * (cast_b * rows * n + (dynamic ? 2.0 : 0.0) * (rows * k + k * n));
     cast_kernels += dynamic ? 4 : 2;
   };
+  // The column-parallel linears' two backward products, timed apart: the
+  // framework may run a TP collective under each (tp_grad_comm_async below).
+  double col_dgrad_s = 0, col_wgrad_s = 0;
   for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
     const double n = x.tp_column ? x.n / tp : x.n;
     const double k = x.tp_row ? x.k / tp : x.k;
+    if (x.tp_column && x.experts == 0) {
+      col_dgrad_s += gemm_time_s(c.g, c.gemm_p, M, k, n, c.o);
+      col_wgrad_s += gemm_time_s(c.g, c.gemm_p, k, n, M, c.o);
+    }
     // FP8 recipes run the transformer's linears in FP8, routed experts only where
     // the framework's recipe covers them (profile fp8_gemms).
     if (x.experts > 0) {
@@ -282,14 +289,44 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // of the b·s·h activation (Shoeybi et al. 2019, Fig. 4), or as many
   // reduce-scatter + all-gather pairs with sequence parallelism (same bytes;
   // Korthikanti et al. 2022, §4.2.2). MoE layers with EP add their all-to-alls above.
+  //
+  // Asynchronous backward collectives (profile tp_grad_comm_async; Megatron-LM
+  // from 6e1bde1e, 2021-09-02, megatron/mpu/layers.py
+  // LinearWithGradAccumulationAndAsyncCommunication.backward at 748a9a7d,
+  // 2022-07, and megatron/core/tensor_parallel/layers.py at core_v0.8.0): the
+  // column-parallel linear (QKV, MLP input) computes its input gradient, issues
+  // that gradient's all-reduce with async_op=True (reduce-scatter with SP) and
+  // computes its weight gradient while it runs; with SP the input that forward
+  // gathered is gathered again (async) while the input-gradient GEMM runs. The
+  // row-parallel side has no backward collective without SP (the forward
+  // all-reduce's conjugate is the identity, mpu/mappings.py
+  // _ReduceFromModelParallelRegion) and a synchronous all-gather with it
+  // (_ReduceScatterToSequenceParallelRegion.backward). A hidden transfer hides
+  // overlap_efficiency of the part the GEMM under it covers.
   if (l.tp > 1) {
     const double bytes = M * h * act_bytes;
     const double one = l.sequence_parallel ? group_rs_ag_s(c, bytes, 1, l.tp) : group_allreduce_s(c, bytes, 1, l.tp);
     lc.kernels_f += l.sequence_parallel ? 4 : 2;
-    const double hide = l.tp_comm_overlap ? c.o.overlap_efficiency : 0.0;
-    lc.tp_f += 2 * one * (1 - hide);
-    lc.tp_b += 2 * one * (1 - hide);
-    lc.comm_raw += 4 * one;
+    if (l.tp_grad_comm_async && !l.tp_comm_overlap) {
+      const double eta = c.o.overlap_efficiency;
+      auto exposed = [&](double comm, double under) { return comm - eta * std::min(comm, under); };
+      lc.tp_f += 2 * one;
+      if (!l.sequence_parallel) {
+        lc.tp_b += exposed(2 * one, col_wgrad_s);  // two input-gradient all-reduces
+        lc.comm_raw += 4 * one;
+      } else {
+        const double single = one / 2;  // one reduce-scatter or one all-gather
+        lc.tp_b += 2 * single                                 // row-parallel output gradient all-gathers
+                   + exposed(2 * single, col_wgrad_s)         // input-gradient reduce-scatters
+                   + exposed(2 * single, col_dgrad_s);        // input re-gathers
+        lc.comm_raw += 5 * one;
+      }
+    } else {
+      const double hide = l.tp_comm_overlap ? c.o.overlap_efficiency : 0.0;
+      lc.tp_f += 2 * one * (1 - hide);
+      lc.tp_b += 2 * one * (1 - hide);
+      lc.comm_raw += 4 * one;
+    }
   }
 
   // ---- Context parallelism: ring exchange of K and V chunks (cp−1 steps),

@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async"};
   return keys;
 }
 
@@ -67,6 +67,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "cp_exchange") {
     *default_text = "p2p_ring";
+    return true;
+  }
+  if (key == "tp_grad_comm_async") {
+    *default_text = "false";
     return true;
   }
   return false;
@@ -205,6 +209,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
   } else if (key == "zero3_gather_per_rank_copies") {
     p.zero3_gather_copies_per_rank = boolean(v, where);
+  } else if (key == "tp_grad_comm_async") {
+    p.tp_grad_comm_async = boolean(v, where);
   } else if (key == "recompute_choice") {
     p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "pipeline_microbatches") {
