@@ -28,7 +28,7 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 35u) << v.label();  // 25 required + 10 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 36u) << v.label();  // 25 required + 11 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
@@ -98,6 +98,11 @@ TEST(Frameworks, DefaultsApplyInOnePlace) {
   EXPECT_TRUE(keeps_attention_scores(l));
   EXPECT_FALSE(l.sequence_parallel);
   EXPECT_FALSE(l.eager);
+  // Its backward TP all-reduce ran synchronously (v2.5 predates the async one,
+  // 6e1bde1e 2021-09-02); from 2022 on it runs under the weight-gradient GEMM.
+  EXPECT_FALSE(l.tp_grad_comm_async);
+  apply_framework(find_framework("megatron-lm@2022"), RunSettings{}, l);
+  EXPECT_TRUE(l.tp_grad_comm_async);
   // Stating the overlap on an optional-SP framework turns SP on (Megatron refuses one without the other).
   RunSettings overlap;
   overlap.tp_comm_overlap = true;
