@@ -295,7 +295,9 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.assumptions.push_back(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9,
                                       c.inter.bytes_per_s / 1e9));
   r.assumptions.push_back(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12));
-  r.assumptions.push_back(l.tp_comm_overlap ? "TP collectives overlapped with GEMMs" : "TP collectives exposed (not overlapped)");
+  r.assumptions.push_back(l.tp_comm_overlap      ? "TP collectives overlapped with GEMMs"
+                          : l.tp_grad_comm_async ? "TP collectives exposed, except the backward's input-gradient all-reduce/reduce-scatter (and SP input re-gather) run asynchronously under the column-parallel GEMMs"
+                                                 : "TP collectives exposed (not overlapped)");
   r.assumptions.push_back(fmt::format("DP/ZeRO traffic overlapped with compute at {:.0f}% efficiency", 100 * eta));
   return r;
 }
