@@ -31,6 +31,7 @@ struct Price {
   bool spot = false;
   double spot_overhead = 0;         // fraction of GPU-hours added when spot
   std::string source;               // where the number came from
+  std::string source_zh;            // the same in Chinese: provider, date and the listing's addresses
   std::string date;
   std::string provider;             // empty for a price the user typed
   std::optional<Market> market;     // the market of the listing used (unset: the user's --price)

@@ -75,12 +75,14 @@ Cluster default_cluster(const GpuSpec& gpu);
 struct PriceQuote {
   std::string gpu;
   std::string provider;
+  std::string provider_zh;           // a descriptive provider ("estimate (...)") in Chinese; empty: a name, the same in both
   Market market = Market::kUs;       // where the listing is offered
   std::string currency;              // "USD" or "CNY"
   double on_demand_per_gpu_hour = 0;
   double spot_per_gpu_hour = 0;      // 0 = not quoted
   std::string date;
   std::string source;
+  std::string source_zh;             // the source in Chinese where it is no address (an article's title); empty: its addresses
   std::string confidence;
   bool is_default = false;           // the default of its market (at most one per GPU and market)
 };
@@ -88,6 +90,7 @@ struct ExchangeRate {
   double cny_per_usd = 0;
   std::string date;
   std::string source;
+  std::string source_zh;
 };
 const std::vector<PriceQuote>& price_catalog();
 // The default listing of a GPU in a market, or nullptr when that market lists none.

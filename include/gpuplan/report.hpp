@@ -46,6 +46,7 @@ struct Row {
   std::string text;  // for kText, or an annotation shown after the value
   std::vector<std::string> list = {};  // kText with items (aliases): a JSON array; joined with ", " for people
   Audience audience = Audience::kAll;
+  std::string text_zh = {};  // `text` in Chinese where it is words (people only; JSON and CSV keep `text`)
 };
 
 struct Section {

@@ -15,4 +15,10 @@ std::vector<std::string> closest_names(const std::string& typed, const std::vect
 
 std::string join(const std::vector<std::string>& items, const std::string& sep);
 
+// The web addresses a source text cites ("zhitaoyun.cn/2153110.html"), joined
+// with "，": what a Chinese report shows of an English source. Empty when it cites none.
+std::string cited_addresses(const std::string& source);
+// "来源：<addresses>", or "来源：见 <fallback>" for a source that cites no address.
+std::string source_zh(const std::string& source, const std::string& fallback);
+
 }  // namespace gpuplan

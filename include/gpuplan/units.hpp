@@ -46,6 +46,8 @@ void require_range(double value, double lo, double hi, const std::string& field,
 std::string format_si(double value, const std::string& unit, int significant = 3);
 std::string format_thousands(double value, int decimals = 0);
 std::string format_duration(double seconds);
+// The same as a Chinese engineer writes it: "0 秒", "84.6 分钟", "4.75 小时", "61.1 天".
+std::string format_duration_zh(double seconds);
 std::string format_sig(double value, int significant = 3);
 
 }  // namespace gpuplan

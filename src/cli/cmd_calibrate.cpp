@@ -96,9 +96,13 @@ void run(const CalibrateFlags& f) {
 void add_calibrate_command(CLI::App& app) {
   auto flags = std::make_shared<CalibrateFlags>();
   CLI::App* cmd = app.add_subcommand("calibrate",
-      "Fit gpuplan to what a short trial run measured (seed 004: run ~1% of the data first),\n"
+      help_text("Fit gpuplan to what a short trial run measured (run ~1% of the data first),\n"
       "save the factors, and re-plan the full run with them.\n"
-      "Example: gpuplan calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2 --global-batch 32 --micro-batch 2 \\\n"
+      "Example: ",
+      "用一次短试跑的实测结果校准 gpuplan（先跑约 1% 的数据），\n"
+      "保存校准系数，再用它重新规划完整训练。\n"
+      "示例：") +
+      "gpuplan calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2 --global-batch 32 --micro-batch 2 \\\n"
       "           --step-time 2.4 --peak-memory-gib 61 --save calib.json --tokens 1T --full-gpus 256");
   auto* f = flags.get();
   add_layout_flags(cmd, &f->layout);

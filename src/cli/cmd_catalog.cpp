@@ -177,8 +177,9 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
 void add_models_command(CLI::App& app) {
   auto out = std::make_shared<OutputOptions>();
   auto show = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("models", "List the built-in models, or show one (gpuplan models llama-3.1-70b, or a config.json path)");
-  cmd->add_option("model", *show, "A model id, alias or config.json to describe");
+  CLI::App* cmd = app.add_subcommand("models", help_text("List the built-in models, or show one (gpuplan models llama-3.1-70b, or a config.json path)",
+      "列出内置模型，或查看其中一个（gpuplan models llama-3.1-70b，或 config.json 路径）"));
+  cmd->add_option("model", *show, help_text("A model id, alias or config.json to describe", "要查看的模型 id、别名或 config.json"));
   add_output_options(cmd, out.get());
   cmd->callback([out, show] { load_gpu_file(*out); print_report(models_report(*show), *out); });
 }
@@ -188,9 +189,11 @@ void add_frameworks_command(CLI::App& app) {
   auto show = std::make_shared<std::string>();
   auto docs = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("frameworks",
-                                     "List the framework profiles (what each training stack runs and defaults to), or show one with sources "
-                                     "(gpuplan frameworks torchtitan@2024-12)");
-  cmd->add_option("framework", *show, "A framework as NAME[@VERSION]");
+                                     help_text("List the framework profiles (what each training stack runs and defaults to), or show one with sources "
+                                     "(gpuplan frameworks torchtitan@2024-12)",
+      "列出训练框架档案（每个框架支持什么、默认什么），或带出处查看其中一个"
+                                     "（gpuplan frameworks torchtitan@2024-12）"));
+  cmd->add_option("framework", *show, help_text("A framework as NAME[@VERSION]", "框架，写作 名称[@版本]"));
   cmd->add_flag("--docs", *docs, "Print docs/frameworks.md (one table, framework × property, every cell with its source)");
   add_output_options(cmd, out.get());
   cmd->callback([out, show, docs] {
@@ -206,8 +209,9 @@ void add_gpus_command(CLI::App& app) {
   auto out = std::make_shared<OutputOptions>();
   auto show = std::make_shared<std::string>();
   auto market = std::make_shared<MarketFlags>();
-  CLI::App* cmd = app.add_subcommand("gpus", "List the built-in GPUs with dense peaks and a market's default prices, or show one with sources and every price listing");
-  cmd->add_option("gpu", *show, "A GPU id or alias to describe");
+  CLI::App* cmd = app.add_subcommand("gpus", help_text("List the built-in GPUs with dense peaks and a market's default prices, or show one with sources and every price listing",
+      "列出内置 GPU 的稠密峰值与所选市场的默认价格，或带出处与全部报价查看其中一个"));
+  cmd->add_option("gpu", *show, help_text("A GPU id or alias to describe", "要查看的 GPU id 或别名"));
   add_market_flags(cmd, market.get(), false);
   add_output_options(cmd, out.get());
   cmd->callback([out, show, market] {

@@ -24,9 +24,10 @@ struct InferFlags {
 
 void add_infer_command(CLI::App& app) {
   auto f = std::make_shared<InferFlags>();
-  CLI::App* cmd = app.add_subcommand("infer", "Serving: weights + KV cache memory, TTFT, time per output token, GPUs for a request rate, cost per million tokens");
-  cmd->add_option("--model", f->in.model, "Model id, alias or config.json");
-  cmd->add_option("--gpu", f->in.gpu, "GPU id or alias");
+  CLI::App* cmd = app.add_subcommand("infer", help_text("Serving: weights + KV cache memory, TTFT, time per output token, GPUs for a request rate, cost per million tokens",
+      "推理服务：权重与 KV 缓存显存、TTFT、每输出 token 时间、满足请求速率所需卡数、每百万 token 费用"));
+  cmd->add_option("--model", f->in.model, help_text("Model id, alias or config.json", "模型 id、别名或 config.json"));
+  cmd->add_option("--gpu", f->in.gpu, help_text("GPU id or alias", "GPU id 或别名"));
   cmd->add_option("--precision", f->in.precision, "Weights: fp16, bf16, fp8, int8 (W8A16), int4 (W4A16, AWQ/GPTQ)")->capture_default_str();
   cmd->add_option("--kv-precision", f->in.kv_precision, "KV cache: fp16, bf16 or fp8 (default: 16-bit)");
   cmd->add_option("--input", f->in.input, "Input (prompt) tokens per request")->capture_default_str();

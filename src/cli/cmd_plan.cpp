@@ -111,14 +111,17 @@ void run(const PlanFlags& f) {
 void add_plan_command(CLI::App& app) {
   auto flags = std::make_shared<PlanFlags>();
   CLI::App* cmd = app.add_subcommand("plan",
-                                     "Search every parallel layout (TP, PP, DP, CP, EP, micro-batch, ZeRO, recompute) that fits, "
+                                     help_text("Search every parallel layout (TP, PP, DP, CP, EP, micro-batch, ZeRO, recompute) that fits, "
                                      "ranked by predicted step time.\n"
-                                     "Example: gpuplan plan --model gpt3-175b --gpu a100-80g --gpus 1024 --seq-len 2048 --global-batch 1536");
+                                     "Example: gpuplan plan --model gpt3-175b --gpu a100-80g --gpus 1024 --seq-len 2048 --global-batch 1536",
+      "搜索所有放得下的并行方案（TP、PP、DP、CP、EP、微批、ZeRO、重计算），"
+                                     "按预测单步时间排序。\n"
+                                     "示例：gpuplan plan --model gpt3-175b --gpu a100-80g --gpus 1024 --seq-len 2048 --global-batch 1536 --lang zh"));
   PlanInputs* f = &flags->in;
-  cmd->add_option("--model,-m", f->model, "Catalog id or alias (gpuplan models), or a config.json file or folder");
+  cmd->add_option("--model,-m", f->model, help_text("Catalog id or alias (gpuplan models), or a config.json file or folder", "目录中的模型 id 或别名（gpuplan models），或 config.json 文件/所在目录"));
   cmd->add_option("--gpu,-g", f->gpu, "GPU id or alias, or a comma-separated list to compare: h100,h800,a100");
   cmd->add_option("--gpus,-n", f->gpus, "GPU count, list (512,1024) or range of powers of two (256-4096)")->required();
-  cmd->add_option("--seq-len,--seq", f->seq_len, "Tokens per sequence")->capture_default_str();
+  cmd->add_option("--seq-len,--seq", f->seq_len, help_text("Tokens per sequence", "每条序列 token 数"))->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default: about 4M tokens, a multiple of the GPU count's odd part)");
   cmd->add_option("--tp", f->tp, "Pin the tensor-parallel degree");
   cmd->add_option("--pp", f->pp, "Pin the pipeline stages");
@@ -132,7 +135,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--zero", f->zero, "Pin the ZeRO stage 0–3");
   cmd->add_option("--recompute", f->recompute, "Pin recompute: none, selective, full");
   cmd->add_option("--precision", f->precision, "bf16, fp16, fp8 (default bf16; a GPU without it plans its 16-bit format)");
-  cmd->add_flag("--force", f->force, "Plan a --seq-len longer than the model supports");
+  cmd->add_flag("--force", f->force, help_text("Plan a --seq-len longer than the model supports", "允许 --seq-len 超过模型支持的上下文长度"));
   cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, sgd")->capture_default_str();
   cmd->add_option("--market", f->market, "Prices from this market only: cn (CNY listings) or us (USD listings); default from --lang");
   cmd->add_option("--currency", f->currency, "Currency of the cost columns: usd or cny (default: the market's)");

@@ -48,11 +48,14 @@ void run(const ValidateFlags& f) {
 void add_validate_command(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand("validate",
-      "Predict published runs (shared/validation format) and score the predictions:\n"
+      help_text("Predict published runs (shared/validation format) and score the predictions:\n"
       "each case's prediction, measurement and error, then per kind the median and MAPE.\n"
-      "Example: gpuplan validate ../shared/validation/cases.jsonl --kind train_memory");
+      "Example: gpuplan validate ../shared/validation/cases.jsonl --kind train_memory",
+      "预测公开的训练与推理实测（shared/validation 格式）并给预测打分：\n"
+      "每个案例的预测、实测与误差，再按类型给出中位数与 MAPE。\n"
+      "示例：gpuplan validate ../shared/validation/cases.jsonl --kind train_memory --lang zh"));
   auto* f = flags.get();
-  cmd->add_option("file", f->file, "A JSON-lines case file")->required();
+  cmd->add_option("file", f->file, help_text("A JSON-lines case file", "JSON Lines 格式的案例文件"))->required();
   cmd->add_option("--kind", f->kind, "Only cases of this kind: train_memory, train_throughput, train_total, inference");
   cmd->add_option("--interval", f->interval, "Level of each case's prediction interval, leave-one-source-out (0.5–0.99)")->capture_default_str();
   cmd->add_flag("--derive-intervals", f->derive_intervals,

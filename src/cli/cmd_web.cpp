@@ -14,8 +14,10 @@ void add_web_command(CLI::App& app) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand("web",
-      "Serve the planner as a web page and a JSON API (docs/web.md).\n"
-      "Example: gpuplan web    then open http://127.0.0.1:8080/");
+      help_text("Serve the planner as a web page and a JSON API (docs/web.md).\n"
+      "Example: gpuplan web    then open http://127.0.0.1:8080/",
+      "以网页和 JSON API 提供规划服务（docs/web.md）。\n"
+      "示例：gpuplan web    然后打开 http://127.0.0.1:8080/"));
   cmd->add_option("--host", flags->host, "Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface)")
       ->capture_default_str();
   cmd->add_option("--port,-p", flags->port, "TCP port (0: any free port, printed at start)")->capture_default_str();

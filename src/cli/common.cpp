@@ -7,16 +7,56 @@
 
 namespace gpuplan::cli {
 
+namespace {
+thread_local Lang g_help_lang = Lang::kEn;  // per thread, as the output capture below
+}  // namespace
+
+void set_help_lang(Lang lang) { g_help_lang = lang; }
+Lang help_lang() { return g_help_lang; }
+std::string help_text(const char* en, const char* zh) { return g_help_lang == Lang::kZh ? zh : en; }
+
+void localize_help(CLI::App& app) {
+  if (g_help_lang != Lang::kZh) return;
+  auto localize = [](CLI::App* a) {
+    const auto f = a->get_formatter();
+    for (const auto& [k, v] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"Usage", "用法"}, {"OPTIONS", "选项"}, {"SUBCOMMAND", "子命令"}, {"SUBCOMMANDS", "子命令"},
+             {"REQUIRED", "（必填）"}, {"Positionals", "位置参数"}, {"TEXT", "文本"}, {"INT", "整数"}, {"UINT", "非负整数"},
+             {"FLOAT", "数值"}, {"Needs", "需要"}, {"Excludes", "不可与之同用"}, {"Env", "环境变量"}}) {
+      f->label(k, v);
+    }
+    if (a->get_help_ptr()) a->get_help_ptr()->description("显示帮助并退出");
+    for (CLI::Option* o : a->get_options()) {
+      if (o->get_group() == "Options") o->group("选项");
+    }
+  };
+  localize(&app);
+  if (CLI::Option* v = app.get_option_no_throw("--version")) v->description("显示版本并退出");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->group("子命令");
+    localize(sub);
+  }
+}
+
 void add_output_options(CLI::App* app, OutputOptions* out) {
-  app->add_option("--format", out->format, "Output: table, json, csv or markdown")->capture_default_str();
-  app->add_option("--lang", out->lang, "Labels: en or zh (中文)")->capture_default_str();
-  app->add_option("--gpu-file", out->gpu_file, "JSON file adding or overriding GPUs (format: docs/data-formats.md)");
+  app->add_option("--format", out->format, help_text("Output: table, json, csv or markdown", "输出格式：table、json、csv 或 markdown"))
+      ->capture_default_str();
+  app->add_option("--lang", out->lang, help_text("Labels: en or zh (中文)", "语言：en（英文）或 zh（中文）"))->capture_default_str();
+  app->add_option("--gpu-file", out->gpu_file,
+                  help_text("JSON file adding or overriding GPUs (format: docs/data-formats.md)", "增加或覆盖 GPU 的 JSON 文件（格式见 docs/data-formats.md）"));
 }
 
 void add_market_flags(CLI::App* app, MarketFlags* flags, bool provider) {
-  app->add_option("--market", flags->market, "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)");
-  if (provider) app->add_option("--provider", flags->provider, "A named listing of that market instead of its default (gpuplan gpus GPU lists them)");
-  app->add_option("--currency", flags->currency, "Currency money is shown in: usd or cny (default: the market's)");
+  app->add_option("--market", flags->market,
+                  help_text("Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)",
+                            "在哪里租：cn（国内报价，人民币）或 us（美国报价，美元）；默认随 --lang（zh 为 cn）"));
+  if (provider) {
+    app->add_option("--provider", flags->provider,
+                    help_text("A named listing of that market instead of its default (gpuplan gpus GPU lists them)",
+                              "改用该市场中指定的报价方（gpuplan gpus GPU 列出可选项）"));
+  }
+  app->add_option("--currency", flags->currency,
+                  help_text("Currency money is shown in: usd or cny (default: the market's)", "金额显示的币种：usd 或 cny（默认随市场）"));
 }
 
 void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, PriceInput* price) {

@@ -23,6 +23,15 @@ void add_market_flags(CLI::App* app, MarketFlags* flags, bool provider = true);
 // The PriceInput fields they set; the market defaults from --lang (zh: cn).
 void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, PriceInput* price);
 
+// --help in Chinese. run_cli reads --lang from the command line before the
+// commands are declared and sets the language their help texts are taken in;
+// every option is declared once, with both texts: help_text("Number of GPUs", "卡数").
+void set_help_lang(Lang lang);
+Lang help_lang();
+std::string help_text(const char* en, const char* zh);
+// Help's own words (Usage, OPTIONS, REQUIRED, the option groups) in the help language.
+void localize_help(CLI::App& app);
+
 // --format, --lang and --gpu-file on a subcommand.
 void add_output_options(CLI::App* app, OutputOptions* out);
 

@@ -33,16 +33,41 @@ struct CaptureGuard {
   ~CaptureGuard() { set_output_capture(previous); }
 };
 
-constexpr const char* kAppHelp =
-    "gpuplan: how many FLOPs, GPUs, hours and money a large-model training run needs.\n"
-    "Start with:  gpuplan train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfu 0.4\n"
-    "List models: gpuplan models      List GPUs: gpuplan gpus";
+std::string app_help() {
+  return help_text(
+      "gpuplan: how many FLOPs, GPUs, hours and money a large-model training run needs.\n"
+      "Start with:  gpuplan train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfu 0.4\n"
+      "List models: gpuplan models      List GPUs: gpuplan gpus",
+      "gpuplan：一次大模型训练需要多少计算量、多少张卡、多少小时、多少钱。\n"
+      "从这里开始：gpuplan train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfu 0.4 --lang zh\n"
+      "列出模型：gpuplan models      列出 GPU：gpuplan gpus");
+}
 
-// The one command line every caller parses with.
-void configure(CLI::App& app) {
+// The language --help is written in: what --lang says on the command line (en when absent or unreadable).
+Lang lang_on_command_line(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (args[i] == "--lang" && i + 1 < args.size()) value = args[i + 1];
+    else if (args[i].rfind("--lang=", 0) == 0) value = args[i].substr(7);
+    else continue;
+    try {
+      return parse_lang(value);
+    } catch (const InputError&) {
+      return Lang::kEn;
+    }
+  }
+  return Lang::kEn;
+}
+
+// The one command line every caller parses with, its help in `lang`.
+void configure(CLI::App& app, Lang lang) {
+  set_help_lang(lang);
+  app.description(app_help());
   app.require_subcommand(1);
   app.set_version_flag("--version", "gpuplan 0.1.0");
   register_commands(app);
+  localize_help(app);
+  set_help_lang(Lang::kEn);
 }
 
 // The option a CLI11 message is about: its first word that starts with "--".
@@ -56,8 +81,8 @@ std::string option_named_in(const std::string& message) {
 }  // namespace
 
 void run_command(const std::vector<std::string>& args, std::string* out) {
-  CLI::App app{kAppHelp};
-  configure(app);
+  CLI::App app;
+  configure(app, Lang::kEn);
   CaptureGuard guard(out);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
   try {
@@ -76,8 +101,8 @@ void run_command(const std::vector<std::string>& args, std::string* out) {
 }
 
 std::vector<CommandSpec> command_specs() {
-  CLI::App app{kAppHelp};
-  configure(app);
+  CLI::App app;
+  configure(app, Lang::kEn);
   std::vector<CommandSpec> specs;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     CommandSpec c;
@@ -102,8 +127,8 @@ std::vector<CommandSpec> command_specs() {
 }
 
 int run_cli(int argc, char** argv, std::string* out, std::string* err) {
-  CLI::App app{kAppHelp};
-  configure(app);
+  CLI::App app;
+  configure(app, lang_on_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc)));
   CaptureGuard guard(out);
   // A mistyped command ("trian") gets the nearest real ones, not CLI11's "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {

@@ -304,9 +304,11 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
   auto add = [&br](std::string en, std::string zh) { br.assumptions.push_back({std::move(en), std::move(zh)}); };
   const StateBytes b = state_bytes(l, o);
   add(fmt::format("Model states: {} + {} + {} bytes per parameter (weights + gradients + optimizer incl. fp32 master); "
-                  "16 for mixed-precision AdamW — the seed's 14 omits the fp32 master copy.",
+                  "mixed-precision AdamW holds 16 (Rajbhandari et al. 2020, ZeRO §3: 2 + 2 for bf16 weights and gradients, 12 for the fp32 "
+                  "master copy, momentum and variance), not the 14 often quoted, which omits the fp32 master copy.",
                   b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)),
-      fmt::format("模型状态：每参数 {} + {} + {} 字节（权重 + 梯度 + 优化器含 fp32 主权重）；混合精度 AdamW 为 16 字节，种子文章的 14 字节漏了 fp32 主权重。",
+      fmt::format("模型状态：每参数 {} + {} + {} 字节（权重 + 梯度 + 优化器含 fp32 主权重）；混合精度 AdamW 为 16 字节（Rajbhandari 等 2020，ZeRO 第 3 节：bf16 权重与梯度 2 + 2 字节，"
+                  "fp32 主权重、动量与方差 12 字节），常见的 14 字节漏算了 fp32 主权重。",
                   b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)));
   if (b.fp8_cache > 0) {
     add("FP8: weights stay bf16 with an fp32 master; TransformerEngine caches an fp8 copy and its transpose (+2 B/param); activations counted as bf16.",

@@ -34,12 +34,14 @@ const PriceData& price_data() {
           d.rate.cny_per_usd = r.contains("rate") && r["rate"].is_number() ? r["rate"].get<double>() : 0.0;
           d.rate.date = str(r, "date");
           d.rate.source = str(r, "source");
+          d.rate.source_zh = str(r, "source_zh");
         }
       }
       for (const auto& p : doc.value("prices", nlohmann::json::array())) {
         PriceQuote q;
         q.gpu = str(p, "gpu");
         q.provider = str(p, "provider");
+        q.provider_zh = str(p, "provider_zh");
         q.market = str(p, "market") == "cn" ? Market::kCn : Market::kUs;
         q.currency = str(p, "currency").empty() ? "USD" : str(p, "currency");
         auto num = [&](const char* k) {
@@ -49,6 +51,7 @@ const PriceData& price_data() {
         q.spot_per_gpu_hour = num("spot_per_gpu_hour");
         q.date = str(p, "date");
         q.source = str(p, "source");
+        q.source_zh = str(p, "source_zh");
         q.confidence = str(p, "confidence");
         q.is_default = p.contains("default") && p["default"].is_boolean() && p["default"].get<bool>();
         d.quotes.push_back(q);

@@ -317,7 +317,7 @@ MemoryOptions make_memory_options(const MemoryInputs& in) {
     require_range(*in.cuda_context_gib, 0, 64, "--cuda-context-gib", "GiB from 0 to 64");
     o.cuda_context_bytes = *in.cuda_context_gib * kGiB;
   }
-  require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (seed 004: 0.15–0.2)");
+  require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (a common planning margin is 0.15–0.2)");
   o.safety_margin = in.safety_margin;
   o.dropout = in.dropout;
   return o;

@@ -123,6 +123,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     c.rows.push_back(null_row("per_million_tokens", money_unit(price.currency)));
   }
   c.rows.push_back(txt("source", "Price source", "价格来源", price.source));
+  c.rows.back().text_zh = price.source_zh;
   if (!price.date.empty()) c.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   r.sections.push_back(c);
 

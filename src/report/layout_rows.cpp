@@ -1,5 +1,9 @@
 #include "layout_rows.hpp"
 
+#include <fmt/format.h>
+
+#include "gpuplan/flops.hpp"
+
 namespace gpuplan {
 
 std::vector<Row> layout_rows(const Layout& l) {
@@ -21,6 +25,27 @@ std::vector<Row> layout_rows(const Layout& l) {
   if (l.first_stage_layers) rows.push_back(count("first_stage_layers", "First-stage layers", "首级层数", *l.first_stage_layers));
   if (l.last_stage_layers) rows.push_back(count("last_stage_layers", "Last-stage layers", "末级层数", *l.last_stage_layers));
   return rows;
+}
+
+std::string degrees_zh(const Layout& l) {
+  std::string out = fmt::format("TP {} × PP {} × DP {} × CP {}", l.tp, l.pp, l.dp, l.cp);
+  if (l.ep > 1) out += fmt::format("，EP {}", l.ep);
+  if (l.vp > 1) out += fmt::format("，VP {}", l.vp);
+  return out;
+}
+
+std::string recompute_zh(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "不重计算";
+    case Recompute::kSelective: return "选择性重计算";
+    case Recompute::kFull: return "完全重计算";
+  }
+  return recompute_name(r);
+}
+
+std::string recipe_zh(const Layout& l) {
+  return fmt::format("微批 {} × {} 个微批，全局批 {}，ZeRO {}，{}{}", l.micro_batch, l.micro_batches(), l.effective_global_batch(),
+                     l.zero_stage, recompute_zh(l.recompute), l.sequence_parallel ? "，序列并行" : "");
 }
 
 }  // namespace gpuplan

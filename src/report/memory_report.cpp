@@ -1,4 +1,5 @@
 #include "gpuplan/memory_report.hpp"
+#include "layout_rows.hpp"
 
 #include <fmt/format.h>
 
@@ -170,14 +171,20 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
   ls.rows.push_back(Row{"parallel", "Parallelism", "并行方式", 0, Unit::kText,
                         fmt::format("tp {} × pp {} × dp {} × cp {} = {} GPUs{}{}", l.tp, l.pp, l.dp, l.cp, l.gpus(),
                                     l.ep > 1 ? fmt::format(", ep {}", l.ep) : "", l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")});
+  ls.rows.back().text_zh = fmt::format("{} = {} 张卡", degrees_zh(l), l.gpus());
   ls.rows.push_back(Row{"batch", "Batch", "批大小", 0, Unit::kText,
                         fmt::format("micro-batch {} × {} micro-batches × dp {} = {} sequences of {} tokens", l.micro_batch,
                                     l.micro_batches(), l.dp, l.effective_global_batch(), l.seq_len)});
+  ls.rows.back().text_zh = fmt::format("微批 {} × {} 个微批 × DP {} = {} 条序列，每条 {} 个 token", l.micro_batch, l.micro_batches(), l.dp,
+                                       l.effective_global_batch(), l.seq_len);
   ls.rows.push_back(Row{"recipe", "Recipe", "训练配置", 0, Unit::kText,
                         fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
                                     optimizer_name(l.optimizer), l.zero_stage, recompute_name(l.recompute),
                                     l.sequence_parallel ? ", sequence parallel" : "", !keeps_attention_scores(l) ? ", FlashAttention" : "",
                                     l.eager ? ", eager (unfused) element-wise ops" : "")});
+  ls.rows.back().text_zh = fmt::format("{}{}，{}，ZeRO {}，{}{}{}{}", precision_name(l.precision), l.pure_bf16 ? "（纯 bf16，无 fp32 主权重）" : "",
+                                       optimizer_name(l.optimizer), l.zero_stage, recompute_zh(l.recompute), l.sequence_parallel ? "，序列并行" : "",
+                                       !keeps_attention_scores(l) ? "，FlashAttention" : "", l.eager ? "，逐元素算子不融合（eager）" : "");
   ls.rows.push_back(Row{"gpu", "GPU", "GPU", 0, Unit::kText, fmt::format("{} ({})", gpu.name, gpu.id)});
   rep.sections.push_back(ls);
   add_memory_to_report(rep, br);

@@ -34,16 +34,15 @@ std::string format_value(const Row& row, Lang lang) {
   if (!std::isfinite(v) && row.unit != Unit::kText && row.unit != Unit::kFlag) return "–";
   std::string out;
   switch (row.unit) {
-    case Unit::kText: return row.text;
+    case Unit::kText: return zh && !row.text_zh.empty() ? row.text_zh : row.text;
     case Unit::kFlop: out = v == 0 ? "0 FLOP" : fmt::format("{} ({:.3g} FLOP)", format_si(v, "FLOP"), v); break;
     case Unit::kFlopPerS: out = format_si(v, "FLOP/s"); break;
     case Unit::kSeconds:
       out = v >= 2 * kSecondsPerDay ? fmt::format("{} ({} h)", format_duration(v), format_thousands(v / 3600, 0))
                                     : format_duration(v);
       if (zh) {
-        out = v >= 2 * kSecondsPerDay ? fmt::format("{} 天 ({} 小时)", v >= 1e3 * kSecondsPerDay ? format_thousands(v / kSecondsPerDay) : format_sig(v / kSecondsPerDay),
-                                                    format_thousands(v / 3600, 0))
-                                      : format_duration(v);
+        out = v >= 2 * kSecondsPerDay ? fmt::format("{}（{} 小时）", format_duration_zh(v), format_thousands(v / 3600, 0))
+                                      : format_duration_zh(v);
       }
       break;
     case Unit::kGpuHours: out = format_thousands(v, v < 100 ? 1 : 0) + (zh ? " 卡时" : " GPU-hours"); break;
@@ -62,7 +61,8 @@ std::string format_value(const Row& row, Lang lang) {
     case Unit::kCny: out = "¥" + format_thousands(v, std::fabs(v) < 100 ? 2 : 0); break;
     case Unit::kFlag: out = v != 0 ? (zh ? "是" : "yes") : (zh ? "否" : "no"); break;
   }
-  if (!row.text.empty()) out += "  " + row.text;
+  const std::string& note = zh && !row.text_zh.empty() ? row.text_zh : row.text;
+  if (!note.empty()) out += "  " + note;
   return out;
 }
 
@@ -79,7 +79,8 @@ std::string format_range(const Row& row, const RowRange& range, Lang lang) {
   hi.text.clear();
   lo.value = range.low;
   hi.value = range.high;
-  return fmt::format("{:.0f}% {} {} – {}", range.level * 100, lang == Lang::kZh ? "区间" : "range", format_value(lo, lang), format_value(hi, lang));
+  if (lang == Lang::kZh) return fmt::format("{:.0f}% 区间 {} 至 {}", range.level * 100, format_value(lo, lang), format_value(hi, lang));
+  return fmt::format("{:.0f}% range {} – {}", range.level * 100, format_value(lo, lang), format_value(hi, lang));
 }
 
 namespace {
@@ -133,6 +134,18 @@ std::vector<Row> people_cells(const std::vector<Row>& rec) {
   return out;
 }
 
+// A table's column headers: the section's (English) names, or in Chinese the
+// first record's cell labels, where they have one.
+std::vector<std::string> column_headers(const Section& s, Lang lang) {
+  std::vector<std::string> out = s.columns;
+  if (lang != Lang::kZh || s.records.empty()) return out;
+  const std::vector<Row> first = people_cells(s.records.front());
+  for (size_t c = 0; c < out.size() && c < first.size(); ++c) {
+    if (!first[c].zh.empty()) out[c] = first[c].zh;
+  }
+  return out;
+}
+
 // A count that is whole: a JSON integer (2048, not 2048.0).
 bool whole_count(const Row& r) {
   return (r.unit == Unit::kCount || r.unit == Unit::kGpus || r.unit == Unit::kParams) && std::isfinite(r.value) &&
@@ -155,9 +168,10 @@ std::string render_table(const Report& rep, Lang lang) {
   for (const auto& s : rep.sections) {
     out += "\n" + title(s, lang) + "\n";
     if (!s.columns.empty()) {
+      const std::vector<std::string> headers = column_headers(s, lang);
       std::vector<size_t> widths(s.columns.size(), 0);
       std::vector<std::vector<std::string>> cells;
-      for (size_t c = 0; c < s.columns.size(); ++c) widths[c] = display_width(s.columns[c]);
+      for (size_t c = 0; c < s.columns.size(); ++c) widths[c] = display_width(headers[c]);
       for (const auto& all : s.records) {
         const std::vector<Row> rec = people_cells(all);
         std::vector<std::string> line;
@@ -168,7 +182,7 @@ std::string render_table(const Report& rep, Lang lang) {
         cells.push_back(line);
       }
       std::string header = "  ";
-      for (size_t c = 0; c < s.columns.size(); ++c) header += pad(s.columns[c], widths[c] + 2);
+      for (size_t c = 0; c < s.columns.size(); ++c) header += pad(headers[c], widths[c] + 2);
       out += header + "\n";
       for (const auto& line : cells) {
         std::string l = "  ";
@@ -337,7 +351,7 @@ std::string render_markdown(const Report& rep, Lang lang) {
     out += "\n## " + title(s, lang) + "\n\n";
     if (!s.columns.empty()) {
       out += "|";
-      for (const auto& c : s.columns) out += " " + md_escape(c) + " |";
+      for (const auto& c : column_headers(s, lang)) out += " " + md_escape(c) + " |";
       out += "\n|";
       for (size_t c = 0; c < s.columns.size(); ++c) out += "---|";
       out += "\n";

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "gpuplan/text_match.hpp"
 #include "gpuplan/units.hpp"
 #include "money_rows.hpp"
 
@@ -37,7 +38,7 @@ Section rent_options_section(const RentOptions& rent, double run_gpu_hours, doub
   Section s{"rent_options", "Renting: on-demand, reserved, spot", "租用方式对比：按需、预留、竞价", {},
             {"way", "price per GPU-hour", "GPU-hours", "days", "cost"}, {}};
   for (const Way& w : ways(rent)) {
-    s.records.push_back({Row{"way", "way", "方式", 0, Unit::kText, w.key}, currency_row(rent.currency),
+    s.records.push_back({Row{"way", "way", "方式", 0, Unit::kText, w.key, {}, Audience::kAll, w.zh}, currency_row(rent.currency),
                          money_row("per_gpu_hour", "price per GPU-hour", "每卡时单价", w.per_gpu_hour, rent.currency),
                          value_row("gpu_hours", "GPU-hours", "卡时", run_gpu_hours * w.hours_factor, Unit::kGpuHours),
                          value_row("days", "days", "天数", wall_s * w.hours_factor / 86400.0, Unit::kCount),
@@ -118,7 +119,7 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
     rep->assumptions.push_back({fmt::format("Ownership: lead time {}–{} weeks ({}, {}).", format_sig(own.lead_time->weeks_low, 3), format_sig(own.lead_time->weeks_high, 3),
                                             own.lead_time->source, own.lead_time->date),
                                 fmt::format("自建：交付周期 {}–{} 周（{}，{}）。", format_sig(own.lead_time->weeks_low, 3), format_sig(own.lead_time->weeks_high, 3),
-                                            own.lead_time->source, own.lead_time->date)});
+                                            source_zh(own.lead_time->source, "data/ownership.json"), own.lead_time->date)});
   }
   rep->sections.push_back(s);
 
@@ -136,25 +137,29 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
   }
   rep->sections.push_back(curve);
 
-  auto note = [&](const char* en, const char* zh, const SourcedValue& v, const std::string& shown) {
+  auto note = [&](const char* en, const char* zh, const SourcedValue& v, const std::string& shown, std::string shown_zh = "") {
+    if (shown_zh.empty()) shown_zh = shown;
     rep->assumptions.push_back({fmt::format("Ownership: {} {} ({}{}).", en, shown, v.source, v.date.empty() ? "" : ", " + v.date),
-                                fmt::format("自建：{} {}（{}{}）。", zh, shown, v.source, v.date.empty() ? "" : "，" + v.date)});
+                                fmt::format("自建：{} {}（{}{}）。", zh, shown_zh, source_zh(v.source, "data/ownership.json"), v.date.empty() ? "" : "，" + v.date)});
   };
   note("server price per node", "每节点服务器价格", own.server_price_per_node, fmt::format("{} {}", format_thousands(own.server_price_per_node.value), code));
   note("network (switches, cables) per node", "每节点网络（交换机、线缆）", own.network_per_node, fmt::format("{} {}", format_thousands(own.network_per_node.value), code));
-  note("depreciation life", "折旧年限", own.life_years, fmt::format("{} years", format_sig(own.life_years.value, 3)));
+  note("depreciation life", "折旧年限", own.life_years, fmt::format("{} years", format_sig(own.life_years.value, 3)),
+       fmt::format("{} 年", format_sig(own.life_years.value, 3)));
   note("resale value at end of life", "期末残值", own.resale_fraction, fmt::format("{:.0f}%", own.resale_fraction.value * 100));
   note("IT power per node at training load", "训练负载下每节点功率", own.node_power_kw, fmt::format("{} kW", format_sig(own.node_power_kw.value, 3)));
   note("PUE", "PUE", own.pue, format_sig(own.pue.value, 3));
   note("electricity", "电价", own.electricity_per_kwh, fmt::format("{} {}/kWh", format_sig(own.electricity_per_kwh.value, 3), code));
-  note("machine room / colocation", "机房/托管", own.colocation_per_kw_month, fmt::format("{} {} per kW per month", format_thousands(own.colocation_per_kw_month.value, 2), code));
-  note("operations staff", "运维人力", own.staff_cost_per_engineer_year, fmt::format("{} {} per engineer-year", format_thousands(own.staff_cost_per_engineer_year.value), code));
+  note("machine room / colocation", "机房/托管", own.colocation_per_kw_month, fmt::format("{} {} per kW per month", format_thousands(own.colocation_per_kw_month.value, 2), code),
+       fmt::format("每 kW 每月 {} {}", format_thousands(own.colocation_per_kw_month.value, 2), code));
+  note("operations staff", "运维人力", own.staff_cost_per_engineer_year, fmt::format("{} {} per engineer-year", format_thousands(own.staff_cost_per_engineer_year.value), code),
+       fmt::format("每人每年 {} {}", format_thousands(own.staff_cost_per_engineer_year.value), code));
   note("nodes per engineer", "每名工程师负责节点数", own.nodes_per_engineer, format_sig(own.nodes_per_engineer.value, 3));
   note("financing rate", "资金成本（年利率）", own.financing_rate, fmt::format("{:.2f}%", own.financing_rate.value * 100));
   note("fleet utilisation", "集群利用率", own.fleet_utilisation, fmt::format("{:.0f}%", u * 100));
   if (rent.reserved_per_gpu_hour) {
     rep->assumptions.push_back({fmt::format("Reserved price: on-demand less the market's reserved discount ({}).", rent.reserved_source),
-                                fmt::format("预留价格：按需价格减去该市场的预留折扣（{}）。", rent.reserved_source)});
+                                fmt::format("预留价格：按需价格减去该市场的预留折扣（{}）。", source_zh(rent.reserved_source, "data/prices.json"))});
   }
 }
 

@@ -30,6 +30,9 @@ Section model_section(const ModelSpec& m) {
   const ParamCounts p = count_params(m);
   s.rows.push_back(txt("name", "Model", "模型", m.name));
   if (m.count_only) {
+    s.rows.back().text_zh = p.total >= 1e9 ? fmt::format("{:.4g}B 参数模型", p.total / 1e9) : fmt::format("{:.4g} 参数模型", p.total);
+  }
+  if (m.count_only) {
     s.rows.push_back(num("params_total", "Parameters (given)", "参数量（输入）", p.total, Unit::kParams));
     return s;
   }
@@ -42,6 +45,11 @@ Section model_section(const ModelSpec& m) {
                                   m.mlp == MlpKind::kGated ? "gated" : "2-matrix", m.intermediate);
   if (m.moe) shape += fmt::format(", MoE {}+{} experts, top-{}", m.moe->routed_experts, m.moe->shared_experts, m.moe->experts_per_token);
   s.rows.push_back(txt("shape", "Architecture", "结构", shape));
+  std::string shape_zh = fmt::format("{} 层，隐藏维度 {}，{} 个注意力头（{}），{} MLP {}", m.layers, m.hidden, m.heads,
+                                     m.mla ? std::string("MLA") : fmt::format("{} 个 KV 头", m.kv_heads),
+                                     m.mlp == MlpKind::kGated ? "门控" : "两矩阵", m.intermediate);
+  if (m.moe) shape_zh += fmt::format("，MoE {}+{} 个专家，每 token 选 {} 个", m.moe->routed_experts, m.moe->shared_experts, m.moe->experts_per_token);
+  s.rows.back().text_zh = shape_zh;
   return s;
 }
 
@@ -139,6 +147,7 @@ Report train_report(const TrainRequest& r) {
       cs.rows.push_back(num("model_flop_per_token", "Model FLOPs per token (fwd+bwd)", "模型计算量每 token（前向+反向）", f.model_flop, Unit::kFlop));
       cs.rows.push_back(num("recompute_flop_per_token", "Recompute extra per token", "重计算额外每 token", f.recompute_flop, Unit::kFlop,
                             fmt::format("(recompute {})", recompute_name(r.recompute))));
+      cs.rows.back().text_zh = fmt::format("（{}）", recompute_zh(r.recompute));
       cs.rows.push_back(num("hardware_flop_per_token", "Hardware FLOPs per token", "硬件计算量每 token", f.hardware_flop, Unit::kFlop));
     }
     cs.rows.push_back(num("total_six_n_flop", "Total by 6·N", "总计算量（6·N）", total_six_n_flop, Unit::kFlop));
@@ -149,6 +158,7 @@ Report train_report(const TrainRequest& r) {
   }
   cs.rows.push_back(num("total_flop", "Total used for time and MFU", "用于时间与 MFU 的总计算量", total_model_flop, Unit::kFlop,
                         r.flop_per_sample ? "(samples × FLOPs per sample)" : (r.six_n || !f.exact) ? "(6·N)" : "(exact)"));
+  cs.rows.back().text_zh = r.flop_per_sample ? "（样本数 × 每样本计算量）" : (r.six_n || !f.exact) ? "（6·N）" : "（精确计数）";
   rep.sections.push_back(cs);
 
   Section hs{"hardware", "Hardware", "硬件", {}, {}, {}};
@@ -166,10 +176,12 @@ Report train_report(const TrainRequest& r) {
     ls.rows.push_back(txt("parallel", "Parallelism", "并行方式",
                           fmt::format("tp {} × pp {} × dp {} × cp {}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
                                       l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")));
+    ls.rows.back().text_zh = degrees_zh(l);
     ls.rows.push_back(txt("recipe", "Recipe", "训练配置",
                           fmt::format("micro-batch {} × {} micro-batches, global batch {}, ZeRO {}, recompute {}{}", l.micro_batch,
                                       l.micro_batches(), l.effective_global_batch(), l.zero_stage, recompute_name(l.recompute),
                                       l.sequence_parallel ? ", sequence parallel" : "")));
+    ls.rows.back().text_zh = recipe_zh(l);
     // People read the layout in the two lines above; programs read each degree (tp, pp, dp, ...).
     ls.rows[ls.rows.size() - 2].audience = Audience::kPeople;
     ls.rows.back().audience = Audience::kPeople;
@@ -262,20 +274,24 @@ Report train_report(const TrainRequest& r) {
   cost.rows.push_back(currency_row(cur));
   cost.rows.push_back(money_row("per_gpu_hour", "Price per GPU-hour", "每卡时单价", c.per_gpu_hour, cur,
                                 range ? fmt::format("to {}", format_thousands(*c.per_gpu_hour_high, 2)) : ""));
+  if (range) cost.rows.back().text_zh = fmt::format("至 {}", format_thousands(*c.per_gpu_hour_high, 2));
   cost.rows.push_back(range ? Row{"per_gpu_hour_high", "Price per GPU-hour (high)", "每卡时单价（高）", *c.per_gpu_hour_high, money_unit(cur), "",
                                   {}, Audience::kPrograms}
                             : null_row("per_gpu_hour_high", money_unit(cur)));
   cost.rows.push_back(txt("source", "Price source", "价格来源", price.source));
+  cost.rows.back().text_zh = price.source_zh;
   if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);
     cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
+    cost.rows.back().text_zh = shown_market == Market::kCn ? "国内（cn）" : "美国（us）";
   }
   cost.rows.push_back(Row{"spot", "Spot", "竞价实例", price.spot ? 1.0 : 0.0, Unit::kFlag, "", {}, Audience::kPrograms});
   // Each amount at the (low end of the) price; a range's high end is the same GPU-hours at per_gpu_hour_high.
   auto add_cost = [&](const char* key, const char* en, const char* zh, double amount) {
     cost.rows.push_back(money_row(key, range ? fmt::format("{} (low)", en) : en, range ? fmt::format("{}（低）", zh) : zh, amount, cur,
                                   range ? fmt::format("to {}", format_thousands(amount * high_ratio)) : ""));
+    if (range) cost.rows.back().text_zh = fmt::format("至 {}", format_thousands(amount * high_ratio));
   };
   add_cost("compute", "Compute", "纯计算费用", c.compute);
   add_cost("comm_margin", "Communication margin", "通信冗余费用", c.comm_margin);
@@ -293,6 +309,7 @@ Report train_report(const TrainRequest& r) {
     phases.records.push_back({txt("name", "phase", "阶段", ph.name), txt("gpu", "gpu", "GPU", ph.gpu_id), num("gpus", "gpus", "卡数", ph.gpus, Unit::kGpus),
                               num("hours", "hours", "小时", ph.hours, Unit::kCount), num("gpu_hours", "GPU-hours", "卡时", ph.gpu_hours, Unit::kGpuHours),
                               money_row("total", "cost", "费用", ph.total, cur, ph.total_high > ph.total ? fmt::format("to {}", format_thousands(ph.total_high)) : "")});
+    if (ph.total_high > ph.total) phases.records.back().back().text_zh = fmt::format("至 {}", format_thousands(ph.total_high));
   }
   cost.rows.push_back(money_row("total", range ? "Total (low)" : "Total", range ? "总费用（低）" : "总费用", c.total, cur));
   if (c.total_at_price_high) {
@@ -303,6 +320,7 @@ Report train_report(const TrainRequest& r) {
   const ExchangeRate& fx = exchange_rate();
   cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
                           fmt::format("({}, {})", fx.date, fx.source)));
+  cost.rows.back().text_zh = fmt::format("（{}，{}）", fx.date, fx.source_zh.empty() ? fx.source : fx.source_zh);
   rep.sections.push_back(cost);
   if (!phases.records.empty()) rep.sections.push_back(phases);
   // The total in the other currency, at the exchange rate above.
@@ -333,12 +351,14 @@ Report train_report(const TrainRequest& r) {
                                            r.causal_half ? "因果一半" : "完整 s×s 矩阵（Megatron/PaLM 口径）", w.seq_len)});
   }
   if (!r.flop_per_sample && !f.exact) {
-    rep.assumptions.push_back({"Only a parameter count was given, so compute uses 6·N per token (Kaplan et al. 2020).",
-                               "仅给出参数量，计算量按每 token 6·N 估算（Kaplan 等 2020）。"});
+    rep.assumptions.push_back({"Only a parameter count was given, so compute uses 6·N per token (Kaplan et al. 2020, eq. 2.1: each weight does "
+                               "one multiply-add per token forward and two backward): linear in N, not N².",
+                               "仅给出参数量，计算量按每 token 6·N 估算（Kaplan 等 2020，式 2.1：每个权重每个 token 前向一次乘加、反向两次）："
+                               "与参数量 N 成正比，不是 N²。"});
   }
   if (r.fault_budget) {
     rep.assumptions.push_back({fmt::format("Margins are added to the pure compute time: communication {:.0f}%, a fixed fault budget {:.0f}% "
-                                           "(seed 004 uses 20% for restarts, retries and hardware faults).",
+                                           "(a common planning figure is 20% for restarts, retries and hardware faults).",
                                            r.comm_margin * 100, fault_budget * 100),
                                fmt::format("在纯计算时间上叠加冗余：通信 {:.0f}%，固定容错预算 {:.0f}%。", r.comm_margin * 100, fault_budget * 100)});
   } else {
@@ -348,7 +368,7 @@ Report train_report(const TrainRequest& r) {
                                            format_thousands(r.ops.gpu_mtbf_hours), format_duration(r.ops.restart_s), fault_budget * 100),
                                fmt::format("故障开销按模型计算：单卡 MTBF {} 小时（Llama 3 数据），重启 {}，按 Daly 最优间隔保存检查点，"
                                            "增加 {:.1f}% 计算时间；可用 --fault-budget 固定。",
-                                           format_thousands(r.ops.gpu_mtbf_hours), format_duration(r.ops.restart_s), fault_budget * 100)});
+                                           format_thousands(r.ops.gpu_mtbf_hours), format_duration_zh(r.ops.restart_s), fault_budget * 100)});
   }
   if (mfu && !run.mfu_solved && !mfu_predicted) {
     rep.assumptions.push_back({fmt::format("MFU {:.1f}% is your input; without --mfu gpuplan predicts it from the fastest layout that fits.", *mfu * 100),
@@ -421,7 +441,7 @@ Report train_report(const TrainRequest& r) {
   }
   if (run.deadline_s && !run.deadline_met) {
     rep.warnings.push_back({fmt::format("The deadline is missed by {}.", format_duration(-run.deadline_slack_s)),
-                            fmt::format("将超期 {}。", format_duration(-run.deadline_slack_s))});
+                            fmt::format("将超期 {}。", format_duration_zh(-run.deadline_slack_s))});
   }
   if (model.moe && !r.six_n) {
     rep.assumptions.push_back({"MoE FLOPs count only the top-k routed experts, the shared experts and the router.",

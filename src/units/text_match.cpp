@@ -56,4 +56,23 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
+std::string cited_addresses(const std::string& source) {
+  std::string out, token;
+  for (char c : source + " ") {
+    if (c == ' ' || c == ',' || c == ';' || c == '(' || c == ')') {
+      while (!token.empty() && (token.back() == '.' || token.back() == ':')) token.pop_back();
+      if (token.find('.') != std::string::npos && token.find('/') != std::string::npos) out += (out.empty() ? "" : "，") + token;
+      token.clear();
+    } else {
+      token += c;
+    }
+  }
+  return out;
+}
+
+std::string source_zh(const std::string& source, const std::string& fallback) {
+  const std::string a = cited_addresses(source);
+  return "来源：" + (a.empty() ? "见 " + fallback : a);
+}
+
 }  // namespace gpuplan

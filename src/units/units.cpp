@@ -210,4 +210,16 @@ std::string format_duration(double seconds) {
   return fmt::format("{} days", days >= 1e3 ? format_thousands(days) : format_sig(days));
 }
 
+std::string format_duration_zh(double seconds) {
+  if (!std::isfinite(seconds)) return "不适用";
+  if (seconds == 0) return "0 秒";
+  if (seconds < 1e-3) return fmt::format("{} 微秒", format_sig(seconds * 1e6));
+  if (seconds < 1) return fmt::format("{} 毫秒", format_sig(seconds * 1e3));
+  if (seconds < 120) return fmt::format("{} 秒", format_sig(seconds));
+  if (seconds < 2 * kSecondsPerHour) return fmt::format("{} 分钟", format_sig(seconds / 60));
+  if (seconds < 2 * kSecondsPerDay) return fmt::format("{} 小时", format_sig(seconds / kSecondsPerHour));
+  const double days = seconds / kSecondsPerDay;
+  return fmt::format("{} 天", days >= 1e3 ? format_thousands(days) : format_sig(days));
+}
+
 }  // namespace gpuplan

@@ -1,0 +1,348 @@
+// Every report of every command, rendered in Chinese (--lang zh), holds no
+// English word outside a short allowlist; every example in the README and
+// every worked example of the three articles runs in both languages. In
+// process (run_cli), so the whole file stays fast under the sanitizers.
+//
+// What counts as an English word: a run of ASCII letters (split at '-', '/',
+// '·', '×'), outside tokens that hold a digit (ids, numbers: a100-80g, fp8,
+// 6·N), flags (--tp) and the value right after a flag (--recompute full),
+// URLs and file names (a '.' inside the token), catalog ids and aliases, and
+// one letter alone (formula symbols: s·b·h). Allowed besides (kAllowed below):
+// units (GiB, TFLOP/s), acronyms (MFU, TP, ZeRO, KV), and names: of models,
+// GPUs, vendors, frameworks, serving engines, providers (from the catalogs)
+// and of the papers' authors cited for a formula.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/run_cli.hpp"
+#include "gpuplan/framework.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+
+using namespace gpuplan;
+
+namespace {
+
+// Units, acronyms, names of techniques and of cited authors: what a Chinese
+// engineer writes in Latin letters too. Keep it short; a word of prose is a
+// defect of the zh text, not an entry here.
+const std::set<std::string> kAllowed = {
+    // units and their SI prefixes
+    "FLOP", "FLOPs", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP", "MFLOP", "kFLOP", "GiB", "MiB", "KiB",
+    "TiB", "GB", "TB", "MB", "KB", "kB", "PB", "Gb", "Tb", "kW", "kWh", "W", "MW", "GHz", "MHz", "token", "tokens",
+    // money
+    "CNY", "USD", "RMB",
+    // hardware and interconnects
+    "GPU", "CPU", "NPU", "HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "IB",
+    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX",
+    // parallelism, memory and training techniques
+    "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
+    "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
+    "LayerNorm", "FlashAttention", "GEMM", "NCCL", "HCCL", "CUDA", "ViT", "LLM", "AutoTP", "Ulysses", "NVSHMEM",
+    "DeepEP", "EPLB", "PD", "TTFT", "TPOT", "ITL", "SLO", "RPS", "QPS", "PUE", "MTBF", "MAMF", "MSMF", "JSON",
+    "CSV", "API", "BF16", "FP8", "FP16", "FP32", "TF32", "INT8", "INT4", "AWQ", "GPTQ", "Daly", "Young",
+    // authors of the formulas' sources
+    "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
+    "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey",
+    // organisations that publish the cited data
+    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI",
+};
+
+std::set<std::string> catalog_names() {
+  std::set<std::string> names;
+  auto add_words = [&](const std::string& text) {
+    std::string w;
+    for (char c : text + " ") {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') {
+        w += c;
+      } else {
+        if (!w.empty()) names.insert(w);
+        w.clear();
+      }
+    }
+  };
+  for (const auto& g : gpu_catalog()) {
+    names.insert(g.id);
+    for (const auto& a : g.aliases) names.insert(a);
+    add_words(g.name);
+    add_words(g.vendor);
+    add_words(g.intra_link);
+    add_words(g.scaleout);
+  }
+  for (const auto& m : model_catalog()) {
+    names.insert(m.spec.id);
+    for (const auto& a : m.aliases) names.insert(a);
+    add_words(m.spec.name);
+  }
+  for (const auto& f : framework_catalog()) {
+    names.insert(f.id);
+    for (const auto& a : f.aliases) names.insert(a);
+    add_words(f.name);
+  }
+  // Providers are names (RunPod, Lambda, AutoDL), except the descriptive ones, which have a zh name.
+  for (const auto& q : price_catalog()) {
+    if (q.provider_zh.empty()) add_words(q.provider);
+  }
+  // Serving engines named in reports.
+  for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "MindIE", "Dynamo"}) names.insert(e);
+  return names;
+}
+
+bool has_digit(const std::string& s) {
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) return true;
+  }
+  return false;
+}
+bool ascii_letters_only(const std::string& s) {
+  for (char c : s) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) return false;
+  }
+  return !s.empty();
+}
+
+// Splits at bytes that cannot be inside an id, a flag or a URL (spaces, CJK, punctuation).
+std::vector<std::string> tokens_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::string t;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    const unsigned char c = i < line.size() ? static_cast<unsigned char>(line[i]) : ' ';
+    const bool keep = c < 0x80 && (std::isalnum(c) || std::string("-_./@+:%=#&?~").find(static_cast<char>(c)) != std::string::npos);
+    if (keep) {
+      t += static_cast<char>(c);
+    } else {
+      // Trailing sentence punctuation is not part of the token.
+      while (!t.empty() && std::string(".:").find(t.back()) != std::string::npos) t.pop_back();
+      if (!t.empty()) out.push_back(t);
+      t.clear();
+    }
+  }
+  return out;
+}
+
+// The English words of a line of Chinese output (see the file comment).
+std::vector<std::string> english_words(const std::string& line, const std::set<std::string>& names) {
+  std::vector<std::string> bad;
+  const std::vector<std::string> toks = tokens_of(line);
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const std::string& t = toks[i];
+    if (t.rfind("-", 0) == 0) {
+      if (t.rfind("--", 0) == 0 && t.find('=') == std::string::npos && i + 1 < toks.size()) ++i;  // the flag's value
+      continue;
+    }
+    if (names.count(t) || kAllowed.count(t)) continue;
+    if (t.find('.') != std::string::npos || t.find('_') != std::string::npos || t.find('@') != std::string::npos) continue;  // URLs, files, keys
+    if (has_digit(t) && t.find('-') == std::string::npos) continue;  // an id or a number: a100, fp8, 6·N
+    std::string part;
+    for (char c : t + "/") {
+      if (c == '-' || c == '/' || c == '_' || c == ':' || c == '+' || c == '=' || c == '%' || c == '&' || c == '?' || c == '#' || c == '~') {
+        if (part.size() > 1 && ascii_letters_only(part) && !names.count(part) && !kAllowed.count(part)) bad.push_back(part);
+        part.clear();
+      } else {
+        part += c;
+      }
+    }
+  }
+  return bad;
+}
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+CliRun run_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"gpuplan"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  CliRun r;
+  r.status = cli::run_cli(static_cast<int>(argv.size()), argv.data(), &r.out, &r.err);
+  return r;
+}
+
+std::vector<std::string> split_args(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  std::string a;
+  while (in >> a) {
+    if (a.size() >= 2 && a.front() == '"') {  // a quoted value: --engine "TensorRT-LLM 1.0"
+      std::string rest;
+      while (a.back() != '"' && in >> rest) a += " " + rest;
+      a = a.substr(1, a.size() - 2);
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::string join_args(const std::vector<std::string>& a) {
+  std::string s;
+  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+// The README's `gpuplan ...` lines of its "Use" block, as argument lists:
+// continuation lines joined, comments and output redirections dropped, the
+// README's paths made real (../shared is the published cases; ./my-model/ a
+// folder holding a catalog config.json).
+std::vector<std::vector<std::string>> readme_examples() {
+  std::ifstream f(std::string(GPUPLAN_SOURCE_DIR) + "/README.md");
+  std::string line, joined;
+  std::vector<std::vector<std::string>> out;
+  bool in_block = false;
+  const std::string model_dir = ::testing::TempDir() + "my-model/";
+  std::system(("mkdir -p " + model_dir).c_str());
+  {
+    std::ifstream src(std::string(GPUPLAN_SOURCE_DIR) + "/data/models/llama-3.1-8b.json");
+    std::ofstream(model_dir + "config.json") << src.rdbuf();
+  }
+  while (std::getline(f, line)) {
+    if (line.rfind("```", 0) == 0) {
+      in_block = !in_block;
+      continue;
+    }
+    if (!in_block) continue;
+    if (!joined.empty()) line = joined + " " + line;
+    if (!line.empty() && line.back() == '\\') {
+      joined = line.substr(0, line.size() - 1);
+      continue;
+    }
+    joined.clear();
+    const auto start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line.compare(start, 8, "gpuplan ") != 0) continue;
+    std::string cmd = line.substr(start + 8);
+    cmd = cmd.substr(0, cmd.find('#'));
+    cmd = cmd.substr(0, cmd.find('>'));
+    std::vector<std::string> args = split_args(cmd);
+    for (auto& a : args) {
+      if (a.rfind("../shared/", 0) == 0) a = std::string(GPUPLAN_SHARED_DIR) + a.substr(9);
+      if (a == "./my-model/") a = model_dir;
+    }
+    out.push_back(args);
+  }
+  return out;
+}
+
+// The three articles' worked examples as commands (the numbers themselves are
+// checked in test_seed_examples.cpp): 7B × 1T on A100 at 40% and ¥15–30; 7B ×
+// 2T with a 7-day deadline; GPT-3 175B × 300B on 1,000 A100s for 30 days; the
+// steps of 1e11 tokens at 4,096 per step over 5 epochs; the 10B image model
+// (1M images of 1,024 patches, 5 epochs, 50 TFLOP/s); the memory of a 7B model
+// under mixed-precision AdamW; debugging on 10 A100s before the main run.
+const std::vector<std::string> kArticleExamples = {
+    "train --params 7B --tokens 1T --gpu a100-80g --gpus 1000 --mfu 0.4 --price 15-30cny --fault-budget 0",
+    "train --params 7B --tokens 2T --gpu a100-80g --deadline 7d --mfu 0.4 --fault-budget 0",
+    "train --params 7B --tokens 2T --gpu a100-80g --gpus 1024 --deadline 7d --mfu 0.4 --fault-budget 0",
+    "train --params 175B --tokens 300B --gpu a100-80g --gpus 1000 --deadline 30d --fault-budget 0",
+    "train --params 1B --tokens 1e11 --batch-tokens 4096 --epochs 5 --gpu a100-80g --gpus 8 --mfu 0.4",
+    "train --params 10B --samples 1e6 --tokens-per-sample 1024 --epochs 5 --gpu h100 --precision fp16 "
+    "--tflops-per-gpu 50 --gpus 10 --fault-budget 0",
+    "memory --params 7B --gpu a100-80g",
+    "memory --model llama-3.1-8b --gpu a100-80g --gpus 8 --zero 1 --seq-len 4096",
+    "train --params 7B --tokens 1T --gpu h100 --gpus 50 --mfu 0.5 --fault-budget 0.2 --comm-margin 0.1 "
+    "--phase debug:a100-80g:10:72h:12cny",
+};
+
+// Other reports and states the README does not show: one per command and per
+// kind of section (a layout that does not fit, an export's notes, spot, one
+// GPU's and one model's card, a framework's profile, help).
+const std::vector<std::string> kOtherReports = {
+    "train --params 7B --tokens 1万亿 --gpu a100-80g --gpus 64 --mfu 0.4",
+    "train --params 7B --tokens 1万亿 --gpu a100-80g --gpus 64 --mfu 0.4 --market cn",
+    "train --params 7B --tokens 1万亿 --gpu a100-80g --gpus 64 --mfu 0.4 --market us",
+    "train --model llama-3.1-70b --tokens 15T --gpu h100 --gpus 2048 --mfu 0.4 --spot",
+    "train --model llama-3.1-8b --tokens 1T --gpu h100 --deadline 1个月 --mfu 0.4 --confidence 0.9",
+    "memory --model llama-3.1-70b --gpu a100-80g --gpus 8 --tp 8 --seq-len 8192",
+    "memory --model llama-3.1-70b --gpu h100 --gpus 16 --tp 16",
+    "plan --model llama-3.1-8b --gpu h100 --gpus 64 --seq 4096 --global-batch 256 --export megatron",
+    "finetune --model llama-3.1-8b --method lora --gpu a100-80g --samples 10000 --seq 2048",
+    "finetune --model llama-3.1-70b --method full --gpu h800 --samples 10000 --seq 4096 --epochs 2",
+    "infer --model qwen2.5-7b --gpu 4090 --input 1024 --output 256 --rps 2",
+    "gpus h100",
+    "gpus 910b2",
+    "models qwen3-30b-a3b",
+    "frameworks megatron-core@0.8.0",
+};
+
+struct Offence {
+  std::string line;
+  std::vector<std::string> words;
+};
+
+std::vector<Offence> offences(const std::string& text, const std::set<std::string>& names) {
+  std::vector<Offence> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto words = english_words(line, names);
+    if (!words.empty()) out.push_back({line, words});
+  }
+  return out;
+}
+
+std::string describe(const std::vector<Offence>& found) {
+  std::string s;
+  for (const auto& o : found) {
+    s += "  [";
+    for (size_t i = 0; i < o.words.size(); ++i) s += (i ? " " : "") + o.words[i];
+    s += "]  " + o.line + "\n";
+  }
+  return s;
+}
+
+// Runs one command in Chinese (table and Markdown) and checks every line;
+// `english_too` also runs it in English (it must succeed).
+void expect_chinese(std::vector<std::string> args, bool english_too) {
+  static const std::set<std::string> names = catalog_names();
+  std::vector<std::string> en = args, zh = args;
+  for (size_t i = 0; i + 1 < en.size(); ++i) {
+    if (en[i] == "--lang") en.erase(en.begin() + i, en.begin() + i + 2);
+  }
+  zh = en;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const CliRun z = run_cli(zh);
+  ASSERT_EQ(z.status, 0) << join_args(zh) << "\n" << z.err;
+  // JSON and CSV are the programs' schema (English keys); what people read is checked.
+  const bool for_people = std::find(zh.begin(), zh.end(), "json") == zh.end() && std::find(zh.begin(), zh.end(), "csv") == zh.end();
+  const auto found = offences(for_people ? z.out + z.err : z.err, names);
+  EXPECT_TRUE(found.empty()) << "gpuplan " << join_args(zh) << " prints English:\n" << describe(found);
+  if (english_too) {
+    const CliRun e = run_cli(en);
+    EXPECT_EQ(e.status, 0) << join_args(en) << "\n" << e.err;
+    EXPECT_FALSE(e.out.empty()) << join_args(en);
+  }
+}
+
+}  // namespace
+
+TEST(ChineseOutput, TheScannerFindsEnglishAndSparesNames) {
+  const std::set<std::string> names = catalog_names();
+  EXPECT_EQ(english_words("  总训练时间  4.75 h", names), std::vector<std::string>{});  // one letter: a symbol
+  EXPECT_EQ(english_words("  模型  7B-parameter model", names), (std::vector<std::string>{"parameter", "model"}));
+  EXPECT_EQ(english_words("  6 replica(s) × TP 2", names), (std::vector<std::string>{"replica"}));
+  EXPECT_EQ(english_words("  GPU  NVIDIA H100 SXM5 80GB (h100-sxm5-80gb)  NVLink 4", names), std::vector<std::string>{});
+  EXPECT_EQ(english_words("  改用 --recompute full 或 --zero 3（见 docs/memory.md）", names), std::vector<std::string>{});
+  EXPECT_EQ(english_words("  单卡有效算力  125 TFLOP/s", names), std::vector<std::string>{});
+  EXPECT_EQ(english_words("  GPU-hours", names), std::vector<std::string>{"hours"});
+}
+
+TEST(ChineseOutput, EveryReadmeExampleInBothLanguages) {
+  const auto examples = readme_examples();
+  ASSERT_GE(examples.size(), 20u) << "the README's Use block was not found";
+  for (const auto& args : examples) expect_chinese(args, true);
+}
+
+TEST(ChineseOutput, EveryArticleWorkedExampleInBothLanguages) {
+  for (const auto& line : kArticleExamples) expect_chinese(split_args(line), true);
+}
+
+TEST(ChineseOutput, OtherReportsAndStates) {
+  for (const auto& line : kOtherReports) expect_chinese(split_args(line), false);
+}
