@@ -14,9 +14,11 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
   cmd->add_option("--ep", f->ep, help_text("Expert-parallel degree (MoE)", "专家并行度（MoE）"))->capture_default_str();
   cmd->add_option("--vp", f->vp, help_text("Virtual pipeline stages per rank (interleaved 1F1B when > 1)", "每个 rank 的虚拟流水线级数（大于 1 时为交错 1F1B）"))->capture_default_str();
   cmd->add_option("--first-stage-layers", f->first_stage_layers,
-                  "Transformer layers on the first pipeline stage (Megatron --decoder-first-pipeline-num-layers); the rest split evenly");
+                  help_text("Transformer layers on the first pipeline stage (Megatron --decoder-first-pipeline-num-layers); the rest split evenly",
+                            "第一级流水线的 Transformer 层数（Megatron 的 --decoder-first-pipeline-num-layers）；其余各级均分"));
   cmd->add_option("--last-stage-layers", f->last_stage_layers,
-                  "Transformer layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)");
+                  help_text("Transformer layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)",
+                            "最后一级流水线的 Transformer 层数（Megatron 的 --decoder-last-pipeline-num-layers）"));
   cmd->add_option("--micro-batch", f->micro_batch, help_text("Sequences per micro-batch per data-parallel rank", "每个数据并行 rank 每个微批的序列数"))->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, help_text("Sequences per optimizer step (default dp × micro-batch)", "每个优化步的序列数（默认 dp × 微批）"));
   cmd->add_option("--seq-len", f->seq_len, help_text("Tokens per sequence", "每条序列 token 数"))->capture_default_str();
@@ -40,8 +42,10 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
 
 void add_framework_flags(CLI::App* cmd, FrameworkInputs* f) {
   cmd->add_option("--framework", f->framework,
-                  "Training stack as NAME[@VERSION]: megatron-lm, nemo, deepspeed, torchtitan, llm-foundry, torchtune, ... "
-                  "(gpuplan frameworks); its defaults and what it can run")
+                  help_text("Training stack as NAME[@VERSION]: megatron-lm, nemo, deepspeed, torchtitan, llm-foundry, torchtune, ... "
+                            "(gpuplan frameworks); its defaults and what it can run",
+                            "训练框架，写作 名称[@版本]：megatron-lm、nemo、deepspeed、torchtitan、llm-foundry、torchtune 等"
+                            "（gpuplan frameworks）；决定默认设置与可用的并行方式"))
       ->capture_default_str();
   cmd->add_option("--attention", f->attention, help_text("Attention kernel: flash (FA2), flash3, cudnn, sdpa, materialised; default: the framework's", "注意力内核：flash（FA2）、flash3、cudnn、sdpa、materialised；默认随框架"));
   cmd->add_option("--loss", f->loss, help_text("Cross-entropy: full (fp32 logits), fused, chunked, vocab_parallel (Megatron's unfused); default: the framework's", "交叉熵：full（fp32 logits）、fused、chunked、vocab_parallel（Megatron 未融合实现）；默认随框架"));
@@ -56,7 +60,8 @@ void add_eager_flag(CLI::App* cmd, bool* eager) {
 
 void add_zero3_per_module_flag(CLI::App* cmd, bool* per_module) {
   cmd->add_flag("--zero3-per-module", *per_module,
-                "ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP");
+                help_text("ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP",
+                          "ZeRO-3 逐模块收集参数（每个归一化层和线性层），与 DeepSpeed 相同；默认按块收集，与 FSDP 相同"));
 }
 
 }  // namespace gpuplan::cli
