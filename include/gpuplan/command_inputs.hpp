@@ -137,7 +137,7 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--spot", "", "Price spot/preemptible capacity", "按竞价（可抢占）实例计价"}, in.spot);
   v(InputInfo{"--spot-discount", "fraction", "Fraction off on-demand for spot, when no spot quote is known", "没有竞价报价时，竞价相对按需价格的优惠比例"}, in.spot_discount);
   v(InputInfo{"--spot-overhead", "fraction of GPU-hours", "Fix the extra GPU-hours lost to spot preemptions as a fraction; default: computed", "把竞价实例被抢占损失的额外卡时固定为一个比例；默认按模型计算"}, in.spot_overhead);
-  v(InputInfo{"--phase", "", "Extra priced phase NAME:GPU:COUNT:DURATION[:PRICE], e.g. debug:a100-80g:10:72h:12cny (repeatable)", "另计费用的阶段 名称:GPU:卡数:时长[:单价]，如 debug:a100-80g:10:72h:12cny（可重复）"}, in.phase);
+  v(InputInfo{"--phase", "", "Extra priced phase NAME:GPU:COUNT:DURATION[:PRICE], e.g. debug:a100-80g:10:72h:12cny (repeatable)", "另计费用的阶段 名称:GPU:卡数:时长[:单价]，如 --phase debug:a100-80g:10:72h:12cny（可重复）"}, in.phase);
   v(InputInfo{"--compare-own", "", "Add rent vs own: owning the nodes at a fleet utilisation against renting (docs/rent-or-buy.md)", "加上租用与自建对比：按集群利用率计算自建成本（docs/rent-or-buy.md）"}, in.compare_own);
   v(InputInfo{"--fleet-utilisation,--fleet-utilization", "fraction", "Owned: busy share of the fleet's hours over its life, 0 to 1 (default 0.5)", "自建：集群生命周期内忙碌时间占比，0 到 1（默认 0.5）"}, in.own.fleet_utilisation);
   v(InputInfo{"--own-server-price", "result currency", "Owned: purchase price of one node in the result currency (default: the market's listing)", "自建：单节点采购价，按结果币种（默认取该市场报价）"}, in.own.server_price_per_node);

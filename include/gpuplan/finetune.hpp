@@ -81,6 +81,7 @@ struct FinetuneEstimate {
   double gpu_hours = 0;
   bool fits = false;
   std::vector<std::string> assumptions;
+  std::vector<std::string> assumptions_zh;  // the same, in Chinese, index for index
 };
 
 // Evaluates the job on `gpus` GPUs of one type.

@@ -194,6 +194,7 @@ struct MaxThroughputRun {
   double prefill_fraction = 0;
   bool feasible = false;
   std::string why_not;
+  std::string why_not_zh;            // the same in Chinese
   InferenceMemory memory;
   PassTime step;
   EngineDefaults engine;
@@ -235,6 +236,7 @@ struct ServingLayoutTried {
   int64_t gpus = 0;
   bool feasible = false;
   std::string why_not;
+  std::string why_not_zh;            // the same in Chinese
 };
 
 struct ServingPlan {
@@ -271,6 +273,7 @@ struct ServingPlan {
   std::vector<ServingLayoutTried> layouts;   // every layout the search tried, in order
   bool feasible = false;
   std::string why_not;          // when not feasible
+  std::string why_not_zh;       // the same in Chinese
   struct Note { std::string en, zh; };  // an assumption, in both languages
   std::vector<Note> assumptions;
 };

@@ -155,6 +155,7 @@ enum class StageSplitRule {
   kLoss,          // --account-for-loss-in-pipeline-split alone: (L + 1) / (pp·vp) per chunk
 };
 const char* stage_split_rule_name(StageSplitRule r);
+const char* stage_split_rule_name_zh(StageSplitRule r);
 
 struct LayerRange {
   int64_t first = 0;  // index of the chunk's first transformer layer in the model
@@ -173,6 +174,7 @@ struct StageSplit {
   int64_t max_layers() const;
   // "15 | 16 ×6 | 15" (and the per-chunk sizes with vp > 1).
   std::string describe() const;
+  std::string describe_zh() const;  // the same, chunks in Chinese: "10 ×8（虚拟级：首级 [5,5]，中间级 [5,5]，末级 [5,5]）"
 };
 
 // The layers of every pipeline stage (and virtual chunk) of `layout`, by

@@ -103,6 +103,7 @@ struct MemoryBreakdown {
   // The pipeline split used (stage_split), e.g. "15 | 16 ×6 | 15 (embedding and
   // loss each count as a layer)"; filled by estimate_memory, not by _numbers.
   std::string stage_split;
+  std::string stage_split_zh;     // the same in Chinese
   double inflight_micro_batches = 0;  // micro-batches whose activations the worst stage holds
   int64_t largest_micro_batch = -1;   // largest that fits (0: not even 1; -1: not computed)
   std::vector<MemorySuggestion> suggestions;  // when it does not fit

@@ -98,6 +98,7 @@ struct PlanGroup {
   std::vector<PlanCandidate> top;       // best first, at most top_k
   std::vector<PlanReference> references;  // request.references that use this many GPUs, in request order
   std::string why_en;                   // why the winner wins
+  std::string why_zh;                   // the same in Chinese
 };
 
 struct PlanResult {

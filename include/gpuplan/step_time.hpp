@@ -74,6 +74,7 @@ struct StepTime {
   double gemm_efficiency_mean = 0;    // FLOP-weighted achieved fraction of peak over the GEMMs
   int dp_nodes = 1;                   // nodes one DP group spans
   std::vector<std::string> assumptions;
+  std::vector<std::string> assumptions_zh;  // the same, in Chinese, index for index
 };
 
 StepTime estimate_step_time(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
@@ -126,6 +127,7 @@ double burst_gemm_ceiling(const GpuSpec& gpu);
 double power_clock_factor(const GpuSpec& gpu);
 // Where that ceiling comes from, in words, for the report's assumptions.
 const char* training_gemm_ceiling_basis(const GpuSpec& gpu);
+const char* training_gemm_ceiling_basis_zh(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
 double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch = 1);
 // Streaming multiprocessors (or compute units) of a part, for wave quantisation.

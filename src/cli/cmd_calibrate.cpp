@@ -36,12 +36,14 @@ Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
   s.rows.push_back(Row{"step_error", "Prediction error (predicted / measured − 1)", "预测误差", c.step_error, Unit::kFraction, ""});
   s.rows.push_back(Row{"gemm_ceiling", "Fitted GEMM efficiency ceiling", "拟合的 GEMM 效率上限", c.gemm_ceiling, Unit::kFraction,
                        c.step_clamped ? "(clamped: the layout alone cannot explain the measurement)" : ""});
+  if (c.step_clamped) s.rows.back().text_zh = "（已截断：仅凭并行方案解释不了实测值）";
   if (c.measured_peak_bytes > 0) {
     s.rows.push_back(Row{"predicted_peak_bytes", "Predicted peak memory", "预测显存峰值", c.predicted_peak_bytes, Unit::kBytes, ""});
     s.rows.push_back(Row{"measured_peak_bytes", "Measured peak memory", "实测显存峰值", c.measured_peak_bytes, Unit::kBytes, ""});
     s.rows.push_back(Row{"memory_error", "Memory prediction error", "显存预测误差", c.memory_error, Unit::kFraction, ""});
     s.rows.push_back(Row{"fragmentation", "Fitted memory overhead (fraction of allocated)", "拟合的显存额外开销", c.fragmentation, Unit::kFraction,
                          c.memory_clamped ? "(the model over-predicts even with no overhead; kept at 0)" : ""});
+    if (c.memory_clamped) s.rows.back().text_zh = "（不加额外开销时模型已高估，取 0）";
   }
   rep.sections.push_back(s);
   return rep;

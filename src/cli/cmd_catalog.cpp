@@ -1,4 +1,5 @@
 // gpuplan models / gpus: what the built-in catalogs hold.
+#include <map>
 #include <fmt/format.h>
 
 #include <limits>
@@ -16,8 +17,25 @@
 namespace gpuplan::cli {
 namespace {
 
+// A table column's label in Chinese (the header people read; programs read the key).
+std::string column_zh(const std::string& en) {
+  static const std::map<std::string, std::string> zh = {
+      {"id", "id"},           {"name", "名称"},        {"total", "总参数"},      {"active", "激活参数"},  {"layers", "层数"},
+      {"hidden", "隐藏维度"}, {"heads", "注意力头"},   {"vocab", "词表"},        {"memory", "显存"},      {"HBM", "HBM TB/s"},
+      {"link", "互联"},       {"price", "价格"},       {"market", "市场"},       {"provider", "提供商"},  {"on-demand", "按需"},
+      {"spot", "竞价"},       {"default", "默认"},     {"date", "日期"},         {"source", "来源"},      {"KV heads", "KV 头"},
+      {"GPUs per node", "每节点卡数"}, {"currency", "币种"}, {"heads/kv", "注意力头/KV"}};
+  const auto it = zh.find(en);
+  return it == zh.end() ? "" : it->second;
+}
+
 Row cell(const char* key, const std::string& en, double v, Unit u, std::string text = "") {
-  return Row{key, en, "", v, u, std::move(text)};
+  return Row{key, en, column_zh(en), v, u, std::move(text)};
+}
+// The cell's text in Chinese (empty: the same as in English).
+Row zh_text(Row r, std::string zh) {
+  r.text_zh = std::move(zh);
+  return r;
 }
 // The same value twice: in words for people (a table cell), as a number for programs.
 Row people(Row r) { r.audience = Audience::kPeople; return r; }
@@ -58,7 +76,7 @@ Report models_report(const std::string& show) {
                          cell("params_active", "active", p.active, Unit::kParams),
                          cell("layers", "layers", static_cast<double>(m.layers), Unit::kCount),
                          cell("hidden", "hidden", static_cast<double>(m.hidden), Unit::kCount),
-                         people(cell("heads", "heads", 0, Unit::kText, m.mla ? fmt::format("{}/MLA", m.heads) : fmt::format("{}/{}", m.heads, m.kv_heads))),
+                         people(cell("heads", "heads/kv", 0, Unit::kText, m.mla ? fmt::format("{}/MLA", m.heads) : fmt::format("{}/{}", m.heads, m.kv_heads))),
                          cell("vocab", "vocab", static_cast<double>(m.vocab), Unit::kCount),
                          programs(cell("heads", "heads", static_cast<double>(m.heads), Unit::kCount)),
                          programs(cell("kv_heads", "KV heads", static_cast<double>(m.kv_heads), Unit::kCount)),
@@ -84,14 +102,16 @@ std::string price_text(double per_hour, const std::string& quote_currency, Curre
 Section prices_section(const GpuSpec& g, Currency shown) {
   Section s{"prices", "Rental listings (per GPU-hour)", "租用报价（每卡时）", {}, {"market", "provider", "on-demand", "spot", "default", "date", "source"}, {}};
   for (const PriceQuote* q : prices_for(g.id)) {
-    s.records.push_back({cell("market", "market", 0, Unit::kText, market_code(q->market)), cell("provider", "provider", 0, Unit::kText, q->provider),
+    s.records.push_back({zh_text(cell("market", "market", 0, Unit::kText, market_code(q->market)), q->market == Market::kCn ? "国内" : "美国"), zh_text(cell("provider", "provider", 0, Unit::kText, q->provider), q->provider_zh),
                          people(cell("on_demand", "on-demand", 0, Unit::kText, price_text(q->on_demand_per_gpu_hour, q->currency, shown))),
                          people(cell("spot", "spot", 0, Unit::kText,
                               q->spot_per_gpu_hour > 0 ? price_text(q->spot_per_gpu_hour, q->currency, shown) : "—")),
                          price_number("on_demand_per_gpu_hour", q->on_demand_per_gpu_hour, q->currency, shown),
                          price_number("spot_per_gpu_hour", q->spot_per_gpu_hour, q->currency, shown), currency_row(shown),
-                         cell("default", "default", 0, Unit::kText, q->is_default ? market_code(q->market) : ""),
-                         cell("date", "date", 0, Unit::kText, q->date.empty() ? "undated" : q->date), cell("source", "source", 0, Unit::kText, q->source)});
+                         zh_text(cell("default", "default", 0, Unit::kText, q->is_default ? market_code(q->market) : ""), q->is_default ? "是" : ""),
+                         zh_text(cell("date", "date", 0, Unit::kText, q->date.empty() ? "undated" : q->date), q->date.empty() ? "未注明日期" : q->date),
+                         // The listing's source quoted as published, labelled as a quote in Chinese.
+                         zh_text(cell("source", "source", 0, Unit::kText, q->source), "来源：" + q->source)});
   }
   return s;
 }
@@ -110,23 +130,26 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     const std::pair<const char*, Precision> kinds[] = {{"fp32", Precision::kFp32}, {"tf32", Precision::kTf32}, {"bf16", Precision::kBf16},
                                                        {"fp16", Precision::kFp16}, {"fp8", Precision::kFp8},   {"int8", Precision::kInt8}};
     for (const auto& [name, p] : kinds) {
-      Row r{fmt::format("peak_{}_flop_per_s", name), fmt::format("Dense peak {}", name), fmt::format("{} 稠密峰值", name), 0, Unit::kText, "not supported"};
-      if (g.has(p)) { r.value = g.peak(p); r.unit = Unit::kFlopPerS; r.text.clear(); }
+      Row r{fmt::format("peak_{}_flop_per_s", name), fmt::format("Dense peak {}", name), fmt::format("{} 稠密峰值", name), 0, Unit::kText, "not supported",
+            {}, Audience::kAll, "不支持"};
+      if (g.has(p)) { r.value = g.peak(p); r.unit = Unit::kFlopPerS; r.text.clear(); r.text_zh.clear(); }
       s.rows.push_back(r);
     }
-    s.rows.push_back(Row{"intra_link", "Intra-node link", "节点内互联", 0, Unit::kText, g.intra_link.empty() ? "PCIe only" : g.intra_link});
+    s.rows.push_back(Row{"intra_link", "Intra-node link", "节点内互联", 0, Unit::kText, g.intra_link.empty() ? "PCIe only" : g.intra_link, {}, Audience::kAll,
+                         g.intra_link.empty() ? "仅 PCIe" : g.intra_link});
     s.rows.push_back(Row{"intra_bytes_per_s", "Intra-node bandwidth per GPU, one direction", "节点内单向带宽", g.intra_bytes_per_s, Unit::kBytesPerS});
     // Unknown (0 in the spec) is shown as such, never as a zero.
     if (g.pcie_gen > 0) s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", static_cast<double>(g.pcie_gen), Unit::kCount});
     else s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", kNotKnown, Unit::kCount});  // "–" in the table, null in JSON
     if (g.tdp_w > 0) s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", g.tdp_w, Unit::kCount});
-    else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", 0, Unit::kText, "unknown"});
+    else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", 0, Unit::kText, "unknown", {}, Audience::kAll, "未知"});
     s.rows.push_back(Row{"gpus_per_node", "GPUs per node (default)", "每节点卡数（默认）", static_cast<double>(g.gpus_per_node), Unit::kCount});
     s.rows.push_back(Row{"scaleout_bytes_per_s", "Scale-out per GPU, one direction", "跨节点单卡带宽", g.scaleout_bytes_per_s, Unit::kBytesPerS, g.scaleout});
     s.rows.push_back(Row{"aliases", "Aliases", "别名", 0, Unit::kText, "", g.aliases});
     rep.sections.push_back(s);
     Section src{"sources", "Sources", "来源", {}, {}, {}};
-    for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v});
+    // Each source quoted as published, labelled as a quote in Chinese (来源：…).
+    for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v, {}, Audience::kAll, "来源：" + v});
     if (!g.notes.empty()) src.rows.push_back(Row{"notes", "Notes", "备注", 0, Unit::kText, g.notes});
     rep.sections.push_back(src);
     if (!prices_for(g.id).empty()) rep.sections.push_back(prices_section(g, shown));

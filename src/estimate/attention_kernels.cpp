@@ -176,4 +176,12 @@ std::string attention_rate_basis(const GpuSpec& g, AttentionKernel k) {
                      c.borrowed ? "; no measurement for this architecture: the Hopper table as a fraction of peak" : "");
 }
 
+std::string attention_rate_basis_zh(const GpuSpec& g, AttentionKernel k) {
+  if (k == AttentionKernel::kMaterialised) return "显式计算注意力分数：批量 GEMM，s×s 矩阵经 HBM 读写";
+  const Choice c = choose(g, k);
+  const Table* ref = find(c.kernel, c.arch, "forward", 128);
+  return fmt::format("{} 在 {} 上的实测值{}（来源：{}）", c.kernel, ref->reference_gpu,
+                     c.borrowed ? "；该架构没有实测，按 Hopper 表占峰值的比例换算" : "", ref->source);
+}
+
 }  // namespace gpuplan

@@ -27,6 +27,7 @@ double attention_training_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel ke
 
 // The measurement behind that rate, in words, for the report's assumptions.
 std::string attention_rate_basis(const GpuSpec& gpu, AttentionKernel kernel);
+std::string attention_rate_basis_zh(const GpuSpec& gpu, AttentionKernel kernel);
 
 // The GPU's architecture family as the kernel tables name it: "ampere",
 // "ada", "hopper", "blackwell", or "" when the id names none of them.

@@ -291,6 +291,7 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
       const double micro = static_cast<double>(std::max<int64_t>(1, e.layout.micro_batches()));
       s += micro * uses * layer_params * 2.5 / hbm;
       e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
+      e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
     }
     e.step_s = s;
   }
@@ -301,12 +302,22 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   e.wall_s = e.steps * e.step_s;
   e.gpu_hours = e.wall_s * static_cast<double>(gpus) / kSecondsPerHour;
   e.assumptions.push_back(fmt::format("Every sample is {} tokens (packed or padded to --seq-len).", job.seq_len));
+  e.assumptions_zh.push_back(fmt::format("每个样本 {} 个 token（打包或填充到 --seq-len）。", job.seq_len));
   if (lora) {
+    std::string modules;
+    for (auto x : job.modules) {
+      if (!modules.empty()) modules += ",";
+      modules += lora_module_name(x);
+    }
+    const bool qlora = job.method == FineTune::kQlora;
     e.assumptions.push_back(fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
-                                        [&] { std::string s; for (auto x : job.modules) { if (!s.empty()) s += ","; s += lora_module_name(x); } return s; }(),
-                                        format_si(e.flops.adapter_params, "", 3),
-                                        job.method == FineTune::kQlora ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)" : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
-                                        job.method == FineTune::kQlora ? ", NF4 with double-quantised constants (4.127 bits)" : ""));
+                                        modules, format_si(e.flops.adapter_params, "", 3),
+                                        qlora ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)" : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
+                                        qlora ? ", NF4 with double-quantised constants (4.127 bits)" : ""));
+    e.assumptions_zh.push_back(fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank,
+                                           modules, format_si(e.flops.adapter_params, "", 3),
+                                           qlora ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）" : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
+                                           qlora ? "，NF4 量化，量化常数二次量化（4.127 位）" : ""));
   }
   return e;
 }

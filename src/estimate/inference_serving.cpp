@@ -76,22 +76,27 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     validate_inference(m, g, o);
   } catch (const InputError& e) {
     p.why_not = e.what();
+    p.why_not_zh = e.what();  // InputError sentences are English
     return p;
   }
   p.memory = inference_memory(m, g, o);
   const double ctx = static_cast<double>(t.input_len + t.output_len);
   if (!p.memory.weights_fit) {
     p.why_not = fmt::format("weights and runtime ({:.1f} GiB per GPU) do not fit {}", p.memory.weights_bytes / kGiB, g.id);
+    p.why_not_zh = fmt::format("权重与运行时（每卡 {:.1f} GiB）放不进 {}", p.memory.weights_bytes / kGiB, g.id);
     return p;
   }
   p.max_batch_memory = static_cast<int64_t>(std::floor(p.memory.max_cached_tokens / ctx));
   if (p.max_batch_memory < 1) {
     p.why_not = fmt::format("the KV cache of one {}-token sequence does not fit next to the weights", static_cast<int64_t>(ctx));
+    p.why_not_zh = fmt::format("放下权重后，连一条 {} token 序列的 KV 缓存也放不下", static_cast<int64_t>(ctx));
     return p;
   }
   if (t.batch > p.max_batch_memory) {
     p.why_not = fmt::format("--batch {} needs {} cached tokens; {} fit", t.batch,
                             static_cast<int64_t>(static_cast<double>(t.batch) * ctx), static_cast<int64_t>(p.memory.max_cached_tokens));
+    p.why_not_zh = fmt::format("--batch {} 需要缓存 {} 个 token，只放得下 {} 个", t.batch,
+                               static_cast<int64_t>(static_cast<double>(t.batch) * ctx), static_cast<int64_t>(p.memory.max_cached_tokens));
     return p;
   }
   // The engine runs at most max_num_seqs sequences per scheduler (per attention
@@ -136,6 +141,8 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     if (lo == 0) {
       p.why_not = fmt::format("even one sequence takes {:.1f} ms per output token, above the {:.1f} ms target",
                               1e3 * evaluate(1).tpot, 1e3 * t.tpot_target_s);
+      p.why_not_zh = fmt::format("即使只有一条序列，每输出 token 也要 {:.1f} 毫秒，超过目标 {:.1f} 毫秒",
+                                 1e3 * evaluate(1).tpot, 1e3 * t.tpot_target_s);
       return p;
     }
     B = lo;
@@ -193,6 +200,7 @@ ServingLayoutTried row_of(const ServingPlan& p) {
   r.gpus_per_replica = p.gpus_per_replica;
   r.feasible = p.feasible;
   r.why_not = p.why_not;
+  r.why_not_zh = p.why_not_zh;
   if (p.feasible) {
     r.batch = p.batch;
     r.tpot_s = p.tpot_s;
@@ -245,15 +253,23 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
   best.layouts = std::move(tried);
   if (!best.feasible) {
     // The reason of the last (largest) layout tried.
-    std::string why;
+    std::string why, why_zh;
     for (const ServingLayoutTried& r : best.layouts) {
-      if (!r.why_not.empty()) why = r.why_not;
+      if (!r.why_not.empty()) {
+        why = r.why_not;
+        why_zh = r.why_not_zh.empty() ? r.why_not : r.why_not_zh;
+      }
     }
     best.why_not = fmt::format("no layout of up to {} GPUs per replica serves {} on {}{}: the last layout tried ({}) fails because {}",
                                kMaxReplicaGpus, m.name, g.name,
                                t.tpot_target_s > 0 ? fmt::format(" within {:.0f} ms per output token", 1e3 * t.tpot_target_s) : "",
                                best.layouts.empty() ? "none" : fmt::format("TP {} × PP {} × EP {}", best.layouts.back().tp, best.layouts.back().pp, best.layouts.back().ep),
                                why);
+    best.why_not_zh = fmt::format("每副本最多 {} 张卡的布局都无法{}在 {} 上服务 {}：最后尝试的布局（{}）不可行，原因是{}",
+                                  kMaxReplicaGpus, t.tpot_target_s > 0 ? fmt::format("在每输出 token {:.0f} 毫秒内", 1e3 * t.tpot_target_s) : "",
+                                  g.name, m.name,
+                                  best.layouts.empty() ? "无" : fmt::format("TP {} × PP {} × EP {}", best.layouts.back().tp, best.layouts.back().pp, best.layouts.back().ep),
+                                  why_zh);
   }
   auto note = [&](const char* en, const char* zh) { best.assumptions.push_back(ServingPlan::Note{en, zh}); };
   note("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.",
@@ -262,7 +278,7 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
        "解码步按平均上下文（输入 + 输出/2）计算；首 token 延迟不含排队。");
   if (best.pp > 1) {
     note("Pipeline parallelism: pp micro-batches in flight; a round gives every sequence one token and lasts one micro-batch's pass through all stages plus pp hops.",
-         "流水线并行：同时有 pp 个微批在途；每轮每条序列得到一个 token，用时为一个微批穿过所有级的时间加 pp 次级间传输。");
+         "流水线并行：同时有 PP 个微批在途；每轮每条序列得到一个 token，用时为一个微批穿过所有级的时间加 PP 次级间传输。");
   }
   if (best.ep > 1) {
     note("Expert parallelism: each GPU of a stage holds routed_experts/EP whole experts; per MoE layer an FP8 dispatch and a BF16 combine all-to-all at DeepEP's measured rates, not overlapped with compute.",

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/text_match.hpp"
@@ -60,6 +62,26 @@ const char* stage_split_rule_name(StageSplitRule r) {
     case StageSplitRule::kLoss: return "loss counts as a layer";
   }
   return "?";
+}
+
+const char* stage_split_rule_name_zh(StageSplitRule r) {
+  switch (r) {
+    case StageSplitRule::kEven: return "均分";
+    case StageSplitRule::kFirstLast: return "指定首级/末级层数";
+    case StageSplitRule::kEmbeddingLoss: return "嵌入层与损失各算一层";
+    case StageSplitRule::kLoss: return "损失算一层";
+  }
+  return "?";
+}
+
+std::string StageSplit::describe_zh() const {
+  std::string s = describe();
+  for (const auto& [en, zh] : std::initializer_list<std::pair<const char*, const char*>>{
+           {" (chunks: first [", "（虚拟级：首级 ["}, {"], middle [", "]，中间级 ["}, {"], last [", "]，末级 ["}, {"])", "]）"}}) {
+    const size_t at = s.find(en);
+    if (at != std::string::npos) s.replace(at, std::string(en).size(), zh);
+  }
+  return s;
 }
 
 int64_t StageSplit::layers(int stage) const {

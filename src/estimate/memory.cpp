@@ -333,17 +333,18 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
                     br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
     add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
                     format_sig(o.logits_bytes_per_entry, 3)),
-        fmt::format("Logits：token 数 × 词表/tp × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
+        fmt::format("Logits：token 数 × 词表/TP × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
                     format_sig(o.logits_bytes_per_entry, 3)));
   }
   if (l.pp > 1 && !m.count_only) {
     const StageSplit split = stage_split(m, l);
     br.stage_split = fmt::format("{} ({})", split.describe(), stage_split_rule_name(split.rule));
+    br.stage_split_zh = fmt::format("{}（{}）", split.describe_zh(), stage_split_rule_name_zh(split.rule));
     add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "
                     "the last the final norm, LM head and loss.",
                     split.describe(), stage_split_rule_name(split.rule)),
-        fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、LM head 与损失。",
-                    split.describe(), stage_split_rule_name(split.rule)));
+        fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、输出层与损失。",
+                    split.describe_zh(), stage_split_rule_name_zh(split.rule)));
   }
   const double frag = o.fragmentation.value_or(kFragmentation);
   add(fmt::format("Overheads: CUDA context and workspaces {} GiB, allocator fragmentation {}% of allocated bytes, safety margin {}% of capacity kept free.",

@@ -49,7 +49,10 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
 
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
   d.rows.push_back(num("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
-  if (!p.feasible) d.rows.push_back(txt("why_not", "Why not", "原因", p.why_not));
+  if (!p.feasible) {
+    d.rows.push_back(txt("why_not", "Why not", "原因", p.why_not));
+    d.rows.back().text_zh = p.why_not_zh;
+  }
   d.rows.push_back(num("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
   // Language-neutral notation: replicas × [one replica's degrees].
   std::string replica = fmt::format("TP {}", p.tp);
@@ -98,12 +101,14 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
   mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
   mem.rows.push_back(num("kv_bytes_per_token", "KV cache per token (whole model)", "每 token KV 缓存（整个模型）", im.kv_bytes_per_token, Unit::kCount, "bytes"));
+  mem.rows.back().text_zh = "字节";
   mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
+  mem.rows.back().text_zh = "字节";
   mem.rows.push_back(num("kv_in_use_bytes", "KV cache in use", "已用 KV 缓存", im.kv_bytes_per_token_per_gpu * static_cast<double>(p.batch) / std::max(1, p.dp_attention) * static_cast<double>(t.input_len + t.output_len), Unit::kBytes));
   mem.rows.push_back(num("kv_budget_bytes", "KV cache budget", "KV 缓存预算", im.kv_budget_bytes, Unit::kBytes));
   mem.rows.push_back(num("max_cached_tokens", "Tokens the KV budget holds", "KV 预算可容纳 token", im.max_cached_tokens, Unit::kCount));
   mem.rows.push_back(num("activation_bytes", "Activations (one prefill chunk) and logits", "激活（一个预填充块）与 logits", im.activation_bytes, Unit::kBytes));
-  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA graphs", im.runtime_bytes, Unit::kBytes));
+  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA Graph", im.runtime_bytes, Unit::kBytes));
   mem.rows.push_back(num("reserved_bytes", "Left free (1 − memory utilisation)", "预留空闲（1 − 显存利用率）", im.reserved_bytes, Unit::kBytes));
   r.sections.push_back(mem);
 
@@ -148,7 +153,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                           Row{"replicas", "replicas", "副本数", val(static_cast<double>(x.replicas)), Unit::kCount, ""},
                           Row{"gpus", "GPUs", "卡数", val(static_cast<double>(x.gpus)), Unit::kGpus, ""},
                           Row{"feasible", "feasible", "可行", x.feasible ? 1.0 : 0.0, Unit::kFlag, ""},
-                          Row{"note", "note", "说明", 0, Unit::kText, x.feasible ? "" : x.why_not}});
+                          Row{"note", "note", "说明", 0, Unit::kText, x.feasible ? "" : x.why_not, {}, Audience::kAll, x.feasible ? "" : x.why_not_zh}});
   }
   r.sections.push_back(lt);
 
@@ -181,7 +186,10 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
 
   Section b{"batching", "Batching", "批处理", {}, {}, {}};
   b.rows.push_back(num("feasible", "Feasible", "可行", run.feasible ? 1 : 0, Unit::kFlag));
-  if (!run.feasible) b.rows.push_back(txt("why_not", "Why not", "原因", run.why_not));
+  if (!run.feasible) {
+    b.rows.push_back(txt("why_not", "Why not", "原因", run.why_not));
+    b.rows.back().text_zh = run.why_not_zh;
+  }
   b.rows.push_back(num("batch", "Concurrent sequences reached", "达到的并发序列数", static_cast<double>(run.batch), Unit::kCount));
   b.rows.push_back(txt("limited_by", "Limited by", "受限于", run.limited_by));
   b.rows.push_back(num("batch_kv_limit", "Sequences the KV cache holds", "KV 缓存可容纳序列数", static_cast<double>(run.batch_kv_limit), Unit::kCount));
@@ -190,12 +198,14 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
   b.rows.push_back(num("max_num_tokens", "Engine max_num_tokens per step", "引擎每步 max_num_tokens", static_cast<double>(run.engine.max_num_tokens), Unit::kCount));
   b.rows.push_back(num("tokens_per_step", "Tokens per step (prefill + decode)", "每步 token（预填充+解码）", run.tokens_per_step, Unit::kCount));
   b.rows.push_back(num("kv_blocks", "KV blocks per GPU", "每卡 KV 块数", run.kv_blocks, Unit::kCount, fmt::format("of {} tokens", run.engine.tokens_per_block)));
+  b.rows.back().text_zh = fmt::format("每块 {} 个 token", run.engine.tokens_per_block);
   r.sections.push_back(b);
 
   Section th{"throughput", "Throughput", "吞吐", {}, {}, {}};
   th.rows.push_back(num("output_tokens_per_s", "Output tokens/s, TP group", "TP 组总输出 token/s", run.output_tokens_per_s, Unit::kCount, "tokens/s"));
   th.rows.push_back(num("output_tokens_per_s_per_gpu", "Output tokens/s per GPU", "每卡输出 token/s", run.output_tokens_per_s_per_gpu, Unit::kCount, "tokens/s"));
   th.rows.push_back(num("requests_per_s", "Requests/s", "请求/s", run.requests_per_s, Unit::kCount, "requests/s"));
+  th.rows.back().text_zh = "个请求/s";
   th.rows.push_back(num("tpot_s", "Time per output token (one step)", "每输出 token 时间（一步）", run.tpot_s, Unit::kSeconds));
   th.rows.push_back(num("prefill_fraction", "Share of the step spent on prefills", "每步中预填充占比", run.prefill_fraction, Unit::kFraction));
   r.sections.push_back(th);
@@ -210,14 +220,15 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
   mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
   mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
   mem.rows.push_back(num("activation_bytes", "Activations (one max_num_tokens step) and logits", "激活（一步 max_num_tokens）与 logits", im.activation_bytes, Unit::kBytes));
-  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA graphs", im.runtime_bytes, Unit::kBytes));
+  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA Graph", im.runtime_bytes, Unit::kBytes));
   mem.rows.push_back(num("kv_budget_bytes", "KV cache pool", "KV 缓存池", im.kv_budget_bytes, Unit::kBytes));
   mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
+  mem.rows.back().text_zh = "字节";
   mem.rows.push_back(num("reserved_bytes", "Left free", "预留空闲", im.reserved_bytes, Unit::kBytes));
   r.sections.push_back(mem);
 
   r.assumptions.push_back(Note{"Offline max-throughput run: every request queued at once; the steady state of continuous batching (each step prefills batch/output new sequences beside the decoding ones).",
-                               "离线最大吞吐：所有请求同时排队；按连续批处理稳态计算（每步在解码序列旁预填充 batch/output 条新序列）。"});
+                               "离线最大吞吐：所有请求同时排队；按连续批处理稳态计算（每步在解码序列旁预填充 批量/输出长度 条新序列）。"});
   for (const std::string& s : run.engine.sources) r.assumptions.push_back(Note{run.engine.name + ": " + s, run.engine.name + "：" + s});
   return r;
 }
@@ -228,7 +239,8 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   const char* method = e.job.method == FineTune::kFull ? "full" : e.job.method == FineTune::kLora ? "LoRA" : "QLoRA";
   r.command = "finetune";
   r.title_en = fmt::format("{} fine-tuning of {} on {} × {}", method, m.name, e.layout.gpus(), g.name);
-  r.title_zh = fmt::format("{} 微调 {}，{} × {}", method, m.name, e.layout.gpus(), g.name);
+  const char* method_zh = e.job.method == FineTune::kFull ? "全参数" : method;
+  r.title_zh = fmt::format("{} 微调 {}，{} × {}", method_zh, m.name, e.layout.gpus(), g.name);
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"method", method}, {"gpus", e.layout.gpus()}, {"seq_len", e.job.seq_len},
               {"micro_batch", e.job.micro_batch}, {"samples", e.job.samples}, {"epochs", e.job.epochs},
               {"lora_rank", e.job.lora_rank}, {"gradient_checkpointing", e.job.gradient_checkpointing}};
@@ -288,7 +300,9 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
     }
     r.sections.push_back(c);
   }
-  for (const std::string& a : e.assumptions) r.assumptions.push_back(Note{a, a});
+  for (size_t i = 0; i < e.assumptions.size(); ++i) {
+    r.assumptions.push_back(Note{e.assumptions[i], i < e.assumptions_zh.size() ? e.assumptions_zh[i] : e.assumptions[i]});
+  }
   for (const MemoryAssumption& a : b.assumptions) {
     // The memory model describes q,k,v,o adapters in fp32; the estimate above
     // rescaled them to the chosen modules and recipe, stated in its own line.

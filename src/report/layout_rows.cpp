@@ -43,6 +43,16 @@ std::string recompute_zh(Recompute r) {
   return recompute_name(r);
 }
 
+std::string optimizer_zh(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdamW: return "AdamW";
+    case Optimizer::kAdamW8bit: return "8 位 AdamW";
+    case Optimizer::kPagedAdamW8bit: return "分页 8 位 AdamW";
+    case Optimizer::kSgdMomentum: return "带动量 SGD";
+  }
+  return optimizer_name(o);
+}
+
 std::string recipe_zh(const Layout& l) {
   return fmt::format("微批 {} × {} 个微批，全局批 {}，ZeRO {}，{}{}", l.micro_batch, l.micro_batches(), l.effective_global_batch(),
                      l.zero_stage, recompute_zh(l.recompute), l.sequence_parallel ? "，序列并行" : "");

@@ -19,6 +19,7 @@ std::vector<Row> layout_rows(const Layout& l);
 // "TP 8 × PP 1 × DP 256 × CP 1"; "微批 4 × 1 个微批，全局批 1024，ZeRO 2，不重计算，序列并行".
 std::string degrees_zh(const Layout& l);
 std::string recompute_zh(Recompute r);
+std::string optimizer_zh(Optimizer o);
 std::string recipe_zh(const Layout& l);
 
 }  // namespace gpuplan

@@ -38,12 +38,13 @@ Section memory_section(const MemoryBreakdown& br) {
   if (br.largest_micro_batch >= 0) {
     s.rows.push_back(Row{"largest_micro_batch", "Largest micro-batch that fits", "可放下的最大微批", static_cast<double>(br.largest_micro_batch),
                          Unit::kCount, br.largest_micro_batch == 0 ? "(not even 1)" : ""});
+    if (br.largest_micro_batch == 0) s.rows.back().text_zh = "（连 1 都放不下）";
   }
   s.rows.push_back(Row{"params_on_gpu", "Parameters on this GPU (before ZeRO-3)", "本卡参数（ZeRO-3 前）", br.params_on_gpu, Unit::kParams, ""});
   s.rows.push_back(Row{"activations_per_layer_bytes", "Activations per layer, one micro-batch", "每层每微批激活", br.activations_per_layer_bytes, Unit::kBytes, ""});
   s.rows.push_back(Row{"inflight_micro_batches", "Micro-batches in flight", "在途微批数", br.inflight_micro_batches, Unit::kCount, ""});
   if (!br.stage_split.empty()) {
-    s.rows.push_back(Row{"stage_layers", "Layers per pipeline stage", "各级流水线层数", 0, Unit::kText, br.stage_split});
+    s.rows.push_back(Row{"stage_layers", "Layers per pipeline stage", "各级流水线层数", 0, Unit::kText, br.stage_split, {}, Audience::kAll, br.stage_split_zh});
   }
   if (br.host_offload_bytes > 0) {
     s.rows.push_back(Row{"host_offload_bytes", "Offloaded to host memory (not in peak)", "卸载到主机内存（不计入峰值）", br.host_offload_bytes, Unit::kBytes, ""});
@@ -93,8 +94,8 @@ Section memory_suggestions_section(const MemoryBreakdown& br) {
   Section s{"memory_suggestions", "Changes that reduce memory (cheapest first)", "降低显存的改动（代价从低到高）",
             {}, {"change", "flags", "peak", "fits"}, {}};
   for (const auto& g : br.suggestions) {
-    // A row's text is one for both languages: the change in English, as before.
-    s.records.push_back({Row{"change", "change", "改动", 0, Unit::kText, memory_change_text(g, Lang::kEn)},
+    s.records.push_back({Row{"change", "change", "改动", 0, Unit::kText, memory_change_text(g, Lang::kEn), {}, Audience::kAll,
+                             memory_change_text(g, Lang::kZh)},
                          Row{"flags", "flags", "参数", 0, Unit::kText, memory_change_flags(g)},
                          Row{"peak_bytes", "peak", "峰值", g.peak_bytes, Unit::kBytes, ""},
                          Row{"fits", "fits", "放得下", g.fits ? 1.0 : 0.0, Unit::kFlag, ""}});
@@ -183,7 +184,7 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
                                     l.sequence_parallel ? ", sequence parallel" : "", !keeps_attention_scores(l) ? ", FlashAttention" : "",
                                     l.eager ? ", eager (unfused) element-wise ops" : "")});
   ls.rows.back().text_zh = fmt::format("{}{}，{}，ZeRO {}，{}{}{}{}", precision_name(l.precision), l.pure_bf16 ? "（纯 bf16，无 fp32 主权重）" : "",
-                                       optimizer_name(l.optimizer), l.zero_stage, recompute_zh(l.recompute), l.sequence_parallel ? "，序列并行" : "",
+                                       optimizer_zh(l.optimizer), l.zero_stage, recompute_zh(l.recompute), l.sequence_parallel ? "，序列并行" : "",
                                        !keeps_attention_scores(l) ? "，FlashAttention" : "", l.eager ? "，逐元素算子不融合（eager）" : "");
   ls.rows.push_back(Row{"gpu", "GPU", "GPU", 0, Unit::kText, fmt::format("{} ({})", gpu.name, gpu.id)});
   rep.sections.push_back(ls);

@@ -17,6 +17,20 @@ namespace gpuplan {
 namespace {
 
 Row text(const char* key, const char* en, const char* zh, std::string t) { return Row{key, en, zh, 0, Unit::kText, std::move(t)}; }
+// A table cell of the recompute column (its header says 重计算).
+const char* recompute_short_zh(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "无";
+    case Recompute::kSelective: return "选择性";
+    case Recompute::kFull: return "完全";
+  }
+  return "";
+}
+Row text_zh(const char* key, const char* en, const char* zh, std::string t, std::string t_zh) {
+  Row r = text(key, en, zh, std::move(t));
+  r.text_zh = std::move(t_zh);
+  return r;
+}
 // A layout in words, for people; programs read layout_rows' fields.
 Row words(const char* key, const char* en, const char* zh, std::string t) {
   return Row{key, en, zh, 0, Unit::kText, std::move(t), {}, Audience::kPeople};
@@ -114,7 +128,7 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
                            num("vp", "VP", "VP", l.vp, Unit::kCount),
                            num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
                            num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
-                           text("recompute", "Recompute", "重计算", recompute_name(l.recompute)),
+                           text_zh("recompute", "Recompute", "重计算", recompute_name(l.recompute), recompute_short_zh(l.recompute)),
                            num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds),
                            num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount),
                            num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction),
@@ -139,7 +153,7 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
         std::vector<Row> rec{words("layout", "Layout", "方案", layout_text(l) + (l.sequence_parallel ? " sp" : "")),
                              num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
                              num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
-                             text("recompute", "Recompute", "重计算", recompute_name(l.recompute)),
+                             text_zh("recompute", "Recompute", "重计算", recompute_name(l.recompute), recompute_short_zh(l.recompute)),
                              num("fits", "Fits", "放得下", pr.fits ? 1 : 0, Unit::kFlag)};
         for (Row& r : layout_rows(l)) {
           if (r.key != "micro_batch" && r.key != "zero" && r.key != "recompute") rec.push_back(std::move(r));
@@ -207,9 +221,9 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
               num("comm_share", "Communication share (exposed)", "通信占比（暴露）", t.comm_share, Unit::kFraction),
               num("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
               num("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
-              text("why", "Why it wins", "为何最优", g.why_en)};
+              text_zh("why", "Why it wins", "为何最优", g.why_en, g.why_zh)};
     if (!w.memory.stage_split.empty()) {
-      b.rows.insert(b.rows.begin() + 1, text("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split));
+      b.rows.insert(b.rows.begin() + 1, text_zh("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split, w.memory.stage_split_zh));
     }
     const std::vector<Row> degrees = layout_rows(w.layout);
     b.rows.insert(b.rows.begin() + 1, degrees.begin(), degrees.end());
@@ -218,7 +232,10 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
       b.rows.push_back(money_row("cost_per_step", "Cost per step (on-demand)", "每步成本（按需）", shown(w.cost_per_step_usd), cur));
     }
     rep.sections.push_back(std::move(b));
-    for (const std::string& a : t.assumptions) rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, a), ""});
+    for (size_t i = 0; i < t.assumptions.size(); ++i) {
+      rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, t.assumptions[i]),
+                                 fmt::format("{}：{}", g.gpu_id, i < t.assumptions_zh.size() ? t.assumptions_zh[i] : t.assumptions[i])});
+    }
   }
   rep.assumptions.push_back({"MFU counts model FLOPs without recompute and with the full s×s attention matrix (Narayanan 2021 eq. 3); HFU adds the recompute forward.",
                              "MFU 按不含重计算、完整注意力矩阵的模型 FLOPs 计算；HFU 含重计算。"});
@@ -235,6 +252,11 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
       if (on) dims += (dims.empty() ? "" : ", ") + std::string(name);
     }
     for (int z : fw.zero_stages) zeros += (zeros.empty() ? "" : "/") + std::to_string(z);
+    std::string dims_zh = dims;
+    if (fw.interleaving()) dims_zh.replace(dims_zh.find("interleaving"), 12, "交错流水线");
+    const char* sp_zh = fw.sequence_parallel == SequenceParallelMode::kWithTp ? "总随 TP 开启"
+                        : fw.sequence_parallel == SequenceParallelMode::kNone ? "不支持"
+                        : fw.sequence_parallel_default ? "默认随 TP 开启（可固定）" : "默认关闭（可固定）";
     const char* sp = fw.sequence_parallel == SequenceParallelMode::kWithTp ? "always with TP"
                      : fw.sequence_parallel == SequenceParallelMode::kNone ? "none"
                      : fw.sequence_parallel_default ? "on with TP unless pinned" : "off unless pinned";
@@ -244,8 +266,11 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
                                            attention_kernel_name(fw.attention),
                                            fw.elementwise == ElementwiseMode::kFused ? "fused" : fw.elementwise == ElementwiseMode::kCompiled ? "compiled" : "eager",
                                            fw.id),
-                               fmt::format("框架 {}：只搜索它能运行的布局（{}；ZeRO {}）；序列并行 {}；注意力 {}（gpuplan frameworks {} 列出每项及出处）。",
-                                           fw.label(), dims, zeros, sp, attention_kernel_name(fw.attention), fw.id)});
+                               fmt::format("框架 {}：只搜索它能运行的布局（{}；ZeRO {}；{}）；序列并行{}；注意力 {}；逐元素算子{}（gpuplan frameworks {} 列出每项及出处）。",
+                                           fw.label(), dims_zh, zeros, fw.uneven_stages ? "各级层数可不等" : "各级层数相等", sp_zh,
+                                           attention_kernel_name(fw.attention),
+                                           fw.elementwise == ElementwiseMode::kFused ? "融合" : fw.elementwise == ElementwiseMode::kCompiled ? "编译" : "逐个执行",
+                                           fw.id)});
   }
   rep.assumptions.push_back({fmt::format("Search took {:.0f} ms.", 1000 * res.search_s), fmt::format("搜索耗时 {:.0f} 毫秒。", 1000 * res.search_s)});
   return rep;

@@ -284,7 +284,7 @@ Report train_report(const TrainRequest& r) {
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);
     cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
-    cost.rows.back().text_zh = shown_market == Market::kCn ? "国内（cn）" : "美国（us）";
+    cost.rows.back().text_zh = shown_market == Market::kCn ? "国内（--market cn）" : "美国（--market us）";
   }
   cost.rows.push_back(Row{"spot", "Spot", "竞价实例", price.spot ? 1.0 : 0.0, Unit::kFlag, "", {}, Audience::kPrograms});
   // Each amount at the (low end of the) price; a range's high end is the same GPU-hours at per_gpu_hour_high.
