@@ -63,7 +63,11 @@ void add_train_command(CLI::App& app) {
       cmd->add_flag(input.flags, field, help_text(input.help, *input.help_zh ? input.help_zh : input.help));
     } else {
       CLI::Option* o = cmd->add_option(input.flags, field, help_text(input.help, *input.help_zh ? input.help_zh : input.help));
-      if (*input.unit) o->type_name(o->get_type_name() + " (" + help_text(input.unit, unit_zh(input.unit)) + ")");  // --pue FLOAT (ratio)
+      if (*input.unit) {  // --pue FLOAT (ratio); CLI11 translates only the type names it writes itself
+        const std::string type = o->get_type_name();
+        const std::string type_zh = type == "FLOAT" ? "数值" : type == "INT" ? "整数" : type == "UINT" ? "非负整数" : type == "TEXT" ? "文本" : type;
+        o->type_name(help_text(type.c_str(), type_zh.c_str()) + " (" + help_text(input.unit, unit_zh(input.unit)) + ")");
+      }
       if constexpr (std::is_arithmetic_v<T>) o->capture_default_str();
       if constexpr (std::is_same_v<T, std::string>) {
         if (!field.empty()) o->capture_default_str();

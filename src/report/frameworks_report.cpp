@@ -19,8 +19,16 @@ Report frameworks_report(const std::string& name) {
     Section s{"properties", "What it does (each with its source)", "行为（附来源）", {}, {"property", "value", "source"}, {}};
     rep.csv_table = "properties";
     for (const ProfileFact& p : f.facts) {
-      s.records.push_back({Row{"property", "property", "属性", 0, Unit::kText, p.key}, Row{"value", "value", "取值", 0, Unit::kText, p.value},
-                           Row{"source", "source", "来源", 0, Unit::kText, p.source}});
+      // The value in Chinese where it is a word; the source quoted as published, labelled (来源：…),
+      // except gpuplan's own default, which is gpuplan's text.
+      static const std::map<std::string, std::string> value_zh = {
+          {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}};
+      const auto v = value_zh.find(p.value);
+      const bool ours = p.source.rfind("not stated in the profile", 0) == 0;
+      s.records.push_back({Row{"property", "property", "属性", 0, Unit::kText, p.key},
+                           Row{"value", "value", "取值", 0, Unit::kText, p.value, {}, Audience::kAll, v == value_zh.end() ? "" : v->second},
+                           Row{"source", "source", "来源", 0, Unit::kText, p.source, {}, Audience::kAll,
+                               ours ? "配置中未注明：采用 gpuplan 的默认值（data/frameworks/README.md）" : "来源：" + p.source}});
     }
     rep.sections.push_back(s);
     rep.assumptions.push_back(Note{"Version " + f.version + " (" + f.date + "): " + f.version_source, "版本 " + f.version + "（" + f.date + "）：" + f.version_source});
