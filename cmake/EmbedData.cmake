@@ -28,5 +28,5 @@ endfunction()
 
 # gpuplan_embed_data(OUT ROOT FILES...): the data/ catalogs as gpuplan::embedded_files().
 function(gpuplan_embed_data out root)
-  gpuplan_embed_files(${out} ${root} "gpuplan/embedded_data.hpp" embedded_files ${ARGN})
+  gpuplan_embed_files(${out} ${root} "data/embedded_data.hpp" embedded_files ${ARGN})
 endfunction()

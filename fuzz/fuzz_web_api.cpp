@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"
-#include "gpuplan/web.hpp"
+#include "web/web.hpp"
 
 using namespace gpuplan;
 

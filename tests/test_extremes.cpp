@@ -12,7 +12,7 @@
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/reliability.hpp"
 #include "gpuplan/report.hpp"

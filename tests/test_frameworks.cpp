@@ -10,7 +10,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
-#include "gpuplan/frameworks_report.hpp"
+#include "report/frameworks_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
 #include "run_binary.hpp"

@@ -5,7 +5,7 @@
 
 #include "estimate/inference_gemm.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 #include "gpuplan/step_time.hpp"
 
 namespace gpuplan {

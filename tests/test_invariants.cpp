@@ -17,7 +17,7 @@
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/report.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "gpuplan/launch_config.hpp"
+#include "report/launch_config.hpp"
 
 using namespace gpuplan;
 

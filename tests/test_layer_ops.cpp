@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "gpuplan/flops.hpp"
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/recompute_policy.hpp"
+#include "estimate/recompute_policy.hpp"
 
 namespace gpuplan {
 namespace {

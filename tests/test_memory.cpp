@@ -10,7 +10,7 @@
 
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/units.hpp"
 #include "run_binary.hpp"

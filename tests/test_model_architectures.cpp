@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/inference.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "gpuplan/checkpoint.hpp"
-#include "gpuplan/data_pipeline.hpp"
+#include "estimate/data_pipeline.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/reliability.hpp"
 

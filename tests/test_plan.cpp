@@ -6,7 +6,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/plan.hpp"
-#include "gpuplan/plan_report.hpp"
+#include "report/plan_report.hpp"
 
 namespace gpuplan {
 namespace {

@@ -11,8 +11,8 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
-#include "gpuplan/size_limits.hpp"
-#include "gpuplan/web.hpp"
+#include "model/size_limits.hpp"
+#include "web/web.hpp"
 
 namespace gpuplan {
 namespace {

@@ -14,10 +14,10 @@
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/train_report.hpp"
-#include "gpuplan/web.hpp"
+#include "web/web.hpp"
 
 namespace gpuplan {
 namespace {

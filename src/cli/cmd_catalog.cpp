@@ -7,10 +7,10 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "gpuplan/frameworks_report.hpp"
+#include "report/frameworks_report.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/train_report.hpp"
 #include "gpuplan/units.hpp"
 

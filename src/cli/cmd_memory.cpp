@@ -6,7 +6,7 @@
 #include "common.hpp"
 #include "layout_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -10,10 +10,10 @@
 #include "layout_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/launch_config.hpp"
+#include "report/launch_config.hpp"
 #include "gpuplan/plan.hpp"
-#include "gpuplan/plan_report.hpp"
-#include "gpuplan/text_match.hpp"
+#include "report/plan_report.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan::cli {
 namespace {

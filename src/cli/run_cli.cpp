@@ -13,7 +13,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"

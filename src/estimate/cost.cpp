@@ -8,7 +8,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

@@ -1,4 +1,4 @@
-#include "gpuplan/data_pipeline.hpp"
+#include "estimate/data_pipeline.hpp"
 
 namespace gpuplan {
 

@@ -11,7 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/flops.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

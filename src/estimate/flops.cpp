@@ -16,8 +16,8 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
-#include "gpuplan/layer_ops.hpp"
-#include "gpuplan/text_match.hpp"
+#include "model/layer_ops.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 

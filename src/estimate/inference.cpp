@@ -25,11 +25,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 #include "inference_gemm.hpp"

@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 
 namespace gpuplan {

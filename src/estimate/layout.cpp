@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "gpuplan/error.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 

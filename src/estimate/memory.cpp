@@ -10,7 +10,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
-#include "gpuplan/recompute_policy.hpp"
+#include "estimate/recompute_policy.hpp"
 #include "memory_internal.hpp"
 
 namespace gpuplan {

@@ -1,8 +1,8 @@
 // Selective-recompute policies: which matmul outputs are saved and which are
-// re-run (include/gpuplan/recompute_policy.hpp has the sources).
-#include "gpuplan/recompute_policy.hpp"
+// re-run (include/estimate/recompute_policy.hpp has the sources).
+#include "estimate/recompute_policy.hpp"
 
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 
 namespace gpuplan {
 

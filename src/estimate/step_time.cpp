@@ -23,8 +23,8 @@
 #include <fmt/format.h>
 
 #include "gpuplan/flops.hpp"
-#include "gpuplan/layer_ops.hpp"
-#include "gpuplan/recompute_policy.hpp"
+#include "model/layer_ops.hpp"
+#include "estimate/recompute_policy.hpp"
 #include "gpuplan/step_time.hpp"
 #include "estimate/attention_kernels.hpp"
 #include "step_time_internal.hpp"

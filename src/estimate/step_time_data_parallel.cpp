@@ -4,7 +4,7 @@
 // how much of each hides behind compute (docs/step-time.md).
 #include <algorithm>
 
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 #include "step_time_internal.hpp"
 
 namespace gpuplan::step_detail {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "estimate/attention_kernels.hpp"
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 #include "step_time_internal.hpp"
 
 namespace gpuplan::step_detail {

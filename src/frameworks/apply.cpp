@@ -7,7 +7,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 

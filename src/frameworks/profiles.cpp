@@ -6,10 +6,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 namespace {

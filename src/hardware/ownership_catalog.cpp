@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 
 namespace gpuplan {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 

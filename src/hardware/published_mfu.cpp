@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 
 namespace gpuplan {
 namespace {

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gpuplan/error.hpp"
-#include "gpuplan/size_limits.hpp"
+#include "model/size_limits.hpp"
 #include "gpuplan/model.hpp"
 
 namespace gpuplan {

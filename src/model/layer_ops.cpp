@@ -1,7 +1,7 @@
-// One layer's matrix multiplications (include/gpuplan/layer_ops.hpp). The
+// One layer's matrix multiplications (include/model/layer_ops.hpp). The
 // shapes follow the reference implementations (Hugging Face transformers'
 // modeling_<family>.py; Megatron-LM's fused QKV and gate/up projections).
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 
 namespace gpuplan {
 

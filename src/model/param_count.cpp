@@ -5,7 +5,7 @@
 // checked against the authors' published counts in tests/test_param_count.cpp.
 #include <string_view>
 
-#include "gpuplan/layer_ops.hpp"
+#include "model/layer_ops.hpp"
 #include "gpuplan/model.hpp"
 
 namespace gpuplan {

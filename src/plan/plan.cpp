@@ -11,8 +11,8 @@
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/size_limits.hpp"
-#include "gpuplan/text_match.hpp"
+#include "model/size_limits.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

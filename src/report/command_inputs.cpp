@@ -8,8 +8,8 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/size_limits.hpp"
-#include "gpuplan/text_match.hpp"
+#include "model/size_limits.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
 

@@ -12,7 +12,7 @@
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/inference_report.hpp"
+#include "report/inference_report.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/market.hpp"
 #include "gpuplan/typed_inputs.hpp"

@@ -1,5 +1,5 @@
 // Framework profiles as a report and as docs/frameworks.md.
-#include "gpuplan/frameworks_report.hpp"
+#include "report/frameworks_report.hpp"
 
 #include <fmt/format.h>
 

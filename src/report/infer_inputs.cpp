@@ -11,7 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/inference_report.hpp"
+#include "report/inference_report.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

@@ -1,5 +1,5 @@
 // Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
-#include "gpuplan/inference_report.hpp"
+#include "report/inference_report.hpp"
 
 #include "gpuplan/intervals.hpp"
 #include "gpuplan/published_mfu.hpp"

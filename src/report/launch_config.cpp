@@ -1,4 +1,4 @@
-#include "gpuplan/launch_config.hpp"
+#include "report/launch_config.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 #include "layout_rows.hpp"
 
 #include <fmt/format.h>

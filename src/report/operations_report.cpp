@@ -1,4 +1,4 @@
-#include "gpuplan/operations_report.hpp"
+#include "report/operations_report.hpp"
 
 namespace gpuplan {
 

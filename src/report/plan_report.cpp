@@ -10,7 +10,7 @@
 #include "money_rows.hpp"
 
 #include "gpuplan/cost.hpp"
-#include "gpuplan/plan_report.hpp"
+#include "report/plan_report.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

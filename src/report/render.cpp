@@ -5,7 +5,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/report.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

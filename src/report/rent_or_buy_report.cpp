@@ -1,11 +1,11 @@
-#include "gpuplan/rent_or_buy_report.hpp"
+#include "report/rent_or_buy_report.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
 
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 #include "money_rows.hpp"
 

@@ -10,7 +10,7 @@
 #include "gpuplan/checkpoint.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"  // require_supported_context
-#include "gpuplan/size_limits.hpp"
+#include "model/size_limits.hpp"
 #include "gpuplan/units.hpp"
 #include "train_confidence.hpp"
 

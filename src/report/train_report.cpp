@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "gpuplan/memory_report.hpp"
-#include "gpuplan/operations_report.hpp"
-#include "gpuplan/rent_or_buy_report.hpp"
+#include "report/memory_report.hpp"
+#include "report/operations_report.hpp"
+#include "report/rent_or_buy_report.hpp"
 #include "gpuplan/units.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"

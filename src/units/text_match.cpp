@@ -1,4 +1,4 @@
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -9,7 +9,7 @@
 // deliberate: a model is a catalog id, a bare parameter count or a pasted
 // config.json *object*, a calibration the object `gpuplan calibrate --save`
 // writes (never a path), and --gpu-file does not exist.
-#include "gpuplan/web.hpp"
+#include "web/web.hpp"
 
 #include <fmt/format.h>
 
@@ -27,12 +27,12 @@
 #include "gpuplan/finetune_inputs.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/infer_inputs.hpp"
-#include "gpuplan/memory_report.hpp"
+#include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
-#include "gpuplan/plan_report.hpp"
+#include "report/plan_report.hpp"
 #include "gpuplan/report.hpp"
-#include "gpuplan/text_match.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/train_report.hpp"
 
 namespace gpuplan::web {

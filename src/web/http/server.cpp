@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuplan/web.hpp"
+#include "web/web.hpp"
 
 namespace gpuplan::web {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuplan/embedded_data.hpp"
+#include "data/embedded_data.hpp"
 
 namespace gpuplan {
 
