@@ -177,7 +177,8 @@ TEST(Plan, WithoutGradientAccumulationAPipelineFreeStepIsOneMicroBatch) {
   const FrameworkProfile titan26 = find_framework("torchtitan@2026-08");
   r.framework = &titan26;
   bool accumulates = false;
-  for (const PlanCandidate& c : plan(r).groups[0].top) accumulates = accumulates || (c.layout.pp == 1 && c.layout.micro_batches() > 1);
+  const PlanResult res26 = plan(r);  // kept: a range-for over plan(r).groups[0].top would outlive the temporary
+  for (const PlanCandidate& c : res26.groups[0].top) accumulates = accumulates || (c.layout.pp == 1 && c.layout.micro_batches() > 1);
   EXPECT_TRUE(accumulates);
   // And a stated layout that accumulates is refused with the reason.
   Layout l;
