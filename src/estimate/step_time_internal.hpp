@@ -39,10 +39,16 @@ struct Ctx {
   double tokens = 0;     // tokens of one micro-batch on one rank: b·s/cp
 };
 
+// The times add_gemm booked, for a caller that overlaps something with one of them.
+struct GemmPassTimes {
+  double fwd_s = 0;
+  double dgrad_s = 0;  // dX = dY·Wᵀ
+  double wgrad_s = 0;  // dW = Xᵀ·dY
+};
 // One GEMM [m×k]·[k×n] (`count` of them batched) forward and its two backward products.
-void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1);
+GemmPassTimes add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1);
 // The same at precision `p` (a GEMM the framework's FP8 recipe keeps in 16 bits).
-void add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count = 1);
+GemmPassTimes add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count = 1);
 // A memory-bound kernel sequence: bytes over the achieved HBM rate plus launch costs.
 double stream_s(const Ctx& c, double bytes, double kernels);
 // The link a group of `n` ranks spaced `stride` apart uses.

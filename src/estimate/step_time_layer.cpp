@@ -11,23 +11,26 @@
 
 namespace gpuplan::step_detail {
 
-void add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count) {
-  add_gemm_at(c, lc, c.gemm_p, m, n, k, count);
+GemmPassTimes add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count) {
+  return add_gemm_at(c, lc, c.gemm_p, m, n, k, count);
 }
 
-void add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count) {
-  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return;
+GemmPassTimes add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count) {
+  GemmPassTimes t;
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
   // `count` same-shape products run as one batched or grouped kernel.
-  const double f = gemm_time_s(c.g, p, m, n, k, c.o, count);
+  t.fwd_s = gemm_time_s(c.g, p, m, n, k, c.o, count);
   // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
-  const double b = gemm_time_s(c.g, p, m, k, n, c.o, count) + gemm_time_s(c.g, p, k, n, m, c.o, count);
-  lc.gemm_f += f;
+  t.dgrad_s = gemm_time_s(c.g, p, m, k, n, c.o, count);
+  t.wgrad_s = gemm_time_s(c.g, p, k, n, m, c.o, count);
+  lc.gemm_f += t.fwd_s;
   lc.kernels_f += 1;
-  lc.gemm_b += b;
+  lc.gemm_b += t.dgrad_s + t.wgrad_s;
   const double flop = 2.0 * m * n * k * count;
   lc.gemm_flop += flop;
   // Against the step's GEMM peak: a 16-bit GEMM in an FP8 run counts at its lower rate.
   lc.gemm_flop_over_eff += flop / gemm_efficiency(c.g, p, m, n, k, c.ceiling, count) * (c.g.peak(c.gemm_p) / c.g.peak(p));
+  return t;
 }
 
 double stream_s(const Ctx& c, double bytes, double kernels) { return bytes / c.hbm + kernels * c.o.kernel_overhead_s; }
@@ -101,23 +104,23 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     cast_b_bytes += count * (cast_b * rows * n + (dynamic ? 2.0 : 0.0) * (rows * k + k * n));
     cast_kernels += dynamic ? 4 : 2;
   };
-  // The column-parallel linears' two backward products, timed apart: the
-  // framework may run a TP collective under each (tp_grad_comm_async below).
+  // The column-parallel linears' two backward products, as add_gemm timed
+  // them: the framework may run a TP collective under each (tp_grad_comm_async below).
   double col_dgrad_s = 0, col_wgrad_s = 0;
   for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
     const double n = x.tp_column ? x.n / tp : x.n;
     const double k = x.tp_row ? x.k / tp : x.k;
-    if (x.tp_column && x.experts == 0) {
-      col_dgrad_s += gemm_time_s(c.g, c.gemm_p, M, k, n, c.o);
-      col_wgrad_s += gemm_time_s(c.g, c.gemm_p, k, n, M, c.o);
-    }
     // FP8 recipes run the transformer's linears in FP8, routed experts only where
     // the framework's recipe covers them (profile fp8_gemms).
     if (x.experts > 0) {
       add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts);
       if (fp8 && c.l.fp8_experts) add_casts(tokens_per_expert, n, k, local_experts);
     } else {
-      add_gemm(c, lc, M, n, k);
+      const GemmPassTimes t = add_gemm(c, lc, M, n, k);
+      if (x.tp_column) {
+        col_dgrad_s += t.dgrad_s;
+        col_wgrad_s += t.wgrad_s;
+      }
       if (fp8) add_casts(M, n, k, 1);
     }
   }
@@ -171,10 +174,12 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const double call_len = s / l.cp;
     const double diag = 1.0 / l.cp;
     const double hd = 0.5 * (qk_dim + v_dim);
+    // A pass's time on the causal diagonal step and on the cp − 1 unmasked ones.
+    struct PassSplit { double diagonal_s, rest_s; };
     auto pass_s = [&](AttentionPass pass, double f) {
       const double causal_rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, true, hd, call_len);
       const double full_rate = l.cp > 1 ? attention_training_rate_flop_per_s(c.g, l.attention, pass, false, hd, call_len) : causal_rate;
-      return f * (diag / causal_rate + (1 - diag) / full_rate);
+      return PassSplit{f * diag / causal_rate, f * (1 - diag) / full_rate};
     };
     // Waves: the kernels run one thread block per 128 query rows of each
     // (sequence, head) pair (FlashAttention-2's forward tile, Dao 2023 §3.2);
@@ -185,15 +190,15 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const double waves = std::ceil(blocks / units);
     const double wave_util = blocks / (waves * units);
     const double steps = l.cp;
-    lc.attn_f += pass_s(AttentionPass::kForward, flop) / wave_util + steps * c.o.kernel_overhead_s;
-    lc.attn_b += pass_s(AttentionPass::kBackward, 2.5 * flop) / wave_util + 2 * steps * c.o.kernel_overhead_s;
+    const PassSplit fwd = pass_s(AttentionPass::kForward, flop);
+    const PassSplit bwd = pass_s(AttentionPass::kBackward, 2.5 * flop);
+    lc.attn_f += (fwd.diagonal_s + fwd.rest_s) / wave_util + steps * c.o.kernel_overhead_s;
+    lc.attn_b += (bwd.diagonal_s + bwd.rest_s) / wave_util + 2 * steps * c.o.kernel_overhead_s;
     if (l.cp > 1) {
       // The diagonal step's share of the pass, and one unmasked step's: what a
       // KV transfer waited for before or after that step can hide behind.
-      const double diag_f = flop * diag / attention_training_rate_flop_per_s(c.g, l.attention, AttentionPass::kForward, true, hd, call_len);
-      const double diag_b = 2.5 * flop * diag / attention_training_rate_flop_per_s(c.g, l.attention, AttentionPass::kBackward, true, hd, call_len);
-      cp_diag_f = diag_f / wave_util;
-      cp_diag_b = diag_b / wave_util;
+      cp_diag_f = fwd.diagonal_s / wave_util;
+      cp_diag_b = bwd.diagonal_s / wave_util;
       cp_step_b = (lc.attn_b - cp_diag_b) / (l.cp - 1);
     }
     if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather) {
