@@ -5,6 +5,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
+#include "gpuplan/finetune_inputs.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -92,6 +93,25 @@ TEST(Finetune, BadInputNamesTheField) {
   j.method = FineTune::kLora;
   j.lora_rank = -3;
   EXPECT_THROW(validate_finetune(find_model("llama-2-7b"), j), InputError);
+}
+
+// A dataset beyond any real one is refused with training's bound (1e18 tokens
+// or samples), not estimated into FLOPs no unit can print.
+TEST(Finetune, ADatasetBeyondTheBoundIsRefusedNamingTheFlag) {
+  for (const auto& [flag, text] : {std::pair<std::string, std::string>{"--samples", "1e30"}, {"--tokens", "1e20"}}) {
+    FinetuneInputs in;
+    in.model = "llama-3.1-8b";
+    in.gpu = "h100";
+    in.gpus = 1;
+    (flag == "--samples" ? in.samples : in.tokens) = text;
+    try {
+      finetune_report_for(in);
+      ADD_FAILURE() << flag << " " << text << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), flag);
+      EXPECT_NE(std::string(e.what()).find("up to 1e18"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -61,8 +61,9 @@ void require_range(double value, double lo, double hi, const std::string& field,
                    const std::string& allowed) {
   if (!std::isfinite(value) || value < lo || value > hi) {
     throw InputError(field, fmt::format("{} must be {} (got {}).", field, allowed,
-                                        std::isfinite(value) ? format_sig(value, 6)
-                                                             : std::string("a non-finite value")));
+                                        !std::isfinite(value)       ? std::string("a non-finite value")
+                                        : std::fabs(value) >= 1e15 ? fmt::format("{:.6g}", value)  // 1e+30, not 31 digits
+                                                                   : format_sig(value, 6)));
   }
 }
 
