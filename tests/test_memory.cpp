@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
 #include "report/memory_report.hpp"
@@ -317,6 +319,40 @@ TEST(Memory, SuggestionsMakeA70BLayoutFit) {
   EXPECT_FALSE(j["memory"]["fits"].get<bool>());
   EXPECT_GT(j["memory"]["peak_bytes"].get<double>(), 80 * kGiB);
   EXPECT_TRUE(j["memory_suggestions"].is_array());
+}
+
+// The same 70B layout run by the bigscience Megatron-DeepSpeed fork: its
+// DeepSpeed PipelineEngine refuses ZeRO-2/3 (profile zero_stages [0, 1]), so
+// neither ZeRO 2/3 nor parameter offload (a ZeRO-3 feature) is suggested;
+// Megatron-LM 2022 offloads nothing (profile cpu_offload []).
+TEST(Memory, SuggestionsAreOnlyWhatTheFrameworkCanRun) {
+  const ModelSpec m = find_model("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  l.pp = 2;
+  l.dp = 4;
+  l.zero_stage = 1;
+  l.seq_len = 8192;
+  l.global_batch = 64;
+  const auto suggested = [&](const char* framework) {
+    MemoryOptions o;
+    if (framework) o.framework = &find_framework(framework);
+    std::vector<MemoryChange> out;
+    for (const MemorySuggestion& s : estimate_memory(m, l, find_gpu("h100"), o).suggestions) {
+      if (o.framework) EXPECT_EQ(framework_cannot_run(*o.framework, s.layout), "") << framework << " " << memory_change_flags(s);
+      out.push_back(s.change);
+    }
+    return out;
+  };
+  const auto has = [](const std::vector<MemoryChange>& v, MemoryChange c) { return std::find(v.begin(), v.end(), c) != v.end(); };
+  const auto any = suggested(nullptr), mds = suggested("megatron-deepspeed@2022"), mlm = suggested("megatron-lm@2022");
+  EXPECT_TRUE(has(any, MemoryChange::kZeroStage));
+  EXPECT_TRUE(has(any, MemoryChange::kOffloadParams));
+  EXPECT_FALSE(has(mds, MemoryChange::kZeroStage));
+  EXPECT_FALSE(has(mds, MemoryChange::kOffloadParams));
+  EXPECT_TRUE(has(mds, MemoryChange::kPipelineParallel));
+  EXPECT_FALSE(has(mlm, MemoryChange::kOffloadOptimizer));
+  EXPECT_FALSE(has(mlm, MemoryChange::kOffloadParams));
 }
 
 TEST(Memory, MeasurementScopes) {

@@ -22,6 +22,8 @@
 
 namespace gpuplan {
 
+struct FrameworkProfile;  // gpuplan/framework.hpp
+
 // What a measurement (or a user) counts as "memory used".
 //   kDevice:    everything on the device, as nvidia-smi shows it (context included);
 //   kReserved:  PyTorch's torch.cuda.max_memory_reserved (allocator cache, no context);
@@ -44,6 +46,10 @@ struct MemoryOptions {
   int zero3_prefetch_layers = 2;      // ZeRO-3/FSDP: layers whose full parameters are gathered at once
   MemoryScope scope = MemoryScope::kDevice;
   bool suggest = true;                // compute the largest micro-batch and the changes that make it fit
+  // The software the run uses: when set, only changes it can run are suggested
+  // (framework_cannot_run: no "--zero 3" for a stack whose pipeline engine
+  // refuses ZeRO-2/3, no parameter offload where it has none). Unset: any.
+  const FrameworkProfile* framework = nullptr;
 };
 
 // What a suggested change does to the layout (its words and the CLI flags that

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
 #include "estimate/recompute_policy.hpp"
@@ -385,7 +386,12 @@ int64_t largest_micro_batch(const ModelSpec& m, const Layout& l, const GpuSpec& 
 }
 
 void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, const MemoryOptions& o, MemoryBreakdown& br) {
-  auto consider = [&](const Layout& x, MemoryChange change) {
+  auto consider = [&](Layout x, MemoryChange change) {
+    if (o.framework) {
+      // A stack that runs SP whenever TP is on does so on the wider TP too.
+      if (x.tp > 1 && o.framework->sequence_parallel == SequenceParallelMode::kWithTp) x.sequence_parallel = true;
+      if (!framework_cannot_run(*o.framework, x).empty()) return false;
+    }
     try {
       validate_layout(m, x, l.gpus());
     } catch (const InputError&) {

@@ -186,6 +186,11 @@ std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.optimizer_in_backward && !f.optimizer_in_backward) return fmt::format("{} cannot step the optimizer in the backward", who);
   if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return fmt::format("{} has no uneven pipeline stages", who);
   if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
+  // What it can move to host memory (profile `cpu_offload`).
+  const auto offloads = [&](const char* what) { return std::find(f.cpu_offload.begin(), f.cpu_offload.end(), what) != f.cpu_offload.end(); };
+  if (l.offload_optimizer && !offloads("optimizer")) return fmt::format("{} cannot offload optimizer states to the CPU", who);
+  if (l.offload_params && !offloads("parameters")) return fmt::format("{} cannot offload parameters to the CPU", who);
+  if (l.offload_activations && !offloads("activations")) return fmt::format("{} cannot offload activations to the CPU", who);
   if (!f.gradient_accumulation && l.pp == 1 && l.micro_batches() > 1) {
     return fmt::format("{} has no gradient accumulation: a step is one micro-batch per data-parallel rank, so the micro-batch must be the "
                        "global batch / dp ({} / {})",

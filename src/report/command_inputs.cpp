@@ -320,6 +320,7 @@ MemoryOptions make_memory_options(const MemoryInputs& in) {
   require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (a common planning margin is 0.15–0.2)");
   o.safety_margin = in.safety_margin;
   o.dropout = in.dropout;
+  o.framework = &resolve_framework(in.layout.software);  // suggest only what that stack can run
   return o;
 }
 
