@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "estimate/attention_kernels.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
@@ -403,6 +404,42 @@ TEST(StepTime, PytorchContextParallelMergesAndLastGradientPassOn) {
   EXPECT_NEAR(pt.attention_s - ring.attention_s, 32 * per_layer_merge, 1e-6);
   EXPECT_NEAR(ring.cp_comm_s, 0.0, 1e-12);
   EXPECT_NEAR(pt.cp_comm_s, 32 * (2 * 536870912.0 / 365e9 + 6e-6), 1e-6);
+}
+
+// Load-balanced ring steps at the shapes the frameworks run (PyTorch
+// _attention.py, TransformerEngine AttnFuncWithCPAndKVP2P): Llama 3.1 8B at 8k,
+// cp 2, SDPA on an H100, no recompute. Per layer a rank holds 4,096 queries; f =
+// 2 · 4,096 · 8,193/2 · 32 heads · 256 = 1.374e11 forward FLOP, half on the
+// causal diagonal (4,096 × 4,096) and half on one unmasked step, which runs as
+// 4,096 queries × 2,048 keys on one rank and 2,048 × 4,096 on the other. Every
+// grid here fills its last wave to 1,024/1,056 or 512/528 = 0.9697, so the
+// slower shape is the one with the shorter loop: the forward's 2,048 keys (FA2
+// full mask 362 TFLOP/s at 2k against 368 at 4k, FA3 paper Fig. 5) and the
+// backward's 2,048 queries (291 against 310, Fig. 6), not the 4,096-long calls
+// a square s/cp step would read.
+TEST(StepTime, LoadBalancedRingStepsRunAtTheirHalfChunkShapes) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
+  Layout l;
+  l.seq_len = 8192;
+  l.micro_batch = 1;
+  l.cp = 2;
+  l.attention = AttentionKernel::kSdpa;
+  const StepTime t = estimate_step_time(m, l, h100);
+  auto rate = [&](AttentionPass p, bool causal, double len) {
+    return attention_training_rate_flop_per_s(h100, AttentionKernel::kSdpa, p, causal, 128, len);
+  };
+  const double f = 2.0 * 4096 * (8193.0 / 2) * 32 * 256;
+  const double u = 1024.0 / 1056.0;
+  const auto fwd = AttentionPass::kForward, bwd = AttentionPass::kBackward;
+  const double per_layer = (f / 2 / rate(fwd, true, 4096) + f / 2 / rate(fwd, false, 2048) +
+                            2.5 * f / 2 / rate(bwd, true, 4096) + 2.5 * f / 2 / rate(bwd, false, 2048)) / u +
+                           3 * 2 * 4e-6;
+  EXPECT_NEAR(t.attention_s, 32 * per_layer, 1e-9 * t.attention_s);
+  // The square-step reading (unmasked steps at 4,096) is 2.4% faster here.
+  const double square = (f / 2 / rate(fwd, true, 4096) + f / 2 / rate(fwd, false, 4096) +
+                         2.5 * f / 2 / rate(bwd, true, 4096) + 2.5 * f / 2 / rate(bwd, false, 4096)) / u + 3 * 2 * 4e-6;
+  EXPECT_GT(t.attention_s / (32 * square), 1.02);
 }
 
 }  // namespace

@@ -164,41 +164,65 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // backward counts 2.5 forward FLOPs (five matmuls, one recomputing QKᵀ),
     // as the kernel papers count it.
     //
-    // Context parallelism (ring attention, Liu et al. 2023; load-balanced
-    // chunks as Megatron and PyTorch's context_parallel lay them out): each of
-    // the cp steps is one call over this rank's s/cp queries and an s/cp block
-    // of keys. One step in cp is the causal diagonal; the others are unmasked
-    // blocks, at the full-mask rate.
+    // Context parallelism (ring attention, Liu et al. 2023) with causal load
+    // balancing as PyTorch's context_parallel and TransformerEngine's ring lay
+    // it out (torch/distributed/tensor/experimental/_attention.py
+    // _templated_ring_attention, round-robin balance on by default;
+    // TransformerEngine v1.11 transformer_engine/pytorch/attention.py
+    // AttnFuncWithCPAndKVP2P, l.1711): the sequence is cut into 2·cp chunks and
+    // rank r holds chunks r and 2cp−1−r, s/cp queries. Of its cp steps one is
+    // the causal diagonal (its own s/cp keys); in each of the cp − 1 others the
+    // rank either runs all its queries against the first half of the arriving
+    // keys (a step i ≤ r: s/cp × s/(2cp)) or the second half of its queries
+    // against all of them (i > r: s/(2cp) × s/cp), unmasked. Every step is 1/cp
+    // of the rank's FLOPs; rank cp−1 runs only the first shape and rank 0 only
+    // the second, and the next layer waits for the slowest rank, so each
+    // unmasked step costs the slower of the two.
     const double keys = (s + 1) / 2;
     const double flop = 2.0 * b * q_rows * keys * heads_local * (qk_dim + v_dim);
-    const double call_len = s / l.cp;
     const double diag = 1.0 / l.cp;
     const double hd = 0.5 * (qk_dim + v_dim);
+    // Thread blocks and waves of one call: the forward runs one thread block per
+    // 128 query rows of each (sequence, head) pair and loops over the keys
+    // (FlashAttention-2's forward tile, Dao 2023 §3.2); the backward runs one
+    // per 128 key columns and loops over the queries (Dao-AILab/flash-attention
+    // csrc/flash_attn/src/flash_bwd_launch_template.h @073afd5
+    // run_mha_bwd_hdim128: Flash_bwd_kernel_traits<128, 64, 128, …>, a grid of
+    // ⌈seqlen_k/128⌉ × batch × heads). The tables were measured at a fixed grid
+    // (batch·seq = 16k, FA3 Fig. 5–6) with the loop length as their `seq`, so a
+    // call's rate is read at the length its blocks loop over, and only small
+    // grids pay for the last, partly idle wave.
+    const double units = compute_units(c.g);
+    auto wave_util = [&](double tiled_len) {
+      const double blocks = b * heads_local * std::ceil(tiled_len / 128.0);
+      return blocks / (std::ceil(blocks / units) * units);
+    };
+    // One call of `q` queries against `k` keys carrying `share` of the pass's FLOPs.
+    auto call_s = [&](AttentionPass pass, bool masked, double share, double f, double q, double k) {
+      const bool fwd = pass == AttentionPass::kForward;
+      const double rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, masked, hd, fwd ? k : q);
+      return f * share / rate / wave_util(fwd ? q : k);
+    };
     // A pass's time on the causal diagonal step and on the cp − 1 unmasked ones.
     struct PassSplit { double diagonal_s, rest_s; };
     auto pass_s = [&](AttentionPass pass, double f) {
-      const double causal_rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, true, hd, call_len);
-      const double full_rate = l.cp > 1 ? attention_training_rate_flop_per_s(c.g, l.attention, pass, false, hd, call_len) : causal_rate;
-      return PassSplit{f * diag / causal_rate, f * (1 - diag) / full_rate};
+      PassSplit p{call_s(pass, true, diag, f, q_rows, q_rows), 0.0};
+      if (l.cp > 1) {
+        const double half = q_rows / 2;
+        p.rest_s = (l.cp - 1) * std::max(call_s(pass, false, diag, f, q_rows, half), call_s(pass, false, diag, f, half, q_rows));
+      }
+      return p;
     };
-    // Waves: the kernels run one thread block per 128 query rows of each
-    // (sequence, head) pair (FlashAttention-2's forward tile, Dao 2023 §3.2);
-    // the tables were measured at ≥ 2,048 blocks, so only small grids pay for
-    // the last, partly idle wave.
-    const double units = compute_units(c.g);
-    const double blocks = b * heads_local * std::ceil(q_rows / 128.0);
-    const double waves = std::ceil(blocks / units);
-    const double wave_util = blocks / (waves * units);
     const double steps = l.cp;
     const PassSplit fwd = pass_s(AttentionPass::kForward, flop);
     const PassSplit bwd = pass_s(AttentionPass::kBackward, 2.5 * flop);
-    lc.attn_f += (fwd.diagonal_s + fwd.rest_s) / wave_util + steps * c.o.kernel_overhead_s;
-    lc.attn_b += (bwd.diagonal_s + bwd.rest_s) / wave_util + 2 * steps * c.o.kernel_overhead_s;
+    lc.attn_f += fwd.diagonal_s + fwd.rest_s + steps * c.o.kernel_overhead_s;
+    lc.attn_b += bwd.diagonal_s + bwd.rest_s + 2 * steps * c.o.kernel_overhead_s;
     if (l.cp > 1) {
       // The diagonal step's share of the pass, and one unmasked step's: what a
       // KV transfer waited for before or after that step can hide behind.
-      cp_diag_f = fwd.diagonal_s / wave_util;
-      cp_diag_b = bwd.diagonal_s / wave_util;
+      cp_diag_f = fwd.diagonal_s;
+      cp_diag_b = bwd.diagonal_s;
       cp_step_b = (lc.attn_b - cp_diag_b) / (l.cp - 1);
     }
     if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather) {
