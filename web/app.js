@@ -188,13 +188,16 @@ function formToState() {
 async function post(path, body) {
   const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const j = await r.json();
-  if (!r.ok) { const e = new Error(j.error || ('HTTP ' + r.status)); e.field = j.field; e.status = r.status; throw e; }
+  if (!r.ok) {
+    // The sentence in both languages (error, error_zh): showError picks the page's.
+    const e = new Error(j.error || ('HTTP ' + r.status)); e.zh = j.error_zh; e.field = j.field; e.status = r.status; throw e;
+  }
   return j;
 }
 function modelPart() {
   if (state.config) {
     try { return { config: JSON.parse(state.config) }; } catch (e) {
-      const err = new Error('config.json: ' + e.message); err.field = 'config'; throw err;
+      const err = new Error('config.json: ' + e.message); err.zh = 'config.json 不是合法的 JSON：' + e.message; err.field = 'config'; throw err;
     }
   }
   return { model: state.model };
@@ -387,12 +390,14 @@ function renderReport(view) {
 }
 
 // ---------- views ----------
+let shownError = null;  // re-shown in the other language when the page's language changes
 function showError(e) {
   const box = $('#error');
+  shownError = e || null;
   for (const el of document.querySelectorAll('.invalid')) el.classList.remove('invalid');
   if (!e) { box.hidden = true; return; }
   box.hidden = false;
-  box.textContent = e.message;
+  box.textContent = (lang === 'zh' && e.zh) || e.message;
   const id = e.field && ((FIELD_OF_KEY[state.tab] || {})[e.field] || e.field);
   const el = id && document.getElementById(id);
   if (el) el.classList.add('invalid');
@@ -708,6 +713,7 @@ function applyLang() {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
   for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   $('#lang-toggle').textContent = lang === 'zh' ? 'English' : '中文';
+  if (shownError) showError(shownError);
   if (state.tab === 'train') renderTrain();
   else if (state.tab === 'memory') renderMemory();
   else if (state.tab === 'serve') renderServe();

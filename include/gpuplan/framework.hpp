@@ -5,6 +5,7 @@
 // never holds a speed factor. The planner, memory, step time, the exporters
 // and validation read the same resolved profile, so they cannot disagree.
 #pragma once
+#include "gpuplan/error.hpp"
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,6 +143,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
 // offer, interleaving without the schedule, sequence parallelism off where it
 // always comes with TP); empty when it can.
 std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l);
+// The same reason in English and Chinese (empty when the framework can run it).
+Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l);
 
 const char* attention_kernel_name(AttentionKernel k);
 AttentionKernel parse_attention_kernel(const std::string& text, const std::string& field);

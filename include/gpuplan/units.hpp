@@ -38,7 +38,12 @@ bool is_plain_number(std::string_view text);
 // Parses a fraction in (0, 1]; accepts "0.4" or "40%".
 double parse_fraction(std::string_view text, const std::string& field);
 
-// Checks that a number is finite and inside [lo, hi]; throws InputError otherwise.
+// Checks that a number is finite and inside [lo, hi]; throws InputError otherwise,
+// saying what is allowed in English (`allowed_en`, "a fraction from 0 to 1") and
+// in Chinese (`allowed_zh`, "0 到 1 之间的比例"): "--x must be <allowed> (got 7)."
+void require_range(double value, double lo, double hi, const std::string& field,
+                   const std::string& allowed_en, const std::string& allowed_zh);
+// English only (the Chinese sentence repeats it): for sites not yet translated.
 void require_range(double value, double lo, double hi, const std::string& field,
                    const std::string& allowed);
 

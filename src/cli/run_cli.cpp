@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/error.hpp"
+#include "parse_errors.hpp"
 #include "units/text_match.hpp"
 
 namespace gpuplan::cli {
@@ -70,6 +71,12 @@ void configure(CLI::App& app, Lang lang) {
   set_help_lang(Lang::kEn);
 }
 
+// Bad input as run_cli prints it: one line, in the language --lang asked for
+// (the Chinese sentence of an InputError, else its English).
+std::string bad_input_line(const InputError& e, Lang lang) {
+  return lang == Lang::kZh ? "错误：" + e.zh() + "\n" : std::string("error: ") + e.what() + "\n";
+}
+
 // The option a CLI11 message is about: its first word that starts with "--".
 std::string option_named_in(const std::string& message) {
   const auto at = message.find("--");
@@ -88,15 +95,16 @@ void run_command(const std::vector<std::string>& args, std::string* out) {
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    throw InputError("--help", "--help prints the command line's help; it has no result to return.");
+    throw InputError("--help", "--help prints the command line's help; it has no result to return.", "--help 只打印命令行帮助，没有结果可返回。");
   } catch (const CLI::CallForAllHelp&) {
-    throw InputError("--help-all", "--help-all prints the command line's help; it has no result to return.");
+    throw InputError("--help-all", "--help-all prints the command line's help; it has no result to return.",
+                     "--help-all 只打印命令行帮助，没有结果可返回。");
   } catch (const CLI::CallForVersion&) {
-    throw InputError("--version", "--version prints the program's version; it has no result to return.");
+    throw InputError("--version", "--version prints the program's version; it has no result to return.", "--version 只打印版本号，没有结果可返回。");
   } catch (const CLI::ParseError& e) {
-    throw InputError(option_named_in(e.what()), e.what());
+    throw InputError(option_named_in(e.what()), e.what(), parse_error_zh(e));
   } catch (const nlohmann::json::exception& e) {
-    throw InputError("", std::string("malformed JSON input: ") + e.what());
+    throw InputError("", std::string("malformed JSON input: ") + e.what(), std::string("JSON 输入格式有误：") + e.what());
   }
 }
 
@@ -128,7 +136,9 @@ std::vector<CommandSpec> command_specs() {
 
 int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   CLI::App app;
-  configure(app, lang_on_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc)));
+  // --lang chooses the help's language and the error sentences' too.
+  const Lang lang = lang_on_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+  configure(app, lang);
   CaptureGuard guard(out);
   // A mistyped command ("trian") gets the nearest real ones, not CLI11's "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
@@ -136,8 +146,10 @@ int run_cli(int argc, char** argv, std::string* out, std::string* err) {
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       const auto near = closest_names(argv[1], names);
-      write_err(err, fmt::format("error: unknown command '{}'{}; 'gpuplan --help' lists the commands.\n", argv[1],
-                                 near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+      write_err(err, lang == Lang::kZh ? fmt::format("错误：未知命令 '{}'{}；gpuplan --help 列出全部命令。\n", argv[1],
+                                                     near.empty() ? "" : "（是否指 " + join(near, "、") + "？）")
+                                       : fmt::format("error: unknown command '{}'{}; 'gpuplan --help' lists the commands.\n", argv[1],
+                                                     near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
       return 2;
     }
   }
@@ -158,13 +170,15 @@ int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   } catch (const CLI::CallForVersion& e) {
     return exit_with(e);
   } catch (const CLI::ParseError& e) {
-    write_err(err, std::string("error: ") + e.what() + " Run 'gpuplan --help' or 'gpuplan <command> --help'.\n");
+    write_err(err, lang == Lang::kZh ? "错误：" + parse_error_zh(e) + "用法见 gpuplan --help 或 gpuplan <命令> --help。\n"
+                                     : std::string("error: ") + e.what() + " Run 'gpuplan --help' or 'gpuplan <command> --help'.\n");
     return 2;
   } catch (const gpuplan::InputError& e) {
-    write_err(err, std::string("error: ") + e.what() + "\n");
+    write_err(err, bad_input_line(e, lang));
     return 2;
   } catch (const nlohmann::json::exception& e) {
-    write_err(err, std::string("error: malformed JSON input: ") + e.what() + "\n");
+    write_err(err, lang == Lang::kZh ? std::string("错误：JSON 输入格式有误：") + e.what() + "\n"
+                                     : std::string("error: malformed JSON input: ") + e.what() + "\n");
     return 2;
   } catch (const std::exception& e) {
     write_err(err, std::string("internal error: ") + e.what() + " (please report this)\n");

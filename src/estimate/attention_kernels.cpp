@@ -44,7 +44,8 @@ const std::vector<Table>& tables() {
         t.source = j.at("source").get<std::string>();
         const std::string clock = j.at("clock").get<std::string>();
         if (clock != "burst" && clock != "sustained") {
-          throw InputError("kernels/attention.json clock", "is \"" + clock + "\"; allowed: burst, sustained");
+          throw InputError("kernels/attention.json clock", "is \"" + clock + "\"; allowed: burst, sustained",
+                           "kernels/attention.json 的 clock 为 \"" + clock + "\"；只能是 burst 或 sustained。");
         }
         t.burst = clock == "burst";
         t.head_dim = j.at("head_dim").get<double>();

@@ -45,11 +45,12 @@ double fit_ceiling(const ModelSpec& m, const Layout& l, const GpuSpec& g, StepTi
 Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, const TrialMeasurement& t,
                       const StepTimeOptions& base_step, const MemoryOptions& base_memory) {
   if (!t.step_s && !t.tokens_per_s_per_gpu) {
-    throw InputError("--step-time", "--step-time or --tokens-per-s-per-gpu is required: what the trial run measured.");
+    throw InputError("--step-time", "--step-time or --tokens-per-s-per-gpu is required: what the trial run measured.",
+                     "缺少 --step-time 或 --tokens-per-s-per-gpu：请给出试跑实测的数值。");
   }
-  if (t.step_s) require_range(*t.step_s, 1e-6, 1e7, "--step-time", "a positive number of seconds per step");
-  if (t.tokens_per_s_per_gpu) require_range(*t.tokens_per_s_per_gpu, 1e-6, 1e9, "--tokens-per-s-per-gpu", "a positive throughput");
-  if (t.peak_memory_bytes) require_range(*t.peak_memory_bytes, 1, 1e15, "--peak-memory-gib", "a positive amount of memory");
+  if (t.step_s) require_range(*t.step_s, 1e-6, 1e7, "--step-time", "a positive number of seconds per step", "正的每步秒数");
+  if (t.tokens_per_s_per_gpu) require_range(*t.tokens_per_s_per_gpu, 1e-6, 1e9, "--tokens-per-s-per-gpu", "a positive throughput", "正的吞吐");
+  if (t.peak_memory_bytes) require_range(*t.peak_memory_bytes, 1, 1e15, "--peak-memory-gib", "a positive amount of memory", "正的显存量");
   Calibration c;
   c.gpu_id = g.id;
   c.model_name = m.name;
@@ -114,7 +115,8 @@ nlohmann::json calibration_to_json(const Calibration& c) {
 
 Calibration calibration_from_json(const nlohmann::json& j, const std::string& origin) {
   if (!j.is_object() || !j.contains("gpuplan_calibration")) {
-    throw InputError("--calibration", fmt::format("--calibration: {} is not a file written by gpuplan calibrate --save.", origin));
+    throw InputError("--calibration", fmt::format("--calibration: {} is not a file written by gpuplan calibrate --save.", origin),
+                     fmt::format("--calibration：{} 不是由 gpuplan calibrate --save 写出的文件。", origin));
   }
   Calibration c;
   auto num = [&](const char* k, double fallback) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : fallback; };
@@ -125,7 +127,8 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& or
   c.gemm_ceiling = num("gemm_ceiling", 0);
   c.fragmentation = num("fragmentation", -1);
   if (!(c.gemm_ceiling >= 0 && c.gemm_ceiling <= 1) || !(c.fragmentation >= -1 && c.fragmentation <= 10)) {
-    throw InputError("--calibration", fmt::format("--calibration: {} holds out-of-range factors (gemm_ceiling in [0, 1], fragmentation in [0, 10]).", origin));
+    throw InputError("--calibration", fmt::format("--calibration: {} holds out-of-range factors (gemm_ceiling in [0, 1], fragmentation in [0, 10]).", origin),
+                     fmt::format("--calibration：{} 中的系数超出范围（gemm_ceiling 应在 [0, 1]，fragmentation 应在 [0, 10]）。", origin));
   }
   c.predicted_step_s = num("predicted_step_s", 0);
   c.measured_step_s = num("measured_step_s", 0);
@@ -135,13 +138,13 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& or
 
 Calibration load_calibration_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InputError("--calibration", fmt::format("--calibration: cannot read {}.", path));
+  if (!in) throw InputError("--calibration", fmt::format("--calibration: cannot read {}.", path), fmt::format("--calibration：无法读取 {}。", path));
   std::stringstream buffer;
   buffer << in.rdbuf();
   try {
     return calibration_from_json(nlohmann::json::parse(buffer.str()), path);
   } catch (const nlohmann::json::parse_error&) {
-    throw InputError("--calibration", fmt::format("--calibration: {} is not valid JSON.", path));
+    throw InputError("--calibration", fmt::format("--calibration: {} is not valid JSON.", path), fmt::format("--calibration：{} 不是合法的 JSON。", path));
   }
 }
 

@@ -44,19 +44,23 @@ void parse_price_text(const std::string& raw, const std::string& field, double* 
   strip("usd", Currency::kUsd);
   strip("$", Currency::kUsd);
   const std::string allowed = "a positive price per GPU-hour such as 2.49, 2.49usd, $2.49, 15cny or a range 15-30cny";
+  auto refuse = [&] {
+    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw),
+                     fmt::format("{} 应为正的每卡时价格，如 2.49、2.49usd、$2.49、15cny、15元，或范围 15-30cny（输入为 '{}'）。", field, raw));
+  };
   const char* begin = s.c_str();
   char* end = nullptr;
   *low = std::strtod(begin, &end);
-  if (end == begin) throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+  if (end == begin) refuse();
   *high = *low;
   if (*end == '-') {
     const char* second = end + 1;
     *high = std::strtod(second, &end);
-    if (end == second) throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+    if (end == second) refuse();
   }
-  if (*end != '\0') throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+  if (*end != '\0') refuse();
   if (!std::isfinite(*low) || !std::isfinite(*high) || *low <= 0 || *high < *low || *high > 1e5) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, raw));
+    refuse();
   }
 }
 
@@ -74,9 +78,9 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   p.spot = in.spot;
   if (in.spot) {
     p.spot_overhead = in.spot_overhead.value_or(0.10);
-    require_range(p.spot_overhead, 0, 10, "--spot-overhead", "a fraction from 0 to 10");
+    require_range(p.spot_overhead, 0, 10, "--spot-overhead", "a fraction from 0 to 10", "0 到 10 之间的比例");
   }
-  if (in.spot_discount) require_range(*in.spot_discount, 0, 0.99, "--spot-discount", "a fraction between 0 and 0.99");
+  if (in.spot_discount) require_range(*in.spot_discount, 0, 0.99, "--spot-discount", "a fraction between 0 and 0.99", "0 到 0.99 之间的比例");
   if (in.text) {
     // A bare number is in --currency, else the market's currency, else USD.
     std::optional<Currency> cur;
@@ -99,7 +103,10 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
     }
     return p;
   }
-  if (in.provider && !in.market) throw InputError("--provider", "--provider needs --market (cn or us): a provider is looked up among that market's listings.");
+  if (in.provider && !in.market) {
+    throw InputError("--provider", "--provider needs --market (cn or us): a provider is looked up among that market's listings.",
+                     "--provider 需要同时给出 --market（cn 或 us）：云厂商要在该市场的报价里查找。");
+  }
   const PriceQuote* q = nullptr;
   if (in.market && in.provider) {
     q = &find_price(gpu_id, *in.market, *in.provider);
@@ -113,7 +120,8 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
     q = default_price(gpu_id);
   }
   if (!q) {
-    throw InputError("--price", fmt::format("--price is required: the catalog has no rental price for {}.", gpu_id));
+    throw InputError("--price", fmt::format("--price is required: the catalog has no rental price for {}.", gpu_id),
+                     fmt::format("缺少 --price：价格目录里没有 {} 的租用价格。", gpu_id));
   }
   p.currency = currency_of(q->currency);
   p.date = q->date;
@@ -171,13 +179,14 @@ Phase parse_phase(const std::string& text) {
   parts.push_back(cur);
   if (parts.size() < 4 || parts.size() > 5 || parts[0].empty()) {
     throw InputError("--phase", fmt::format("--phase must look like NAME:GPU:COUNT:DURATION[:PRICE], e.g. "
-                                            "debug:a100-80g:10:72h:12cny (got '{}').", text));
+                                            "debug:a100-80g:10:72h:12cny (got '{}').", text),
+                     fmt::format("--phase 的格式应为 名称:GPU:卡数:时长[:价格]，如 debug:a100-80g:10:72h:12cny（输入为 '{}'）。", text));
   }
   Phase ph;
   ph.name = parts[0];
   ph.gpu_id = find_gpu(parts[1]).id;
   ph.gpus = parse_count(parts[2], "--phase GPU count");
-  require_range(ph.gpus, 1, 1e7, "--phase GPU count", "a whole number of GPUs from 1 to 10,000,000");
+  require_range(ph.gpus, 1, 1e7, "--phase GPU count", "a whole number of GPUs from 1 to 10,000,000", "1 到 10,000,000 之间的整数卡数");
   ph.hours = parse_duration_s(parts[3], "--phase duration") / kSecondsPerHour;
   PriceInput pi;
   if (parts.size() == 5) pi.text = parts[4];

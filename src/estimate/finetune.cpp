@@ -62,14 +62,18 @@ std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::s
     if (s == "gate" || s == "gate_proj" || s == "w1") return add(LoraModule::kGate);
     if (s == "up" || s == "up_proj" || s == "w3" || s == "fc1") return add(LoraModule::kUp);
     if (s == "down" || s == "down_proj" || s == "w2" || s == "fc2") return add(LoraModule::kDown);
-    throw InputError(field, fmt::format("{} has an unknown module '{}'; use q, k, v, o, gate, up, down, attn, mlp or all.", field, s));
+    throw InputError(field, fmt::format("{} has an unknown module '{}'; use q, k, v, o, gate, up, down, attn, mlp or all.", field, s),
+                     fmt::format("{} 中有未知模块 '{}'；可用 q、k、v、o、gate、up、down、attn、mlp 或 all。", field, s));
   };
   for (char ch : text) {
     if (ch == ',') flush();
     else item += ch;
   }
   flush();
-  if (out.empty()) throw InputError(field, fmt::format("{} names no module; use q, k, v, o, gate, up, down or all.", field));
+  if (out.empty()) {
+    throw InputError(field, fmt::format("{} names no module; use q, k, v, o, gate, up, down or all.", field),
+                     fmt::format("{} 没有给出任何模块；可用 q、k、v、o、gate、up、down 或 all。", field));
+  }
   return out;
 }
 
@@ -170,18 +174,26 @@ double lora_params(const ModelSpec& m, int64_t rank, const std::vector<LoraModul
 }
 
 void validate_finetune(const ModelSpec& m, const FinetuneJob& j) {
-  if (m.count_only) throw InputError("--model", "--model must be an architecture (catalog id or config.json) for fine-tuning.");
-  const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
-  if (lora && j.lora_rank < 0) throw InputError("--rank", "--rank must be a positive integer.");
-  if (lora && j.lora_rank > std::min<int64_t>(m.hidden, 4096)) {
-    throw InputError("--rank", fmt::format("--rank {} exceeds the hidden size {} (a LoRA rank is at most min(d_in, d_out)).", j.lora_rank, m.hidden));
+  if (m.count_only) {
+    throw InputError("--model", "--model must be an architecture (catalog id or config.json) for fine-tuning.",
+                     "--model：微调需要模型结构（模型目录中的 id 或 config.json）。");
   }
-  if (j.seq_len < 1 || j.seq_len > (1 << 22)) throw InputError("--seq-len", "--seq-len must be between 1 and 4,194,304 tokens.");
-  if (j.micro_batch < 1 || j.micro_batch > 65536) throw InputError("--micro-batch", "--micro-batch must be between 1 and 65,536.");
-  if (j.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
-  require_range(j.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
-  if (j.samples < 0 || !std::isfinite(j.samples)) throw InputError("--samples", "--samples must be a positive count.");
-  if (j.zero_stage && (*j.zero_stage < 0 || *j.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
+  const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
+  if (lora && j.lora_rank < 0) throw InputError("--rank", "--rank must be a positive integer.", "--rank 须为正整数。");
+  if (lora && j.lora_rank > std::min<int64_t>(m.hidden, 4096)) {
+    throw InputError("--rank", fmt::format("--rank {} exceeds the hidden size {} (a LoRA rank is at most min(d_in, d_out)).", j.lora_rank, m.hidden),
+                     fmt::format("--rank {} 超过了隐藏层宽度 {}（LoRA 的秩最多为 min(d_in, d_out)）。", j.lora_rank, m.hidden));
+  }
+  if (j.seq_len < 1 || j.seq_len > (1 << 22)) {
+    throw InputError("--seq-len", "--seq-len must be between 1 and 4,194,304 tokens.", "--seq-len 须在 1 到 4,194,304 个 token 之间。");
+  }
+  if (j.micro_batch < 1 || j.micro_batch > 65536) {
+    throw InputError("--micro-batch", "--micro-batch must be between 1 and 65,536.", "--micro-batch 须在 1 到 65,536 之间。");
+  }
+  if (j.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.", "--global-batch 须为正数。");
+  require_range(j.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs", "正的轮数（epoch）");
+  if (j.samples < 0 || !std::isfinite(j.samples)) throw InputError("--samples", "--samples must be a positive count.", "--samples 须为正数。");
+  if (j.zero_stage && (*j.zero_stage < 0 || *j.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.", "--zero 须为 0、1、2 或 3。");
 }
 
 FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {

@@ -53,7 +53,8 @@ WeightFormat parse_weight_format(const std::string& text, const std::string& fie
   if (text == "fp8" || text == "float8" || text == "e4m3") return WeightFormat::kFp8;
   if (text == "int8" || text == "w8a16" || text == "w8") return WeightFormat::kInt8;
   if (text == "int4" || text == "w4a16" || text == "w4" || text == "awq" || text == "gptq") return WeightFormat::kInt4;
-  throw InputError(field, fmt::format("{} must be one of fp16, bf16, fp8, int8, int4 (got '{}').", field, text));
+  throw InputError(field, fmt::format("{} must be one of fp16, bf16, fp8, int8, int4 (got '{}').", field, text),
+                   fmt::format("{} 须为 fp16、bf16、fp8、int8、int4 之一（输入为 '{}'）。", field, text));
 }
 
 double bytes_per_weight(WeightFormat f, int64_t group_size) {
@@ -342,52 +343,67 @@ void require_supported_context(const ModelSpec& m, int64_t tokens, bool force, c
   const int64_t max_ctx = model_max_context(m);
   if (force || max_ctx <= 0 || tokens <= max_ctx) return;
   throw InputError(field, fmt::format("{} {} exceeds the {} tokens {} supports (max_position_embeddings); add --force to plan it anyway.",
-                                      field, format_thousands(static_cast<double>(tokens)), format_thousands(static_cast<double>(max_ctx)), m.name));
+                                      field, format_thousands(static_cast<double>(tokens)), format_thousands(static_cast<double>(max_ctx)), m.name),
+                   fmt::format("{} {} 超出 {} 支持的 {} 个 token（max_position_embeddings）；如仍要估算，请加 --force。", field,
+                               format_thousands(static_cast<double>(tokens)), m.name, format_thousands(static_cast<double>(max_ctx))));
 }
 
 void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o) {
   if (m.count_only) {
-    throw InputError("--model", "--model must be an architecture (catalog id or config.json) for inference; a bare parameter count has no KV-cache shape.");
+    throw InputError("--model", "--model must be an architecture (catalog id or config.json) for inference; a bare parameter count has no KV-cache shape.",
+                     "--model：推理需要模型结构（模型目录中的 id 或 config.json）；只给参数量无法确定 KV 缓存的形状。");
   }
-  if (o.tp < 1 || o.tp > 64) throw InputError("--tp", fmt::format("--tp must be 1 to 64 (got {}).", o.tp));
+  if (o.tp < 1 || o.tp > 64) throw InputError("--tp", fmt::format("--tp must be 1 to 64 (got {}).", o.tp), fmt::format("--tp 须在 1 到 64 之间（输入为 {}）。", o.tp));
   // A 16-bit format the GPU lacks (bf16 on V100) is refused: its kernels do not exist there.
   if (o.weights == WeightFormat::kBf16 && !g.has(Precision::kBf16)) {
-    throw InputError("--precision", fmt::format("--precision: {} has no bf16 (its tensor cores run fp16); use --precision fp16.", g.id));
+    throw InputError("--precision", fmt::format("--precision: {} has no bf16 (its tensor cores run fp16); use --precision fp16.", g.id),
+                     fmt::format("--precision：{} 不支持 bf16（其张量核心只跑 fp16）；请用 --precision fp16。", g.id));
   }
   if (o.kv == Precision::kBf16 && !g.has(Precision::kBf16)) {
-    throw InputError("--kv-precision", fmt::format("--kv-precision: {} has no bf16; use fp16.", g.id));
+    throw InputError("--kv-precision", fmt::format("--kv-precision: {} has no bf16; use fp16.", g.id),
+                     fmt::format("--kv-precision：{} 不支持 bf16；请用 fp16。", g.id));
   }
   if (m.heads % o.tp != 0) {
-    throw InputError("--tp", fmt::format("--tp {} does not divide the {} attention heads of {}.", o.tp, m.heads, m.name));
+    throw InputError("--tp", fmt::format("--tp {} does not divide the {} attention heads of {}.", o.tp, m.heads, m.name),
+                     fmt::format("--tp {} 不能整除 {} 的 {} 个注意力头。", o.tp, m.name, m.heads));
   }
   const int node = std::max(g.gpus_per_node, g.nvlink_domain_gpus);
   if (o.tp > node) {
-    throw InputError("--tp", fmt::format("--tp {} spans more than one {}-GPU node of {}; use at most {}.", o.tp, node, g.id, node));
+    throw InputError("--tp", fmt::format("--tp {} spans more than one {}-GPU node of {}; use at most {}.", o.tp, node, g.id, node),
+                     fmt::format("--tp {} 跨出了一台 {} 节点（每节点 {} 张卡）；最多用 {}。", o.tp, g.id, node, node));
   }
-  if (o.pp < 1 || o.pp > m.layers) throw InputError("--pp", fmt::format("--pp must be 1 to the model's {} layers (got {}).", m.layers, o.pp));
+  if (o.pp < 1 || o.pp > m.layers) {
+    throw InputError("--pp", fmt::format("--pp must be 1 to the model's {} layers (got {}).", m.layers, o.pp),
+                     fmt::format("--pp 须在 1 到模型层数 {} 之间（输入为 {}）。", m.layers, o.pp));
+  }
   // DP attention has no flag of its own: it is EP / TP (ServingTarget::ep).
   if (o.dp_attention < 1 || o.dp_attention > 1024) {
-    throw InputError("--ep", fmt::format("--ep / --tp must give 1 to 1,024 attention ranks (got {}).", o.dp_attention));
+    throw InputError("--ep", fmt::format("--ep / --tp must give 1 to 1,024 attention ranks (got {}).", o.dp_attention),
+                     fmt::format("--ep / --tp 得出的注意力数据并行副本数须在 1 到 1,024 之间（输入为 {}）。", o.dp_attention));
   }
   if (o.ep != 1) {
-    if (!m.moe) throw InputError("--ep", fmt::format("--ep needs a mixture-of-experts model; {} is dense.", m.name));
+    if (!m.moe) throw InputError("--ep", fmt::format("--ep needs a mixture-of-experts model; {} is dense.", m.name), fmt::format("--ep 只适用于 MoE 模型；{} 是稠密模型。", m.name));
     if (o.ep != o.tp * o.dp_attention) {
-      throw InputError("--ep", fmt::format("--ep must equal TP × attention ranks = {} (every GPU of a stage holds experts; got {}).", o.tp * o.dp_attention, o.ep));
+      throw InputError("--ep", fmt::format("--ep must equal TP × attention ranks = {} (every GPU of a stage holds experts; got {}).", o.tp * o.dp_attention, o.ep),
+                       fmt::format("--ep 须等于 TP × 注意力副本数 = {}（每段的每张卡都放专家；输入为 {}）。", o.tp * o.dp_attention, o.ep));
     }
     if (m.moe->routed_experts % o.ep != 0) {
-      throw InputError("--ep", fmt::format("--ep {} does not divide the {} routed experts of {}.", o.ep, m.moe->routed_experts, m.name));
+      throw InputError("--ep", fmt::format("--ep {} does not divide the {} routed experts of {}.", o.ep, m.moe->routed_experts, m.name),
+                       fmt::format("--ep {} 不能整除 {} 的 {} 个路由专家。", o.ep, m.name, m.moe->routed_experts));
     }
   } else if (o.dp_attention > 1) {
-    throw InputError("--ep", "Data-parallel attention ranks come with expert parallelism: --ep = --tp × ranks.");
+    throw InputError("--ep", "Data-parallel attention ranks come with expert parallelism: --ep = --tp × ranks.",
+                     "注意力数据并行须搭配专家并行：--ep = --tp × 副本数。");
   }
   if (o.kv != Precision::kFp16 && o.kv != Precision::kBf16 && o.kv != Precision::kFp8) {
-    throw InputError("--kv-precision", "--kv-precision must be fp16, bf16 or fp8.");
+    throw InputError("--kv-precision", "--kv-precision must be fp16, bf16 or fp8.", "--kv-precision 须为 fp16、bf16 或 fp8。");
   }
   if (o.weights == WeightFormat::kInt4 && !o.int4_supported) {
-    throw InputError("--precision", fmt::format("--precision int4 needs a 4-bit kernel, and {} was marked as lacking one (--no-int4).", g.id));
+    throw InputError("--precision", fmt::format("--precision int4 needs a 4-bit kernel, and {} was marked as lacking one (--no-int4).", g.id),
+                     fmt::format("--precision int4 需要 4 比特算子，而 {} 已标记为没有（--no-int4）。", g.id));
   }
-  if (o.group_size < 1) throw InputError("--group-size", "--group-size must be a positive number of weights.");
-  require_range(o.memory_utilization, 0.1, 1.0, "--memory-utilization", "a fraction between 0.1 and 1");
+  if (o.group_size < 1) throw InputError("--group-size", "--group-size must be a positive number of weights.", "--group-size 须为正的权重个数。");
+  require_range(o.memory_utilization, 0.1, 1.0, "--memory-utilization", "a fraction between 0.1 and 1", "0.1 到 1 之间的比例");
 }
 
 namespace {

@@ -52,11 +52,11 @@ BatchingSteadyState continuous_batching_steady_state(const ModelSpec& m, const G
 
 MaxThroughputRun max_throughput_run(const ModelSpec& m, const GpuSpec& g, InferenceOptions o, const EngineDefaults& e,
                                     int64_t input_len, int64_t output_len) {
-  if (input_len < 1) throw InputError("--input", "--input must be at least 1 token.");
-  if (output_len < 1) throw InputError("--output", "--output must be at least 1 token.");
-  if (e.max_batch_size < 1) throw InputError("max_batch_size", "the engine's max_batch_size must be at least 1.");
-  if (e.max_num_tokens < 1) throw InputError("max_num_tokens", "the engine's max_num_tokens must be at least 1.");
-  if (e.tokens_per_block < 1) throw InputError("tokens_per_block", "the engine's KV block must hold at least 1 token.");
+  if (input_len < 1) throw InputError("--input", "--input must be at least 1 token.", "--input 至少为 1 个 token。");
+  if (output_len < 1) throw InputError("--output", "--output must be at least 1 token.", "--output 至少为 1 个 token。");
+  if (e.max_batch_size < 1) throw InputError("max_batch_size", "the engine's max_batch_size must be at least 1.", "推理引擎的 max_batch_size 至少为 1。");
+  if (e.max_num_tokens < 1) throw InputError("max_num_tokens", "the engine's max_num_tokens must be at least 1.", "推理引擎的 max_num_tokens 至少为 1。");
+  if (e.tokens_per_block < 1) throw InputError("tokens_per_block", "the engine's KV block must hold at least 1 token.", "推理引擎的 KV 块至少要放 1 个 token。");
   MaxThroughputRun r;
   r.engine = e;
   // The engine's memory rule, and its step budget as the activation peak it

@@ -214,21 +214,28 @@ ServingLayoutTried row_of(const ServingPlan& p) {
 }  // namespace
 
 ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions o, const ServingTarget& t) {
-  if (t.input_len < 1) throw InputError("--input", "--input must be at least 1 token.");
-  if (t.output_len < 1) throw InputError("--output", "--output must be at least 1 token.");
-  if (t.requests_per_s < 0 || !std::isfinite(t.requests_per_s)) throw InputError("--rps", "--rps must be a positive request rate.");
-  if (t.tpot_target_s < 0 || !std::isfinite(t.tpot_target_s)) throw InputError("--latency-target-ms", "--latency-target-ms must be a positive time per output token.");
-  if (t.batch < 0) throw InputError("--batch", "--batch must be a positive number of sequences.");
-  if (t.pp < 0) throw InputError("--pp", "--pp must be a positive number of pipeline stages.");
-  if (t.ep < 0) throw InputError("--ep", "--ep must be a positive expert-parallel degree.");
-  if (t.ep > 1 && !m.moe) throw InputError("--ep", fmt::format("--ep needs a mixture-of-experts model; {} is dense.", m.name));
+  if (t.input_len < 1) throw InputError("--input", "--input must be at least 1 token.", "--input 至少为 1 个 token。");
+  if (t.output_len < 1) throw InputError("--output", "--output must be at least 1 token.", "--output 至少为 1 个 token。");
+  if (t.requests_per_s < 0 || !std::isfinite(t.requests_per_s)) throw InputError("--rps", "--rps must be a positive request rate.", "--rps 须为正的每秒请求数。");
+  if (t.tpot_target_s < 0 || !std::isfinite(t.tpot_target_s)) {
+    throw InputError("--latency-target-ms", "--latency-target-ms must be a positive time per output token.", "--latency-target-ms 须为正的每个输出 token 的时延。");
+  }
+  if (t.batch < 0) throw InputError("--batch", "--batch must be a positive number of sequences.", "--batch 须为正的序列条数。");
+  if (t.pp < 0) throw InputError("--pp", "--pp must be a positive number of pipeline stages.", "--pp 须为正的流水线段数。");
+  if (t.ep < 0) throw InputError("--ep", "--ep must be a positive expert-parallel degree.", "--ep 须为正的专家并行度。");
+  if (t.ep > 1 && !m.moe) throw InputError("--ep", fmt::format("--ep needs a mixture-of-experts model; {} is dense.", m.name), fmt::format("--ep 只适用于 MoE 模型；{} 是稠密模型。", m.name));
   if (t.ep > 1 && m.moe->routed_experts % t.ep != 0) {
-    throw InputError("--ep", fmt::format("--ep {} does not divide the {} routed experts of {}.", t.ep, m.moe->routed_experts, m.name));
+    throw InputError("--ep", fmt::format("--ep {} does not divide the {} routed experts of {}.", t.ep, m.moe->routed_experts, m.name),
+                     fmt::format("--ep {} 不能整除 {} 的 {} 个路由专家。", t.ep, m.name, m.moe->routed_experts));
   }
   if (t.ep > 1 && t.tp > 0 && t.ep % t.tp != 0) {
-    throw InputError("--ep", fmt::format("--ep {} must be a multiple of --tp {} (EP = TP × DP-attention ranks).", t.ep, t.tp));
+    throw InputError("--ep", fmt::format("--ep {} must be a multiple of --tp {} (EP = TP × DP-attention ranks).", t.ep, t.tp),
+                     fmt::format("--ep {} 须为 --tp {} 的整数倍（EP = TP × 注意力数据并行副本数）。", t.ep, t.tp));
   }
-  if (t.pp > m.layers) throw InputError("--pp", fmt::format("--pp must be 1 to the model's {} layers (got {}).", m.layers, t.pp));
+  if (t.pp > m.layers) {
+    throw InputError("--pp", fmt::format("--pp must be 1 to the model's {} layers (got {}).", m.layers, t.pp),
+                     fmt::format("--pp 须在 1 到模型层数 {} 之间（输入为 {}）。", m.layers, t.pp));
+  }
   if (t.tp > 0) {
     // A TP the user names must be valid on its own (heads, node size); other
     // layout errors are reported per layout.

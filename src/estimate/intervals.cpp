@@ -124,7 +124,8 @@ IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int 
 
 double check_level(double level, const char* field) {
   if (!(level >= 0.5 && level <= 0.99)) {
-    throw InputError(field, fmt::format("{} must be a fraction from 0.5 to 0.99 (0.8 = 80%); got {}.", field, level));
+    throw InputError(field, fmt::format("{} must be a fraction from 0.5 to 0.99 (0.8 = 80%); got {}.", field, level),
+                     fmt::format("{} 须为 0.5 到 0.99 之间的比例（0.8 即 80%）；输入为 {}。", field, level));
   }
   return level;
 }
@@ -177,7 +178,8 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
 
 IntervalTable interval_table_from_json(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("groups") || !j["groups"].is_array()) {
-    throw InputError("intervals", "an interval table needs a 'groups' array (gpuplan validate --derive-intervals writes one).");
+    throw InputError("intervals", "an interval table needs a 'groups' array (gpuplan validate --derive-intervals writes one).",
+                     "区间表需要 'groups' 数组（gpuplan validate --derive-intervals 会写出）。");
   }
   IntervalTable t;
   t.min_sources = j.value("min_sources", 4);
@@ -193,7 +195,8 @@ IntervalTable interval_table_from_json(const nlohmann::json& j) {
     const nlohmann::json points = o.value("points", nlohmann::json::array());
     for (const auto& p : points) g.points.emplace_back(p.at(0).get<double>(), p.at(1).get<double>());
     if (g.kind.empty() || g.points.empty() || !(g.effective_n > 0)) {
-      throw InputError("intervals", "every group of an interval table needs a kind, points and a positive effective_n.");
+      throw InputError("intervals", "every group of an interval table needs a kind, points and a positive effective_n.",
+                       "区间表的每一组都需要 kind、points 和正的 effective_n。");
     }
     t.groups.push_back(std::move(g));
   }

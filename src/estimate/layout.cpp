@@ -27,7 +27,8 @@ Optimizer parse_optimizer(const std::string& text, const std::string& field) {
   if (t == "adamw8bit" || t == "adamw-8bit" || t == "adam8bit") return Optimizer::kAdamW8bit;
   if (t == "paged-adamw8bit" || t == "paged-adamw-8bit") return Optimizer::kPagedAdamW8bit;
   if (t == "sgd" || t == "sgd-momentum") return Optimizer::kSgdMomentum;
-  throw InputError(field, fmt::format("{} must be adamw, adamw8bit, paged_adamw8bit or sgd (got '{}').", field, text));
+  throw InputError(field, fmt::format("{} must be adamw, adamw8bit, paged_adamw8bit or sgd (got '{}').", field, text),
+                   fmt::format("{} 须为 adamw、adamw8bit、paged_adamw8bit 或 sgd（输入为 '{}'）。", field, text));
 }
 
 // ---- Pipeline stage splits ------------------------------------------------
@@ -137,36 +138,41 @@ StageSplit lay_out(StageSplitRule rule, const std::vector<std::vector<int64_t>>&
 
 // The first/last rule; `why` is empty when Megatron accepts (first, last), else
 // the reason, and `field` the flag to blame.
-std::string first_last_problem(int64_t L, int pp, int vp, std::optional<int> first, std::optional<int> last, const char** field) {
+Reason first_last_problem(int64_t L, int pp, int vp, std::optional<int> first, std::optional<int> last, const char** field) {
   *field = first ? "--first-stage-layers" : "--last-stage-layers";
-  if (pp < 2) return fmt::format("{} needs a pipeline (--pp of 2 or more).", *field);
+  if (pp < 2) return {fmt::format("{} needs a pipeline (--pp of 2 or more).", *field), fmt::format("{} 需要流水线并行（--pp 至少为 2）。", *field)};
   for (auto [value, name] : {std::pair{first, "--first-stage-layers"}, std::pair{last, "--last-stage-layers"}}) {
     if (!value) continue;
     *field = name;
-    if (*value < 1) return fmt::format("{} must be at least 1 (Megatron refuses an empty first or last stage; got {}).", name, *value);
-    if (*value > L) return fmt::format("{} {} exceeds the model's {} layers.", name, *value, L);
+    if (*value < 1) {
+      return {fmt::format("{} must be at least 1 (Megatron refuses an empty first or last stage; got {}).", name, *value),
+              fmt::format("{} 至少为 1（Megatron 不接受空的首段或末段；输入为 {}）。", name, *value)};
+    }
+    if (*value > L) return {fmt::format("{} {} exceeds the model's {} layers.", name, *value, L), fmt::format("{} {} 超过了模型的 {} 层。", name, *value, L)};
     if (vp > 1 && *value % vp != 0) {
-      return fmt::format("{} {} must be a multiple of --vp {} (each of the stage's chunks holds the same number of layers).",
-                         name, *value, vp);
+      return {fmt::format("{} {} must be a multiple of --vp {} (each of the stage's chunks holds the same number of layers).", name, *value, vp),
+              fmt::format("{} {} 须为 --vp {} 的整数倍（该段的每个块层数相同）。", name, *value, vp)};
     }
   }
   *field = first ? "--first-stage-layers" : "--last-stage-layers";
   const int64_t middle_layers = L - first.value_or(0) - last.value_or(0);
   const int middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
   if (middle_layers < 0) {
-    return fmt::format("{}: the first and last stages' {} layers exceed the model's {}.", *field,
-                       first.value_or(0) + last.value_or(0), L);
+    return {fmt::format("{}: the first and last stages' {} layers exceed the model's {}.", *field, first.value_or(0) + last.value_or(0), L),
+            fmt::format("{}：首段和末段共 {} 层，超过了模型的 {} 层。", *field, first.value_or(0) + last.value_or(0), L)};
   }
   if ((middle_layers == 0) != (middle_stages == 0)) {
-    return fmt::format("{}: {} layers are left for {} middle stages (Megatron needs layers exactly when there are middle stages).",
-                       *field, middle_layers, middle_stages);
+    return {fmt::format("{}: {} layers are left for {} middle stages (Megatron needs layers exactly when there are middle stages).",
+                        *field, middle_layers, middle_stages),
+            fmt::format("{}：留给 {} 个中间段的是 {} 层（Megatron 要求有中间段时才有剩余层，反之亦然）。", *field, middle_stages, middle_layers)};
   }
   if (middle_stages > 0 && middle_layers % middle_stages != 0) {
-    return fmt::format("{}: the {} layers left do not split evenly over the {} other stages.", *field, middle_layers, middle_stages);
+    return {fmt::format("{}: the {} layers left do not split evenly over the {} other stages.", *field, middle_layers, middle_stages),
+            fmt::format("{}：剩下的 {} 层不能平均分到其余 {} 段。", *field, middle_layers, middle_stages)};
   }
   if (middle_stages > 0 && (middle_layers / middle_stages) % vp != 0) {
-    return fmt::format("{}: the other stages' {} layers each are not a multiple of --vp {}.", *field,
-                       middle_layers / middle_stages, vp);
+    return {fmt::format("{}: the other stages' {} layers each are not a multiple of --vp {}.", *field, middle_layers / middle_stages, vp),
+            fmt::format("{}：其余各段每段 {} 层，不是 --vp {} 的整数倍。", *field, middle_layers / middle_stages, vp)};
   }
   return {};
 }
@@ -225,10 +231,11 @@ StageSplit stage_split(const ModelSpec& m, const Layout& l) {
     const char* field = nullptr;
     if (m.count_only) {
       throw InputError(l.first_stage_layers ? "--first-stage-layers" : "--last-stage-layers",
-                       "--first-stage-layers and --last-stage-layers need a model architecture (--model), not a bare parameter count.");
+                       "--first-stage-layers and --last-stage-layers need a model architecture (--model), not a bare parameter count.",
+                       "--first-stage-layers 和 --last-stage-layers 需要模型结构（--model），只给参数量不够。");
     }
-    const std::string why = first_last_problem(L, pp, vp, l.first_stage_layers, l.last_stage_layers, &field);
-    if (!why.empty()) throw InputError(field, why);
+    const Reason why = first_last_problem(L, pp, vp, l.first_stage_layers, l.last_stage_layers, &field);
+    if (!why.empty()) throw InputError(field, why.en, why.zh);
     return first_last_split(L, pp, vp, l.first_stage_layers, l.last_stage_layers);
   }
   if (L % chunks == 0 || m.count_only) {
@@ -255,13 +262,17 @@ StageSplit stage_split(const ModelSpec& m, const Layout& l) {
   const char* field = vp > 1 ? "--vp" : "--pp";
   throw InputError(field, fmt::format("{}: {} layers do not split over pp×vp = {} chunks, evenly or by Megatron's uneven rules "
                                       "(the embedding and loss counted as layers, or --first-stage-layers / --last-stage-layers).",
-                                      field, L, chunks));
+                                      field, L, chunks),
+                   fmt::format("{}：{} 层无法分到 PP×VP = {} 个块上，既不能均分，也不符合 Megatron 的不均匀规则"
+                               "（把嵌入层和损失计为层，或用 --first-stage-layers / --last-stage-layers）。",
+                               field, L, chunks));
 }
 
 void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
   auto positive = [](int64_t v, const char* field, int64_t max) {
     if (v < 1 || v > max) {
-      throw InputError(field, fmt::format("{} must be a whole number from 1 to {} (got {}).", field, max, v));
+      throw InputError(field, fmt::format("{} must be a whole number from 1 to {} (got {}).", field, max, v),
+                       fmt::format("{} 须为 1 到 {} 之间的整数（输入为 {}）。", field, max, v));
     }
   };
   positive(l.tp, "--tp", 1 << 20);
@@ -273,46 +284,54 @@ void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
   positive(l.micro_batch, "--micro-batch", 1 << 20);
   positive(l.seq_len, "--seq-len", 100'000'000);
   if (l.zero_stage < 0 || l.zero_stage > 3) {
-    throw InputError("--zero", fmt::format("--zero must be 0, 1, 2 or 3 (got {}).", l.zero_stage));
+    throw InputError("--zero", fmt::format("--zero must be 0, 1, 2 or 3 (got {}).", l.zero_stage), fmt::format("--zero 须为 0、1、2 或 3（输入为 {}）。", l.zero_stage));
   }
   if (l.gpus() != gpus) {
     throw InputError("--gpus", fmt::format("--gpus: tp×pp×dp×cp = {}×{}×{}×{} = {} does not equal the {} GPUs.", l.tp, l.pp,
-                                           l.dp, l.cp, l.gpus(), gpus));
+                                           l.dp, l.cp, l.gpus(), gpus),
+                     fmt::format("--gpus：TP×PP×DP×CP = {}×{}×{}×{} = {}，与 {} 张卡不相等。", l.tp, l.pp, l.dp, l.cp, l.gpus(), gpus));
   }
   if (m.count_only) {
     if (l.first_stage_layers || l.last_stage_layers) stage_split(m, l);  // refuses them
     return;  // no architecture to check against
   }
   if (m.heads % l.tp != 0) {
-    throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", l.tp, m.heads));
+    throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", l.tp, m.heads),
+                     fmt::format("--tp {} 须能整除模型的 {} 个注意力头。", l.tp, m.heads));
   }
   if (!m.mla && m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0) {
-    throw InputError("--tp", fmt::format("--tp {} and the {} key/value heads must divide one another.", l.tp, m.kv_heads));
+    throw InputError("--tp", fmt::format("--tp {} and the {} key/value heads must divide one another.", l.tp, m.kv_heads),
+                     fmt::format("--tp {} 与 {} 个 KV 头须能互相整除。", l.tp, m.kv_heads));
   }
   if (l.pp > m.layers) {
-    throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", l.pp, m.layers));
+    throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", l.pp, m.layers), fmt::format("--pp {} 超过了模型的 {} 层。", l.pp, m.layers));
   }
   stage_split(m, l);  // throws, naming the field, for a split Megatron refuses
   if (l.ep > 1) {
-    if (!m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.");
+    if (!m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.", "--ep 只适用于 MoE 模型；这是稠密模型。");
     if (m.moe->routed_experts % l.ep != 0) {
-      throw InputError("--ep", fmt::format("--ep {} must divide the {} routed experts.", l.ep, m.moe->routed_experts));
+      throw InputError("--ep", fmt::format("--ep {} must divide the {} routed experts.", l.ep, m.moe->routed_experts),
+                       fmt::format("--ep {} 须能整除 {} 个路由专家。", l.ep, m.moe->routed_experts));
     }
     if ((static_cast<int64_t>(l.dp) * l.cp) % l.ep != 0) {
       throw InputError("--ep", fmt::format("--ep {} must divide dp×cp = {} (expert-parallel ranks come from the data-parallel ones).",
-                                           l.ep, static_cast<int64_t>(l.dp) * l.cp));
+                                           l.ep, static_cast<int64_t>(l.dp) * l.cp),
+                       fmt::format("--ep {} 须能整除 DP×CP = {}（专家并行的进程取自数据并行的进程）。", l.ep, static_cast<int64_t>(l.dp) * l.cp));
     }
   }
   if (l.seq_len % l.cp != 0) {
-    throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", l.cp, l.seq_len));
+    throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", l.cp, l.seq_len),
+                     fmt::format("--cp {} 须能整除序列长度 {}。", l.cp, l.seq_len));
   }
   if (l.shard_group < 0 || (l.shard_group > 0 && (l.zero_stage != 3 || l.dp % l.shard_group != 0))) {
-    throw InputError("--shard-group", "--shard-group needs --zero 3 and must divide the data-parallel size.");
+    throw InputError("--shard-group", "--shard-group needs --zero 3 and must divide the data-parallel size.",
+                     "--shard-group 需要 --zero 3，且须能整除数据并行规模。");
   }
   const int64_t batch = l.effective_global_batch();
   if (batch % (static_cast<int64_t>(l.dp) * l.micro_batch) != 0) {
     throw InputError("--global-batch", fmt::format("--global-batch {} must be a multiple of dp×micro-batch = {}.", batch,
-                                                   static_cast<int64_t>(l.dp) * l.micro_batch));
+                                                   static_cast<int64_t>(l.dp) * l.micro_batch),
+                     fmt::format("--global-batch {} 须为 DP×微批次 = {} 的整数倍。", batch, static_cast<int64_t>(l.dp) * l.micro_batch));
   }
 }
 

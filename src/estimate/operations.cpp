@@ -28,7 +28,9 @@ OperationsEstimate estimate_operations(const ModelSpec* model, const Layout& lay
   if (!ops.reliability.progresses) {
     throw InputError("--gpus", fmt::format("--gpus: with {} GPUs the job fails every {} on average, faster than it can checkpoint "
                                            "and restart; it would never finish. Use fewer GPUs or a better per-GPU MTBF.",
-                                           gpus, format_duration(ops.reliability.job_mtbf_s)));
+                                           gpus, format_duration(ops.reliability.job_mtbf_s)),
+                     fmt::format("--gpus：{} 张卡时任务平均每 {} 故障一次，比保存检查点再重启还快，永远跑不完。请减少卡数或用更高的单卡 MTBF。",
+                                 gpus, format_duration_zh(ops.reliability.job_mtbf_s)));
   }
   return ops;
 }

@@ -28,18 +28,18 @@ void take(SourcedValue* v, const std::optional<double>& given) {
 }  // namespace
 
 void validate_ownership(const OwnershipInputs& in) {
-  require_range(in.server_price_per_node.value, 1, 1e12, "--own-server-price", "a positive purchase price per node");
-  require_range(in.network_per_node.value, 0, 1e12, "--own-network-per-node", "a non-negative network cost per node");
-  require_range(in.life_years.value, 0.1, 50, "--own-life-years", "a positive depreciation life in years, at most 50");
-  require_range(in.resale_fraction.value, 0, 1, "--own-resale", "a fraction of the purchase price from 0 to 1");
-  require_range(in.node_power_kw.value, 0.01, 1e4, "--own-node-kw", "a positive power per node in kW");
-  require_range(in.pue.value, 1, 5, "--pue", "at least 1 (facility power cannot be below IT power) and at most 5");
-  require_range(in.electricity_per_kwh.value, 0, 1e3, "--electricity-price", "a non-negative price per kWh");
-  require_range(in.colocation_per_kw_month.value, 0, 1e6, "--colocation-price", "a non-negative price per kW per month");
-  require_range(in.staff_cost_per_engineer_year.value, 0, 1e9, "--staff-cost", "a non-negative cost per engineer-year");
-  require_range(in.nodes_per_engineer.value, 0.01, 1e6, "--nodes-per-engineer", "a positive number of nodes one engineer runs");
-  require_range(in.financing_rate.value, 0, 1, "--financing-rate", "a yearly rate from 0 to 1 (0.05 = 5%)");
-  require_range(in.fleet_utilisation.value, 0.01, 1, "--fleet-utilisation", "a fraction above 0 and at most 1 (0.6 = busy 60% of the hours)");
+  require_range(in.server_price_per_node.value, 1, 1e12, "--own-server-price", "a positive purchase price per node", "正的每节点采购价");
+  require_range(in.network_per_node.value, 0, 1e12, "--own-network-per-node", "a non-negative network cost per node", "非负的每节点网络成本");
+  require_range(in.life_years.value, 0.1, 50, "--own-life-years", "a positive depreciation life in years, at most 50", "正的折旧年限，最多 50 年");
+  require_range(in.resale_fraction.value, 0, 1, "--own-resale", "a fraction of the purchase price from 0 to 1", "采购价的 0 到 1 倍");
+  require_range(in.node_power_kw.value, 0.01, 1e4, "--own-node-kw", "a positive power per node in kW", "正的每节点功率（kW）");
+  require_range(in.pue.value, 1, 5, "--pue", "at least 1 (facility power cannot be below IT power) and at most 5", "1 到 5 之间（机房总功率不会低于 IT 设备功率）");
+  require_range(in.electricity_per_kwh.value, 0, 1e3, "--electricity-price", "a non-negative price per kWh", "非负的每 kWh 电价");
+  require_range(in.colocation_per_kw_month.value, 0, 1e6, "--colocation-price", "a non-negative price per kW per month", "非负的每 kW 每月托管价");
+  require_range(in.staff_cost_per_engineer_year.value, 0, 1e9, "--staff-cost", "a non-negative cost per engineer-year", "非负的每人每年人力成本");
+  require_range(in.nodes_per_engineer.value, 0.01, 1e6, "--nodes-per-engineer", "a positive number of nodes one engineer runs", "正数：每名工程师运维的节点数");
+  require_range(in.financing_rate.value, 0, 1, "--financing-rate", "a yearly rate from 0 to 1 (0.05 = 5%)", "0 到 1 之间的年利率（0.05 即 5%）");
+  require_range(in.fleet_utilisation.value, 0.01, 1, "--fleet-utilisation", "a fraction above 0 and at most 1 (0.6 = busy 60% of the hours)", "大于 0、不超过 1 的比例（0.6 即 60% 的时间在用）");
 }
 
 OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market market, Currency currency,
@@ -54,7 +54,9 @@ OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market 
   } else if (!o.server_price_per_node) {
     throw InputError("--own-server-price", fmt::format("--own-server-price is required: the catalog has no published {}-GPU {} server price in the {} "
                                                        "market; give the price of one node in {}.",
-                                                       gpus_per_node, gpu.id, market_code(market), currency_code(currency)));
+                                                       gpus_per_node, gpu.id, market_code(market), currency_code(currency)),
+                     fmt::format("缺少 --own-server-price：目录里没有{}市场 {} 卡 {} 服务器的公开价格；请以 {} 给出一台节点的价格。",
+                                 market == Market::kCn ? "国内" : "美国", gpus_per_node, gpu.id, currency_code(currency)));
   }
   in.network_per_node = money(d.network_per_node, d.currency, currency);
   in.life_years = d.life_years;
@@ -69,7 +71,8 @@ OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market 
     }
   }
   if (gpu_w <= 0 && !o.node_power_kw) {
-    throw InputError("--own-node-kw", fmt::format("--own-node-kw is required: no power draw is known for {}; give one node's kW at training load.", gpu.id));
+    throw InputError("--own-node-kw", fmt::format("--own-node-kw is required: no power draw is known for {}; give one node's kW at training load.", gpu.id),
+                     fmt::format("缺少 --own-node-kw：不知道 {} 的功耗；请给出一台节点训练满载时的 kW 数。", gpu.id));
   }
   in.node_power_kw = SourcedValue{(gpus_per_node * gpu_w + d.host_power_w.value) / 1000.0, d.host_power_w.date,
                                   fmt::format("{} GPUs × {} W + host {} W: {}; host: {}", gpus_per_node, gpu_w, d.host_power_w.value, gpu_w_source,

@@ -23,33 +23,38 @@ double daly_interval_s(double delta, double mtbf) {
 }
 
 ReliabilityEstimate estimate_reliability(const ReliabilityInput& in) {
-  require_range(in.gpus, 1, 1e7, "--gpus", "a number of GPUs from 1 to 10,000,000");
-  require_range(in.gpu_mtbf_hours, 1, 1e9, "--gpu-mtbf-hours", "a positive per-GPU MTBF in hours");
+  require_range(in.gpus, 1, 1e7, "--gpus", "a number of GPUs from 1 to 10,000,000", "1 到 10,000,000 之间的卡数");
+  require_range(in.gpu_mtbf_hours, 1, 1e9, "--gpu-mtbf-hours", "a positive per-GPU MTBF in hours", "正的单卡 MTBF（小时）");
   // The checkpoint write time and the compute time are computed, not typed: say
   // what made them too large and which flag changes it.
   if (!std::isfinite(in.checkpoint_write_s) || in.checkpoint_write_s < 0 || in.checkpoint_write_s > 1e6) {
     throw InputError("--storage-gbytes-per-s",
                      fmt::format("writing one checkpoint would take {}, more than the 1,000,000 s (11.6 days) gpuplan "
                                  "models; give a faster --storage-gbytes-per-s or more GPUs.",
-                                 format_duration(in.checkpoint_write_s)));
+                                 format_duration(in.checkpoint_write_s)),
+                     fmt::format("--storage-gbytes-per-s：写一次检查点要 {}，超过可建模的 1,000,000 秒（11.6 天）；"
+                                 "请给出更快的 --storage-gbytes-per-s 或加卡。",
+                                 format_duration_zh(in.checkpoint_write_s)));
   }
-  require_range(in.restart_s / 60.0, 0, 1e5, "--restart-minutes", "a non-negative number of minutes up to 100,000");
+  require_range(in.restart_s / 60.0, 0, 1e5, "--restart-minutes", "a non-negative number of minutes up to 100,000", "0 到 100,000 分钟");
   if (!std::isfinite(in.useful_compute_s) || in.useful_compute_s < 0 || in.useful_compute_s > 1e12) {
     throw InputError("--gpus", fmt::format("the run would compute for {}, more than the 1e12 s (about 31,700 years) gpuplan "
                                            "models; use more GPUs, a higher --mfu or fewer tokens.",
-                                           format_duration(in.useful_compute_s)));
+                                           format_duration(in.useful_compute_s)),
+                     fmt::format("--gpus：这次训练要算 {}，超过可建模的 1e12 秒（约 31,700 年）；请加卡、提高 --mfu 或减少 token 数。",
+                                 format_duration_zh(in.useful_compute_s)));
   }
   ReliabilityEstimate r;
   // Independent failures: the job stops when any of its GPUs (or their hosts and
   // links, which the per-GPU all-cause rate includes) fails.
-  require_range(in.extra_interruptions_per_hour, 0, 1e6, "--spot-mtbf-hours", "a positive preemption interval");
+  require_range(in.extra_interruptions_per_hour, 0, 1e6, "--spot-mtbf-hours", "a positive preemption interval", "正的抢占间隔");
   const double per_hour = in.gpus / in.gpu_mtbf_hours + in.extra_interruptions_per_hour;
   r.job_mtbf_s = kSecondsPerHour / per_hour;
   r.young_interval_s = young_interval_s(in.checkpoint_write_s, r.job_mtbf_s);
   r.daly_interval_s = daly_interval_s(in.checkpoint_write_s, r.job_mtbf_s);
   r.interval_s = in.checkpoint_interval_s.value_or(r.daly_interval_s);
   if (in.checkpoint_interval_s) {
-    require_range(*in.checkpoint_interval_s, 1, 1e9, "--checkpoint-interval", "a positive duration");
+    require_range(*in.checkpoint_interval_s, 1, 1e9, "--checkpoint-interval", "a positive duration", "正的时长");
   }
   if (r.interval_s <= 0) r.interval_s = r.job_mtbf_s;  // δ = 0: no cost to checkpoint, keep it frequent
   // Each interruption loses, on average, half an interval of work plus the restart

@@ -15,7 +15,8 @@ namespace gpuplan {
 RunEstimate solve_run(const RunInput& in) {
   const int given = (in.gpus ? 1 : 0) + (in.deadline_s ? 1 : 0) + (in.mfu ? 1 : 0);
   if (given < 2) {
-    throw InputError("--gpus", "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third.");
+    throw InputError("--gpus", "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third.",
+                     "--gpus：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个。");
   }
   RunEstimate r;
   r.deadline_s = in.deadline_s;
@@ -35,7 +36,9 @@ RunEstimate solve_run(const RunInput& in) {
     }
     if (gpus > 1e9) {
       throw InputError("--deadline", fmt::format("--deadline: finishing in {} would need {} GPUs; allow more time.",
-                                                 format_duration(*in.deadline_s), format_si(gpus, "")));
+                                                 format_duration(*in.deadline_s), format_si(gpus, "")),
+                       fmt::format("--deadline：要在 {} 内完成需要 {} 张卡；请放宽期限。", format_duration_zh(*in.deadline_s),
+                                   format_si(gpus, "")));
     }
     r.gpus = static_cast<int64_t>(gpus);
     r.gpus_solved = true;
@@ -48,7 +51,9 @@ RunEstimate solve_run(const RunInput& in) {
       throw InputError("--deadline",
                        fmt::format("--deadline: {} GPUs cannot finish in {}: it would take {:.0f}% of peak "
                                    "throughput (MFU above 100%); add GPUs or time.",
-                                   r.gpus, format_duration(*in.deadline_s), r.mfu * 100));
+                                   r.gpus, format_duration(*in.deadline_s), r.mfu * 100),
+                       fmt::format("--deadline：{} 张卡无法在 {} 内完成：需要峰值算力的 {:.0f}%（MFU 超过 100%）；请加卡或放宽期限。",
+                                   r.gpus, format_duration_zh(*in.deadline_s), r.mfu * 100));
     }
   }
   r.nodes = (r.gpus + in.gpus_per_node - 1) / in.gpus_per_node;

@@ -13,10 +13,13 @@ Workload make_workload(const WorkloadInput& in) {
   int sources = (in.tokens ? 1 : 0) + (in.samples ? 1 : 0) + (in.dataset_bytes ? 1 : 0);
   if (sources == 0) {
     throw InputError("--tokens", "--tokens is required: give the token budget (e.g. --tokens 15T), or --samples "
-                                 "with --seq-len or --tokens-per-sample, or --dataset-bytes.");
+                                 "with --seq-len or --tokens-per-sample, or --dataset-bytes.",
+                     "缺少 --tokens：请给出训练 token 总量（如 --tokens 15T 或 --tokens 1万亿），"
+                     "或 --samples 加 --seq-len 或 --tokens-per-sample，或 --dataset-bytes。");
   }
   if (sources > 1) {
-    throw InputError("--tokens", "--tokens, --samples and --dataset-bytes each give the amount of data; give only one of them.");
+    throw InputError("--tokens", "--tokens, --samples and --dataset-bytes each give the amount of data; give only one of them.",
+                     "--tokens、--samples 和 --dataset-bytes 都是在给数据量，只能给其中一个。");
   }
   if (in.tokens) {
     w.tokens_per_epoch = *in.tokens;
@@ -31,7 +34,8 @@ Workload make_workload(const WorkloadInput& in) {
   }
   w.total_tokens = w.tokens_per_epoch * w.epochs;
   if (in.global_batch_tokens && in.global_batch_seqs) {
-    throw InputError("--batch-tokens", "--batch-tokens and --global-batch both set the batch; give only one of them.");
+    throw InputError("--batch-tokens", "--batch-tokens and --global-batch both set the batch; give only one of them.",
+                     "--batch-tokens 和 --global-batch 都是在设批大小，只能给其中一个。");
   }
   if (in.global_batch_tokens) w.batch_tokens = *in.global_batch_tokens;
   if (in.global_batch_seqs) {

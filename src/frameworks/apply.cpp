@@ -45,7 +45,8 @@ AttentionKernel parse_attention_kernel(const std::string& text, const std::strin
   if (t == "cudnn") return AttentionKernel::kCudnn;
   if (t == "sdpa") return AttentionKernel::kSdpa;
   if (t == "materialised" || t == "materialized" || t == "eager" || t == "none") return AttentionKernel::kMaterialised;
-  throw InputError(field, fmt::format("{} must be flash, flash2, flash3, cudnn, sdpa or materialised (got '{}').", field, text));
+  throw InputError(field, fmt::format("{} must be flash, flash2, flash3, cudnn, sdpa or materialised (got '{}').", field, text),
+                   fmt::format("{} 须为 flash、flash2、flash3、cudnn、sdpa 或 materialised（输入为 '{}'）。", field, text));
 }
 
 const char* loss_kernel_name(LossKernel k) {
@@ -64,7 +65,8 @@ LossKernel parse_loss_kernel(const std::string& text, const std::string& field) 
   if (t == "fused") return LossKernel::kFused;
   if (t == "chunked") return LossKernel::kChunked;
   if (t == "vocab-parallel" || t == "vocab_parallel" || t == "vocabparallel") return LossKernel::kVocabParallel;
-  throw InputError(field, fmt::format("{} must be full, fused, chunked or vocab_parallel (got '{}').", field, text));
+  throw InputError(field, fmt::format("{} must be full, fused, chunked or vocab_parallel (got '{}').", field, text),
+                   fmt::format("{} 须为 full、fused、chunked 或 vocab_parallel（输入为 '{}'）。", field, text));
 }
 
 SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field) {
@@ -74,7 +76,8 @@ SelectiveRecompute parse_selective_recompute(const std::string& text, const std:
   if (t == "layer") return SelectiveRecompute::kLayer;
   // MaxText's save_qkv_proj (save only the q/k/v projections) is a policy of its
   // own that gpuplan does not model yet: refused rather than mapped to another.
-  throw InputError(field, fmt::format("{} must be attention_core, op or layer (got '{}'; save_qkv_proj is not modelled).", field, text));
+  throw InputError(field, fmt::format("{} must be attention_core, op or layer (got '{}'; save_qkv_proj is not modelled).", field, text),
+                   fmt::format("{} 须为 attention_core、op 或 layer（输入为 '{}'；save_qkv_proj 尚未建模）。", field, text));
 }
 
 void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes) {
@@ -171,38 +174,45 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
 #undef GPUPLAN_NOTE
 }
 
-std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
+Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   const std::string who = f.label();
-  if (l.tp > 1 && !f.tp) return fmt::format("{} has no tensor parallelism", who);
-  if (l.pp > 1 && !f.pp) return fmt::format("{} has no pipeline parallelism", who);
-  if (l.dp > 1 && !f.dp) return fmt::format("{} has no data parallelism", who);
-  if (l.cp > 1 && !f.cp) return fmt::format("{} has no context parallelism", who);
-  if (l.ep > 1 && !f.ep) return fmt::format("{} has no expert parallelism", who);
-  if (l.vp > 1 && !f.interleaving()) return fmt::format("{} has no interleaved pipeline schedule", who);
-  if (!f.supports_zero(l.zero_stage)) return fmt::format("{} does not offer ZeRO stage {}", who, l.zero_stage);
-  if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
-    return fmt::format("{} has no selective recompute", who);
+  auto both = [&](const std::string& en, const std::string& zh) { return Reason{fmt::format("{} {}", who, en), fmt::format("{} {}", who, zh)}; };
+  if (l.tp > 1 && !f.tp) return both("has no tensor parallelism", "不支持张量并行（TP）");
+  if (l.pp > 1 && !f.pp) return both("has no pipeline parallelism", "不支持流水线并行（PP）");
+  if (l.dp > 1 && !f.dp) return both("has no data parallelism", "不支持数据并行（DP）");
+  if (l.cp > 1 && !f.cp) return both("has no context parallelism", "不支持上下文并行（CP）");
+  if (l.ep > 1 && !f.ep) return both("has no expert parallelism", "不支持专家并行（EP）");
+  if (l.vp > 1 && !f.interleaving()) return both("has no interleaved pipeline schedule", "不支持交错流水线调度（VPP）");
+  if (!f.supports_zero(l.zero_stage)) {
+    return both(fmt::format("does not offer ZeRO stage {}", l.zero_stage), fmt::format("不提供 ZeRO-{}", l.zero_stage));
   }
-  if (l.optimizer_in_backward && !f.optimizer_in_backward) return fmt::format("{} cannot step the optimizer in the backward", who);
-  if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return fmt::format("{} has no uneven pipeline stages", who);
-  if (l.shard_group > 0 && !f.hsdp) return fmt::format("{} has no HSDP shard groups", who);
+  if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
+    return both("has no selective recompute", "不支持选择性重计算");
+  }
+  if (l.optimizer_in_backward && !f.optimizer_in_backward) return both("cannot step the optimizer in the backward", "不能在反向过程中执行优化器更新");
+  if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return both("has no uneven pipeline stages", "不支持不均匀的流水线分段");
+  if (l.shard_group > 0 && !f.hsdp) return both("has no HSDP shard groups", "不支持 HSDP 分片组");
   // What it can move to host memory (profile `cpu_offload`).
   const auto offloads = [&](const char* what) { return std::find(f.cpu_offload.begin(), f.cpu_offload.end(), what) != f.cpu_offload.end(); };
-  if (l.offload_optimizer && !offloads("optimizer")) return fmt::format("{} cannot offload optimizer states to the CPU", who);
-  if (l.offload_params && !offloads("parameters")) return fmt::format("{} cannot offload parameters to the CPU", who);
-  if (l.offload_activations && !offloads("activations")) return fmt::format("{} cannot offload activations to the CPU", who);
+  if (l.offload_optimizer && !offloads("optimizer")) return both("cannot offload optimizer states to the CPU", "不能把优化器状态卸载到 CPU 内存");
+  if (l.offload_params && !offloads("parameters")) return both("cannot offload parameters to the CPU", "不能把参数卸载到 CPU 内存");
+  if (l.offload_activations && !offloads("activations")) return both("cannot offload activations to the CPU", "不能把激活卸载到 CPU 内存");
   if (!f.gradient_accumulation && l.pp == 1 && l.micro_batches() > 1) {
-    return fmt::format("{} has no gradient accumulation: a step is one micro-batch per data-parallel rank, so the micro-batch must be the "
-                       "global batch / dp ({} / {})",
-                       who, l.effective_global_batch(), l.dp);
+    return both(fmt::format("has no gradient accumulation: a step is one micro-batch per data-parallel rank, so the micro-batch must be the "
+                            "global batch / dp ({} / {})",
+                            l.effective_global_batch(), l.dp),
+                fmt::format("不支持梯度累积：每个数据并行副本一步只跑一个微批次，所以微批次大小须等于全局批大小 / DP（{} / {}）",
+                            l.effective_global_batch(), l.dp));
   }
   if (l.tp > 1 && l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kNone) {
-    return fmt::format("{} has no sequence parallelism", who);
+    return both("has no sequence parallelism", "不支持序列并行（SP）");
   }
   if (l.tp > 1 && !l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kWithTp) {
-    return fmt::format("{} always runs sequence parallelism with TP", who);
+    return both("always runs sequence parallelism with TP", "开 TP 时总是同时开序列并行（SP）");
   }
-  return "";
+  return {};
 }
+
+std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) { return why_framework_cannot_run(f, l).en; }
 
 }  // namespace gpuplan

@@ -85,22 +85,25 @@ E pick(const json& v, const std::string& where, const std::vector<std::pair<cons
   }
   std::string names;
   for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a.first);
-  throw InputError("framework", fmt::format("{} must be one of {} (got {}).", where, names, v.dump()));
+  throw InputError("framework", fmt::format("{} must be one of {} (got {}).", where, names, v.dump()),
+                   fmt::format("{} 须为 {} 之一（输入为 {}）。", where, names, v.dump()));
 }
 
 bool boolean(const json& v, const std::string& where) {
-  if (!v.is_boolean()) throw InputError("framework", fmt::format("{} must be true or false (got {}).", where, v.dump()));
+  if (!v.is_boolean()) throw InputError("framework", fmt::format("{} must be true or false (got {}).", where, v.dump()),
+                                            fmt::format("{} 须为 true 或 false（输入为 {}）。", where, v.dump()));
   return v.get<bool>();
 }
 
 std::vector<std::string> strings(const json& v, const std::string& where, const std::vector<std::string>& allowed) {
-  if (!v.is_array()) throw InputError("framework", fmt::format("{} must be a list.", where));
+  if (!v.is_array()) throw InputError("framework", fmt::format("{} must be a list.", where), fmt::format("{} 须为列表。", where));
   std::vector<std::string> out;
   for (const json& x : v) {
     if (!x.is_string() || std::find(allowed.begin(), allowed.end(), x.get<std::string>()) == allowed.end()) {
       std::string names;
       for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-      throw InputError("framework", fmt::format("{} may hold only {} (got {}).", where, names, x.dump()));
+      throw InputError("framework", fmt::format("{} may hold only {} (got {}).", where, names, x.dump()),
+                       fmt::format("{} 只能包含 {}（输入为 {}）。", where, names, x.dump()));
     }
     out.push_back(x.get<std::string>());
   }
@@ -124,16 +127,16 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     auto has = [&](const char* d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
     p.tp = has("tp"), p.pp = has("pp"), p.dp = has("dp"), p.cp = has("cp"), p.ep = has("ep"), p.vp = has("vp");
   } else if (key == "zero_stages") {
-    if (!v.is_array() || v.empty()) throw InputError("framework", where + " must be a non-empty list of 0-3.");
+    if (!v.is_array() || v.empty()) throw InputError("framework", where + " must be a non-empty list of 0-3.", where + " 须为非空列表，元素取 0 到 3。");
     p.zero_stages.clear();
     for (const json& x : v) {
-      if (!x.is_number_integer() || x.get<int>() < 0 || x.get<int>() > 3) throw InputError("framework", where + " may hold only 0, 1, 2, 3.");
+      if (!x.is_number_integer() || x.get<int>() < 0 || x.get<int>() > 3) throw InputError("framework", where + " may hold only 0, 1, 2, 3.", where + " 只能包含 0、1、2、3。");
       p.zero_stages.push_back(x.get<int>());
     }
   } else if (key == "hsdp") {
     p.hsdp = boolean(v, where);
   } else if (key == "zero_default") {
-    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.");
+    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
     p.zero_default = v.get<int>();
   } else if (key == "sequence_parallel") {
     p.sequence_parallel = pick<SequenceParallelMode>(
@@ -200,7 +203,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "host_calls_per_layer") {
     if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 10000) {
-      throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()));
+      throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()),
+                       fmt::format("{} 须为 0 到 10000 之间的整数调用次数（输入为 {}）。", where, v.dump()));
     }
     p.host_calls_per_layer = v.get<int>();
   } else if (key == "cp_exchange") {
@@ -222,7 +226,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
                                           {"torchtitan", ExportFormat::kTorchtitan},
                                           {"none", ExportFormat::kNone}});
   } else {
-    throw InputError("framework", fmt::format("{}: unknown property (data/frameworks/README.md lists them).", where));
+    throw InputError("framework", fmt::format("{}: unknown property (data/frameworks/README.md lists them).", where),
+                     fmt::format("{}：未知属性（data/frameworks/README.md 列出全部属性）。", where));
   }
 }
 
@@ -230,7 +235,7 @@ std::string text(const json& j, const char* key, const std::string& where, bool 
   auto it = j.find(key);
   if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
     if (!required) return "";
-    throw InputError("framework", fmt::format("{}: '{}' must be a non-empty string.", where, key));
+    throw InputError("framework", fmt::format("{}: '{}' must be a non-empty string.", where, key), fmt::format("{}：'{}' 须为非空字符串。", where, key));
   }
   return it->get<std::string>();
 }
@@ -246,9 +251,9 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
   try {
     j = json::parse(json_text);
   } catch (const json::exception& e) {
-    throw InputError("framework", fmt::format("{}: not valid JSON ({}).", origin, e.what()));
+    throw InputError("framework", fmt::format("{}: not valid JSON ({}).", origin, e.what()), fmt::format("{}：不是合法的 JSON（{}）。", origin, e.what()));
   }
-  if (!j.is_object()) throw InputError("framework", origin + ": a profile is a JSON object.");
+  if (!j.is_object()) throw InputError("framework", origin + ": a profile is a JSON object.", origin + "：框架配置须为 JSON 对象。");
   FrameworkFamily fam;
   fam.id = text(j, "id", origin);
   fam.name = text(j, "name", origin);
@@ -257,7 +262,7 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
     if (a.is_string()) fam.aliases.push_back(normalize_name(a.get<std::string>()));
   }
   const json versions = j.value("versions", json::array());
-  if (!versions.is_array() || versions.empty()) throw InputError("framework", origin + ": 'versions' must be a non-empty list.");
+  if (!versions.is_array() || versions.empty()) throw InputError("framework", origin + ": 'versions' must be a non-empty list.", origin + "：'versions' 须为非空列表。");
   FrameworkProfile current;
   current.id = fam.id;
   current.name = fam.name;
@@ -266,18 +271,19 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
   for (size_t i = 0; i < versions.size(); ++i) {
     const json& v = versions[i];
     const std::string where = fmt::format("{} versions[{}]", origin, i);
-    if (!v.is_object()) throw InputError("framework", where + ": a version entry is an object.");
+    if (!v.is_object()) throw InputError("framework", where + ": a version entry is an object.", where + "：每个版本条目须为对象。");
     current.version = text(v, "version", where);
     current.date = text(v, "date", where);
-    if (!valid_date(current.date)) throw InputError("framework", fmt::format("{}: date must be YYYY-MM (got '{}').", where, current.date));
-    if (current.date < last_date) throw InputError("framework", where + ": versions must be in date order.");
+    if (!valid_date(current.date)) throw InputError("framework", fmt::format("{}: date must be YYYY-MM (got '{}').", where, current.date),
+                                                        fmt::format("{}：date 须为 YYYY-MM 格式（输入为 '{}'）。", where, current.date));
+    if (current.date < last_date) throw InputError("framework", where + ": versions must be in date order.", where + "：各版本须按日期先后排列。");
     last_date = current.date;
     current.version_source = text(v, "source", where);
     const json props = v.value("properties", json::object());
-    if (!props.is_object()) throw InputError("framework", where + ": 'properties' must be an object.");
+    if (!props.is_object()) throw InputError("framework", where + ": 'properties' must be an object.", where + "：'properties' 须为对象。");
     for (const auto& [key, entry] : props.items()) {
       const std::string pw = where + " " + key;
-      if (!entry.is_object() || !entry.contains("value")) throw InputError("framework", pw + ": give {\"value\": ..., \"source\": ...}.");
+      if (!entry.is_object() || !entry.contains("value")) throw InputError("framework", pw + ": give {\"value\": ..., \"source\": ...}.", pw + "：请写成 {\"value\": ..., \"source\": ...}。");
       const std::string source = text(entry, "source", pw);
       set_property(current, key, entry["value"], pw + " value");
       facts[key] = ProfileFact{key, display(entry["value"]), source};
@@ -290,11 +296,11 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
           facts[k] = ProfileFact{k, default_text, "not stated in the profile: gpuplan's default (data/frameworks/README.md)"};
           continue;
         }
-        throw InputError("framework", fmt::format("{}: the first version must state '{}'.", where, k));
+        throw InputError("framework", fmt::format("{}: the first version must state '{}'.", where, k), fmt::format("{}：第一个版本须写明 '{}'。", where, k));
       }
     }
     if (!current.supports_zero(current.zero_default)) {
-      throw InputError("framework", where + ": zero_default must be one of zero_stages.");
+      throw InputError("framework", where + ": zero_default must be one of zero_stages.", where + "：zero_default 须是 zero_stages 中的一个。");
     }
     current.facts.clear();
     for (const std::string& k : property_keys()) current.facts.push_back(facts[k]);
@@ -343,10 +349,14 @@ const FrameworkProfile& find_framework(const std::string& spec, const std::strin
     }
   }
   if (!fam) {
-    std::string ids;
-    for (const auto& f : cat) ids += (ids.empty() ? "" : ", ") + f.id;
+    std::string ids, ids_zh;
+    for (const auto& f : cat) {
+      ids += (ids.empty() ? "" : ", ") + f.id;
+      ids_zh += (ids_zh.empty() ? "" : "、") + f.id;
+    }
     throw InputError(field, fmt::format("{}: unknown framework '{}'; known: {} (optionally @version, e.g. torchtitan@2024-12).", field,
-                                        spec, ids));
+                                        spec, ids),
+                     fmt::format("{}：未知框架 '{}'；可选 {}（可加 @版本，如 torchtitan@2024-12）。", field, spec, ids_zh));
   }
   if (version.empty()) return fam->versions.back();
   for (const auto& p : fam->versions) {
@@ -354,10 +364,14 @@ const FrameworkProfile& find_framework(const std::string& spec, const std::strin
   }
   const std::string date = version_as_date(version);
   if (date.empty()) {
-    std::string known;
-    for (const auto& p : fam->versions) known += (known.empty() ? "" : ", ") + p.version;
+    std::string known, known_zh;
+    for (const auto& p : fam->versions) {
+      known += (known.empty() ? "" : ", ") + p.version;
+      known_zh += (known_zh.empty() ? "" : "、") + p.version;
+    }
     throw InputError(field, fmt::format("{}: {} has no version '{}'; give one of {} or a date (2024, 2024-07).", field, fam->id,
-                                        version, known));
+                                        version, known),
+                     fmt::format("{}：{} 没有版本 '{}'；请给出 {} 之一，或一个日期（2024、2024-07）。", field, fam->id, version, known_zh));
   }
   const FrameworkProfile* best = &fam->versions.front();
   for (const auto& p : fam->versions) {

@@ -36,7 +36,8 @@ Precision parse_precision(const std::string& text, const std::string& field) {
   if (t == "fp16" || t == "float16" || t == "half") return Precision::kFp16;
   if (t == "fp8" || t == "e4m3") return Precision::kFp8;
   if (t == "int8") return Precision::kInt8;
-  throw InputError(field, fmt::format("{} must be one of fp32, tf32, bf16, fp16, fp8, int8 (got '{}').", field, text));
+  throw InputError(field, fmt::format("{} must be one of fp32, tf32, bf16, fp16, fp8, int8 (got '{}').", field, text),
+                   fmt::format("{} 须为 fp32、tf32、bf16、fp16、fp8、int8 之一（输入为 '{}'）。", field, text));
 }
 
 double GpuSpec::peak(Precision p) const {
@@ -45,7 +46,8 @@ double GpuSpec::peak(Precision p) const {
     std::vector<std::string> have;
     for (const auto& [q, v] : peak_flop_per_s) have.push_back(precision_name(q));
     throw InputError("--precision", fmt::format("--precision: {} has no {} tensor-core path; it supports {}.", id,
-                                                precision_name(p), join(have, ", ")));
+                                                precision_name(p), join(have, ", ")),
+                     fmt::format("--precision：{} 的张量核心不支持 {}；它支持 {}。", id, precision_name(p), join(have, "、")));
   }
   return it->second;
 }
@@ -67,7 +69,8 @@ double number_or(const nlohmann::json& j, const char* key, double fallback) {
 GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   GpuSpec g;
   if (!j.is_object() || !j.contains("id") || !j["id"].is_string()) {
-    throw InputError("--gpu-file", fmt::format("{}: every GPU entry needs a string \"id\".", origin));
+    throw InputError("--gpu-file", fmt::format("{}: every GPU entry needs a string \"id\".", origin),
+                     fmt::format("{}：每个 GPU 条目都要有字符串类型的 \"id\"。", origin));
   }
   g.id = normalize_name(j["id"].get<std::string>());
   g.name = string_or(j, "name", g.id);
@@ -75,10 +78,12 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   const double mem_gib = number_or(j, "memory_gib", 0);
   const double hbm_tbps = number_or(j, "hbm_tbps", 0);
   if (!(mem_gib > 0 && mem_gib < 1e5)) {
-    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs memory_gib, a positive number of GiB.", origin, g.id));
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs memory_gib, a positive number of GiB.", origin, g.id),
+                     fmt::format("{}：GPU '{}' 需要 memory_gib，即正的显存 GiB 数。", origin, g.id));
   }
   if (!(hbm_tbps > 0 && hbm_tbps < 1e3)) {
-    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs hbm_tbps, a positive memory bandwidth in TB/s.", origin, g.id));
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs hbm_tbps, a positive memory bandwidth in TB/s.", origin, g.id),
+                     fmt::format("{}：GPU '{}' 需要 hbm_tbps，即正的显存带宽（TB/s）。", origin, g.id));
   }
   g.memory_bytes = mem_gib * kGiB;
   g.hbm_bytes_per_s = hbm_tbps * kTera;
@@ -91,7 +96,8 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
     if (v > 0 && v < 1e6) g.peak_flop_per_s[p] = v * kTera;
   }
   if (!g.has(Precision::kBf16) && !g.has(Precision::kFp16)) {
-    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs peak_tflops.bf16 or peak_tflops.fp16 (dense TFLOP/s).", origin, g.id));
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs peak_tflops.bf16 or peak_tflops.fp16 (dense TFLOP/s).", origin, g.id),
+                     fmt::format("{}：GPU '{}' 需要 peak_tflops.bf16 或 peak_tflops.fp16（稠密 TFLOP/s）。", origin, g.id));
   }
   if (j.contains("intra_node") && j["intra_node"].is_object()) {
     const auto& link = j["intra_node"];
@@ -113,7 +119,8 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   g.gemm_sustained_efficiency = number_or(j, "gemm_sustained_efficiency", 0);
   for (const auto& [key, v] : {std::pair{"gemm_efficiency", g.gemm_efficiency}, std::pair{"gemm_sustained_efficiency", g.gemm_sustained_efficiency}}) {
     if (!(v >= 0 && v <= 1)) {
-      throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has {} {}; it is a fraction of peak between 0 and 1 (0 or absent: unmeasured).", origin, g.id, key, v));
+      throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has {} {}; it is a fraction of peak between 0 and 1 (0 or absent: unmeasured).", origin, g.id, key, v),
+                       fmt::format("{}：GPU '{}' 的 {} 为 {}；它应是占峰值的比例，在 0 到 1 之间（0 或不写表示未实测）。", origin, g.id, key, v));
     }
   }
   g.allreduce_busbw_bytes_per_s = number_or(j, "allreduce_busbw_gbytes_per_s", 0) * kGB;
@@ -130,7 +137,8 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
       mv.memory_type = string_or(v, "memory_type", "");
       mv.source = string_or(v, "source", "");
       if (!(mv.memory_bytes > 0 && mv.hbm_bytes_per_s > 0)) {
-        throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has a memory variant without a positive memory_gib and hbm_tbps.", origin, g.id));
+        throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has a memory variant without a positive memory_gib and hbm_tbps.", origin, g.id),
+                         fmt::format("{}：GPU '{}' 有一个显存版本缺少正的 memory_gib 和 hbm_tbps。", origin, g.id));
       }
       g.memory_variants.push_back(mv);
     }
@@ -161,18 +169,20 @@ const std::vector<GpuSpec>& gpu_catalog() { return mutable_catalog(); }
 
 void load_user_gpu_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InputError("--gpu-file", fmt::format("--gpu-file: cannot read {}.", path));
+  if (!in) throw InputError("--gpu-file", fmt::format("--gpu-file: cannot read {}.", path), fmt::format("--gpu-file：无法读取 {}。", path));
   std::stringstream buffer;
   buffer << in.rdbuf();
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(buffer.str());
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("--gpu-file", fmt::format("--gpu-file: {} is not valid JSON (byte {}).", path, e.byte));
+    throw InputError("--gpu-file", fmt::format("--gpu-file: {} is not valid JSON (byte {}).", path, e.byte),
+                     fmt::format("--gpu-file：{} 不是合法的 JSON（第 {} 字节）。", path, e.byte));
   }
   const nlohmann::json list = doc.is_object() && doc.contains("gpus") ? doc["gpus"] : doc;
   if (!list.is_array()) {
-    throw InputError("--gpu-file", fmt::format("--gpu-file: {} must hold {{\"gpus\": [...]}} or an array of GPU objects.", path));
+    throw InputError("--gpu-file", fmt::format("--gpu-file: {} must hold {{\"gpus\": [...]}} or an array of GPU objects.", path),
+                     fmt::format("--gpu-file：{} 的内容须为 {{\"gpus\": [...]}} 或 GPU 对象的数组。", path));
   }
   auto& catalog = mutable_catalog();
   for (const auto& j : list) {
@@ -206,13 +216,16 @@ const GpuSpec& find_gpu(const std::string& name) {
     std::vector<std::string> ids;
     for (const auto* g : prefix_hits) ids.push_back(g->id);
     throw InputError("--gpu", fmt::format("--gpu: '{}' is ambiguous; it could be {}. Name one of them.", name,
-                                          join(ids, ", ")));
+                                          join(ids, ", ")),
+                     fmt::format("--gpu：'{}' 有歧义，可能是 {}，请写明其中一个。", name, join(ids, "、")));
   }
   std::vector<std::string> names;
   for (const auto& g : catalog) names.push_back(g.id);
   const auto near = closest_names(name, names);
   throw InputError("--gpu", fmt::format("--gpu: unknown GPU '{}'{}; 'gpuplan gpus' lists the catalog, and --gpu-file adds your own.",
-                                        name, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+                                        name, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"),
+                   fmt::format("--gpu：未知的 GPU '{}'{}；gpuplan gpus 列出目录中的全部 GPU，--gpu-file 可加入自己的。", name,
+                               near.empty() ? "" : "（是否指 " + join(near, "、") + "？）"));
 }
 
 Cluster default_cluster(const GpuSpec& gpu) {

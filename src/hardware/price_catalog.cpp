@@ -109,9 +109,13 @@ const PriceQuote& find_price(const std::string& gpu_id, Market market, const std
     if (!want.empty() && lower(q->provider).find(want) != std::string::npos) return *q;
     names += (names.empty() ? "" : "; ") + q->provider;
   }
+  const char* market_zh = market == Market::kCn ? "国内" : "美国";
   throw InputError("--provider", names.empty()
       ? fmt::format("--provider: the catalog has no {} listing for {} in the {} market; give --price instead.", provider, gpu_id, market_code(market))
-      : fmt::format("--provider '{}' has no {} listing in the {} market; listed there: {}.", provider, gpu_id, market_code(market), names));
+      : fmt::format("--provider '{}' has no {} listing in the {} market; listed there: {}.", provider, gpu_id, market_code(market), names),
+      names.empty()
+      ? fmt::format("--provider：价格目录里没有 {} 在{}市场上 {} 的报价；请改用 --price 直接给价格。", gpu_id, market_zh, provider)
+      : fmt::format("--provider '{}' 在{}市场上没有 {} 的报价；该市场有报价的是：{}。", provider, market_zh, gpu_id, names));
 }
 
 const ReservedDiscount& reserved_discount(Market market) {

@@ -74,7 +74,7 @@ namespace {
 
 ModelSpec load_config_file(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) throw InputError("--model", fmt::format("--model: cannot read {}.", path.string()));
+  if (!in) throw InputError("--model", fmt::format("--model: cannot read {}.", path.string()), fmt::format("--model：无法读取 {}。", path.string()));
   std::stringstream buffer;
   buffer << in.rdbuf();
   nlohmann::json config;
@@ -82,7 +82,8 @@ ModelSpec load_config_file(const std::filesystem::path& path) {
     config = nlohmann::json::parse(buffer.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError("config.json", fmt::format("--model: {} is not valid JSON (error at byte {}); fix the file or pass a catalog model id.",
-                                                path.string(), e.byte));
+                                                path.string(), e.byte),
+                     fmt::format("--model：{} 不是合法的 JSON（第 {} 字节出错）；请修正文件，或改用模型目录中的 id。", path.string(), e.byte));
   }
   ModelSpec m = model_from_hf_config(config, path.string());
   if (m.name == path.string()) {
@@ -110,7 +111,8 @@ ModelSpec find_model(const std::string& name_or_path) {
   if (std::filesystem::is_directory(path, ec)) {
     const auto config = path / "config.json";
     if (!std::filesystem::exists(config, ec)) {
-      throw InputError("--model", fmt::format("--model: the folder {} holds no config.json.", name_or_path));
+      throw InputError("--model", fmt::format("--model: the folder {} holds no config.json.", name_or_path),
+                       fmt::format("--model：文件夹 {} 里没有 config.json。", name_or_path));
     }
     return load_config_file(config);
   }
@@ -120,16 +122,23 @@ ModelSpec find_model(const std::string& name_or_path) {
   throw InputError("--model",
                    fmt::format("--model: '{}' is neither a catalog model nor a config.json file{}; "
                                "'gpuplan models' lists the catalog.",
-                               name_or_path, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+                               name_or_path, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"),
+                   fmt::format("--model：'{}' 既不是模型目录中的模型，也不是 config.json 文件{}；gpuplan models 列出模型目录。",
+                               name_or_path, near.empty() ? "" : "（是否指 " + join(near, "、") + "？）"));
 }
 
 ModelSpec choose_model(const std::string& name_or_path, std::optional<double> params, const std::optional<ModelSpec>& built) {
   const int given = (name_or_path.empty() ? 0 : 1) + (params ? 1 : 0) + (built ? 1 : 0);
-  if (given == 0) throw InputError("--model", "--model is required: a catalog id (gpuplan models), a config.json, or --params 7B.");
-  if (given > 1) throw InputError("--model", "--model and --params both describe the model; give only one of them.");
+  if (given == 0) {
+    throw InputError("--model", "--model is required: a catalog id (gpuplan models), a config.json, or --params 7B.",
+                     "缺少 --model：请给出模型目录中的 id（gpuplan models 列出全部）、一个 config.json，或 --params 7B。");
+  }
+  if (given > 1) {
+    throw InputError("--model", "--model and --params both describe the model; give only one of them.", "--model 和 --params 都是在描述模型，只能给其中一个。");
+  }
   if (built) return *built;
   if (params) {
-    require_range(*params, 1e3, 1e15, "--params", "a parameter count from 1e3 to 1e15 (e.g. 7B, 70e9)");
+    require_range(*params, 1e3, 1e15, "--params", "a parameter count from 1e3 to 1e15 (e.g. 7B, 70e9)", "1e3 到 1e15 之间的参数量（如 7B、70e9）");
     return model_from_param_count(*params);
   }
   return find_model(name_or_path);

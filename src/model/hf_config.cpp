@@ -39,12 +39,13 @@ class ConfigReader {
       auto it = c_.find(name);
       if (it == c_.end() || it->is_null()) continue;
       if (!it->is_number()) {
-        bad_.push_back(fmt::format("{} must be a number", name));
+        fail(fmt::format("{} must be a number", name), fmt::format("{} 须为数字", name));
         return std::nullopt;
       }
       const double v = it->get<double>();
       if (!std::isfinite(v) || v < 0 || v > 1e12 || v != std::floor(v)) {
-        bad_.push_back(fmt::format("{} must be a non-negative whole number (got {})", name, it->dump()));
+        fail(fmt::format("{} must be a non-negative whole number (got {})", name, it->dump()),
+             fmt::format("{} 须为非负整数（输入为 {}）", name, it->dump()));
         return std::nullopt;
       }
       return static_cast<int64_t>(v);
@@ -59,7 +60,7 @@ class ConfigReader {
       if (bad_.size() == bad_before) missing_.push_back(*names.begin());  // absent, not present and invalid
       return 0;
     }
-    if (*v == 0) bad_.push_back(fmt::format("{} must be positive", *names.begin()));
+    if (*v == 0) fail(fmt::format("{} must be positive", *names.begin()), fmt::format("{} 须为正数", *names.begin()));
     return *v;
   }
 
@@ -67,7 +68,7 @@ class ConfigReader {
     auto it = c_.find(name);
     if (it == c_.end() || it->is_null()) return std::nullopt;
     if (!it->is_boolean()) {
-      bad_.push_back(fmt::format("{} must be true or false", name));
+      fail(fmt::format("{} must be true or false", name), fmt::format("{} 须为 true 或 false", name));
       return std::nullopt;
     }
     return it->get<bool>();
@@ -88,22 +89,26 @@ class ConfigReader {
       std::string list;
       for (size_t i = 0; i < missing_.size(); ++i) list += (i ? ", " : "") + missing_[i];
       throw InputError("config.json", fmt::format("{} is missing {} (a model config needs each of them).",
-                                                  origin_, list));
+                                                  origin_, list),
+                       fmt::format("{} 缺少 {}（模型配置必须包含这些键）。", origin_, list));
     }
     if (!bad_.empty()) {
-      std::string list;
-      for (size_t i = 0; i < bad_.size(); ++i) list += (i ? "; " : "") + bad_[i];
-      throw InputError("config.json", fmt::format("{}: {}.", origin_, list));
+      std::string list, list_zh;
+      for (size_t i = 0; i < bad_.size(); ++i) {
+        list += (i ? "; " : "") + bad_[i].en;
+        list_zh += (i ? "；" : "") + bad_[i].zh;
+      }
+      throw InputError("config.json", fmt::format("{}: {}.", origin_, list), fmt::format("{}：{}。", origin_, list_zh));
     }
   }
 
-  void fail(const std::string& message) { bad_.push_back(message); }
+  void fail(const std::string& en, const std::string& zh) { bad_.push_back({en, zh}); }
 
  private:
   const json& c_;
   std::string origin_;
   std::vector<std::string> missing_;
-  std::vector<std::string> bad_;
+  std::vector<Reason> bad_;
 };
 
 }  // namespace
@@ -219,7 +224,7 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
   std::vector<bool> local;
   if (auto lt = config.find("layer_types"); lt != config.end() && !lt->is_null()) {
     if (!lt->is_array()) {
-      r.fail("layer_types must be a list of attention types, one per layer");
+      r.fail("layer_types must be a list of attention types, one per layer", "layer_types 须为注意力类型的列表，每层一项");
     } else {
       for (const auto& t : *lt) {
         const std::string kind = t.is_string() ? t.get<std::string>() : "";
@@ -231,19 +236,22 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
           local.push_back(false);
         } else {
           r.fail(fmt::format("layer_types has {} (gpuplan models full_attention and sliding_attention layers only; "
-                             "linear-attention hybrids such as Qwen3-Next are not supported)", t.dump()));
+                             "linear-attention hybrids such as Qwen3-Next are not supported)", t.dump()),
+                 fmt::format("layer_types 含有 {}（只支持 full_attention 和 sliding_attention 层；"
+                             "Qwen3-Next 这类线性注意力混合结构暂不支持）", t.dump()));
           local.clear();
           break;
         }
       }
       if (!local.empty() && m.layers > 0 && static_cast<int64_t>(local.size()) != m.layers) {
-        r.fail(fmt::format("layer_types lists {} layers but num_hidden_layers is {}", local.size(), m.layers));
+        r.fail(fmt::format("layer_types lists {} layers but num_hidden_layers is {}", local.size(), m.layers),
+               fmt::format("layer_types 列了 {} 层，而 num_hidden_layers 为 {}", local.size(), m.layers));
         local.clear();
       }
     }
   } else if (type == "gemma3_text") {
     const int64_t pattern = r.get_int({"sliding_window_pattern", "_sliding_window_pattern"}).value_or(6);
-    if (pattern < 1) r.fail("sliding_window_pattern must be positive");
+    if (pattern < 1) r.fail("sliding_window_pattern must be positive", "sliding_window_pattern 须为正数");
     // (A layer count beyond kMaxLayers is refused below; never build its table.)
     else for (int64_t i = 0; i < std::min(m.layers, kMaxLayers); ++i) local.push_back((i + 1) % pattern != 0);
   }
@@ -252,7 +260,8 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
       m.sliding_window = *w;
       m.sliding_layers = local;
     } else {
-      r.fail("sliding_window must be a positive number of tokens when layer_types has sliding_attention layers");
+      r.fail("sliding_window must be a positive number of tokens when layer_types has sliding_attention layers",
+             "layer_types 含 sliding_attention 层时，sliding_window 须为正的 token 数");
     }
   }
 
@@ -261,7 +270,7 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     MoeSpec e;
     e.routed_experts = *routed;
     if (auto k = r.get_int({"num_experts_per_tok", "num_experts_per_token", "moe_topk"})) e.experts_per_token = *k;
-    else r.fail("num_experts_per_tok is required for a mixture-of-experts model");
+    else r.fail("num_experts_per_tok is required for a mixture-of-experts model", "MoE 模型必须给出 num_experts_per_tok");
     if (auto w = r.get_int({"moe_intermediate_size"})) e.expert_intermediate = *w;
     else e.expert_intermediate = m.intermediate;  // Mixtral: intermediate_size is the expert width
     e.shared_experts = r.get_int({"n_shared_experts"}).value_or(0);
@@ -285,15 +294,15 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
       e.shared_experts = 1;
       e.shared_intermediate = e.expert_intermediate;
       e.layer_frequency = r.get_int({"interleave_moe_layer_step"}).value_or(1);
-      if (e.layer_frequency < 1) r.fail("interleave_moe_layer_step must be positive");
+      if (e.layer_frequency < 1) r.fail("interleave_moe_layer_step must be positive", "interleave_moe_layer_step 须为正数");
       if (auto mlp = r.get_int({"intermediate_size_mlp"})) m.intermediate = *mlp;
       else if (e.layer_frequency > 1) r.require_int({"intermediate_size_mlp"});
     }
     if (e.experts_per_token > e.routed_experts) {
-      r.fail(fmt::format("num_experts_per_tok ({}) cannot exceed the number of experts ({})",
-                         e.experts_per_token, e.routed_experts));
+      r.fail(fmt::format("num_experts_per_tok ({}) cannot exceed the number of experts ({})", e.experts_per_token, e.routed_experts),
+             fmt::format("num_experts_per_tok（{}）不能超过专家数（{}）", e.experts_per_token, e.routed_experts));
     }
-    if (e.expert_intermediate <= 0) r.fail("moe_intermediate_size must be positive");
+    if (e.expert_intermediate <= 0) r.fail("moe_intermediate_size must be positive", "moe_intermediate_size 须为正数");
     m.moe = e;
   }
 
@@ -314,24 +323,29 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     r.require_int({"intermediate_size"});
   }
   if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
-    r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads));
+    r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads),
+           fmt::format("num_attention_heads（{}）须为 num_key_value_heads（{}）的整数倍", m.heads, m.kv_heads));
   }
-  if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size");
+  if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size", "num_attention_heads 不能超过 hidden_size");
   // Sizes beyond any real model (size_limits.hpp): refused with the limit named,
   // so that no pasted config can make a request's work unbounded.
-  auto at_most = [&](const char* key, int64_t v, int64_t limit, const char* why) {
-    if (v > limit) r.fail(fmt::format("{} {} exceeds gpuplan's limit of {} ({})", key, v, limit, why));
+  auto at_most = [&](const char* key, int64_t v, int64_t limit, const char* why, const char* why_zh) {
+    if (v > limit) {
+      r.fail(fmt::format("{} {} exceeds gpuplan's limit of {} ({})", key, v, limit, why),
+             fmt::format("{} {} 超过了上限 {}（{}）", key, v, limit, why_zh));
+    }
   };
-  at_most("num_hidden_layers", m.layers, kMaxLayers, "the deepest real models have 126 layers, the deepest published Transformer 1,000");
-  at_most("hidden_size", m.hidden, kMaxHidden, "the widest real model has 20,480");
-  at_most("intermediate_size", m.intermediate, kMaxIntermediate, "the widest real FFN has 73,728");
-  at_most("num_attention_heads", m.heads, kMaxHeads, "real models have at most 128");
-  at_most("vocab_size", m.vocab, kMaxVocab, "the largest real vocabulary has 262,208 tokens");
+  at_most("num_hidden_layers", m.layers, kMaxLayers, "the deepest real models have 126 layers, the deepest published Transformer 1,000",
+          "现有最深的模型是 126 层，已发表的最深 Transformer 是 1,000 层");
+  at_most("hidden_size", m.hidden, kMaxHidden, "the widest real model has 20,480", "现有最宽的模型是 20,480");
+  at_most("intermediate_size", m.intermediate, kMaxIntermediate, "the widest real FFN has 73,728", "现有最宽的前馈层是 73,728");
+  at_most("num_attention_heads", m.heads, kMaxHeads, "real models have at most 128", "现有模型最多 128 个头");
+  at_most("vocab_size", m.vocab, kMaxVocab, "the largest real vocabulary has 262,208 tokens", "现有最大的词表是 262,208 个 token");
   if (m.moe) {
-    at_most("n_routed_experts", m.moe->routed_experts, kMaxExperts, "real models have at most 384");
-    at_most("moe_intermediate_size", m.moe->expert_intermediate, kMaxIntermediate, "the widest real FFN has 73,728");
+    at_most("n_routed_experts", m.moe->routed_experts, kMaxExperts, "real models have at most 384", "现有模型最多 384 个专家");
+    at_most("moe_intermediate_size", m.moe->expert_intermediate, kMaxIntermediate, "the widest real FFN has 73,728", "现有最宽的前馈层是 73,728");
   }
-  if (m.head_dim <= 0 && m.heads > 0 && m.hidden > 0) r.fail("head_dim must be positive");  // (hidden 0: already reported)
+  if (m.head_dim <= 0 && m.heads > 0 && m.hidden > 0) r.fail("head_dim must be positive", "head_dim 须为正数");  // (hidden 0: already reported)
   r.finish();
 
   if (m.name.empty()) m.name = origin;
@@ -357,7 +371,8 @@ json with_gemma3_defaults(const json& config) {
 
 ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
   if (!config.is_object()) {
-    throw InputError("config.json", fmt::format("{} must hold a JSON object with the model's Hugging Face config keys.", origin));
+    throw InputError("config.json", fmt::format("{} must hold a JSON object with the model's Hugging Face config keys.", origin),
+                     fmt::format("{} 须为 JSON 对象，包含模型的 Hugging Face 配置键。", origin));
   }
   // Multimodal configs (Llama 4, Gemma 3 4B+, Llava-style) nest the language
   // model under text_config and the vision tower under vision_config; the LM is
@@ -367,7 +382,8 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
   // tie_word_embeddings, our "gpuplan" block) are carried down.
   if (auto it = config.find("text_config"); it != config.end() && !it->is_null()) {
     if (!it->is_object()) {
-      throw InputError("config.json", fmt::format("{}: text_config must be an object holding the language model's keys.", origin));
+      throw InputError("config.json", fmt::format("{}: text_config must be an object holding the language model's keys.", origin),
+                       fmt::format("{}：text_config 须为对象，包含语言模型的配置键。", origin));
     }
     json text = *it;
     for (const char* key : {"tie_word_embeddings", "gpuplan", "name", "_name_or_path"}) {

@@ -113,33 +113,41 @@ double price_usd(const GpuSpec& g, const std::optional<Market>& market) {
 void check_pins(const PlanRequest& r) {
   const ModelSpec& m = r.model;
   if (r.tp > 0 && m.heads % r.tp != 0) {
-    throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", r.tp, m.heads));
+    throw InputError("--tp", fmt::format("--tp {} must divide the model's {} attention heads.", r.tp, m.heads),
+                     fmt::format("--tp {} 须能整除模型的 {} 个注意力头。", r.tp, m.heads));
   }
-  if (r.pp > 0 && r.pp > m.layers) throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", r.pp, m.layers));
+  if (r.pp > 0 && r.pp > m.layers) {
+    throw InputError("--pp", fmt::format("--pp {} exceeds the model's {} layers.", r.pp, m.layers), fmt::format("--pp {} 超过了模型的 {} 层。", r.pp, m.layers));
+  }
   for (auto [pin, field] : {std::pair{r.first_stage_layers, "--first-stage-layers"}, std::pair{r.last_stage_layers, "--last-stage-layers"}}) {
     if (pin && (*pin < 1 || *pin > m.layers)) {
-      throw InputError(field, fmt::format("{} must be from 1 to the model's {} layers (got {}).", field, m.layers, *pin));
+      throw InputError(field, fmt::format("{} must be from 1 to the model's {} layers (got {}).", field, m.layers, *pin),
+                       fmt::format("{} 须在 1 到模型层数 {} 之间（输入为 {}）。", field, m.layers, *pin));
     }
   }
-  if (r.ep > 1 && !m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.");
+  if (r.ep > 1 && !m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.", "--ep 只适用于 MoE 模型；这是稠密模型。");
   if (r.cp > 0 && r.seq_len % r.cp != 0) {
-    throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", r.cp, r.seq_len));
+    throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", r.cp, r.seq_len),
+                     fmt::format("--cp {} 须能整除序列长度 {}。", r.cp, r.seq_len));
   }
-  if (r.zero_stage && (*r.zero_stage < 0 || *r.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.");
+  if (r.zero_stage && (*r.zero_stage < 0 || *r.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.", "--zero 须为 0、1、2 或 3。");
   const FrameworkProfile& fw = plan_framework(r);
-  auto refuse = [&](const char* flag, const std::string& why) {
-    throw InputError(flag, fmt::format("{}: {} (--framework {}).", flag, why, fw.label()));
+  auto refuse = [&](const char* flag, const std::string& why, const std::string& why_zh) {
+    throw InputError(flag, fmt::format("{}: {} (--framework {}).", flag, why, fw.label()),
+                     fmt::format("{}：{}（--framework {}）。", flag, why_zh, fw.label()));
   };
-  if (r.zero_stage && !fw.supports_zero(*r.zero_stage)) refuse("--zero", fmt::format("ZeRO stage {} is not offered", *r.zero_stage));
-  if (r.tp > 1 && !fw.tp) refuse("--tp", "no tensor parallelism");
-  if (r.pp > 1 && !fw.pp) refuse("--pp", "no pipeline parallelism");
-  if (r.cp > 1 && !fw.cp) refuse("--cp", "no context parallelism");
-  if (r.ep > 1 && !fw.ep) refuse("--ep", "no expert parallelism");
-  if (r.vp > 1 && !fw.interleaving()) refuse("--vp", "no interleaved pipeline schedule");
-  if (r.gpus.empty()) throw InputError("--gpu", "--gpu needs at least one GPU type.");
-  if (r.gpu_counts.empty()) throw InputError("--gpus", "--gpus needs at least one GPU count.");
+  if (r.zero_stage && !fw.supports_zero(*r.zero_stage)) {
+    refuse("--zero", fmt::format("ZeRO stage {} is not offered", *r.zero_stage), fmt::format("不提供 ZeRO-{}", *r.zero_stage));
+  }
+  if (r.tp > 1 && !fw.tp) refuse("--tp", "no tensor parallelism", "不支持张量并行");
+  if (r.pp > 1 && !fw.pp) refuse("--pp", "no pipeline parallelism", "不支持流水线并行");
+  if (r.cp > 1 && !fw.cp) refuse("--cp", "no context parallelism", "不支持上下文并行");
+  if (r.ep > 1 && !fw.ep) refuse("--ep", "no expert parallelism", "不支持专家并行");
+  if (r.vp > 1 && !fw.interleaving()) refuse("--vp", "no interleaved pipeline schedule", "不支持交错流水线调度");
+  if (r.gpus.empty()) throw InputError("--gpu", "--gpu needs at least one GPU type.", "--gpu 至少要给出一种 GPU。");
+  if (r.gpu_counts.empty()) throw InputError("--gpus", "--gpus needs at least one GPU count.", "--gpus 至少要给出一个卡数。");
   for (int64_t n : r.gpu_counts) {
-    if (n < 1) throw InputError("--gpus", fmt::format("--gpus must be positive (got {}).", n));
+    if (n < 1) throw InputError("--gpus", fmt::format("--gpus must be positive (got {}).", n), fmt::format("--gpus 须为正数（输入为 {}）。", n));
   }
   // The pinned degrees multiply to the GPUs of one replica; a count they do not
   // divide has no layout at all, which is the constraint to name (not memory).
@@ -159,7 +167,8 @@ void check_pins(const PlanRequest& r) {
       std::vector<std::string> counts;
       for (int64_t n : r.gpu_counts) counts.push_back(std::to_string(n));
       throw InputError(first_flag, fmt::format("{} needs a GPU count that is a multiple of {}; --gpus {} {} not.", pinned,
-                                               per_replica, join(counts, ","), counts.size() == 1 ? "is" : "are"));
+                                               per_replica, join(counts, ","), counts.size() == 1 ? "is" : "are"),
+                       fmt::format("{} 要求卡数是 {} 的整数倍；--gpus {} 不满足。", pinned, per_replica, join(counts, ",")));
     }
   }
 }
@@ -364,12 +373,18 @@ PlanResult plan(const PlanRequest& r) {
   if (groups > kMaxPlanGroups) {
     throw InputError("--gpus", fmt::format("--gpus: {} GPU types × {} counts = {} searches, more than the {} one plan request runs; "
                                            "give fewer GPU types or counts (a range a-b searches its powers of two).",
-                                           r.gpus.size(), r.gpu_counts.size(), groups, kMaxPlanGroups));
+                                           r.gpus.size(), r.gpu_counts.size(), groups, kMaxPlanGroups),
+                     fmt::format("--gpus：{} 种 GPU × {} 个卡数 = {} 组搜索，超过单次规划上限 {} 组；"
+                                 "请减少 GPU 种类或卡数（范围 a-b 只搜索其中 2 的幂）。",
+                                 r.gpus.size(), r.gpu_counts.size(), groups, kMaxPlanGroups));
   }
-  auto too_much = [&](const char* what) {
+  auto too_much = [&](const std::string& what, const std::string& what_zh) {
     return InputError("--gpus", fmt::format("--gpus: this search over {} GPU type(s) × {} count(s) of a {}-layer model would {}, beyond what "
                                             "one request may spend; pin --tp or --pp, or give fewer GPU types or counts.",
-                                            r.gpus.size(), r.gpu_counts.size(), r.model.layers, what));
+                                            r.gpus.size(), r.gpu_counts.size(), r.model.layers, what),
+                      fmt::format("--gpus：对 {} 层模型、{} 种 GPU × {} 个卡数的搜索{}，超出单次请求允许的计算量；"
+                                  "请固定 --tp 或 --pp，或减少 GPU 种类或卡数。",
+                                  r.model.layers, r.gpus.size(), r.gpu_counts.size(), what_zh));
   };
   // Work units (size_limits.hpp): a memory check costs one, a step-time
   // estimate kStepTimePasses, each growing with the pipeline stages it walks;
@@ -379,7 +394,8 @@ PlanResult plan(const PlanRequest& r) {
   auto spend = [&](const Layout& l, double passes) {
     work += passes * (1.0 + static_cast<double>(l.pp) * l.vp / 16.0);
     if (work > static_cast<double>(kMaxPlanWorkUnits)) {
-      throw too_much(fmt::format("need more than {} layout evaluations", format_thousands(static_cast<double>(kMaxPlanWorkUnits))).c_str());
+      throw too_much(fmt::format("need more than {} layout evaluations", format_thousands(static_cast<double>(kMaxPlanWorkUnits))),
+                     fmt::format("需要评估超过 {} 个并行布局", format_thousands(static_cast<double>(kMaxPlanWorkUnits))));
     }
   };
   for (const GpuSpec& g : r.gpus) {

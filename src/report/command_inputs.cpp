@@ -48,20 +48,24 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
     if (dash != std::string::npos && dash > 0) {
       const double lo = parse_count(part.substr(0, dash), "--gpus");
       const double hi = parse_count(part.substr(dash + 1), "--gpus");
-      if (hi < lo || hi > static_cast<double>(kMaxGpus)) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part));
+      if (hi < lo || hi > static_cast<double>(kMaxGpus)) throw InputError("--gpus", fmt::format("--gpus: the range {} must run from low to high.", part),
+                                                                                              fmt::format("--gpus：范围 {} 须从小到大写，且不超过 10,000,000。", part));
       for (int64_t n = 1; static_cast<double>(n) <= hi; n *= 2) {
         if (static_cast<double>(n) >= lo) out.push_back(n);
       }
-      if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part));
+      if (out.empty()) throw InputError("--gpus", fmt::format("--gpus: the range {} holds no power of two.", part),
+                                         fmt::format("--gpus：范围 {} 内没有 2 的幂。", part));
     } else {
       const double n = parse_count(part, "--gpus");
       if (!(n <= static_cast<double>(kMaxGpus)) || n != std::floor(n)) {  // range first: a huge n has no int64 value
-        throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part));
+        throw InputError("--gpus", fmt::format("--gpus must be whole GPU counts (got {}).", part),
+                         fmt::format("--gpus 须为整数卡数，最多 10,000,000（输入为 {}）。", part));
       }
       out.push_back(static_cast<int64_t>(n));
     }
   }
-  if (out.empty()) throw InputError("--gpus", "--gpus is required: a count (1024), a list (512,1024) or a range (256-4096).");
+  if (out.empty()) throw InputError("--gpus", "--gpus is required: a count (1024), a list (512,1024) or a range (256-4096).",
+                                     "缺少 --gpus：请给出卡数（1024）、列表（512,1024）或范围（256-4096）。");
   return out;
 }
 
@@ -77,14 +81,16 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
   const char* flag = "--compare-layout";
   for (const std::string& part : split(text, ',')) {
     const auto eq = part.find('=');
-    if (eq == std::string::npos) throw InputError(flag, fmt::format("{}: '{}' is not key=value (tp=8,pp=16,dp=8,mb=1,recompute=full).", flag, part));
+    if (eq == std::string::npos) throw InputError(flag, fmt::format("{}: '{}' is not key=value (tp=8,pp=16,dp=8,mb=1,recompute=full).", flag, part),
+                                                   fmt::format("{}：'{}' 不是“键=值”的形式（如 tp=8,pp=16,dp=8,mb=1,recompute=full）。", flag, part));
     const std::string k = normalize_name(part.substr(0, eq));
     const std::string v = part.substr(eq + 1);
     auto integer = [&](double lo, double hi) {
       const double x = parse_count(v, flag);
       // Range first: converting a number beyond int64 to an integer is undefined.
       if (!(x >= lo && x <= hi) || x != std::floor(x)) {
-        throw InputError(flag, fmt::format("{}: {} must be a whole number from {} to {} (got {}).", flag, k, lo, hi, v));
+        throw InputError(flag, fmt::format("{}: {} must be a whole number from {} to {} (got {}).", flag, k, lo, hi, v),
+                         fmt::format("{}：{} 须为 {} 到 {} 之间的整数（输入为 {}）。", flag, k, lo, hi, v));
       }
       return static_cast<int64_t>(x);
     };
@@ -103,9 +109,10 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
       const std::string b = normalize_name(v);
       if (b == "on" || b == "true" || b == "1") sp = true;
       else if (b == "off" || b == "false" || b == "0") sp = false;
-      else throw InputError(flag, fmt::format("{}: sp must be on or off (got {}).", flag, v));
+      else throw InputError(flag, fmt::format("{}: sp must be on or off (got {}).", flag, v), fmt::format("{}：sp 须为 on 或 off（输入为 {}）。", flag, v));
     } else {
-      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp, first, last).", flag, k));
+      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp, first, last).", flag, k),
+                       fmt::format("{}：未知的键 '{}'（可用 tp、pp、dp、cp、ep、vp、mb、zero、recompute、sp、first、last）。", flag, k));
     }
   }
   if (!have_dp && have_tp && have_pp && r.gpu_counts.size() == 1) {
@@ -113,13 +120,15 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
     const int64_t model_parallel = static_cast<int64_t>(l.tp) * l.pp * l.cp;
     if (r.gpu_counts.front() % model_parallel != 0) {
       throw InputError(flag, fmt::format("{} {}: --gpus {} is not a multiple of tp×pp×cp = {}.", flag, text, r.gpu_counts.front(),
-                                         model_parallel));
+                                         model_parallel),
+                       fmt::format("{} {}：--gpus {} 不是 TP×PP×CP = {} 的整数倍。", flag, text, r.gpu_counts.front(), model_parallel));
     }
     l.dp = static_cast<int>(r.gpu_counts.front() / model_parallel);
     have_dp = true;
   }
   if (!have_tp || !have_pp || !have_dp) {
-    throw InputError(flag, fmt::format("{}: give at least tp, pp and dp (dp may be left out with one --gpus count) ({}).", flag, text));
+    throw InputError(flag, fmt::format("{}: give at least tp, pp and dp (dp may be left out with one --gpus count) ({}).", flag, text),
+                     fmt::format("{}：至少要给出 tp、pp 和 dp（--gpus 只有一个数时可省略 dp）（{}）。", flag, text));
   }
   // The planned framework's defaults for these degrees, with sp= over them.
   const FrameworkProfile& fw = plan_framework(r);
@@ -127,11 +136,12 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
   if (sp) s.sequence_parallel = *sp;
   apply_framework(fw, s, l);
   if (r.zero3_per_module) l.zero3_per_module = true;
-  std::string cannot = framework_cannot_run(fw, l);
+  Reason cannot = why_framework_cannot_run(fw, l);
   if (cannot.empty() && sp && *sp != l.sequence_parallel && l.tp > 1) {
-    cannot = fmt::format("{} runs sequence parallelism {} with TP", fw.label(), l.sequence_parallel ? "always" : "never");
+    cannot = {fmt::format("{} runs sequence parallelism {} with TP", fw.label(), l.sequence_parallel ? "always" : "never"),
+              fmt::format("{} 开 TP 时{}序列并行（SP）", fw.label(), l.sequence_parallel ? "总是开" : "从不开")};
   }
-  if (!cannot.empty()) throw InputError(flag, fmt::format("{} {}: {}.", flag, text, cannot));
+  if (!cannot.empty()) throw InputError(flag, fmt::format("{} {}: {}.", flag, text, cannot.en), fmt::format("{} {}：{}。", flag, text, cannot.zh));
   return l;
 }
 
@@ -157,7 +167,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.workload.samples = parse_count_echoed(in.samples, "--samples", echo);
   r.workload.tokens_per_sample = parse_count_echoed(in.tokens_per_sample, "--tokens-per-sample", echo);
   r.workload.dataset_bytes = parse_count_echoed(in.dataset_bytes, "--dataset-bytes", echo);
-  require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token");
+  require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token", "正的每个 token 字节数");
   r.workload.bytes_per_token = in.bytes_per_token;
   r.workload.epochs = in.epochs;
   r.workload.seq_len = in.seq_len;
@@ -189,7 +199,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
   if (in.gpu_mtbf_hours) r.ops.gpu_mtbf_hours = *in.gpu_mtbf_hours;
   if (in.restart_minutes) r.ops.restart_s = *in.restart_minutes * 60;
   if (in.storage_gbytes_per_s) {
-    require_range(*in.storage_gbytes_per_s, 1e-3, 1e7, "--storage-gbytes-per-s", "a positive aggregate write bandwidth in GB/s");
+    require_range(*in.storage_gbytes_per_s, 1e-3, 1e7, "--storage-gbytes-per-s", "a positive aggregate write bandwidth in GB/s", "正的总写入带宽（GB/s）");
     r.ops.storage_bytes_per_s = *in.storage_gbytes_per_s * 1e9;
   }
   if (in.checkpoint_interval) r.ops.checkpoint_interval_s = *parse_duration_echoed(in.checkpoint_interval, "--checkpoint-interval", echo);
@@ -212,7 +222,10 @@ Precision training_precision(const std::optional<std::string>& typed, const GpuS
 ResolvedLayout resolve_layout(const LayoutInputs& in) {
   ResolvedLayout r;
   r.model = choose_model(in.model, parse_optional_count(in.params, "--params"), in.model_spec);
-  if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).");
+  if (in.gpu.empty()) {
+    throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).",
+                     "缺少 --gpu：请给出 GPU 的 id 或别名，如 h100、a100-80g、910b（gpuplan gpus 列出全部）。");
+  }
   r.gpu = find_gpu(in.gpu);
 
   Layout& l = r.layout;
@@ -224,10 +237,10 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.first_stage_layers = in.first_stage_layers;
   l.last_stage_layers = in.last_stage_layers;
   l.micro_batch = in.micro_batch;
-  if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.");
+  if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.", "--global-batch 须为正的序列条数。");
   if (in.global_batch > 0) l.global_batch = in.global_batch;  // 0 (the flag's default): dp × micro-batch
   require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len",
-                "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)");
+                "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)", "1 到 100,000,000 之间的 token 数（Llama 4 Scout 上下文 1000 万的 10 倍）");
   l.seq_len = in.seq_len;
   const FrameworkProfile& fw = resolve_framework(in.software);
   l.zero_stage = in.zero.value_or(fw.zero_default);
@@ -247,7 +260,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   if (in.gpus) {
     const double g = parse_count(*in.gpus, "--gpus");
     if (g < 1 || g > static_cast<double>(kMaxGpus) || std::floor(g) != g) {
-      throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs from 1 to 10,000,000 (got {}).", *in.gpus));
+      throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs from 1 to 10,000,000 (got {}).", *in.gpus),
+                       fmt::format("--gpus 须为 1 到 10,000,000 之间的整数卡数（输入为 {}）。", *in.gpus));
     }
     gpus = static_cast<int64_t>(g);
   }
@@ -257,7 +271,9 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   } else if (in.gpus) {
     if (model_parallel <= 0 || gpus % model_parallel != 0) {
       throw InputError("--gpus", fmt::format("--gpus {} is not a multiple of tp×pp×cp = {}×{}×{} = {}; set --dp or change the degrees.",
-                                             gpus, in.tp, in.pp, in.cp, model_parallel));
+                                             gpus, in.tp, in.pp, in.cp, model_parallel),
+                       fmt::format("--gpus {} 不是 TP×PP×CP = {}×{}×{} = {} 的整数倍；请给出 --dp 或调整并行度。", gpus, in.tp, in.pp,
+                                   in.cp, model_parallel));
     }
     l.dp = static_cast<int>(gpus / model_parallel);
   } else {
@@ -265,7 +281,8 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
     gpus = model_parallel;
   }
   if (in.sequence_parallel && in.no_sequence_parallel) {
-    throw InputError("--sequence-parallel", "--sequence-parallel and --no-sequence-parallel contradict each other; give one.");
+    throw InputError("--sequence-parallel", "--sequence-parallel and --no-sequence-parallel contradict each other; give one.",
+                     "--sequence-parallel 与 --no-sequence-parallel 相互矛盾，只能给一个。");
   }
   // The framework's defaults, then what the flags state on top of them.
   RunSettings settings = make_run_settings(in.software);
@@ -277,8 +294,11 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   if (in.zero3_per_module) l.zero3_per_module = true;
   if (in.fp32_grads) l.fp32_grad_accum = true;
   validate_layout(r.model, l, gpus);
-  const std::string cannot = framework_cannot_run(fw, l);
-  if (!cannot.empty()) throw InputError("--framework", fmt::format("--framework: {}; choose another layout or framework.", cannot));
+  const Reason cannot = why_framework_cannot_run(fw, l);
+  if (!cannot.empty()) {
+    throw InputError("--framework", fmt::format("--framework: {}; choose another layout or framework.", cannot.en),
+                     fmt::format("--framework：{}；请换一种并行布局或框架。", cannot.zh));
+  }
   r.gpus = gpus;
   return r;
 }
@@ -292,7 +312,7 @@ std::optional<bool> on_off(const std::optional<std::string>& v, const char* flag
   const std::string t = normalize_name(*v);
   if (t == "on" || t == "true" || t == "yes" || t == "1") return true;
   if (t == "off" || t == "false" || t == "no" || t == "0") return false;
-  throw InputError(flag, fmt::format("{} must be on or off (got '{}').", flag, *v));
+  throw InputError(flag, fmt::format("{} must be on or off (got '{}').", flag, *v), fmt::format("{} 须为 on 或 off（输入为 '{}'）。", flag, *v));
 }
 
 }  // namespace
@@ -310,14 +330,14 @@ RunSettings make_run_settings(const FrameworkInputs& in) {
 MemoryOptions make_memory_options(const MemoryInputs& in) {
   MemoryOptions o;
   if (in.fragmentation) {
-    require_range(*in.fragmentation, 0, 1, "--fragmentation", "a fraction from 0 to 1 (0.05 = 5%)");
+    require_range(*in.fragmentation, 0, 1, "--fragmentation", "a fraction from 0 to 1 (0.05 = 5%)", "0 到 1 之间的比例（0.05 即 5%）");
     o.fragmentation = *in.fragmentation;
   }
   if (in.cuda_context_gib) {
-    require_range(*in.cuda_context_gib, 0, 64, "--cuda-context-gib", "GiB from 0 to 64");
+    require_range(*in.cuda_context_gib, 0, 64, "--cuda-context-gib", "GiB from 0 to 64", "0 到 64 GiB");
     o.cuda_context_bytes = *in.cuda_context_gib * kGiB;
   }
-  require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (a common planning margin is 0.15–0.2)");
+  require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (a common planning margin is 0.15–0.2)", "0 到 0.9 之间的比例（规划时常留 0.15–0.2）");
   o.safety_margin = in.safety_margin;
   o.dropout = in.dropout;
   o.framework = &resolve_framework(in.layout.software);  // suggest only what that stack can run
@@ -326,19 +346,20 @@ MemoryOptions make_memory_options(const MemoryInputs& in) {
 
 PlanRequest make_plan_request(const PlanInputs& in) {
   if (in.model.empty() && !in.model_spec) {
-    throw InputError("--model", "--model is required: a catalog id (gpuplan models) or a config.json.");
+    throw InputError("--model", "--model is required: a catalog id (gpuplan models) or a config.json.",
+                     "缺少 --model：请给出模型目录中的 id（gpuplan models 列出全部）或一个 config.json。");
   }
-  if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: one GPU or a list such as h100,h800,a100.");
+  if (in.gpu.empty()) throw InputError("--gpu", "--gpu is required: one GPU or a list such as h100,h800,a100.", "缺少 --gpu：请给出一种 GPU 或列表，如 h100,h800,a100。");
   PlanRequest r;
   if (in.market) r.market = parse_market(*in.market, "--market");
   if (in.currency) r.currency = parse_currency(*in.currency, "--currency");
   r.model = choose_model(in.model, std::nullopt, in.model_spec);
-  if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.");
+  if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.", "--model：规划器需要模型结构，只给参数量不够。");
   for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));
   r.gpu_counts = parse_gpu_counts(in.gpus.value_or(""));
-  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)");
+  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)", "1 到 100,000,000 之间的 token 数（Llama 4 Scout 上下文 1000 万的 10 倍）");
   r.seq_len = in.seq_len;
-  if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.");
+  if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.", "--global-batch 须为正数。");
   r.global_batch = in.global_batch;
   r.tp = in.tp;
   r.pp = in.pp;
@@ -360,8 +381,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   const std::string rank = normalize_name(in.rank_by);
   if (rank == "time") r.rank_by = PlanRank::kTime;
   else if (rank == "cost") r.rank_by = PlanRank::kCost;
-  else throw InputError("--rank-by", fmt::format("--rank-by must be time or cost (got '{}').", in.rank_by));
-  if (in.top < 1 || in.top > 100) throw InputError("--top", "--top must be from 1 to 100.");
+  else throw InputError("--rank-by", fmt::format("--rank-by must be time or cost (got '{}').", in.rank_by), fmt::format("--rank-by 须为 time（按时间）或 cost（按费用）（输入为 '{}'）。", in.rank_by));
+  if (in.top < 1 || in.top > 100) throw InputError("--top", "--top must be from 1 to 100.", "--top 须在 1 到 100 之间。");
   r.top_k = in.top;
   r.cross_node_tp = in.cross_node_tp;
   r.zero3_per_module = in.zero3_per_module;
@@ -370,7 +391,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   if (in.no_flash) r.settings.attention = AttentionKernel::kMaterialised;
   r.settings.force_eager = in.eager;
   if (in.gpus_per_node) {
-    if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.");
+    if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.", "--gpus-per-node 须在 1 到 1024 之间。");
     r.step_options.gpus_per_node = *in.gpus_per_node;
   }
   for (const std::string& c : in.compare_layout) {
@@ -378,7 +399,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
     bool used = false;
     for (int64_t n : r.gpu_counts) used = used || l.gpus() == n;
     if (!used) {
-      throw InputError("--compare-layout", fmt::format("--compare-layout {} uses {} GPUs; --gpus does not include that count.", c, l.gpus()));
+      throw InputError("--compare-layout", fmt::format("--compare-layout {} uses {} GPUs; --gpus does not include that count.", c, l.gpus()),
+                       fmt::format("--compare-layout {} 需要 {} 张卡，而 --gpus 里没有这个卡数。", c, l.gpus()));
     }
     r.references.push_back(l);
   }

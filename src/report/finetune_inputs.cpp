@@ -31,6 +31,16 @@ FinetuneJob job_on(FinetuneJob j, int64_t n) {
   return j;
 }
 
+// The method as a Chinese sentence names it: 全参数 / LoRA / QLoRA (微调 follows).
+const char* method_zh(FineTune m) {
+  switch (m) {
+    case FineTune::kFull: return "全参数";
+    case FineTune::kLora: return " LoRA ";
+    case FineTune::kQlora: return " QLoRA ";
+  }
+  return "";
+}
+
 std::string days_or_hours(double s, Lang lang) {
   Row r{"t", "", "", s, Unit::kSeconds, ""};
   return format_value(r, lang);
@@ -39,34 +49,48 @@ std::string days_or_hours(double s, Lang lang) {
 }  // namespace
 
 Report finetune_report_for(const FinetuneInputs& f) {
-  if (f.model.empty() && !f.model_spec) throw InputError("--model", "--model is required (a catalog id such as llama-2-7b, or a config.json).");
-  if (f.gpu.empty()) throw InputError("--gpu", "--gpu is required (e.g. a100-80g, 4090).");
+  if (f.model.empty() && !f.model_spec) {
+    throw InputError("--model", "--model is required (a catalog id such as llama-2-7b, or a config.json).",
+                     "缺少 --model：请给出模型目录中的 id（如 llama-2-7b）或一个 config.json。");
+  }
+  if (f.gpu.empty()) throw InputError("--gpu", "--gpu is required (e.g. a100-80g, 4090).", "缺少 --gpu（如 a100-80g、4090）。");
   const ModelSpec m = f.model_spec ? *f.model_spec : find_model(f.model);
   const GpuSpec& g = find_gpu(f.gpu);
   FinetuneJob j;
   if (f.method == "full") j.method = FineTune::kFull;
   else if (f.method == "lora") j.method = FineTune::kLora;
   else if (f.method == "qlora") j.method = FineTune::kQlora;
-  else throw InputError("--method", fmt::format("--method must be full, lora or qlora (got '{}').", f.method));
-  if (f.rank && *f.rank == 0) throw InputError("--rank", "--rank must be at least 1 (rank 0 adapts nothing).");
-  if (f.rank && *f.rank < 0) throw InputError("--rank", "--rank must be a positive integer.");
+  else {
+    throw InputError("--method", fmt::format("--method must be full, lora or qlora (got '{}').", f.method),
+                     fmt::format("--method 须为 full（全参数）、lora 或 qlora（输入为 '{}'）。", f.method));
+  }
+  if (f.rank && *f.rank == 0) throw InputError("--rank", "--rank must be at least 1 (rank 0 adapts nothing).", "--rank 至少为 1（秩为 0 等于什么都不训练）。");
+  if (f.rank && *f.rank < 0) throw InputError("--rank", "--rank must be a positive integer.", "--rank 须为正整数。");
   j.lora_rank = f.rank.value_or(0);
   if (!f.modules.empty()) j.modules = parse_lora_modules(f.modules, "--modules");
-  if (f.seq_len < 1 || f.seq_len > (int64_t{1} << 24)) throw InputError("--seq-len", "--seq-len must be between 1 and 16,777,216 tokens.");
+  if (f.seq_len < 1 || f.seq_len > (int64_t{1} << 24)) {
+    throw InputError("--seq-len", "--seq-len must be between 1 and 16,777,216 tokens.", "--seq-len 须在 1 到 16,777,216 个 token 之间。");
+  }
   j.seq_len = f.seq_len;
   const int64_t max_ctx = model_max_context(m);
   if (max_ctx > 0 && f.seq_len > max_ctx && !f.force) {
-    throw InputError("--seq-len", fmt::format("--seq-len {} exceeds the {} tokens {} supports (max_position_embeddings); add --force to plan it anyway.", f.seq_len, max_ctx, m.name));
+    throw InputError("--seq-len", fmt::format("--seq-len {} exceeds the {} tokens {} supports (max_position_embeddings); add --force to plan it anyway.", f.seq_len, max_ctx, m.name),
+                     fmt::format("--seq-len {} 超出 {} 支持的 {} 个 token（max_position_embeddings）；如仍要估算，请加 --force。", f.seq_len, m.name, max_ctx));
   }
   j.micro_batch = f.micro_batch;
   j.global_batch = f.global_batch;
   std::vector<TypedInput> echo;
-  if (f.samples && f.tokens) throw InputError("--tokens", "--samples and --tokens both size the dataset; give only one of them.");
+  if (f.samples && f.tokens) {
+    throw InputError("--tokens", "--samples and --tokens both size the dataset; give only one of them.",
+                     "--samples 和 --tokens 都是在给数据集大小，只能给其中一个。");
+  }
   if (f.tokens) {
     // A dataset given in tokens is that many samples of --seq-len tokens each
     // (packed sequences, as fine-tuning recipes pack them).
     const double tokens = *parse_count_echoed(f.tokens, "--tokens", &echo);
-    if (!(tokens >= 1) || !std::isfinite(tokens)) throw InputError("--tokens", "--tokens must be a positive token count (e.g. 100M, 1亿).");
+    if (!(tokens >= 1) || !std::isfinite(tokens)) {
+      throw InputError("--tokens", "--tokens must be a positive token count (e.g. 100M, 1亿).", "--tokens 须为正的 token 数（如 100M、1亿）。");
+    }
     j.samples = std::ceil(tokens / static_cast<double>(f.seq_len));
   } else {
     j.samples = parse_count_echoed(f.samples, "--samples", &echo).value_or(1000);
@@ -80,7 +104,8 @@ Report finetune_report_for(const FinetuneInputs& f) {
   if (f.precision) {
     j.precision = parse_precision(*f.precision, "--precision");
     if (j.precision != Precision::kBf16 && j.precision != Precision::kFp16) {
-      throw InputError("--precision", fmt::format("--precision must be bf16 or fp16 for fine-tuning (got '{}').", *f.precision));
+      throw InputError("--precision", fmt::format("--precision must be bf16 or fp16 for fine-tuning (got '{}').", *f.precision),
+                       fmt::format("微调时 --precision 须为 bf16 或 fp16（输入为 '{}'）。", *f.precision));
     }
   }
   j.precision = training_precision(f.precision, g);  // refuses bf16 on V100
@@ -89,9 +114,11 @@ Report finetune_report_for(const FinetuneInputs& f) {
   j.framework = &resolve_framework(f.software);
   j.settings = make_run_settings(f.software);
   validate_finetune(m, j);
-  if (f.gpus && (*f.gpus < 1 || *f.gpus > 100000)) throw InputError("--gpus", "--gpus must be between 1 and 100,000.");
+  if (f.gpus && (*f.gpus < 1 || *f.gpus > 100000)) throw InputError("--gpus", "--gpus must be between 1 and 100,000.", "--gpus 须在 1 到 100,000 之间。");
   const std::optional<double> deadline_s = parse_duration_echoed(f.deadline, "--deadline", &echo);
-  if (deadline_s && !(*deadline_s > 0)) throw InputError("--deadline", "--deadline must be a positive duration (e.g. 3d, 12h, 1周).");
+  if (deadline_s && !(*deadline_s > 0)) {
+    throw InputError("--deadline", "--deadline must be a positive duration (e.g. 3d, 12h, 1周).", "--deadline 须为正的时长（如 3天、12小时、1周）。");
+  }
   const int64_t smallest = smallest_fitting_gpus(m, g, j, kMaxGpus);
   if (smallest == 0 && !f.gpus) {
     // No count up to the search's limit fits: a time and a cost for a run
@@ -100,8 +127,13 @@ Report finetune_report_for(const FinetuneInputs& f) {
     const char* change = j.method == FineTune::kFull ? "use --method lora or qlora, or a GPU with more memory"
                          : j.method == FineTune::kLora ? "use --method qlora, or a GPU with more memory"
                                                        : "use a GPU with more memory, or a shorter --seq-len";
+    const char* change_zh = j.method == FineTune::kFull ? "请改用 --method lora 或 --method qlora，或换显存更大的 GPU"
+                            : j.method == FineTune::kLora ? "请改用 --method qlora，或换显存更大的 GPU"
+                                                          : "请换显存更大的 GPU，或缩短 --seq-len";
     throw InputError("--gpu", fmt::format("--gpu: {} fine-tuning of {} does not fit on any count of {} up to 1,024 ({} GiB each, ZeRO-3); {}.",
-                                          f.method, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3), change));
+                                          f.method, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3), change),
+                     fmt::format("--gpu：{} 的{}微调在 1,024 张以内任何数量的 {} 上都放不下（每张 {} GiB，ZeRO-3）；{}。", m.name,
+                                 method_zh(j.method), g.id, format_sig(g.memory_bytes / kGiB, 3), change_zh));
   }
   int64_t n = f.gpus ? *f.gpus : smallest;
   FinetuneJob jn = j;  // as given (a --gpus count or the smallest that fits)
@@ -128,7 +160,10 @@ Report finetune_report_for(const FinetuneInputs& f) {
       throw InputError("--deadline", fmt::format("--deadline {}: {} fine-tuning of {} takes at least {} on {} (on {} GPUs); "
                                                  "give a longer deadline, fewer samples or epochs, or a faster GPU.",
                                                  *f.deadline, f.method, m.name, days_or_hours(fastest_s, Lang::kEn), g.id,
-                                                 format_thousands(static_cast<double>(fastest_n), 0)));
+                                                 format_thousands(static_cast<double>(fastest_n), 0)),
+                       fmt::format("--deadline {}：{} 的{}微调用 {} 张 {} 也至少要 {}；请放宽期限、减少样本或轮数，或换更快的 GPU。",
+                                   *f.deadline, m.name, method_zh(j.method), format_thousands(static_cast<double>(fastest_n), 0), g.id,
+                                   days_or_hours(fastest_s, Lang::kZh)));
     }
     jn = job_on(j, n);
   }

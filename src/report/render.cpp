@@ -16,14 +16,15 @@ Format parse_format(const std::string& text) {
   if (t == "json") return Format::kJson;
   if (t == "csv") return Format::kCsv;
   if (t == "markdown" || t == "md") return Format::kMarkdown;
-  throw InputError("--format", fmt::format("--format must be table, json, csv or markdown (got '{}').", text));
+  throw InputError("--format", fmt::format("--format must be table, json, csv or markdown (got '{}').", text),
+                   fmt::format("--format 须为 table（表格）、json、csv 或 markdown（输入为 '{}'）。", text));
 }
 
 Lang parse_lang(const std::string& text) {
   const std::string t = normalize_name(text);
   if (t == "en" || t == "english") return Lang::kEn;
   if (t == "zh" || t == "cn" || t == "zh-cn" || t == "chinese") return Lang::kZh;
-  throw InputError("--lang", fmt::format("--lang must be en or zh (got '{}').", text));
+  throw InputError("--lang", fmt::format("--lang must be en or zh (got '{}').", text), fmt::format("--lang 须为 en（英文）或 zh（中文）（输入为 '{}'）。", text));
 }
 
 std::string format_value(const Row& row, Lang lang) {

@@ -18,25 +18,26 @@ namespace gpuplan {
 namespace {
 
 void validate(const TrainRequest& r) {
-  if (r.gpus) require_range(*r.gpus, 1, static_cast<double>(kMaxGpus), "--gpus", "a whole number of GPUs from 1 to 10,000,000");
+  if (r.gpus) require_range(*r.gpus, 1, static_cast<double>(kMaxGpus), "--gpus", "a whole number of GPUs from 1 to 10,000,000", "1 到 10,000,000 之间的整数卡数");
   if (r.gpus && std::floor(*r.gpus) != *r.gpus) {
-    throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus));
+    throw InputError("--gpus", fmt::format("--gpus must be a whole number of GPUs (got {}).", *r.gpus), fmt::format("--gpus 须为整数卡数（输入为 {}）。", *r.gpus));
   }
-  if (r.mfu) require_range(*r.mfu, 1e-4, 1, "--mfu", "a fraction greater than 0 and at most 1 (e.g. 0.4)");
-  if (r.tflops_per_gpu) require_range(*r.tflops_per_gpu, 1e-3, 1e6, "--tflops-per-gpu", "a positive achieved TFLOP/s per GPU");
+  if (r.mfu) require_range(*r.mfu, 1e-4, 1, "--mfu", "a fraction greater than 0 and at most 1 (e.g. 0.4)", "大于 0、不超过 1 的比例（如 0.4）");
+  if (r.tflops_per_gpu) require_range(*r.tflops_per_gpu, 1e-3, 1e6, "--tflops-per-gpu", "a positive achieved TFLOP/s per GPU", "正的单卡实测 TFLOP/s");
   if (r.mfu && r.tflops_per_gpu) {
-    throw InputError("--mfu", "--mfu and --tflops-per-gpu both set the utilisation; give only one of them.");
+    throw InputError("--mfu", "--mfu and --tflops-per-gpu both set the utilisation; give only one of them.",
+                     "--mfu 和 --tflops-per-gpu 都是在给算力利用率，只能给其中一个。");
   }
-  if (r.deadline_s) require_range(*r.deadline_s, 1, 1e11, "--deadline", "a positive duration up to about 3,000 years");
-  if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)");
-  require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)");
-  require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs");
-  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000");
-  if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18");
-  if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18");
-  if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9");
-  if (r.flop_per_sample) require_range(*r.flop_per_sample, 1, 1e30, "--flops-per-sample", "a positive FLOP count");
-  if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024");
+  if (r.deadline_s) require_range(*r.deadline_s, 1, 1e11, "--deadline", "a positive duration up to about 3,000 years", "正的时长，最长约 3000 年");
+  if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)", "0 到 10 之间的比例（0.2 即 20%）");
+  require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)", "0 到 10 之间的比例（0.1 即 10%）");
+  require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs", "正的轮数（epoch）");
+  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000", "1 到 100,000,000 之间的整数 token 数");
+  if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18", "不超过 1e18 的正 token 数");
+  if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18", "不超过 1e18 的正样本数");
+  if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9", "不超过 1e9 的正数");
+  if (r.flop_per_sample) require_range(*r.flop_per_sample, 1, 1e30, "--flops-per-sample", "a positive FLOP count", "正的 FLOP 数");
+  if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024", "1 到 1024 之间的整数");
 }
 
 // The planner's fastest layout that fits on `gpus` GPUs, or nothing.
@@ -69,7 +70,9 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
   if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
 
-  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).") : r.gpu);
+  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).",
+                                                                  "缺少 --gpu：请给出 GPU 的 id 或别名，如 h100、a100-80g、910b（gpuplan gpus 列出全部）。")
+                                               : r.gpu);
   const double peak = gpu.peak(r.precision);
   const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
 
@@ -81,7 +84,9 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   double total_six_n_flop = 0;
   FlopsPerToken f;
   if (r.flop_per_sample) {
-    if (!r.workload.samples) throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).");
+    if (!r.workload.samples) {
+      throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).", "--flops-per-sample 需要同时给出 --samples（每轮的样本数）。");
+    }
     total_model_flop = *r.flop_per_sample * *r.workload.samples * w.epochs;
   } else {
     FlopOptions fo;
@@ -121,7 +126,10 @@ TrainEstimate estimate_train(const TrainRequest& r) {
       if (!layout) {
         throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
                                                "larger GPU, or give --mfu to skip the layout search.",
-                                               model.name, *r.gpus, gpu.id));
+                                               model.name, *r.gpus, gpu.id),
+                         fmt::format("--gpus：{} 在 {} 张 {} 上没有任何并行布局放得进显存；请加卡、换显存更大的 GPU，"
+                                     "或给出 --mfu 跳过布局搜索。",
+                                     model.name, *r.gpus, gpu.id));
       }
       mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
       mfu = mfu_check->used;
@@ -157,15 +165,23 @@ TrainEstimate estimate_train(const TrainRequest& r) {
     if (!r.gpus && !r.deadline_s) {
       throw InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
                                           : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
-                                            "(--mfu is predicted only for a model with an architecture).");
+                                            "(--mfu is predicted only for a model with an architecture).",
+                       can_plan ? "--gpus：请给出 --gpus 或 --deadline（MFU 由程序预测，也可同时给 --mfu）。"
+                                : "--gpus：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个"
+                                  "（只有给了模型结构才能预测 --mfu）。");
     }
     throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
                                        : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
-                                         "(--mfu is predicted only for a model with an architecture).");
+                                         "(--mfu is predicted only for a model with an architecture).",
+                     can_plan ? "--mfu：按期限所需的卡数，没有任何并行布局放得进显存；请给出 --mfu 或 --gpus。"
+                              : "--mfu：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个"
+                                "（只有给了模型结构才能预测 --mfu）。");
   }
   if (mfu && *mfu > 1) {
     throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
-                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera));
+                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera),
+                     fmt::format("--tflops-per-gpu：{} TFLOP/s 超过了 {} 的 {} 稠密峰值 {} TFLOP/s。", *r.tflops_per_gpu, gpu.id,
+                                 precision_name(r.precision), peak / kTera));
   }
   RunInput ri;
   ri.total_model_flop = total_model_flop;
@@ -239,7 +255,7 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   std::optional<OperationsEstimate> spot_ops;
   if (r.price.spot && !r.price.spot_overhead) {
     // Spot: preemptions of any of the job's nodes add to the failures.
-    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours", "正的小时数");
     spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
     price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
     // At this many nodes preemptions would take more than ten times the
@@ -247,7 +263,10 @@ TrainEstimate estimate_train(const TrainRequest& r) {
     if (!(*price_in.spot_overhead <= 10)) {
       throw InputError("--spot", fmt::format("--spot: with {} nodes each preempted every {:g} hours on average, preemptions would add {:.0f}× the "
                                              "run's GPU-hours; price on-demand or reserved capacity, or give --spot-mtbf-hours or --spot-overhead.",
-                                             run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead));
+                                             run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead),
+                       fmt::format("--spot：{} 个节点、每个节点平均每 {:g} 小时被抢占一次，抢占会多出 {:.0f} 倍的卡时；"
+                                   "请按按需或包年包月价格估算，或给出 --spot-mtbf-hours 或 --spot-overhead。",
+                                   run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead));
     }
   }
   // No price in the catalog and none given: the report still stands, its
@@ -265,7 +284,7 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   } else if (spot_ops) {
     spot_overhead_cmp = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
   } else {
-    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours");
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours", "正的小时数");
     try {
       const OperationsEstimate s = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
       spot_overhead_cmp = ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;

@@ -55,16 +55,29 @@ double take_chinese_multipliers(std::string* suffix) {
   return scale;
 }
 
+// One sentence for text a parser could not read, in both languages: the field,
+// what it accepts, and what was typed.
+[[noreturn]] void refuse_text(const std::string& field, const std::string& allowed_en, const std::string& allowed_zh,
+                              std::string_view text) {
+  throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed_en, text),
+                   fmt::format("{} 应为{}（输入为 '{}'）。", field, allowed_zh, text));
+}
+
 }  // namespace
 
 void require_range(double value, double lo, double hi, const std::string& field,
-                   const std::string& allowed) {
+                   const std::string& allowed_en, const std::string& allowed_zh) {
   if (!std::isfinite(value) || value < lo || value > hi) {
-    throw InputError(field, fmt::format("{} must be {} (got {}).", field, allowed,
-                                        !std::isfinite(value)       ? std::string("a non-finite value")
-                                        : std::fabs(value) >= 1e15 ? fmt::format("{:.6g}", value)  // 1e+30, not 31 digits
-                                                                   : format_sig(value, 6)));
+    const std::string got = !std::isfinite(value)       ? std::string()
+                            : std::fabs(value) >= 1e15 ? fmt::format("{:.6g}", value)  // 1e+30, not 31 digits
+                                                       : format_sig(value, 6);
+    throw InputError(field, fmt::format("{} must be {} (got {}).", field, allowed_en, got.empty() ? "a non-finite value" : got),
+                     fmt::format("{} 应为{}（输入为{}）。", field, allowed_zh, got.empty() ? "非有限值" : " " + got));
   }
+}
+
+void require_range(double value, double lo, double hi, const std::string& field, const std::string& allowed) {
+  require_range(value, lo, hi, field, allowed, allowed);
 }
 
 double parse_count(std::string_view text, const std::string& field) {
@@ -73,8 +86,9 @@ double parse_count(std::string_view text, const std::string& field) {
   std::string suffix;
   const std::string allowed =
       "a positive number, optionally with a suffix k, M, B (or G), T, P or 万, 亿 (e.g. 7e9, 70B, 15T, 1万亿, 2000亿)";
+  const std::string allowed_zh = "正数，可带后缀 k、M、B（或 G）、T、P 或 万、亿（如 7e9、70B、15T、1万亿、2000亿）";
   if (!split_number(s, &number, &suffix)) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+    refuse_text(field, allowed, allowed_zh, text);
   }
   double scale = take_chinese_multipliers(&suffix);
   if (suffix.empty()) {
@@ -83,10 +97,10 @@ double parse_count(std::string_view text, const std::string& field) {
   else if (scale == 1 && (suffix == "b" || suffix == "g")) scale = 1e9;
   else if (scale == 1 && suffix == "t") scale = 1e12;
   else if (scale == 1 && suffix == "p") scale = 1e15;
-  else throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+  else refuse_text(field, allowed, allowed_zh, text);
   const double value = number * scale;
   if (!std::isfinite(value) || value <= 0) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+    refuse_text(field, allowed, allowed_zh, text);
   }
   return value;
 }
@@ -102,8 +116,9 @@ double parse_duration_s(std::string_view text, const std::string& field) {
   std::string suffix;
   const std::string allowed =
       "a positive duration such as 90d, 12h, 30min, 2w, 1month, 30天, 2周, 1个月 or 36小时 (a bare number means days)";
+  const std::string allowed_zh = "正的时长，如 30天、2周、1个月、36小时、90分钟，或 90d、12h、30min（只写数字按天计）";
   if (!split_number(s, &number, &suffix)) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+    refuse_text(field, allowed, allowed_zh, text);
   }
   // Each unit as English and Chinese engineers write it. A month is 30 days
   // (kSecondsPerMonth), a year 365 days; the report echoes the parsed value.
@@ -127,10 +142,10 @@ double parse_duration_s(std::string_view text, const std::string& field) {
   for (const auto& u : kUnits) {
     if (suffix == u.text) scale = u.seconds;
   }
-  if (scale == 0) throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+  if (scale == 0) refuse_text(field, allowed, allowed_zh, text);
   const double value = number * scale;
   if (!std::isfinite(value) || value <= 0) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+    refuse_text(field, allowed, allowed_zh, text);
   }
   return value;
 }
@@ -154,12 +169,13 @@ double parse_fraction(std::string_view text, const std::string& field) {
   double number = 0;
   std::string suffix;
   const std::string allowed = "a fraction greater than 0 and at most 1 (e.g. 0.4 or 40%)";
+  const std::string allowed_zh = "大于 0、不超过 1 的比例（如 0.4 或 40%）";
   if (!split_number(s, &number, &suffix) || !suffix.empty()) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+    refuse_text(field, allowed, allowed_zh, text);
   }
   if (percent) number /= 100;
   if (!std::isfinite(number) || number <= 0 || number > 1) {
-    throw InputError(field, fmt::format("{} must be {} (got '{}').", field, allowed, text));
+    refuse_text(field, allowed, allowed_zh, text);
   }
   return number;
 }

@@ -30,10 +30,12 @@ std::vector<ValidationCase> parse_cases(const std::string& text, const std::stri
     try {
       j = json::parse(line);
     } catch (const json::exception& e) {
-      throw InputError("FILE", fmt::format("{} line {}: not valid JSON ({}).", origin, n, e.what()));
+      throw InputError("FILE", fmt::format("{} line {}: not valid JSON ({}).", origin, n, e.what()),
+                       fmt::format("{} 第 {} 行：不是合法的 JSON（{}）。", origin, n, e.what()));
     }
     if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("kind") || !j["kind"].is_string()) {
-      throw InputError("FILE", fmt::format("{} line {}: a case needs string keys 'id' and 'kind'.", origin, n));
+      throw InputError("FILE", fmt::format("{} line {}: a case needs string keys 'id' and 'kind'.", origin, n),
+                       fmt::format("{} 第 {} 行：每个案例都要有字符串类型的 'id' 和 'kind'。", origin, n));
     }
     ValidationCase c;
     c.id = j["id"].get<std::string>();
@@ -50,7 +52,10 @@ std::vector<ValidationCase> parse_cases(const std::string& text, const std::stri
 
 std::vector<ValidationCase> read_cases(const std::string& path) {
   std::ifstream f(path);
-  if (!f) throw InputError("FILE", fmt::format("cannot read '{}': no such file or not readable.", path));
+  if (!f) {
+    throw InputError("FILE", fmt::format("cannot read '{}': no such file or not readable.", path),
+                     fmt::format("无法读取 '{}'：文件不存在或没有读权限。", path));
+  }
   std::stringstream ss;
   ss << f.rdbuf();
   return parse_cases(ss.str(), path);
@@ -62,10 +67,11 @@ namespace {
 // fractional or huge value is refused naming its key (fuzz_validate_case found
 // micro_batch 0 dividing by zero).
 int64_t whole(const json& v, const std::string& key, double lo, double hi) {
-  if (!v.is_number()) throw InputError(key, fmt::format("{} must be a number.", key));
+  if (!v.is_number()) throw InputError(key, fmt::format("{} must be a number.", key), fmt::format("{} 须为数字。", key));
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < lo || x > hi || x != std::floor(x)) {
-    throw InputError(key, fmt::format("{} must be a whole number from {} to {} (got {}).", key, lo, hi, v.dump()));
+    throw InputError(key, fmt::format("{} must be a whole number from {} to {} (got {}).", key, lo, hi, v.dump()),
+                     fmt::format("{} 须为 {} 到 {} 之间的整数（输入为 {}）。", key, lo, hi, v.dump()));
   }
   return static_cast<int64_t>(x);
 }
@@ -73,13 +79,17 @@ int64_t whole(const json& v, const std::string& key, double lo, double hi) {
 
 std::optional<bool> stated_bool(const json& t, const char* key) {
   if (!t.contains(key)) return std::nullopt;
-  if (!t[key].is_boolean()) throw InputError(std::string("train.") + key, fmt::format("train.{} must be true or false.", key));
+  if (!t[key].is_boolean()) {
+    throw InputError(std::string("train.") + key, fmt::format("train.{} must be true or false.", key), fmt::format("train.{} 须为 true 或 false。", key));
+  }
   return t[key].get<bool>();
 }
 
 std::optional<std::string> stated_text(const json& t, const char* key, const char* where = "train") {
   if (!t.contains(key)) return std::nullopt;
-  if (!t[key].is_string()) throw InputError(std::string(where) + "." + key, fmt::format("{}.{} must be a string.", where, key));
+  if (!t[key].is_string()) {
+    throw InputError(std::string(where) + "." + key, fmt::format("{}.{} must be a string.", where, key), fmt::format("{}.{} 须为字符串。", where, key));
+  }
   return t[key].get<std::string>();
 }
 
@@ -91,7 +101,10 @@ ModelSpec case_model(const ValidationCase& c, std::vector<std::string>& flags) {
   if (!model.contains("num_hidden_layers") && !model.contains("n_layer") && !model.contains("num_layers")) {
     // The catalog only: a case never names a file to read.
     std::optional<ModelSpec> found = find_catalog_model(name);
-    if (!found) throw InputError("model", fmt::format("{}: model '{}' has no architecture keys and is not a catalog model.", c.id, name));
+    if (!found) {
+      throw InputError("model", fmt::format("{}: model '{}' has no architecture keys and is not a catalog model.", c.id, name),
+                       fmt::format("{}：模型 '{}' 没有结构参数，也不在模型目录中。", c.id, name));
+    }
     ModelSpec m = *found;
     flags.push_back(fmt::format("model given by name only: catalog model {}", m.id));
     return m;
@@ -134,8 +147,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
   CaseInputs in;
   auto flag = [&in](std::string s) { in.flags.push_back(std::move(s)); };
   const json& raw = c.raw;
-  if (!raw.contains("model") || !raw["model"].is_object()) throw InputError("model", c.id + ": the case has no model object.");
-  if (!raw.contains("hardware") || !raw["hardware"].is_object()) throw InputError("hardware", c.id + ": the case has no hardware object.");
+  if (!raw.contains("model") || !raw["model"].is_object()) throw InputError("model", c.id + ": the case has no model object.", c.id + "：案例缺少 model 对象。");
+  if (!raw.contains("hardware") || !raw["hardware"].is_object()) {
+    throw InputError("hardware", c.id + ": the case has no hardware object.", c.id + "：案例缺少 hardware 对象。");
+  }
   in.model = case_model(c, in.flags);
 
   // Hardware.
@@ -145,7 +160,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
     const json& o = hw["gpu_overrides"];
     auto positive = [&](const char* k, double hi) {
       const double x = o[k].is_number() ? o[k].get<double>() : -1;
-      if (!(x > 0 && x <= hi)) throw InputError(std::string("hardware.gpu_overrides.") + k, fmt::format("hardware.gpu_overrides.{} must be a positive number.", k));
+      if (!(x > 0 && x <= hi)) {
+        throw InputError(std::string("hardware.gpu_overrides.") + k, fmt::format("hardware.gpu_overrides.{} must be a positive number.", k),
+                         fmt::format("hardware.gpu_overrides.{} 须为正数。", k));
+      }
       return x;
     };
     // A stated capacity that is another memory configuration of the part (H100
@@ -177,7 +195,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
   };
   const std::optional<int> tp = degree("tp", 1e6), pp = degree("pp", 1e6), dp = degree("dp", 1e7), cp = degree("cp", 1e6),
                            ep = degree("ep", 1e6), vp = degree("vp", 1e3);
-  if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.");
+  if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.", c.id + "：缺少 train.seq_len。");
   l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
   // Plain integers with a "stated" bit (GCC 12 warns falsely on std::optional here, PR 80635).
   int64_t mb_value = 0;
@@ -234,7 +252,9 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (ft == "full") l.finetune = FineTune::kFull;
   else if (ft == "lora") l.finetune = FineTune::kLora;
   else if (ft == "qlora") l.finetune = FineTune::kQlora;
-  else if (!ft.empty()) throw InputError("train.finetune", c.id + ": train.finetune must be full, lora or qlora.");
+  else if (!ft.empty()) {
+    throw InputError("train.finetune", c.id + ": train.finetune must be full, lora or qlora.", c.id + "：train.finetune 须为 full、lora 或 qlora。");
+  }
   if (!t.contains("optimizer") && (ft.empty() || ft == "full")) flag("optimizer not stated: AdamW assumed");
   if (l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora) {
     if (t.contains("lora_rank")) l.lora_rank = whole(t["lora_rank"], "train.lora_rank", 1, 1e5);
@@ -245,13 +265,16 @@ CaseInputs case_inputs(const ValidationCase& c) {
   // gradients and optimizer states; ZeRO-Offload: optimizer states and
   // gradients) or, without sharding, activation offloading.
   if (t.contains("offload")) {
-    if (!t["offload"].is_array()) throw InputError("train.offload", "train.offload must be a list.");
+    if (!t["offload"].is_array()) throw InputError("train.offload", "train.offload must be a list.", "train.offload 须为列表。");
     for (const json& o : t["offload"]) {
       const std::string what = o.is_string() ? o.get<std::string>() : "";
       if (what == "parameters") l.offload_params = true;
       else if (what == "optimizer" || what == "gradients") l.offload_optimizer = true;
       else if (what == "activations") l.offload_activations = true;
-      else throw InputError("train.offload", "train.offload may hold parameters, gradients, optimizer, activations.");
+      else {
+        throw InputError("train.offload", "train.offload may hold parameters, gradients, optimizer, activations.",
+                         "train.offload 只能包含 parameters、gradients、optimizer、activations。");
+      }
     }
   } else if (stated_bool(t, "cpu_offload").value_or(false)) {
     if ((zero_stated ? zero_value : fw.zero_default) >= 1) {
@@ -267,7 +290,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
     if (*s == "allocated") in.memory_scope = MemoryScope::kAllocated;
     else if (*s == "reserved") in.memory_scope = MemoryScope::kReserved;
     else if (*s == "device") in.memory_scope = MemoryScope::kDevice;
-    else throw InputError("train.memory_scope", "train.memory_scope must be allocated, reserved or device.");
+    else {
+      throw InputError("train.memory_scope", "train.memory_scope must be allocated, reserved or device.",
+                       "train.memory_scope 须为 allocated、reserved 或 device。");
+    }
   } else if (c.kind == "train_memory") {
     // The number a run reports is what its framework's own log prints.
     switch (in.framework->memory_reported) {

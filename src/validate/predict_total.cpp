@@ -20,7 +20,7 @@ std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs&
   std::vector<std::string> flags;
   const nlohmann::json t = c.raw.contains("train") ? c.raw["train"] : nlohmann::json::object();
   if (!t.contains("tokens") || !t["tokens"].is_number() || !(t["tokens"].get<double>() > 0)) {
-    throw InputError("train.tokens", c.id + ": train.tokens is required for a train_total case.");
+    throw InputError("train.tokens", c.id + ": train.tokens is required for a train_total case.", c.id + "：train_total 案例必须给出 train.tokens。");
   }
   const double tokens = t["tokens"].get<double>();
   CaseInputs sized = in;

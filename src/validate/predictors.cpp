@@ -50,7 +50,10 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   if (!inf.contains("batch")) {
     const EngineDefaults e = engine_defaults(inf.value("framework", std::string()), in.model, in.gpu, o, input, output);
     const MaxThroughputRun run = max_throughput_run(in.model, in.gpu, o, e, input, output);
-    if (!run.feasible) throw InputError("infer", "max-throughput run does not fit: " + run.why_not);
+    if (!run.feasible) {
+      throw InputError("infer", "max-throughput run does not fit: " + run.why_not,
+                       "最大吞吐运行放不下：" + (run.why_not_zh.empty() ? run.why_not : run.why_not_zh));
+    }
     flags.push_back(fmt::format("batch not stated: max-throughput run, batch {} reached ({}-limited; {} defaults)", run.batch,
                                 run.limited_by, e.name));
     out.push_back(Prediction{"per_token_latency_ms", run.tpot_s * 1e3, flags});

@@ -48,8 +48,9 @@ std::string field_key(const std::string& cli_field) {
   return k;
 }
 
-ApiResponse error_response(int status, const std::string& message, const std::string& field) {
-  json j = {{"error", message}, {"field", field.empty() ? json(nullptr) : json(field)}};
+ApiResponse error_response(int status, const std::string& message, const std::string& field, const std::string& message_zh) {
+  json j = {{"error", message}, {"error_zh", message_zh.empty() ? message : message_zh},
+            {"field", field.empty() ? json(nullptr) : json(field)}};
   return ApiResponse{status, "application/json", j.dump()};
 }
 
@@ -63,6 +64,17 @@ const char* type_name(const json& v) {
     case json::value_t::array: return "an array";
     case json::value_t::object: return "an object";
     default: return "a number";
+  }
+}
+
+const char* type_name_zh(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return " null";
+    case json::value_t::boolean: return "布尔值";
+    case json::value_t::string: return "字符串";
+    case json::value_t::array: return "数组";
+    case json::value_t::object: return "对象";
+    default: return "数字";
   }
 }
 
@@ -210,7 +222,7 @@ void read_model(Body& b, std::optional<ModelSpec>& spec, std::optional<std::stri
     try {
       spec = model_from_hf_config(*config, "pasted config.json");
     } catch (const InputError& e) {
-      throw InputError("config", e.what());  // the request's key, not the file name the reader names
+      throw InputError("config", e.what(), e.zh());  // the request's key, not the file name the reader names
     }
   } else if (!name.empty()) {
     spec = catalog_model(name);
@@ -495,7 +507,7 @@ const char* content_type_for(const std::string& path) {
 
 ApiResponse api(const std::string& method, const std::string& route, const std::string& body) {
   if (route == "health" || route == "models" || route == "gpus" || route == "frameworks") {
-    if (method != "GET") return error_response(405, "/api/" + route + " takes GET.");
+    if (method != "GET") return error_response(405, "/api/" + route + " takes GET.", "", "/api/" + route + " 只接受 GET 请求。");
     if (route == "health") return ok({{"ok", true}, {"version", "0.1.0"}});
     if (route == "frameworks") return ok(frameworks_json());
     return ok(route == "models" ? models_json() : gpus_json());
@@ -504,18 +516,23 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   bool with_view = false;
   if (const auto slash = route.find('/'); slash != std::string::npos) {
     command = route.substr(0, slash);
-    if (route.substr(slash + 1) != "view") return error_response(404, "No such API route: /api/" + route + ".");
+    if (route.substr(slash + 1) != "view") return error_response(404, "No such API route: /api/" + route + ".", "", "没有这个接口：/api/" + route + "。");
     with_view = true;
   }
-  if (command != "train" && command != "memory" && command != "plan" && command != "infer" && command != "finetune") return error_response(404, "No such API route: /api/" + route + ".");
-  if (method != "POST") return error_response(405, "/api/" + route + " takes POST with a JSON object.");
+  if (command != "train" && command != "memory" && command != "plan" && command != "infer" && command != "finetune") {
+    return error_response(404, "No such API route: /api/" + route + ".", "", "没有这个接口：/api/" + route + "。");
+  }
+  if (method != "POST") return error_response(405, "/api/" + route + " takes POST with a JSON object.", "", "/api/" + route + " 只接受带 JSON 对象的 POST 请求。");
   json j;
   try {
     j = json::parse(body);
   } catch (const json::parse_error& e) {
-    return error_response(400, fmt::format("The request body is not valid JSON: {}", e.what()));
+    return error_response(400, fmt::format("The request body is not valid JSON: {}", e.what()), "", fmt::format("请求体不是合法的 JSON：{}", e.what()));
   }
-  if (!j.is_object()) return error_response(400, fmt::format("The request body must be a JSON object (got {}).", type_name(j)));
+  if (!j.is_object()) {
+    return error_response(400, fmt::format("The request body must be a JSON object (got {}).", type_name(j)), "",
+                          fmt::format("请求体须为 JSON 对象（收到的是{}）。", type_name_zh(j)));
+  }
   Body b(j);
   Report rep;
   if (command == "train") rep = train(b);
@@ -532,24 +549,26 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
 ApiResponse handle_request(const std::string& method, const std::string& path, const std::string& body) {
   try {
     if (body.size() > kMaxBodyBytes) {
-      return error_response(413, fmt::format("The request body is {} bytes; the limit is {} bytes.", body.size(), kMaxBodyBytes));
+      return error_response(413, fmt::format("The request body is {} bytes; the limit is {} bytes.", body.size(), kMaxBodyBytes), "",
+                            fmt::format("请求体有 {} 字节，上限是 {} 字节。", body.size(), kMaxBodyBytes));
     }
     if (path.find("..") != std::string::npos || path.find('\\') != std::string::npos || path.find('\0') != std::string::npos) {
-      return error_response(400, "The path must not contain '..', '\\' or NUL.", "path");
+      return error_response(400, "The path must not contain '..', '\\' or NUL.", "path", "路径中不能有 '..'、'\\' 或 NUL 字符。");
     }
     if (path.rfind("/api/", 0) == 0) return api(method, path.substr(5), body);
-    if (method != "GET" && method != "HEAD") return error_response(405, "Pages take GET; the API is under /api/.");
+    if (method != "GET" && method != "HEAD") return error_response(405, "Pages take GET; the API is under /api/.", "", "页面只接受 GET 请求；接口在 /api/ 下。");
     const std::string name = (path == "/" || path.empty()) ? "index.html" : path.substr(1);
     for (const auto& f : embedded_web_files()) {
       if (f.path == name) return ApiResponse{200, content_type_for(name), f.content};
     }
-    return error_response(404, "No such page: " + path + ".", "path");
+    return error_response(404, "No such page: " + path + ".", "path", "没有这个页面：" + path + "。");
   } catch (const InputError& e) {
-    return error_response(400, e.what(), field_key(e.field()));
+    return error_response(400, e.what(), field_key(e.field()), e.zh());
   } catch (const json::exception& e) {
-    return error_response(400, fmt::format("Malformed JSON input: {}", e.what()));
+    return error_response(400, fmt::format("Malformed JSON input: {}", e.what()), "", fmt::format("JSON 输入格式有误：{}", e.what()));
   } catch (const std::exception& e) {
-    return error_response(500, fmt::format("Internal error: {} (please report this).", e.what()));
+    return error_response(500, fmt::format("Internal error: {} (please report this).", e.what()), "",
+                          fmt::format("内部错误：{}（请报告此问题）。", e.what()));
   }
 }
 

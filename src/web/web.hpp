@@ -46,8 +46,10 @@ ApiResponse handle_request(const std::string& method, const std::string& path, c
 // The request key for an InputError field: "--seq-len" -> "seq_len".
 std::string field_key(const std::string& cli_field);
 
-// One error response.
-ApiResponse error_response(int status, const std::string& message, const std::string& field = "");
+// One error response: {"error": the English sentence, "error_zh": the Chinese
+// one (the English where none is given), "field": the request key or null}.
+ApiResponse error_response(int status, const std::string& message, const std::string& field = "",
+                           const std::string& message_zh = "");
 
 }  // namespace web
 }  // namespace gpuplan

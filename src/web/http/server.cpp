@@ -70,15 +70,23 @@ int serve(const std::string& host, int port) {
       return httplib::Server::HandlerResponse::Handled;
     }
     std::string msg = "HTTP error " + std::to_string(res.status) + ".";
-    if (res.status == 413) msg = "The request body is larger than the limit of " + std::to_string(kMaxBodyBytes) + " bytes.";
-    else if (res.status == 400) msg = "Malformed HTTP request.";
-    else if (res.status == 414) msg = "The request path is too long.";
-    res.set_content(nlohmann::json{{"error", msg}, {"field", nullptr}}.dump(), "application/json");
+    std::string msg_zh = "HTTP 错误 " + std::to_string(res.status) + "。";
+    if (res.status == 413) {
+      msg = "The request body is larger than the limit of " + std::to_string(kMaxBodyBytes) + " bytes.";
+      msg_zh = "请求体超过了 " + std::to_string(kMaxBodyBytes) + " 字节的上限。";
+    } else if (res.status == 400) {
+      msg = "Malformed HTTP request.";
+      msg_zh = "HTTP 请求格式有误。";
+    } else if (res.status == 414) {
+      msg = "The request path is too long.";
+      msg_zh = "请求路径过长。";
+    }
+    res.set_content(nlohmann::json{{"error", msg}, {"error_zh", msg_zh}, {"field", nullptr}}.dump(), "application/json");
     return httplib::Server::HandlerResponse::Handled;
   }));
   svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     res.status = 500;
-    res.set_content(R"({"error":"Internal error (please report this).","field":null})", "application/json");
+    res.set_content(R"({"error":"Internal error (please report this).","error_zh":"内部错误（请报告此问题）。","field":null})", "application/json");
   });
 
   int bound = port;

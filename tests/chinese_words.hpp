@@ -1,0 +1,178 @@
+// The English-word checker of the Chinese output tests (test_chinese_output.cpp,
+// test_chinese_errors.cpp): what counts as an English word in a line of zh
+// text, and the allowlist of what a Chinese engineer writes in Latin letters
+// too. See test_chinese_output.cpp's file comment for the rules.
+#pragma once
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/run_cli.hpp"
+#include "gpuplan/framework.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+
+namespace chinese_words {
+
+using namespace gpuplan;
+
+// Units, acronyms, names of techniques and of cited authors: what a Chinese
+// engineer writes in Latin letters too. Keep it short; a word of prose is a
+// defect of the zh text, not an entry here.
+inline const std::set<std::string> kAllowed = {
+    // units and their SI prefixes
+    "FLOP", "FLOPs", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP", "MFLOP", "kFLOP", "GiB", "MiB", "KiB",
+    "TiB", "GB", "TB", "MB", "KB", "kB", "PB", "Gb", "Tb", "kW", "kWh", "W", "MW", "GHz", "MHz", "token", "tokens",
+    // money
+    "CNY", "USD", "RMB",
+    // hardware and interconnects
+    "GPU", "CPU", "NPU", "HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "IB",
+    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX",
+    // parallelism, memory and training techniques
+    "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
+    "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "Transformer", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
+    "LayerNorm", "FlashAttention", "GEMM", "NCCL", "HCCL", "CUDA", "ViT", "LLM", "AutoTP", "Ulysses", "NVSHMEM",
+    "DeepEP", "EPLB", "PD", "TTFT", "TPOT", "ITL", "SLO", "RPS", "QPS", "PUE", "MTBF", "MAMF", "MSMF", "JSON",
+    "CSV", "API", "BF16", "FP8", "FP16", "FP32", "TF32", "INT8", "INT4", "AWQ", "GPTQ", "Daly", "Young", "MLP", "Logits",
+    "logits", "softmax", "log-softmax", "dropout", "all-reduce", "all-to-all", "all-gather", "reduce-scatter", "Graph",
+    "VP",
+    // the program itself (gpuplan train, gpuplan gpus 910b2: commands to type)
+    "gpuplan", "id", "sdpa", "cudnn", "PyTorch",
+    // authors of the formulas' sources
+    "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
+    "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",
+    // organisations that publish the cited data
+    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT",
+};
+
+inline std::set<std::string> catalog_names() {
+  std::set<std::string> names;
+  auto add_words = [&](const std::string& text) {
+    std::string w;
+    for (char c : text + " ") {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') {
+        w += c;
+      } else {
+        if (!w.empty()) names.insert(w);
+        w.clear();
+      }
+    }
+  };
+  for (const auto& g : gpu_catalog()) {
+    names.insert(g.id);
+    for (const auto& a : g.aliases) names.insert(a);
+    add_words(g.name);
+    add_words(g.vendor);
+    add_words(g.intra_link);
+    add_words(g.scaleout);
+  }
+  for (const auto& m : model_catalog()) {
+    names.insert(m.spec.id);
+    for (const auto& a : m.aliases) names.insert(a);
+    add_words(m.spec.name);
+  }
+  for (const auto& f : framework_catalog()) {
+    names.insert(f.id);
+    for (const auto& a : f.aliases) names.insert(a);
+    add_words(f.name);
+  }
+  // Providers are names (RunPod, Lambda, AutoDL), except the descriptive ones, which have a zh name.
+  for (const auto& q : price_catalog()) {
+    if (q.provider_zh.empty()) add_words(q.provider);
+  }
+  // Serving engines named in reports.
+  for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "MindIE", "Dynamo"}) names.insert(e);
+  return names;
+}
+
+inline bool has_digit(const std::string& s) {
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) return true;
+  }
+  return false;
+}
+inline bool ascii_letters_only(const std::string& s) {
+  for (char c : s) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) return false;
+  }
+  return !s.empty();
+}
+
+// Splits at bytes that cannot be inside an id, a flag or a URL (spaces, CJK, punctuation).
+inline std::vector<std::string> tokens_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::string t;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    const unsigned char c = i < line.size() ? static_cast<unsigned char>(line[i]) : ' ';
+    const bool keep = c < 0x80 && (std::isalnum(c) || std::string("-_./@+:%=#&?~").find(static_cast<char>(c)) != std::string::npos);
+    if (keep) {
+      t += static_cast<char>(c);
+    } else {
+      // Trailing sentence punctuation is not part of the token.
+      while (!t.empty() && std::string(".:").find(t.back()) != std::string::npos) t.pop_back();
+      if (!t.empty()) out.push_back(t);
+      t.clear();
+    }
+  }
+  return out;
+}
+
+// A quoted source stays in the language it was published in, labelled as
+// such: "来源：" up to the closing full-width parenthesis (or the end of the
+// line) is the citation, not gpuplan's text, and is not scanned.
+inline std::string without_quoted_sources(std::string line) {
+  static const std::string label = "来源：", close = "）";
+  for (size_t at = line.find(label); at != std::string::npos; at = line.find(label, at)) {
+    const size_t end = line.find(close, at);
+    line.erase(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  return line;
+}
+
+// The English words of a line of Chinese output (see the file comment).
+inline std::vector<std::string> english_words(const std::string& line, const std::set<std::string>& names) {
+  std::vector<std::string> bad;
+  const std::vector<std::string> toks = tokens_of(without_quoted_sources(line));
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const std::string& t = toks[i];
+    if (t.rfind("-", 0) == 0) {
+      if (t.rfind("--", 0) == 0 && t.find('=') == std::string::npos && i + 1 < toks.size() && toks[i + 1] != "gpuplan") ++i;  // the flag's value
+      continue;
+    }
+    if (t == "gpuplan" && i + 1 < toks.size()) {  // a command to type: gpuplan frameworks
+      ++i;
+      continue;
+    }
+    if (names.count(t) || kAllowed.count(t)) continue;
+    if (t.find('.') != std::string::npos || t.find('_') != std::string::npos || t.find('@') != std::string::npos) continue;  // URLs, files, keys
+    if (has_digit(t) && t.find('-') == std::string::npos) continue;  // an id or a number: a100, fp8, 6·N
+    std::string part;
+    for (char c : t + "/") {
+      if (c == '-' || c == '/' || c == '_' || c == ':' || c == '+' || c == '=' || c == '%' || c == '&' || c == '?' || c == '#' || c == '~') {
+        if (part.size() > 1 && ascii_letters_only(part) && !names.count(part) && !kAllowed.count(part)) bad.push_back(part);
+        part.clear();
+      } else {
+        part += c;
+      }
+    }
+  }
+  return bad;
+}
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+inline CliRun run_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"gpuplan"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  CliRun r;
+  r.status = cli::run_cli(static_cast<int>(argv.size()), argv.data(), &r.out, &r.err);
+  return r;
+}
+
+}  // namespace chinese_words
