@@ -37,6 +37,7 @@ const char* method_zh(FineTune m) {
     case FineTune::kFull: return "全参数";
     case FineTune::kLora: return " LoRA ";
     case FineTune::kQlora: return " QLoRA ";
+    case FineTune::kNone: break;  // not a fine-tune (finetune_report_for never sets it)
   }
   return "";
 }

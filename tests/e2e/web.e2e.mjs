@@ -2,7 +2,7 @@
 // driven by playwright-core). Run by CTest (tests/e2e/CMakeLists.txt) or by hand:
 //   GPUPLAN_BINARY=build/gpuplan node tests/e2e/web.e2e.mjs
 // Exit 0: passed; 1: failed; 77: skipped (no chromium or no node_modules), with the reason printed.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -312,9 +312,14 @@ try {
   await page.selectOption('#ft_method', 'full');
   await page.selectOption('#gpu', 'rtx4090-24gb');
   await ftBad;
-  await page.waitForFunction(() => !document.querySelector('#error').hidden && /does not fit/.test(document.querySelector('#error').textContent) &&
+  // The page is in Chinese here: the API's error_zh, as gpuplan finetune ... --lang zh prints it.
+  await page.waitForFunction(() => !document.querySelector('#error').hidden && /放不下/.test(document.querySelector('#error').textContent) &&
     document.querySelector('#gpu').classList.contains('invalid'));
-  step('infeasible fine-tune (405B full on 4090): one sentence, the GPU field marked');
+  const ftZh = spawnSync(binary, ['finetune', '--model', 'llama-3.1-405b', '--method', 'full', '--gpu', 'rtx4090-24gb', '--market', 'cn', '--lang', 'zh'],
+    { encoding: 'utf8' });
+  assert.equal(ftZh.status, 2);
+  assert.equal(await page.textContent('#error'), ftZh.stderr.replace(/^错误：/, '').trim(), 'the page shows the CLI\'s Chinese sentence');
+  step('infeasible fine-tune (405B full on 4090): one Chinese sentence as the CLI prints it, the GPU field marked');
   // A bad rank marks its own field.
   await page.selectOption('#ft_method', 'lora');
   await page.fill('#ft_rank', '0');
