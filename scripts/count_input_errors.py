@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Counts the InputError throw sites under src/ and include/: how many give the
 Chinese sentence (InputError(field, en, zh)) and how many only the English one
-(the old two-argument form). With --list, prints each English-only site.
+(the old two-argument form); and the require_range calls (each a throw site
+too): with the allowed values in both languages (six arguments) or English only
+(five). With --list, prints each English-only site.
 
   python3 scripts/count_input_errors.py [--list]
 
@@ -42,6 +44,7 @@ def top_level_args(text, start):
 def main():
     root = pathlib.Path(__file__).resolve().parent.parent
     with_zh, without = 0, []
+    ranges_zh, ranges_en = 0, []
     for path in sorted(list(root.glob('src/**/*.[ch]pp')) + list(root.glob('include/**/*.hpp'))):
         if path.name == 'error.hpp':
             continue  # the class itself
@@ -56,9 +59,18 @@ def main():
                 with_zh += 1
             else:
                 without.append(f'{path.relative_to(root)}:{line}')
+        for m in re.finditer(r'\brequire_range\(', code):
+            if code[m.end():m.end() + 12] == 'double value' or path.name == 'units.cpp':
+                continue  # its declarations and definitions (the English-only one forwards to the other)
+            line = code.count('\n', 0, m.start()) + 1
+            if top_level_args(code, m.end() - 1) >= 6:
+                ranges_zh += 1
+            else:
+                ranges_en.append(f'{path.relative_to(root)}:{line} (require_range)')
     print(f'InputError sites: {with_zh + len(without)}; with a zh sentence: {with_zh}; English only: {len(without)}')
+    print(f'require_range calls: {ranges_zh + len(ranges_en)}; with a zh sentence: {ranges_zh}; English only: {len(ranges_en)}')
     if '--list' in sys.argv:
-        print('\n'.join(without))
+        print('\n'.join(without + ranges_en))
 
 
 if __name__ == '__main__':
