@@ -21,14 +21,15 @@ namespace {
 TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   const auto& cat = framework_catalog();
   // The stacks issue 12 names, and generic for a user who names none.
+  // Colossal-AI and MindSpeed-LLM: the stacks Chinese teams run on H800/A800 and the Ascend 910B.
   for (const char* id : {"generic", "megatron-lm", "nemo", "megatron-bridge", "deepspeed", "megatron-deepspeed", "torchtitan",
-                         "llm-foundry", "olmo-core", "lit-gpt", "torchtune", "hf-trainer"}) {
+                         "llm-foundry", "olmo-core", "lit-gpt", "torchtune", "hf-trainer", "colossalai", "mindspeed-llm"}) {
     EXPECT_TRUE(std::any_of(cat.begin(), cat.end(), [&](const FrameworkFamily& f) { return f.id == id; })) << id;
   }
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 36u) << v.label();  // 25 required + 11 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 37u) << v.label();  // 25 required + 12 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
@@ -183,6 +184,131 @@ TEST(Frameworks, PlannerSearchesOnlyWhatTheFrameworkRuns) {
     EXPECT_EQ(l.pp, 1);
     EXPECT_EQ(l.zero_stage, 3);
     EXPECT_EQ(l.cp, 1);
+  }
+}
+
+// Colossal-AI, read at hpcaitech/ColossalAI@v0.3.6 and @v0.4.9 (data/frameworks/colossalai.json).
+TEST(Frameworks, ColossalAiProfileStatesItsCitedDefaults) {
+  // The names people type resolve to the one profile; a date picks the version.
+  for (const char* name : {"colossalai", "colossal", "Colossal-AI", "cai", "colossal_ai"}) EXPECT_EQ(find_framework(name).id, "colossalai") << name;
+  EXPECT_EQ(find_framework("cai").version, "0.4.9");
+  EXPECT_EQ(find_framework("colossalai@2024-06").version, "0.3.6");
+  const FrameworkProfile& old = find_framework("colossalai@0.3.6");
+  // hybrid_parallel_plugin.py: zero_stage in (0, 1, 2), default 0; Gemini is its ZeRO-3.
+  EXPECT_EQ(old.zero_stages, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(old.zero_default, 0);
+  // "zero stage must be 0 or 1 when using pipeline parallelism".
+  EXPECT_EQ(old.zero_max_with_pp, 1);
+  ASSERT_NE(old.fact("zero_max_with_pp"), nullptr);
+  EXPECT_NE(old.fact("zero_max_with_pp")->source.find("zero stage must be 0 or 1"), std::string::npos);
+  // enable_flash_attention defaults False and the example pins torch <= 2.0: HF's eager attention.
+  EXPECT_EQ(old.attention, AttentionKernel::kMaterialised);
+  EXPECT_EQ(old.elementwise, ElementwiseMode::kEager);  // enable_fused_normalization = False
+  EXPECT_FALSE(old.cp);                                 // split_gather SP only, within TP
+  EXPECT_EQ(old.export_format, ExportFormat::kNone);    // configured in Python (Booster(plugin=...))
+  const FrameworkProfile& now = find_framework("colossalai@0.4.9");
+  EXPECT_TRUE(now.cp);                                  // sequence_parallelism_mode all_to_all / ring_attn
+  EXPECT_EQ(now.attention, AttentionKernel::kSdpa);     // transformers==4.39.3: _attn_implementation 'sdpa'
+  EXPECT_EQ(now.pipeline_schedules, (std::vector<std::string>{"1f1b", "interleaved", "zero_bubble"}));  // pp_style 1f1b/interleaved/zbv
+  EXPECT_EQ(now.fp8_scaling, Fp8Scaling::kDynamic);     // cast_to_fp8: per-tensor amax each call
+  EXPECT_EQ(now.zero_max_with_pp, 1);                   // inherited from 0.3.6
+  // A pipelined ZeRO-2 layout is refused with the reason; ZeRO-1 with PP and ZeRO-3 without run.
+  Layout l;
+  l.tp = 2;
+  l.pp = 2;
+  l.dp = 4;
+  l.zero_stage = 2;
+  EXPECT_NE(framework_cannot_run(now, l).find("at most ZeRO stage 1 with pipeline parallelism"), std::string::npos);
+  l.zero_stage = 1;
+  EXPECT_EQ(framework_cannot_run(now, l), "");
+  l.pp = 1;
+  l.dp = 8;
+  l.zero_stage = 3;
+  EXPECT_EQ(framework_cannot_run(now, l), "");
+  // ZeRO-3 without pipelining stays allowed for the other stacks' pipelined layouts (default 3).
+  EXPECT_EQ(find_framework("megatron-core@0.12.0").zero_max_with_pp, 3);
+}
+
+// MindSpeed-LLM 2.1.0 on MindSpeed core_r0.8.0 and Megatron-LM core_r0.8.0 (data/frameworks/mindspeed-llm.json).
+TEST(Frameworks, MindSpeedProfileStatesItsCitedDefaults) {
+  for (const char* name : {"mindspeed", "mindspeed-llm", "MindSpeed_LLM", "modellink", "ModelLink"}) {
+    EXPECT_EQ(find_framework(name).id, "mindspeed-llm") << name;
+  }
+  const FrameworkProfile& ms = find_framework("mindspeed@2.1.0");
+  // --use-flash-attn in all 133 shipped pretrain scripts -> torch_npu.npu_fusion_attention.
+  EXPECT_EQ(ms.attention, AttentionKernel::kNpuFusion);
+  EXPECT_NE(ms.fact("attention")->source.find("npu_fusion_attention"), std::string::npos);
+  EXPECT_EQ(parse_attention_kernel("npu_fusion", "--attention"), AttentionKernel::kNpuFusion);
+  EXPECT_STREQ(attention_kernel_name(AttentionKernel::kNpuFusion), "npu_fusion");
+  EXPECT_EQ(ms.zero_stages, (std::vector<int>{0, 1}));  // --use-distributed-optimizer; no ZeRO-3 reachable
+  EXPECT_EQ(ms.zero_default, 1);                         // 102 of 133 scripts
+  EXPECT_TRUE(ms.sequence_parallel_default);             // 126 of 133 scripts
+  EXPECT_EQ(ms.grad_accum_dtype, GradAccumDtype::kFp32); // bf16 forces fp32 main_grad (Megatron core_r0.8.0)
+  EXPECT_EQ(ms.cpu_offload, (std::vector<std::string>{"optimizer", "activations"}));  // --swap-optimizer, --swap-attention
+  EXPECT_EQ(ms.fp8_gemms, Fp8Gemms::kNone);
+  EXPECT_EQ(ms.export_format, ExportFormat::kMegatron);
+  // Its kernel keeps no s×s scores; TP turns sequence parallelism on.
+  Layout l;
+  l.tp = 8;
+  l.dp = 2;
+  l.zero_stage = 1;
+  apply_framework(ms, RunSettings{}, l);
+  EXPECT_FALSE(keeps_attention_scores(l));
+  EXPECT_TRUE(l.sequence_parallel);
+  EXPECT_FALSE(l.eager);  // --use-fused-rmsnorm / swiglu / rotary
+  l.zero_stage = 3;
+  EXPECT_NE(framework_cannot_run(ms, l).find("ZeRO stage 3"), std::string::npos);
+}
+
+// A 7B plan on each stack returns only layouts it can run: Colossal-AI never
+// pipelines above ZeRO-1, MindSpeed never shards parameters and always runs
+// npu_fusion_attention on the 910B.
+TEST(Frameworks, ChineseStacksPlanOnly7bLayoutsTheyRun) {
+  struct Case { const char* fw; const char* gpu; };
+  for (const Case& c : {Case{"colossalai@0.4.9", "h800"}, Case{"colossalai@0.3.6", "a800"}, Case{"mindspeed", "ascend910b-64gb"}}) {
+    PlanRequest r;
+    r.model = find_model("llama-2-7b");
+    r.gpus = {find_gpu(c.gpu)};
+    r.gpu_counts = {16};
+    r.seq_len = 4096;
+    r.global_batch = 128;
+    r.zero_stage = std::nullopt;
+    r.framework = &find_framework(c.fw);
+    r.top_k = 20;
+    bool any_pipelined = false;
+    for (const Layout& l : enumerate_layouts(r, r.gpus[0], 16)) {
+      ASSERT_EQ(framework_cannot_run(*r.framework, l), "") << c.fw << " tp " << l.tp << " pp " << l.pp << " zero " << l.zero_stage;
+      if (l.pp > 1) {
+        any_pipelined = true;
+        EXPECT_LE(l.zero_stage, r.framework->zero_max_with_pp) << c.fw;
+      }
+      EXPECT_LE(l.zero_stage, r.framework->zero_stages.back()) << c.fw;
+    }
+    EXPECT_TRUE(any_pipelined) << c.fw;  // the pipelined part of the space is searched, within its ZeRO bound
+    const PlanResult res = plan(r);
+    ASSERT_FALSE(res.groups.front().top.empty()) << c.fw;
+    for (const PlanCandidate& p : res.groups.front().top) {
+      EXPECT_EQ(framework_cannot_run(*r.framework, p.layout), "") << c.fw;
+      if (std::string(c.fw) == "mindspeed") EXPECT_EQ(p.layout.attention, AttentionKernel::kNpuFusion);
+    }
+  }
+  // Pinned ZeRO-2 with PP 2 on Colossal-AI is refused, naming the bound.
+  PlanRequest r;
+  r.model = find_model("llama-2-7b");
+  r.gpus = {find_gpu("h800")};
+  r.gpu_counts = {16};
+  r.seq_len = 4096;
+  r.global_batch = 128;
+  r.pp = 2;
+  r.zero_stage = 2;
+  r.framework = &find_framework("colossalai");
+  EXPECT_TRUE(enumerate_layouts(r, r.gpus[0], 16).empty());
+  try {
+    plan(r);
+    ADD_FAILURE() << "pipelined ZeRO-2 planned on Colossal-AI";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--zero");
+    EXPECT_NE(std::string(e.what()).find("at most 1 with --pp 2"), std::string::npos) << e.what();
   }
 }
 

@@ -64,6 +64,7 @@ struct FrameworkProfile {
   CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE) or PyTorch context_parallel's all-gather
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels
   bool tp_grad_comm_async = false;                       // column-parallel input-gradient collective runs under the weight-gradient GEMM
+  int zero_max_with_pp = 3;                              // highest ZeRO stage it runs with pipelining (Colossal-AI: 1)
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
   bool master_weights_fp32 = true;
   std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};

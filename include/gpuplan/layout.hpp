@@ -19,8 +19,10 @@ enum class PipelineSchedule { kOneFOneB, kInterleaved };
 // (fused softmax before FlashAttention), FlashAttention-2 (Dao 2023),
 // FlashAttention-3 (Shah et al. 2024, Hopper only), cuDNN fused attention (as
 // TransformerEngine runs it), or PyTorch's scaled_dot_product_attention (its
-// FlashAttention-2 backend). Rates per kernel: data/kernels/attention.json.
-enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa };
+// FlashAttention-2 backend), or Ascend's npu_fusion_attention (torch_npu's fused
+// FlashAttention-style kernel on the 910B, as MindSpeed calls it). Rates per
+// kernel: data/kernels/attention.json.
+enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa, kNpuFusion };
 // How an FP8 recipe casts the operands of its FP8 GEMMs: delayed scaling with a
 // fused cast-and-transpose (TransformerEngine: one read of the bf16 tensor,
 // fp8 and transposed-fp8 written), or dynamic tensorwise scaling (torchao

@@ -42,12 +42,12 @@ void add_layout_flags(CLI::App* cmd, LayoutInputs* f) {
 
 void add_framework_flags(CLI::App* cmd, FrameworkInputs* f) {
   cmd->add_option("--framework", f->framework,
-                  help_text("Training stack as NAME[@VERSION]: megatron-lm, nemo, deepspeed, torchtitan, llm-foundry, torchtune, ... "
+                  help_text("Training stack as NAME[@VERSION]: megatron-lm, nemo, deepspeed, torchtitan, colossalai, mindspeed, llm-foundry, torchtune, ... "
                             "(gpuplan frameworks); its defaults and what it can run",
-                            "训练框架，写作 名称[@版本]：megatron-lm、nemo、deepspeed、torchtitan、llm-foundry、torchtune 等"
+                            "训练框架，写作 名称[@版本]：megatron-lm、nemo、deepspeed、torchtitan、colossalai、mindspeed、llm-foundry、torchtune 等"
                             "（gpuplan frameworks）；决定默认设置与可用的并行方式"))
       ->capture_default_str();
-  cmd->add_option("--attention", f->attention, help_text("Attention kernel: flash (FA2), flash3, cudnn, sdpa, materialised; default: the framework's", "注意力内核：flash（FA2）、flash3、cudnn、sdpa、materialised；默认随框架"));
+  cmd->add_option("--attention", f->attention, help_text("Attention kernel: flash (FA2), flash3, cudnn, sdpa, npu_fusion (Ascend), materialised; default: the framework's", "注意力内核：flash（FA2）、flash3、cudnn、sdpa、npu_fusion（昇腾）、materialised；默认随框架"));
   cmd->add_option("--loss", f->loss, help_text("Cross-entropy: full (fp32 logits), fused, chunked, vocab_parallel (Megatron's unfused); default: the framework's", "交叉熵：full（fp32 logits）、fused、chunked、vocab_parallel（Megatron 未融合实现）；默认随框架"));
   cmd->add_option("--compile", f->compile, help_text("torch.compile on|off (PyTorch-native stacks); default: the framework's", "torch.compile on|off（PyTorch 原生框架）；默认随框架"));
   cmd->add_option("--tp-comm-overlap", f->tp_comm_overlap, help_text("TP communication overlapped with GEMMs, on|off; default: the framework's", "TP 通信与矩阵乘重叠，on|off；默认随框架"));

@@ -90,7 +90,9 @@ const Table* find(const std::string& kernel, const std::string& arch, const std:
 // (Shah et al. 2024 §1) and cuDNN has no measured table off Hopper: both use
 // FlashAttention-2's there. Ada runs the Ampere kernels (sm_80 code paths of
 // flash-attention); an architecture with no measurement borrows Hopper's table
-// as a fraction of peak (an assumption the basis text states).
+// as a fraction of peak (an assumption the basis text states). Ascend's
+// npu_fusion_attention has no measured table: it takes FlashAttention-2's,
+// which is what the same tiled, score-free algorithm runs at elsewhere.
 struct Choice { std::string kernel, arch; bool borrowed = false; };
 Choice choose(const GpuSpec& g, AttentionKernel k) {
   std::string kernel = k == AttentionKernel::kFlash3 ? "flash3" : k == AttentionKernel::kCudnn ? "cudnn" : "flash2";
@@ -173,7 +175,8 @@ std::string attention_rate_basis(const GpuSpec& g, AttentionKernel k) {
   if (k == AttentionKernel::kMaterialised) return "materialised scores: batched GEMMs and HBM streaming of the s×s matrix";
   const Choice c = choose(g, k);
   const Table* ref = find(c.kernel, c.arch, "forward", 128);
-  return fmt::format("{} measured on {} ({}){}", c.kernel, ref->reference_gpu, ref->source,
+  return fmt::format("{}{} measured on {} ({}){}", k == AttentionKernel::kNpuFusion ? "npu_fusion_attention, unmeasured: " : "", c.kernel,
+                     ref->reference_gpu, ref->source,
                      c.borrowed ? "; no measurement for this architecture: the Hopper table as a fraction of peak" : "");
 }
 
@@ -181,7 +184,7 @@ std::string attention_rate_basis_zh(const GpuSpec& g, AttentionKernel k) {
   if (k == AttentionKernel::kMaterialised) return "显式计算注意力分数：批量 GEMM，s×s 矩阵经 HBM 读写";
   const Choice c = choose(g, k);
   const Table* ref = find(c.kernel, c.arch, "forward", 128);
-  return fmt::format("{} 在 {} 上的实测值{}（来源：{}）", c.kernel, ref->reference_gpu,
+  return fmt::format("{}{} 在 {} 上的实测值{}（来源：{}）", k == AttentionKernel::kNpuFusion ? "npu_fusion_attention 无实测，借用 " : "", c.kernel, ref->reference_gpu,
                      c.borrowed ? "；该架构没有实测，按 Hopper 表占峰值的比例换算" : "", ref->source);
 }
 

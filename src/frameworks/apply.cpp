@@ -33,6 +33,7 @@ const char* attention_kernel_name(AttentionKernel k) {
     case AttentionKernel::kFlash3: return "flash3";
     case AttentionKernel::kCudnn: return "cudnn";
     case AttentionKernel::kSdpa: return "sdpa";
+    case AttentionKernel::kNpuFusion: return "npu_fusion";
   }
   return "flash2";
 }
@@ -44,9 +45,10 @@ AttentionKernel parse_attention_kernel(const std::string& text, const std::strin
   if (t == "flash3" || t == "fa3" || t == "flashattention3") return AttentionKernel::kFlash3;
   if (t == "cudnn") return AttentionKernel::kCudnn;
   if (t == "sdpa") return AttentionKernel::kSdpa;
+  if (t == "npu-fusion" || t == "npu-fusion-attention" || t == "npufa") return AttentionKernel::kNpuFusion;
   if (t == "materialised" || t == "materialized" || t == "eager" || t == "none") return AttentionKernel::kMaterialised;
-  throw InputError(field, fmt::format("{} must be flash, flash2, flash3, cudnn, sdpa or materialised (got '{}').", field, text),
-                   fmt::format("{} 须为 flash、flash2、flash3、cudnn、sdpa 或 materialised（输入为 '{}'）。", field, text));
+  throw InputError(field, fmt::format("{} must be flash, flash2, flash3, cudnn, sdpa, npu_fusion or materialised (got '{}').", field, text),
+                   fmt::format("{} 须为 flash、flash2、flash3、cudnn、sdpa、npu_fusion 或 materialised（输入为 '{}'）。", field, text));
 }
 
 const char* loss_kernel_name(LossKernel k) {
@@ -185,6 +187,10 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.vp > 1 && !f.interleaving()) return both("has no interleaved pipeline schedule", "不支持交错流水线调度（VPP）");
   if (!f.supports_zero(l.zero_stage)) {
     return both(fmt::format("does not offer ZeRO stage {}", l.zero_stage), fmt::format("不提供 ZeRO-{}", l.zero_stage));
+  }
+  if (l.pp > 1 && l.zero_stage > f.zero_max_with_pp) {
+    return both(fmt::format("runs at most ZeRO stage {} with pipeline parallelism", f.zero_max_with_pp),
+                fmt::format("在流水线并行下最多运行 ZeRO-{}", f.zero_max_with_pp));
   }
   if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
     return both("has no selective recompute", "不支持选择性重计算");

@@ -144,6 +144,11 @@ void check_pins(const PlanRequest& r) {
   if (r.cp > 1 && !fw.cp) refuse("--cp", "no context parallelism", "不支持上下文并行");
   if (r.ep > 1 && !fw.ep) refuse("--ep", "no expert parallelism", "不支持专家并行");
   if (r.vp > 1 && !fw.interleaving()) refuse("--vp", "no interleaved pipeline schedule", "不支持交错流水线调度");
+  if (r.pp > 1 && r.zero_stage && *r.zero_stage > fw.zero_max_with_pp) {
+    refuse("--zero",
+           fmt::format("ZeRO stage {} does not run with pipeline parallelism (at most {} with --pp {})", *r.zero_stage, fw.zero_max_with_pp, r.pp),
+           fmt::format("ZeRO-{} 不能与流水线并行同时运行（--pp {} 时最多 ZeRO-{}）", *r.zero_stage, r.pp, fw.zero_max_with_pp));
+  }
   if (r.gpus.empty()) throw InputError("--gpu", "--gpu needs at least one GPU type.", "--gpu 至少要给出一种 GPU。");
   if (r.gpu_counts.empty()) throw InputError("--gpus", "--gpus needs at least one GPU count.", "--gpus 至少要给出一个卡数。");
   for (int64_t n : r.gpu_counts) {
@@ -319,6 +324,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
               for (int zero = 3; zero >= 0; --zero) {
                 if (r.zero_stage && *r.zero_stage != zero) continue;
                 if (!fw.supports_zero(zero)) continue;
+                if (pp > 1 && zero > fw.zero_max_with_pp) continue;  // profile zero_max_with_pp (Colossal-AI: ZeRO 0-1 with PP)
                 if (!r.zero_stage && zero > 0 && dp * cp == 1) continue;     // nothing to shard over
                 if (!r.zero_stage && zero >= 2 && pp > 1) continue;          // ZeRO-2/3 with pipelines: not searched
                 for (Recompute rc : {Recompute::kFull, Recompute::kSelective, Recompute::kNone}) {
