@@ -142,3 +142,54 @@ TEST(LaunchConfig, MegatronShardsZero2And3WithMegatronFsdp) {
   EXPECT_EQ(a.find("sharding-strategy"), std::string::npos) << a;
   EXPECT_NE(a.find("--overlap-grad-reduce\n"), std::string::npos) << a;
 }
+
+// MindSpeed-LLM 2.1.0 reads Megatron core_r0.8.0's arguments plus its own
+// (Ascend/MindSpeed-LLM@v2.1.0 mindspeed_llm/training/arguments.py): an uneven
+// split is --num-layer-list (core_r0.8.0 has no --decoder-first-pipeline-num-layers),
+// the NPU fused kernels are named, and CP is the ring gpuplan timed.
+TEST(LaunchConfig, MindSpeedDialectWritesItsOwnFlags) {
+  const ModelSpec llama = find_model("llama-2-7b");  // 32 layers, RMSNorm, SwiGLU, RoPE
+  Layout l;
+  l.tp = 2;
+  l.pp = 3;  // 32 layers over 3 stages: uneven
+  l.cp = 2;
+  l.dp = 1;
+  l.micro_batch = 1;
+  l.global_batch = 12;
+  l.seq_len = 4096;
+  l.zero_stage = 1;
+  l.sequence_parallel = true;
+  l.attention = AttentionKernel::kNpuFusion;
+  EXPECT_EQ(megatron_dialect(find_framework("mindspeed")), MegatronDialect::kMindSpeedLlm);
+  EXPECT_EQ(megatron_dialect(find_framework("megatron-core")), MegatronDialect::kMegatronLm);
+  const std::string a = megatron_arguments(llama, l, MegatronDialect::kMindSpeedLlm);
+  for (const char* s : {"--context-parallel-algo megatron_cp_algo", "--use-flash-attn", "--use-mcore-models", "--use-fused-rmsnorm",
+                        "--use-fused-swiglu", "--use-fused-rotary-pos-emb", "--use-distributed-optimizer", "--sequence-parallel"}) {
+    EXPECT_NE(a.find(s), std::string::npos) << s << "\n" << a;
+  }
+  EXPECT_EQ(a.find("pipeline-num-layers"), std::string::npos) << a;
+  EXPECT_EQ(a.find("account-for"), std::string::npos) << a;
+  // The list names every stage and adds up to the model's 32 layers.
+  const auto at = a.find("--num-layer-list ");
+  ASSERT_NE(at, std::string::npos) << a;
+  const std::string list = a.substr(at + 17, a.find('\n', at) - at - 17);
+  int sum = 0, stages = 0;
+  for (size_t i = 0; i <= list.size();) {
+    const size_t comma = std::min(list.find(',', i), list.size());
+    sum += std::stoi(list.substr(i, comma - i));
+    ++stages;
+    i = comma + 1;
+  }
+  EXPECT_EQ(stages, 3) << list;
+  EXPECT_EQ(sum, 32) << list;
+  // Megatron-LM's own dialect keeps its flags for the same layout.
+  const std::string b = megatron_arguments(llama, l);
+  EXPECT_EQ(b.find("--num-layer-list"), std::string::npos);
+  EXPECT_EQ(b.find("--use-fused-rmsnorm"), std::string::npos);
+  // Interleaving that needs unequal chunks has no MindSpeed-LLM 2.1.0 flags: named, not written.
+  l.vp = 2;  // 32 layers into 3 × 2 chunks
+  EXPECT_NE(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm).find("equal chunks"), std::string::npos);
+  EXPECT_EQ(megatron_arguments_gap(llama, l, MegatronDialect::kMegatronLm), "");
+  l.pp = 4;  // 32 = 4 × 2 × 4
+  EXPECT_EQ(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm), "");
+}

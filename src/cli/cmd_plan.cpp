@@ -101,7 +101,12 @@ void run(const PlanFlags& f) {
       throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); or export a rank without them.", gap, export_rank));
     }
   }
-  if (export_to == "megatron") emit(megatron_arguments(r.model, l));
+  if (export_to == "megatron") {
+    const MegatronDialect dialect = megatron_dialect(runner);
+    const std::string gap = megatron_arguments_gap(r.model, l, dialect);
+    if (!gap.empty()) throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); export another rank.", gap, export_rank));
+    emit(megatron_arguments(r.model, l, dialect));
+  }
   else if (export_to == "deepspeed") emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");
   else emit(torchtitan_toml(r.model, l));
 }

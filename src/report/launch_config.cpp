@@ -7,7 +7,23 @@
 
 namespace gpuplan {
 
-std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
+MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
+  return runner.id == "mindspeed-llm" ? MegatronDialect::kMindSpeedLlm : MegatronDialect::kMegatronLm;
+}
+
+std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect) {
+  if (dialect != MegatronDialect::kMindSpeedLlm || l.vp <= 1 || m.count_only) return "";
+  const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
+  if (m.layers % chunks != 0 || l.first_stage_layers || l.last_stage_layers) {
+    return fmt::format("MindSpeed-LLM 2.1.0 (Megatron core_r0.8.0) interleaves only equal chunks (--num-layers-per-virtual-pipeline-stage), "
+                       "and {} layers do not split into pp {} × vp {} equal chunks",
+                       m.layers, l.pp, l.vp);
+  }
+  return "";
+}
+
+std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDialect dialect) {
+  const bool mindspeed = dialect == MegatronDialect::kMindSpeedLlm;
   // One flag (with its value) per line and no line continuations, so the text
   // works in `$(< file)`, in `$(gpuplan ...)` and inside a bash array, the way
   // Megatron-LM's example scripts list their arguments.
@@ -27,12 +43,23 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
     // The split the memory and step-time models used (stage_split), in the
     // flags that make Megatron build it (megatron/training/arguments.py).
     const StageSplit split = stage_split(m, l);
-    if (split.first_stage_layers) arg(fmt::format("--decoder-first-pipeline-num-layers {}", *split.first_stage_layers));
-    if (split.last_stage_layers) arg(fmt::format("--decoder-last-pipeline-num-layers {}", *split.last_stage_layers));
-    if (split.rule == StageSplitRule::kEmbeddingLoss) arg("--account-for-embedding-in-pipeline-split");
-    if (split.rule == StageSplitRule::kEmbeddingLoss || split.rule == StageSplitRule::kLoss) arg("--account-for-loss-in-pipeline-split");
+    if (mindspeed && split.rule != StageSplitRule::kEven && l.vp == 1) {
+      // MindSpeed-LLM names every stage's layer count (--num-layer-list, "4,4,4,4").
+      std::string list;
+      for (int s = 0; s < l.pp; ++s) list += fmt::format("{}{}", s ? "," : "", split.layers(s));
+      arg("--num-layer-list " + list);
+    }
+    if (!mindspeed && split.first_stage_layers) arg(fmt::format("--decoder-first-pipeline-num-layers {}", *split.first_stage_layers));
+    if (!mindspeed && split.last_stage_layers) arg(fmt::format("--decoder-last-pipeline-num-layers {}", *split.last_stage_layers));
+    if (!mindspeed && split.rule == StageSplitRule::kEmbeddingLoss) arg("--account-for-embedding-in-pipeline-split");
+    if (!mindspeed && (split.rule == StageSplitRule::kEmbeddingLoss || split.rule == StageSplitRule::kLoss)) {
+      arg("--account-for-loss-in-pipeline-split");
+    }
   }
   arg(fmt::format("--context-parallel-size {}", l.cp));
+  // The ring (megatron_cp_algo) is what the step-time model timed; MindSpeed's
+  // default is Ulysses (ulysses_cp_algo, mindspeed_llm/training/arguments.py).
+  if (mindspeed && l.cp > 1) arg("--context-parallel-algo megatron_cp_algo");
   if (l.ep > 1 || m.moe) arg(fmt::format("--expert-model-parallel-size {}", l.ep));
   arg(fmt::format("--micro-batch-size {}", l.micro_batch));
   arg(fmt::format("--global-batch-size {}", l.effective_global_batch()));
@@ -57,7 +84,8 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
   }
   // TP communication overlapped with the GEMMs (TransformerEngine userbuffers;
   // Megatron refuses it without --sequence-parallel, which the layout then has).
-  if (l.tp_comm_overlap && l.tp > 1) arg("--tp-comm-overlap");
+  // MindSpeed-LLM's is communication-over-computation (features_manager/communication/coc.py).
+  if (l.tp_comm_overlap && l.tp > 1) arg(mindspeed ? "--use-ascend-coc" : "--tp-comm-overlap");
   // The step-time model hides the gradient reduction behind the backward and
   // ZeRO-1's parameter all-gather behind the forward (docs/step-time.md).
   if (static_cast<int64_t>(l.dp) * l.cp > 1 && l.dp_comm_overlap) {
@@ -67,7 +95,14 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l) {
   if (l.precision == Precision::kFp16) arg("--fp16");
   else arg("--bf16");
   if (l.precision == Precision::kFp8) arg("--fp8-format hybrid");
-  if (!keeps_attention_scores(l)) arg("--use-flash-attn");
+  if (!keeps_attention_scores(l)) arg("--use-flash-attn");  // MindSpeed-LLM: torch_npu.npu_fusion_attention
+  if (mindspeed) {
+    // Its Megatron-Core model and NPU fused kernels, as its pretrain scripts set them.
+    arg("--use-mcore-models");
+    if (!m.count_only && m.norm == NormKind::kRms) arg("--use-fused-rmsnorm");
+    if (!m.count_only && m.mlp == MlpKind::kGated) arg("--use-fused-swiglu");
+    if (!m.count_only && m.learned_positions == 0) arg("--use-fused-rotary-pos-emb");
+  }
   if (!m.count_only) {
     arg(fmt::format("--num-layers {}", m.layers));
     arg(fmt::format("--hidden-size {}", m.hidden));

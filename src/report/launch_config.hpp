@@ -13,7 +13,21 @@ namespace gpuplan {
 // Megatron-LM command-line arguments (megatron/training/arguments.py names),
 // one flag and its value per line: parallel degrees, batch, sequence
 // parallelism, recompute, optimizer sharding, precision and the architecture.
-std::string megatron_arguments(const ModelSpec& model, const Layout& layout);
+// `dialect`: the Megatron-based stack that reads them. kMindSpeedLlm is
+// MindSpeed-LLM 2.1.0 on Megatron core_r0.8.0 (Ascend/MindSpeed-LLM@v2.1.0
+// mindspeed_llm/training/arguments.py): an uneven split as --num-layer-list,
+// its NPU fused kernels, the ring context-parallel algorithm gpuplan timed.
+enum class MegatronDialect { kMegatronLm, kMindSpeedLlm };
+std::string megatron_arguments(const ModelSpec& model, const Layout& layout, MegatronDialect dialect = MegatronDialect::kMegatronLm);
+
+// Why `dialect`'s arguments cannot carry this layout; empty when they can.
+// MindSpeed-LLM 2.1.0's Megatron core_r0.8.0 interleaves only by
+// --num-layers-per-virtual-pipeline-stage (equal chunks) and its
+// --num-layer-list does not combine with virtual stages.
+std::string megatron_arguments_gap(const ModelSpec& model, const Layout& layout, MegatronDialect dialect);
+
+// The dialect of a Megatron-argument stack's profile.
+MegatronDialect megatron_dialect(const FrameworkProfile& runner);
 
 // The parallel degrees a DeepSpeed config can hold, by the DeepSpeed that reads it.
 struct DeepSpeedConfigKeys {
