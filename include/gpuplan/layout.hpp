@@ -39,6 +39,11 @@ enum class Fp8Scaling { kDelayed, kDynamic };
 // fp32 and passed on by one all-to-all per step (torch/distributed/tensor/
 // experimental/_attention.py, docs/step-time.md).
 enum class CpExchange { kP2pRing, kPytorchAllGather };
+// How the framework's optimizer walks the parameters: multi-tensor kernels
+// (torch.optim.AdamW's foreach path, Megatron/apex FusedAdam, DeepSpeed's fused
+// Adam), or a Python loop that runs each update op on one tensor at a time
+// (Composer DecoupledAdamW), every op its own kernel reading and writing fp32.
+enum class OptimizerLoop { kForeach, kPerTensor };
 enum class FineTune { kNone, kFull, kLora, kQlora };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
 // fused kernel (one pass: Megatron-Core's --cross-entropy-loss-fusion, the
@@ -85,12 +90,18 @@ struct Layout {
   // PyTorch's NCCL all_gather then fills by one copy per rank (DeepSpeed before
   // v0.5.5, #1188): host work per gather grows with the data-parallel size.
   bool zero3_gather_copies_per_rank = false;
+  // ZeRO-2 as FSDP's SHARD_GRAD_OP runs it: per wrapped unit, an all-gather in
+  // every micro-batch's forward and a reduce-scatter in its backward (profile
+  // zero2_mode fsdp_unit); false: bucketed gradient reduce-scatters and one
+  // parameter all-gather after the step (DeepSpeed ZeRO-2).
+  bool zero2_per_unit = false;
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
   CpExchange cp_exchange = CpExchange::kP2pRing;  // cp > 1 only: how the ring attention exchanges and merges
   // Python-level torch calls one transformer layer's forward issues, as counted
   // from the framework's code (views, autograd Functions and RNG-state swaps
   // launch no kernel but cost host time); 0 = the layer's kernel count.
   int host_calls_per_layer = 0;
+  OptimizerLoop optimizer_loop = OptimizerLoop::kForeach;  // profile optimizer_loop
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;   // Korthikanti et al. 2022
   AttentionKernel attention = AttentionKernel::kFlash2;  // every kernel but kMaterialised keeps no s×s scores (Dao et al. 2022)

@@ -236,7 +236,14 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // ---- Optimizer step: memory-bound over the parameters this GPU updates.
   double opt_params = dense_params + expert_params;
   if (l.zero_stage >= 1) opt_params = dense_params / dp_group + expert_params / ep_group;
-  const double opt_s = optimizer_step_s(c, opt_params, gb);
+  // Parameter tensors this GPU's optimizer walks: every tensor of its layers
+  // (and the embedding, head and final norm) when it holds them whole; sharded
+  // (ZeRO ≥ 1, FSDP's flat parameter per block cut into contiguous chunks) a
+  // rank's chunk of a block's T tensors spans about 1 + T/shards of them.
+  const double per_layer_tensors = param_tensors_per_layer(model);
+  const double shards = l.zero_stage >= 1 ? static_cast<double>(dp_group) : 1.0;
+  const double opt_tensors = (layers_max + 1) * std::min(per_layer_tensors, 1.0 + per_layer_tensors / shards);
+  const double opt_s = optimizer_step_s(c, opt_params, gb, opt_tensors);
 
   // ---- Assemble.
   const double md = static_cast<double>(m);

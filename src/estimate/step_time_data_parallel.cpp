@@ -70,7 +70,25 @@ DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) 
       // the updated bf16 parameters. ZeRO-2 reduce-scatters every micro-batch.
       const double rs = reduce_all(dense_params * gb, expert_params * gb, true);
       const double ag = gather_all(dense_params * 2.0, expert_params * 2.0);
-      if (l.zero_stage == 1) {
+      if (l.zero_stage == 2 && l.zero2_per_unit) {
+        // FSDP SHARD_GRAD_OP (profile zero2_mode fsdp_unit; PyTorch FSDP1
+        // ShardingStrategy.SHARD_GRAD_OP, torch/distributed/fsdp/api.py:
+        // "parameters are sharded outside of computation ... gradients are
+        // sharded during computation"): every micro-batch all-gathers each
+        // wrapped unit's bf16 parameters in its forward, keeps them through
+        // the backward, and reduce-scatters each unit's gradients there. Each
+        // call is one NCCL ring through every rank, as ZeRO-3's are
+        // (ring_gather_latency_s), and prefetching overlaps them with the
+        // micro-batch's compute.
+        const double units = layers_max + 1;
+        const double ring_latency = ring_gather_latency_s(dp_group, nodes, c.intra, c.inter);
+        const double counted = ring_gather_latency_s(local, 1, c.intra, c.inter) + ring_gather_latency_s(nodes, nodes, c.intra, c.inter);
+        const double latency_per_pass = std::max(0.0, units * ring_latency - counted);
+        const double comm = ag + rs + 2 * latency_per_pass;
+        const double per_mb = std::max(comm, compute_mb) + (1 - eta) * std::min(comm, compute_mb) - compute_mb;
+        dp_raw = static_cast<double>(m) * comm;
+        dp_exposed = l.dp_comm_overlap ? static_cast<double>(m) * per_mb : dp_raw;
+      } else if (l.zero_stage == 1) {
         dp_raw = rs + ag;
         dp_exposed = overlapped(rs, bwd_last) + overlapped(ag, fwd_first);
       } else {

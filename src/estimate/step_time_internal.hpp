@@ -94,7 +94,8 @@ struct DataParallelCost {
 };
 DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in);
 
-// The optimizer step (step_time_optimizer.cpp) over `params` this GPU updates.
-double optimizer_step_s(const Ctx& c, double params, double grad_bytes);
+// The optimizer step (step_time_optimizer.cpp) over `params` this GPU updates,
+// held in `tensors` parameter tensors (what a per-tensor loop walks).
+double optimizer_step_s(const Ctx& c, double params, double grad_bytes, double tensors);
 
 }  // namespace gpuplan::step_detail

@@ -141,6 +141,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.fp8_scaling = f.fp8_scaling;
   l.cp_exchange = f.cp_exchange;
   l.host_calls_per_layer = f.host_calls_per_layer;
+  l.optimizer_loop = f.optimizer_loop;
+  l.zero2_per_unit = f.zero2_per_unit;
   l.tp_grad_comm_async = f.tp_grad_comm_async && l.tp > 1;
   l.zero3_keep_gathered = f.zero3_keep_gathered_with_pp && l.pp > 1 && l.zero_stage == 3;
   // FSDP2 accumulates an unsynced gradient in its reduce dtype: the first

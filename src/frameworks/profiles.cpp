@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode"};
   return keys;
 }
 
@@ -75,6 +75,14 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "zero_max_with_pp") {
     *default_text = "3";
+    return true;
+  }
+  if (key == "optimizer_loop") {
+    *default_text = "foreach";
+    return true;
+  }
+  if (key == "zero2_mode") {
+    *default_text = "bucketed";
     return true;
   }
   return false;
@@ -223,6 +231,10 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
   } else if (key == "zero_max_with_pp") {
     if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.");
     p.zero_max_with_pp = v.get<int>();
+  } else if (key == "zero2_mode") {
+    p.zero2_per_unit = pick<bool>(v, where, {{"bucketed", false}, {"fsdp_unit", true}});
+  } else if (key == "optimizer_loop") {
+    p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});
   } else if (key == "recompute_choice") {
     p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "pipeline_microbatches") {
