@@ -22,7 +22,8 @@ Report frameworks_report(const std::string& name) {
       // The value in Chinese where it is a word; the source quoted as published, labelled (来源：…),
       // except gpuplan's own default, which is gpuplan's text.
       static const std::map<std::string, std::string> value_zh = {
-          {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}};
+          {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"},
+          {"foreach", "多张量批量核"}, {"per_tensor", "逐张量循环"}, {"bucketed", "分桶"}, {"fsdp_unit", "按 FSDP 单元"}};
       const auto v = value_zh.find(p.value);
       const bool ours = p.source.rfind("not stated in the profile", 0) == 0;
       s.records.push_back({Row{"property", "property", "属性", 0, Unit::kText, p.key},
