@@ -63,6 +63,21 @@ py::list commands() {
   return result;
 }
 
+// Each command's declared inputs (visit_<command>_inputs) as their canonical flags, for the test that
+// every one is a keyword argument of the command's function.
+py::dict declared_inputs() {
+  py::dict result;
+  for (const auto& d : gpuplan::cli::declared_inputs()) {
+    py::list flags;
+    for (const auto& input : d.inputs) {
+      const std::string all = input.flags;
+      flags.append(all.substr(0, all.find(',')));
+    }
+    result[py::str(d.command)] = flags;
+  }
+  return result;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_gpuplan, m) {
@@ -70,5 +85,6 @@ PYBIND11_MODULE(_gpuplan, m) {
   m.def("run", &run, py::arg("args"),
         "Runs `gpuplan ARGS...`; returns (stdout, error sentence or None, error field or None).");
   m.def("commands", &commands, "Every subcommand with its options, as the CLI declares them.");
+  m.def("declared_inputs", &declared_inputs, "Each command's declared inputs (C++ visit_*_inputs) as their canonical CLI flags.");
   m.attr("version") = "0.1.0";
 }

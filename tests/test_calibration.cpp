@@ -2,6 +2,8 @@
 
 #include "gpuplan/calibration.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/step_time.hpp"
 
 using namespace gpuplan;
 

@@ -234,6 +234,11 @@ TEST(ChineseOutput, OtherReportsAndStates) {
   for (const auto& line : kOtherReports) expect_chinese(line, split_args(line), false);
 }
 
+// A line of --help holds Chinese: a byte of a multi-byte UTF-8 character.
+bool has_chinese(const std::string& line) {
+  return std::any_of(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) >= 0xE3; });
+}
+
 TEST(ChineseOutput, HelpInChinese) {
   // --help follows --lang: the subcommand's description, its options' texts and CLI11's own words.
   const CliRun r = run_cli({"train", "--lang", "zh", "--help"});
@@ -243,15 +248,42 @@ TEST(ChineseOutput, HelpInChinese) {
   EXPECT_NE(r.out.find("每轮训练 token 数"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Usage"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Number of GPUs"), std::string::npos) << r.out;
-  // An option's values are what the user types (--recompute selective): spared in --help.
-  std::set<std::string> names = catalog_names();
-  for (const char* v : {"none", "selective", "full", "flash", "cudnn", "sdpa", "materialised", "table", "json", "csv", "markdown", "on",
-                        "off", "cn", "us", "usd", "cny", "fused", "chunked", "en", "zh"}) {
-    names.insert(v);
-  }
-  const auto found = offences(r.out, names);
-  EXPECT_TRUE(found.empty()) << "gpuplan train --help --lang zh prints English:\n" << describe(found);
   // Without --lang zh the help stays English.
   const CliRun e = run_cli({"train", "--help"});
   EXPECT_NE(e.out.find("Number of GPUs"), std::string::npos) << e.out;
+}
+
+TEST(ChineseOutput, EveryCommandsHelpInChinese) {
+  // An option's values are what the user types (--recompute selective): spared in --help.
+  std::set<std::string> names = catalog_names();
+  for (const char* v : {"none", "selective", "full", "flash", "cudnn", "sdpa", "materialised", "table", "json", "csv", "markdown", "on",
+                        "off", "cn", "us", "usd", "cny", "fused", "chunked", "en", "zh", "time", "cost", "lora", "qlora", "attn", "mlp",
+                        "all", "gate", "up", "down", "adamw", "sgd", "train_memory", "train_throughput", "train_total", "inference",
+                        "vocab_parallel", "megatron", "deepspeed", "torchtitan", "vllm", "recompute", "mb", "sp", "first", "last", "zero",
+                        "vp", "cp", "ep", "tp", "pp", "dp"}) {
+    names.insert(v);
+  }
+  // Positionals' names (gpuplan models [model]), terms, units and formats a Chinese engineer writes in Latin letters too.
+  for (const char* v : {"model", "gpu", "file", "framework", "rank", "Transformer", "eager", "TCP", "TOML", "MAPE", "JSON", "Lines", "ms",
+                        "smi", "shared", "validation"}) {
+    names.insert(v);
+  }
+  size_t commands = 0;
+  for (const cli::CommandSpec& c : cli::command_specs()) {
+    ++commands;
+    const CliRun r = run_cli({c.name, "--lang", "zh", "--help"});
+    EXPECT_EQ(r.status, 0) << c.name;
+    const auto found = offences(r.out, names);
+    EXPECT_TRUE(found.empty()) << "gpuplan " << c.name << " --help --lang zh prints English:\n" << describe(found);
+    // Every line of help text is Chinese: the description's and each option's
+    // (a line of an example command alone excepted: gpuplan ... and its continuation).
+    std::istringstream lines(r.out);
+    std::string line, previous;
+    for (; std::getline(lines, line); previous = line) {
+      const std::string trimmed = line.substr(std::min(line.size(), line.find_first_not_of(' ')));
+      if (trimmed.empty() || trimmed.rfind("gpuplan ", 0) == 0 || (!previous.empty() && previous.back() == '\\')) continue;
+      EXPECT_TRUE(has_chinese(line)) << "gpuplan " << c.name << " --help --lang zh: " << line;
+    }
+  }
+  EXPECT_GE(commands, 11u);  // train, memory, calibrate, plan, infer, finetune, validate, models, gpus, frameworks, web
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/command_inputs.hpp"
+#include "gpuplan/plan.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"

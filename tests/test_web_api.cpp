@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cli/run_cli.hpp"
 #include "gpuplan/command_inputs.hpp"
+#include "gpuplan/input_info.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
@@ -527,31 +529,46 @@ TEST(WebApi, FieldKeyMapsCliFlags) {
 namespace gpuplan {
 namespace {
 
-// Issue 17: each input of `gpuplan train` is declared once (visit_train_inputs);
-// the CLI binds every one as its flag and the web API reads every one under its key.
-TEST(WebApi, TrainInputsAreDeclaredOnceForTheCliAndTheWeb) {
+// Issue 17: each input of train, memory, calibrate, plan, infer and finetune is
+// declared once (visit_<command>_inputs); the CLI binds every one as its flag,
+// the web API reads every one under its key, and the CLI has no option besides
+// them but the model, its own (output, files) and the calibrate/plan modes.
+// (python/tests/test_api.py checks the same inputs are keyword arguments.)
+TEST(WebApi, EveryDeclaredInputReachesTheCliAndTheWeb) {
   EXPECT_EQ(input_key({"--fleet-utilisation,--fleet-utilization", "", ""}), "fleet_utilisation");
   EXPECT_EQ(input_key({"--gpus,-n", "", ""}), "gpus");
-  std::vector<std::string> cli_flags;
-  for (const auto& c : cli::command_specs()) {
-    if (c.name != "train") continue;
-    for (const auto& o : c.options) cli_flags.push_back(o.name);
+  const std::set<std::string> cli_own = {"--model", "--params", "--calibration", "--save", "--export", "--rank",
+                                         "--format", "--lang", "--gpu-file"};
+  const std::set<std::string> web_endpoints = {"train", "memory", "plan", "infer", "finetune"};  // calibrate has none
+  const auto specs = cli::command_specs();
+  size_t commands = 0;
+  for (const cli::DeclaredInputs& d : cli::declared_inputs()) {
+    ++commands;
+    std::set<std::string> cli_flags;
+    for (const auto& c : specs) {
+      if (c.name != d.command) continue;
+      for (const auto& o : c.options) cli_flags.insert(o.name);
+    }
+    ASSERT_FALSE(cli_flags.empty()) << d.command;
+    std::set<std::string> declared;
+    for (const InputInfo& input : d.inputs) {
+      const std::string all_flags = input.flags;
+      const std::string flag = all_flags.substr(0, all_flags.find(','));  // the canonical one, as command_specs names it
+      EXPECT_TRUE(declared.insert(flag).second) << d.command << " declares " << flag << " twice";
+      EXPECT_TRUE(cli_flags.count(flag)) << d.command << " " << flag;
+      if (!web_endpoints.count(d.command)) continue;
+      // The web reads the key: a value of the wrong JSON type is refused naming it
+      // (an unread key would be refused as unknown instead). Nothing is computed.
+      const json body = {{input_key(input), json::object()}};
+      const web::ApiResponse r = handle_request("POST", "/api/" + d.command, body.dump());
+      EXPECT_EQ(r.status, 400) << d.command << " " << flag;
+      EXPECT_EQ(json::parse(r.body).value("field", ""), input_key(input)) << d.command << " " << flag << ": " << r.body;
+    }
+    for (const std::string& flag : cli_flags) {
+      EXPECT_TRUE(declared.count(flag) || cli_own.count(flag)) << d.command << " binds " << flag << " by hand";
+    }
   }
-  TrainInputs in;
-  int inputs = 0;
-  visit_train_inputs(in, [&](const InputInfo& input, auto&) {
-    ++inputs;
-    const std::string flag = "--" + std::string(input.flags).substr(2, std::string(input.flags).find(',') - 2);
-    EXPECT_NE(std::find(cli_flags.begin(), cli_flags.end(), flag), cli_flags.end()) << flag;
-    // The web reads the key: a value of the wrong JSON type is refused naming it
-    // (an unread key would be refused as unknown instead).
-    json body = {{"model", "llama-3.1-8b"}, {"tokens", "1T"}, {"gpu", "h100"}, {"gpus", 8}, {"mfu", 0.4}};
-    body[input_key(input)] = json::object();
-    const web::ApiResponse r = handle_request("POST", "/api/train", body.dump());
-    EXPECT_EQ(r.status, 400) << flag;
-    EXPECT_EQ(json::parse(r.body).value("field", ""), input_key(input)) << flag << ": " << r.body;
-  });
-  EXPECT_EQ(inputs, 51);  // every train flag but --model, --params, --calibration and the framework's
+  EXPECT_EQ(commands, 6u);
 }
 
 }  // namespace

@@ -10,11 +10,14 @@
 
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
-#include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/step_time.hpp"
 
 namespace gpuplan {
+
+// The models a calibration fits (step_time.hpp, memory.hpp): declared here
+// only, so that a Calibration (plain data) does not pull them in.
+struct StepTimeOptions;
+struct MemoryOptions;
 
 struct TrialMeasurement {
   std::optional<double> step_s;               // seconds per optimizer step
@@ -44,8 +47,10 @@ struct Calibration {
 };
 
 // Throws InputError when neither a step time nor a throughput is given.
+// The step-time and memory models start from their defaults, or from base_step and base_memory.
+Calibration calibrate(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const TrialMeasurement& measured);
 Calibration calibrate(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const TrialMeasurement& measured,
-                      const StepTimeOptions& base_step = {}, const MemoryOptions& base_memory = {});
+                      const StepTimeOptions& base_step, const MemoryOptions& base_memory);
 
 // A layout in the words Calibration::layout records it.
 std::string calibration_layout_text(const Layout& layout);

@@ -1,12 +1,17 @@
-// The inputs of `gpuplan train`, `memory` (and `calibrate`'s layout) and `plan`
-// as a front end collects them, and the one place that checks them and builds
-// the library's requests.
+// The inputs of `gpuplan train`, `memory`, `calibrate` and `plan` as a front
+// end collects them, each declared once (visit_*_inputs, input_info.hpp), and
+// the one place that checks them and builds the library's requests.
 //
 // Each field is named after its CLI flag (`seq_len` is --seq-len) and holds
 // what the user typed: counts with SI suffixes, durations and fractions stay
 // text until the builders below parse them, so every error names the flag.
-// The CLI (src/cli) binds its flags to these fields; the web API
-// (src/web/api.cpp) reads the request keys of the same names into them.
+// The CLI (src/cli) binds its flags to these fields from the visitors; the web
+// API (src/web/api.cpp) reads the request keys of the same names into them;
+// the Python module's keyword arguments are the CLI's flags.
+//
+// The requests the builders return are declared in train_estimate.hpp
+// (TrainRequest) and plan.hpp (PlanRequest): a caller that builds one includes
+// that header; this one stays plain inputs.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -14,15 +19,19 @@
 #include <vector>
 
 #include "gpuplan/calibration.hpp"
-#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
+#include "gpuplan/input_info.hpp"
 #include "gpuplan/layout.hpp"
-#include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/plan.hpp"
-#include "gpuplan/train_report.hpp"
+#include "gpuplan/ownership.hpp"
 
 namespace gpuplan {
+
+struct FrameworkProfile;  // framework.hpp
+struct RunSettings;       // framework.hpp
+struct MemoryOptions;     // memory.hpp
+struct TrainRequest;      // train_estimate.hpp
+struct PlanRequest;       // plan.hpp
 
 // --- the software stack (train, memory, calibrate, plan) ------------------
 
@@ -41,6 +50,31 @@ struct FrameworkInputs {
 const FrameworkProfile& resolve_framework(const FrameworkInputs& in);
 // The stated settings, checked (InputError naming the flag).
 RunSettings make_run_settings(const FrameworkInputs& in);
+
+template <class Visit>
+void visit_framework_inputs(FrameworkInputs& in, Visit&& v) {
+  v(InputInfo{"--framework", "",
+              "Training stack as NAME[@VERSION]: megatron-lm, nemo, deepspeed, torchtitan, colossalai, mindspeed, llm-foundry, torchtune, ... "
+              "(gpuplan frameworks); its defaults and what it can run",
+              "训练框架，写作 名称[@版本]：megatron-lm、nemo、deepspeed、torchtitan、colossalai、mindspeed、llm-foundry、torchtune 等"
+              "（gpuplan frameworks）；决定默认设置与可用的并行方式"},
+    in.framework);
+  v(InputInfo{"--attention", "", "Attention kernel: flash (FA2), flash3, cudnn, sdpa, npu_fusion (Ascend), materialised; default: the framework's",
+              "注意力内核：flash（FA2）、flash3、cudnn、sdpa、npu_fusion（昇腾）、materialised；默认随框架"},
+    in.attention);
+  v(InputInfo{"--loss", "", "Cross-entropy: full (fp32 logits), fused, chunked, vocab_parallel (Megatron's unfused); default: the framework's",
+              "交叉熵：full（fp32 logits）、fused、chunked、vocab_parallel（Megatron 未融合实现）；默认随框架"},
+    in.loss);
+  v(InputInfo{"--compile", "", "torch.compile on|off (PyTorch-native stacks); default: the framework's",
+              "torch.compile on|off（PyTorch 原生框架）；默认随框架"},
+    in.compile);
+  v(InputInfo{"--tp-comm-overlap", "", "TP communication overlapped with GEMMs, on|off; default: the framework's",
+              "TP 通信与矩阵乘重叠，on|off；默认随框架"},
+    in.tp_comm_overlap);
+  v(InputInfo{"--dp-comm-overlap", "", "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's",
+              "梯度归约与参数收集重叠，on|off；默认随框架"},
+    in.dp_comm_overlap);
+}
 
 // --- gpuplan train ---------------------------------------------------------
 
@@ -83,23 +117,10 @@ struct TrainInputs {
 // Parses and checks the text fields; train_report checks the rest.
 TrainRequest make_train_request(const TrainInputs& in);
 
-// How a front end presents one input: the CLI binds `flags` to the field with
-// `help`; the web API reads the request key input_key(flags) into it. The
-// field's C++ type is the input's type and TrainInputs' initialiser its default.
-struct InputInfo {
-  const char* flags;  // CLI11 names, "--gpus,-n"; the first is the canonical one
-  const char* unit;   // of a plain number ("" where the text carries its own: 15T, 90d, 15cny)
-  const char* help;   // the CLI's help line
-  const char* help_zh = "";  // the same in Chinese (gpuplan train --help --lang zh)
-};
-// The web API's key of an input: its first flag without dashes, '-' as '_' ("--seq-len" → "seq_len").
-std::string input_key(const InputInfo& input);
-
 // Every input of `gpuplan train`, declared once: `v(info, field)` for each, in
-// the CLI's order. Not here: the model (--model/--params on the CLI;
-// model/params/config on the web), the framework settings (FrameworkInputs,
-// shared by four commands) and the calibration (a file on the CLI, the file's
-// object on the web).
+// the CLI's order, the framework's last. Not here: the model (--model/--params
+// on the CLI; model/params/config on the web) and the calibration (a file on
+// the CLI, the file's object on the web).
 template <class Visit>
 void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--tokens,-t", "", "Training tokens per epoch (1T, 15e12, 1万亿, 2000亿)", "每轮训练 token 数（1T、15e12、1万亿、2000亿）"}, in.tokens);
@@ -153,9 +174,10 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--financing-rate", "fraction per year", "Owned: yearly interest on the capital, 0.05 = 5%", "自建：资金年利率，0.05 = 5%"}, in.own.financing_rate);
   v(InputInfo{"--interval", "probability", "Level of the prediction ranges beside predicted times, GPU-hours, cost and memory (0.5–0.99)", "预测时间、卡时、费用与显存旁所附区间的置信水平（0.5–0.99）"}, in.interval);
   v(InputInfo{"--confidence", "probability", "With --deadline: size the GPU count to finish on time with this probability (0.5: the median estimate; up to 0.99)", "配合 --deadline：卡数取能以此概率按期完成的数量（0.5：中位估计；最高 0.99）"}, in.confidence);
+  visit_framework_inputs(in.software, v);
 }
 
-// --- gpuplan memory, gpuplan calibrate -------------------------------------
+// --- gpuplan memory, gpuplan calibrate (and the layout gpuplan plan pins) --
 
 // One training layout: model, GPU, degrees, batch, recipe.
 struct LayoutInputs {
@@ -202,6 +224,64 @@ Precision training_precision(const std::optional<std::string>& typed, const GpuS
 // Builds and validates the layout; dp defaults to gpus / (tp·pp·cp). Throws InputError.
 ResolvedLayout resolve_layout(const LayoutInputs& in);
 
+// The inputs of one training layout, shared by memory and calibrate: the
+// GPU, the degrees, the batch, the recipe and the framework. Not here: the
+// model (--model, --params), as for train.
+template <class Visit>
+void visit_layout_inputs(LayoutInputs& in, Visit&& v) {
+  v(InputInfo{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)", "GPU id 或别名：h100、a100-80g、h800、910b、4090（gpuplan gpus）"}, in.gpu);
+  v(InputInfo{"--gpus,-n", "", "Number of GPUs (default tp×pp×dp×cp)", "卡数（默认 tp×pp×dp×cp）"}, in.gpus);
+  v(InputInfo{"--tp", "", "Tensor-parallel degree", "张量并行度"}, in.tp);
+  v(InputInfo{"--pp", "", "Pipeline-parallel stages", "流水线并行级数"}, in.pp);
+  v(InputInfo{"--dp", "", "Data-parallel replicas (default gpus / (tp×pp×cp))", "数据并行副本数（默认 卡数 / (tp×pp×cp)）"}, in.dp);
+  v(InputInfo{"--cp", "", "Context-parallel degree (sequence split)", "上下文并行度（切分序列）"}, in.cp);
+  v(InputInfo{"--ep", "", "Expert-parallel degree (MoE)", "专家并行度（MoE）"}, in.ep);
+  v(InputInfo{"--vp", "", "Virtual pipeline stages per rank (interleaved 1F1B when > 1)", "每个 rank 的虚拟流水线级数（大于 1 时为交错 1F1B）"}, in.vp);
+  v(InputInfo{"--first-stage-layers", "layers",
+              "Transformer layers on the first pipeline stage (Megatron --decoder-first-pipeline-num-layers); the rest split evenly",
+              "第一级流水线的 Transformer 层数（Megatron 的 --decoder-first-pipeline-num-layers）；其余各级均分"},
+    in.first_stage_layers);
+  v(InputInfo{"--last-stage-layers", "layers", "Transformer layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)",
+              "最后一级流水线的 Transformer 层数（Megatron 的 --decoder-last-pipeline-num-layers）"},
+    in.last_stage_layers);
+  v(InputInfo{"--micro-batch", "sequences", "Sequences per micro-batch per data-parallel rank", "每个数据并行 rank 每个微批的序列数"}, in.micro_batch);
+  v(InputInfo{"--global-batch", "sequences", "Sequences per optimizer step (default dp × micro-batch)", "每个优化步的序列数（默认 dp × 微批）"}, in.global_batch);
+  v(kSeqLenInput, in.seq_len);
+  v(kForceInput, in.force);
+  v(InputInfo{"--zero", "", "ZeRO stage 0–3 (1 = distributed optimizer, 2 = FSDP SHARD_GRAD_OP, 3 = FSDP FULL_SHARD); default: the framework's",
+              "ZeRO 阶段 0–3（1 = 分布式优化器，2 = FSDP SHARD_GRAD_OP，3 = FSDP FULL_SHARD）；默认随框架"},
+    in.zero);
+  v(InputInfo{"--shard-group", "ranks", "HSDP: ZeRO-3 within groups of this many data-parallel ranks", "HSDP：在这么多个数据并行 rank 组成的组内做 ZeRO-3"}, in.shard_group);
+  v(InputInfo{"--recompute", "", "Activation recomputation: none, selective, full (default: the framework's; generic: none)",
+              "激活重计算：none、selective、full（默认随框架；generic 为 none）"},
+    in.recompute);
+  v(InputInfo{"--sequence-parallel", "", "Sequence parallelism on (with --tp > 1); default: the framework's", "开启序列并行（--tp 大于 1 时）；默认随框架"},
+    in.sequence_parallel);
+  v(InputInfo{"--no-sequence-parallel", "", "Sequence parallelism off where the framework makes it optional", "在框架允许时关闭序列并行"},
+    in.no_sequence_parallel);
+  v(InputInfo{"--precision", "", "bf16, fp16 (mixed precision, fp32 master), fp8 (fp8 GEMMs), fp32 (default bf16; fp16 on a GPU without bf16)",
+              "bf16、fp16（混合精度，fp32 主权重）、fp8（fp8 矩阵乘）、fp32（默认 bf16；不支持 bf16 的 GPU 用 fp16）"},
+    in.precision);
+  v(InputInfo{"--pure-bf16", "", "Weights, gradients and optimizer states all bf16, no fp32 master (torchtune)",
+              "权重、梯度与优化器状态全为 bf16，无 fp32 主权重（torchtune）"},
+    in.pure_bf16);
+  v(InputInfo{"--fp32-grads", "", "Megatron fp32 main-grad buffer (4 bytes/param of gradients)", "Megatron 的 fp32 主梯度缓冲区（梯度每参数 4 字节）"},
+    in.fp32_grads);
+  v(InputInfo{"--optimizer", "", "adamw, adamw8bit, paged_adamw8bit, sgd", "优化器：adamw、adamw8bit、paged_adamw8bit、sgd"}, in.optimizer);
+  v(InputInfo{"--offload-optimizer", "", "Optimizer states, master weights and gradients in host memory (ZeRO-Offload)",
+              "优化器状态、主权重与梯度放在主机内存（ZeRO-Offload）"},
+    in.offload_optimizer);
+  v(InputInfo{"--offload-params", "", "Parameters in host memory too (ZeRO-Infinity / FSDP offload_params)",
+              "参数也放在主机内存（ZeRO-Infinity / FSDP offload_params）"},
+    in.offload_params);
+  v(InputInfo{"--offload-activations", "", "Saved activations streamed to host memory", "保存的激活卸载到主机内存"}, in.offload_activations);
+  v(InputInfo{"--no-flash-attention", "", "Keep the s×s attention scores (no FlashAttention)", "保存 s×s 注意力分数（不用 FlashAttention）"},
+    in.no_flash_attention);
+  v(kZero3PerModuleInput, in.zero3_per_module);
+  v(kEagerInput, in.eager);
+  visit_framework_inputs(in.software, v);
+}
+
 struct MemoryInputs {
   LayoutInputs layout;
   bool dropout = false;
@@ -211,6 +291,44 @@ struct MemoryInputs {
 
 // The memory model's options, checked.
 MemoryOptions make_memory_options(const MemoryInputs& in);
+
+// Every input of `gpuplan memory` but the model: the layout's, then the memory model's own.
+template <class Visit>
+void visit_memory_inputs(MemoryInputs& in, Visit&& v) {
+  visit_layout_inputs(in.layout, v);
+  v(InputInfo{"--dropout", "", "Count dropout masks (Korthikanti's assumption; off for Llama-era training)",
+              "计入 dropout 掩码（Korthikanti 的假设；Llama 之后的训练通常关闭）"},
+    in.dropout);
+  v(InputInfo{"--fragmentation", "fraction of allocated bytes", "Allocator fragmentation (default 0.05)", "显存分配器碎片（默认 0.05）"},
+    in.fragmentation);
+  v(InputInfo{"--safety-margin", "fraction of capacity", "Capacity kept free (a common planning margin: 0.15–0.2)", "预留不用的显存（常用 0.15–0.2）"},
+    in.safety_margin);
+  v(InputInfo{"--cuda-context-gib", "GiB", "CUDA context + library workspaces (default 0.75, +0.25 with NCCL)",
+              "CUDA 上下文与库工作区（默认 0.75，使用 NCCL 时再加 0.25）"},
+    in.cuda_context_gib);
+}
+
+// `gpuplan calibrate`: a trial run's layout, what it measured, and the full
+// run to re-plan with the fitted model. The CLI's --save (a file to write)
+// is the CLI's own.
+struct CalibrateInputs {
+  LayoutInputs layout;
+  std::optional<double> step_time, tokens_per_s_per_gpu, peak_memory_gib;
+  std::optional<std::string> tokens, full_gpus, deadline;
+};
+
+template <class Visit>
+void visit_calibrate_inputs(CalibrateInputs& in, Visit&& v) {
+  visit_layout_inputs(in.layout, v);
+  v(InputInfo{"--step-time", "seconds", "Measured seconds per optimizer step of the trial", "试跑实测的每个优化步秒数"}, in.step_time);
+  v(InputInfo{"--tokens-per-s-per-gpu", "tokens/s", "Or: measured training tokens/s per GPU", "或：实测单卡每秒训练 token 数"},
+    in.tokens_per_s_per_gpu);
+  v(InputInfo{"--peak-memory-gib", "GiB", "Measured peak memory per GPU (nvidia-smi)", "实测单卡显存峰值（nvidia-smi）"}, in.peak_memory_gib);
+  v(InputInfo{"--tokens", "", "Re-plan the full run of this many tokens with the calibrated model", "用校准后的模型重新规划这么多 token 的完整训练"},
+    in.tokens);
+  v(InputInfo{"--full-gpus", "", "GPUs of the full run (default: the trial's)", "完整训练的卡数（默认与试跑相同）"}, in.full_gpus);
+  v(InputInfo{"--deadline", "", "Or: the full run's deadline, to solve its GPU count", "或：完整训练的工期，据此求卡数"}, in.deadline);
+}
 
 // --- gpuplan plan ----------------------------------------------------------
 
@@ -242,5 +360,58 @@ struct PlanInputs {
 };
 
 PlanRequest make_plan_request(const PlanInputs& in);
+
+// Every input of `gpuplan plan` but the model (--model; the web's model or config).
+template <class Visit>
+void visit_plan_inputs(PlanInputs& in, Visit&& v) {
+  v(InputInfo{"--gpu,-g", "", "GPU id or alias, or a comma-separated list to compare: h100,h800,a100",
+              "GPU id 或别名，或用逗号分隔的列表以作比较：h100,h800,a100"},
+    in.gpu);
+  v(InputInfo{"--gpus,-n", "", "GPU count, list (512,1024) or range of powers of two (256-4096)", "卡数、列表（512,1024）或 2 的幂区间（256-4096）"},
+    in.gpus);
+  v(InputInfo{"--seq-len,--seq", kSeqLenInput.unit, kSeqLenInput.help, kSeqLenInput.help_zh}, in.seq_len);
+  v(InputInfo{"--global-batch", "sequences", "Sequences per optimizer step (default: about 4M tokens, a multiple of the GPU count's odd part)",
+              "每个优化步的序列数（默认约 4M token，取卡数奇数因子的倍数）"},
+    in.global_batch);
+  v(InputInfo{"--tp", "", "Pin the tensor-parallel degree", "固定张量并行度"}, in.tp);
+  v(InputInfo{"--pp", "", "Pin the pipeline stages", "固定流水线级数"}, in.pp);
+  v(InputInfo{"--dp", "", "Pin the data-parallel replicas", "固定数据并行副本数"}, in.dp);
+  v(InputInfo{"--cp", "", "Pin the context-parallel degree", "固定上下文并行度"}, in.cp);
+  v(InputInfo{"--ep", "", "Pin the expert-parallel degree", "固定专家并行度"}, in.ep);
+  v(InputInfo{"--vp", "", "Pin the virtual pipeline stages", "固定虚拟流水线级数"}, in.vp);
+  v(InputInfo{"--first-stage-layers", "layers", "Pin the layers of the first pipeline stage (Megatron's uneven split)",
+              "固定第一级流水线的层数（Megatron 的不均匀切分）"},
+    in.first_stage_layers);
+  v(InputInfo{"--last-stage-layers", "layers", "Pin the layers of the last pipeline stage", "固定最后一级流水线的层数"}, in.last_stage_layers);
+  v(InputInfo{"--micro-batch", "sequences", "Pin the micro-batch", "固定微批大小"}, in.micro_batch);
+  v(InputInfo{"--zero", "", "Pin the ZeRO stage 0–3", "固定 ZeRO 阶段 0–3"}, in.zero);
+  v(InputInfo{"--recompute", "", "Pin recompute: none, selective, full", "固定重计算：none、selective、full"}, in.recompute);
+  v(InputInfo{"--precision", "", "bf16, fp16, fp8 (default bf16; a GPU without it plans its 16-bit format)",
+              "bf16、fp16、fp8（默认 bf16；不支持的 GPU 按其 16 位格式规划）"},
+    in.precision);
+  v(kForceInput, in.force);
+  v(InputInfo{"--optimizer", "", "adamw, adamw8bit, sgd", "优化器：adamw、adamw8bit、sgd"}, in.optimizer);
+  v(InputInfo{"--market", "", "Prices from this market only: cn (CNY listings) or us (USD listings); default from --lang",
+              "只用该市场的报价：cn（人民币报价）或 us（美元报价）；默认随 --lang"},
+    in.market);
+  v(InputInfo{"--currency", "", "Currency of the cost columns: usd or cny (default: the market's)", "费用列的币种：usd 或 cny（默认随市场）"},
+    in.currency);
+  v(InputInfo{"--rank-by", "", "time or cost (GPU-seconds per step)", "排序依据：time（时间）或 cost（每步卡秒）"}, in.rank_by);
+  v(InputInfo{"--top", "layouts", "Layouts shown per GPU type", "每种 GPU 显示的方案数"}, in.top);
+  v(InputInfo{"--cross-node-tp", "", "Also search TP larger than one node", "也搜索跨节点的张量并行"}, in.cross_node_tp);
+  v(InputInfo{"--no-flash", "", "Attention without FlashAttention (materialised scores)", "注意力不用 FlashAttention（显式保存分数矩阵）"},
+    in.no_flash);
+  v(kZero3PerModuleInput, in.zero3_per_module);
+  v(kEagerInput, in.eager);
+  visit_framework_inputs(in.software, v);
+  v(InputInfo{"--gpus-per-node", "GPUs", "GPUs per node (default: the GPU's usual node)", "每节点卡数（默认取该 GPU 的常见节点配置）"},
+    in.gpus_per_node);
+  v(InputInfo{"--compare-layout", "",
+              "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable; "
+              "also vp, cp, ep, zero, first=, last= for the first/last stage layers; dp may be left out with one --gpus count)",
+              "与搜索结果一起排名的指定方案，如 tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off（可重复；"
+              "也可写 vp、cp、ep、zero，以及 first=、last= 表示第一/最后一级的层数；只有一个 --gpus 卡数时可省略 dp）"},
+    in.compare_layout);
+}
 
 }  // namespace gpuplan

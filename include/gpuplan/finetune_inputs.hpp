@@ -1,17 +1,21 @@
-// The inputs of `gpuplan finetune` as a front end collects them, and the one
-// place that checks them and builds the report: the CLI (src/cli/cmd_finetune.cpp)
-// binds its flags to these fields, the web API's POST /api/finetune reads the
-// request keys of the same names (`seq_len` is --seq-len).
+// The inputs of `gpuplan finetune` as a front end collects them, each declared
+// once (visit_finetune_inputs), and the one place that checks them and builds
+// the report: the CLI (src/cli/cmd_finetune.cpp) binds its flags to these
+// fields, the web API's POST /api/finetune reads the request keys of the same
+// names (`seq_len` is --seq-len), the Python module takes the CLI's flags as
+// keyword arguments.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "gpuplan/command_inputs.hpp"
+#include "gpuplan/input_info.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/report.hpp"
 
 namespace gpuplan {
+
+struct Report;  // report.hpp
 
 struct FinetuneInputs {
   std::string model;                    // --model: catalog id, alias or config.json path
@@ -46,5 +50,48 @@ struct FinetuneInputs {
 // fits on no count up to 1,024 (or misses --deadline on every count) is an
 // InputError with one sentence saying what to change.
 Report finetune_report_for(const FinetuneInputs& in);
+
+// Every input of `gpuplan finetune` but the model (--model; the web's model or
+// config) and the language (--lang, an output option).
+template <class Visit>
+void visit_finetune_inputs(FinetuneInputs& in, Visit&& v) {
+  v(InputInfo{"--gpu,-g", "", "GPU id or alias", "GPU id 或别名"}, in.gpu);
+  v(InputInfo{"--method", "", "full, lora or qlora", "full（全参数）、lora 或 qlora"}, in.method);
+  v(InputInfo{"--rank", "", "LoRA rank (default 8 for LoRA, 64 for QLoRA)", "LoRA 秩（LoRA 默认 8，QLoRA 默认 64）"}, in.rank);
+  v(InputInfo{"--modules", "", "Adapted modules: q,k,v,o,gate,up,down, attn, mlp or all (default q,k,v,o for LoRA, all for QLoRA)",
+              "适配的模块：q,k,v,o,gate,up,down、attn、mlp 或 all（LoRA 默认 q,k,v,o，QLoRA 默认 all）"},
+    in.modules);
+  v(InputInfo{"--seq-len,--seq", "tokens", "Tokens per sample", "每个样本的 token 数"}, in.seq_len);
+  v(InputInfo{"--micro-batch", "sequences", "Sequences per GPU per micro-batch", "每张卡每个微批次的序列数"}, in.micro_batch);
+  v(InputInfo{"--global-batch", "sequences", "Sequences per optimizer step (default micro-batch × GPUs)", "每个优化器步的序列数（默认 微批次 × 卡数）"},
+    in.global_batch);
+  v(InputInfo{"--samples", "", "Samples in the dataset (e.g. 50000, 50k, 5万; default 1,000)", "数据集样本数（如 50000、50k、5万；默认 1,000）"}, in.samples);
+  v(InputInfo{"--tokens", "", "Instead of --samples: dataset tokens per epoch (100M, 1亿), packed into --seq-len samples",
+              "代替 --samples：每轮数据集 token 数（100M、1亿），按 --seq-len 打包成样本"},
+    in.tokens);
+  v(InputInfo{"--epochs", "", "Passes over the dataset", "数据集遍历轮数"}, in.epochs);
+  v(InputInfo{"--gpus,-n", "", "GPU count (default: the smallest that fits, or that meets --deadline)",
+              "卡数（默认：放得下的最少卡数，或满足 --deadline 的最少卡数）"},
+    in.gpus);
+  v(InputInfo{"--deadline,-d", "", "Finish within: 3d, 12h, 1w, 3天, 1周; without --gpus, picks the fewest GPUs that do",
+              "完成期限：3d、12h、1w、3天、1周；不给 --gpus 时选能按期完成的最少卡数"},
+    in.deadline);
+  v(InputInfo{"--optimizer", "", "adamw, adamw8bit, paged_adamw8bit, sgd (default adamw; paged_adamw8bit for QLoRA)",
+              "adamw、adamw8bit、paged_adamw8bit、sgd（默认 adamw；QLoRA 默认 paged_adamw8bit）"},
+    in.optimizer);
+  v(InputInfo{"--precision", "", "Compute precision: bf16, fp16 (default bf16; fp16 on a GPU without bf16)",
+              "计算精度：bf16、fp16（默认 bf16；不支持 bf16 的 GPU 用 fp16）"},
+    in.precision);
+  v(InputInfo{"--no-checkpointing", "", "Turn gradient checkpointing off (on by default)", "关闭梯度检查点（默认开启）"}, in.no_checkpointing);
+  v(InputInfo{"--zero", "", "ZeRO/FSDP stage (default 3 on more than one GPU)", "ZeRO/FSDP 阶段（多卡时默认 3）"}, in.zero);
+  v(InputInfo{"--force", "", "Plan a sequence longer than the model supports", "允许超过模型支持长度的序列"}, in.force);
+  visit_framework_inputs(in.software, v);
+  v(InputInfo{"--no-ranking", "", "Skip ranking every catalog GPU by cost", "不按费用给目录中的每种 GPU 排名"}, in.no_ranking);
+  v(InputInfo{"--price", "", "Price per GPU-hour: 2.49, $2.5, 15cny (default: the market's listing)", "每卡时价格：2.49、$2.5、15cny（默认：所选市场的挂牌价）"},
+    in.price);
+  v(kMarketInput, in.market);
+  v(kProviderInput, in.provider);
+  v(kCurrencyInput, in.currency);
+}
 
 }  // namespace gpuplan

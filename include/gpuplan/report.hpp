@@ -8,30 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/units.hpp"  // Unit
+
 namespace gpuplan {
 
 // The version of the JSON documents (docs/json-schema/*.json): every document
 // carries it as "schema_version". Raised when a key is removed or changes
 // meaning; adding a key keeps it.
 inline constexpr int kJsonSchemaVersion = 3;
-
-enum class Unit {
-  kText,       // value is in `text`
-  kFlop,       // FLOP
-  kFlopPerS,   // FLOP/s
-  kSeconds,    // s
-  kGpuHours,   // GPU-hours
-  kGpuDays,    // GPU-days ("card-days")
-  kCount,      // a plain number (a whole one is a JSON integer)
-  kParams,     // parameters
-  kGpus,       // GPUs
-  kFraction,   // 0..1, shown as %
-  kBytes,      // bytes, shown in GiB
-  kBytesPerS,  // bytes/s
-  kUsd,        // US dollars
-  kCny,        // Chinese yuan
-  kFlag,       // true/false in `value` (1/0)
-};
 
 // Who a row is for: both, or one side only, where people read a value in words
 // ("tp 8 × pp 1 × dp 256") that a program reads as numbers (tp, pp, dp).

@@ -19,7 +19,7 @@
 #include "gpuplan/plan.hpp"
 #include "gpuplan/published_mfu.hpp"
 #include "gpuplan/training_run.hpp"
-#include "gpuplan/typed_inputs.hpp"        // TypedInput (its Unit is the report's)
+#include "gpuplan/typed_inputs.hpp"        // TypedInput
 #include "gpuplan/workload.hpp"
 
 namespace gpuplan {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuplan/report.hpp"
+#include "gpuplan/units.hpp"  // Unit
 
 namespace gpuplan {
 
@@ -23,8 +23,5 @@ std::optional<double> parse_count_echoed(const std::optional<std::string>& text,
 // Parses with parse_duration_s and records it (a bare number is days, worth showing).
 std::optional<double> parse_duration_echoed(const std::optional<std::string>& text, const std::string& flag,
                                             std::vector<TypedInput>* echo);
-
-// "Inputs as read" / "输入解析": one row per echoed input; nothing when empty.
-std::optional<Section> typed_inputs_section(const std::vector<TypedInput>& echo);
 
 }  // namespace gpuplan

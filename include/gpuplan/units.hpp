@@ -10,6 +10,26 @@
 
 namespace gpuplan {
 
+// The unit of a reported quantity: how a report row (report.hpp) and an input
+// echo (typed_inputs.hpp) show and key a number.
+enum class Unit {
+  kText,       // value is in `text`
+  kFlop,       // FLOP
+  kFlopPerS,   // FLOP/s
+  kSeconds,    // s
+  kGpuHours,   // GPU-hours
+  kGpuDays,    // GPU-days ("card-days")
+  kCount,      // a plain number (a whole one is a JSON integer)
+  kParams,     // parameters
+  kGpus,       // GPUs
+  kFraction,   // 0..1, shown as %
+  kBytes,      // bytes, shown in GiB
+  kBytesPerS,  // bytes/s
+  kUsd,        // US dollars
+  kCny,        // Chinese yuan
+  kFlag,       // true/false in `value` (1/0)
+};
+
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // bytes
 inline constexpr double kGB = 1e9;                        // bytes
 inline constexpr double kTera = 1e12;

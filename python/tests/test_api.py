@@ -21,7 +21,19 @@ def test_keyword_arguments_are_the_cli_flags():
     assert "format" not in params and "lang" not in params  # the module always asks for JSON
     assert "export" not in inspect.signature(gpuplan.plan).parameters  # gpuplan.export() does that
     assert list(inspect.signature(gpuplan.validate).parameters)[0] == "file"
-    assert "seq_len (INT, default 4096): Tokens per sequence" in gpuplan.memory.__doc__
+    assert "seq_len (INT (tokens), default 4096): Tokens per sequence" in gpuplan.memory.__doc__
+
+
+def test_every_declared_input_is_a_keyword_argument():
+    # Issue 17: the inputs each command declares once in C++ (visit_<command>_inputs)
+    # are keyword arguments of its function, named as the CLI flags.
+    declared = gpuplan._gpuplan.declared_inputs()
+    assert set(declared) == {"train", "memory", "calibrate", "plan", "infer", "finetune"}
+    for command, flags in declared.items():
+        params = inspect.signature(getattr(gpuplan, command)).parameters
+        assert flags, command
+        for flag in flags:
+            assert gpuplan._commands.keyword_of(flag) in params, f"{command} {flag}"
 
 
 def test_unknown_keyword_is_a_type_error_with_a_suggestion():

@@ -8,20 +8,19 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/calibration.hpp"
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/train_report.hpp"
 #include "gpuplan/units.hpp"
-#include "layout_flags.hpp"
+#include "input_flags.hpp"
 
 namespace gpuplan::cli {
 namespace {
 
 struct CalibrateFlags {
   OutputOptions out;
-  LayoutInputs layout;
-  std::optional<double> step_time, tokens_per_s_per_gpu, peak_memory_gib;
-  std::string save;
-  std::optional<std::string> tokens, full_gpus, deadline;
+  CalibrateInputs in;
+  std::string save;  // a file to write: the CLI's own
 };
 
 Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
@@ -49,8 +48,9 @@ Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
   return rep;
 }
 
-void run(const CalibrateFlags& f) {
-  load_gpu_file(f.out);
+void run(const CalibrateFlags& flags) {
+  load_gpu_file(flags.out);
+  const CalibrateInputs& f = flags.in;
   const ResolvedLayout r = resolve_layout(f.layout);
   TrialMeasurement t;
   t.step_s = f.step_time;
@@ -58,12 +58,12 @@ void run(const CalibrateFlags& f) {
   if (f.peak_memory_gib) t.peak_memory_bytes = *f.peak_memory_gib * kGiB;
   const Calibration c = calibrate(r.model, r.layout, r.gpu, t);
   Report rep = calibration_report(r, c);
-  if (!f.save.empty()) {
-    std::ofstream out(f.save);
-    if (!out) throw InputError("--save", fmt::format("--save: cannot write {}.", f.save));
+  if (const std::string& save = flags.save; !save.empty()) {
+    std::ofstream out(save);
+    if (!out) throw InputError("--save", fmt::format("--save: cannot write {}.", save));
     out << calibration_to_json(c).dump(2) << "\n";
-    rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", f.save, f.save),
-                               fmt::format("已保存到 {}；之后用 --calibration {} 使用。", f.save, f.save)});
+    rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", save, save),
+                               fmt::format("已保存到 {}；之后用 --calibration {} 使用。", save, save)});
   }
   if (f.tokens) {
     // Re-plan the full run with the calibrated model.
@@ -90,7 +90,7 @@ void run(const CalibrateFlags& f) {
     for (const Note& n : full.assumptions) rep.assumptions.push_back(n);
     for (const Note& n : full.warnings) rep.warnings.push_back(n);
   }
-  print_report(rep, f.out);
+  print_report(rep, flags.out);
 }
 
 }  // namespace
@@ -107,14 +107,10 @@ void add_calibrate_command(CLI::App& app) {
       "gpuplan calibrate --model llama-3.1-8b --gpu h100 --gpus 8 --tp 2 --global-batch 32 --micro-batch 2 \\\n"
       "           --step-time 2.4 --peak-memory-gib 61 --save calib.json --tokens 1T --full-gpus 256");
   auto* f = flags.get();
-  add_layout_flags(cmd, &f->layout);
-  cmd->add_option("--step-time", f->step_time, "Measured seconds per optimizer step of the trial");
-  cmd->add_option("--tokens-per-s-per-gpu", f->tokens_per_s_per_gpu, "Or: measured training tokens/s per GPU");
-  cmd->add_option("--peak-memory-gib", f->peak_memory_gib, "Measured peak memory per GPU, GiB (nvidia-smi)");
-  cmd->add_option("--save", f->save, "Write the fitted factors to this JSON file");
-  cmd->add_option("--tokens", f->tokens, "Re-plan the full run of this many tokens with the calibrated model");
-  cmd->add_option("--full-gpus", f->full_gpus, "GPUs of the full run (default: the trial's)");
-  cmd->add_option("--deadline", f->deadline, "Or: the full run's deadline, to solve its GPU count");
+  add_model_flag(cmd, &f->in.layout.model);
+  add_params_flag(cmd, &f->in.layout.params, "Instead of --model: a bare parameter count (7B); model states only", "代替 --model：只给参数量（7B），只算模型状态");
+  visit_calibrate_inputs(f->in, BindInputs{cmd});
+  cmd->add_option("--save", f->save, help_text("Write the fitted factors to this JSON file", "把拟合的系数写入这个 JSON 文件"));
   add_output_options(cmd, &f->out);
   cmd->callback([flags] { run(*flags); });
 }

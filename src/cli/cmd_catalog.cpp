@@ -217,7 +217,8 @@ void add_frameworks_command(CLI::App& app) {
       "列出训练框架档案（每个框架支持什么、默认什么），或带出处查看其中一个"
                                      "（gpuplan frameworks torchtitan@2024-12）"));
   cmd->add_option("framework", *show, help_text("A framework as NAME[@VERSION]", "框架，写作 名称[@版本]"));
-  cmd->add_flag("--docs", *docs, "Print docs/frameworks.md (one table, framework × property, every cell with its source)");
+  cmd->add_flag("--docs", *docs, help_text("Print docs/frameworks.md (one table, framework × property, every cell with its source)",
+                                           "输出 docs/frameworks.md（一张 框架 × 属性 的表，每格附出处）"));
   add_output_options(cmd, out.get());
   cmd->callback([out, show, docs] {
     if (*docs) {

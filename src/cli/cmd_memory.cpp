@@ -4,7 +4,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "layout_flags.hpp"
+#include "input_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "report/memory_report.hpp"
 
@@ -34,12 +34,9 @@ void add_memory_command(CLI::App& app) {
       "最大微批，以及放不下时该改什么。\n"
       "示例：gpuplan memory --model llama-3.1-70b --gpu h100 --gpus 64 --tp 8 --pp 2 --zero 1 --seq-len 8192 --lang zh"));
   MemoryInputs* f = &flags->in;
-  add_layout_flags(cmd, &f->layout);
-  cmd->add_flag("--dropout", f->dropout, help_text("Count dropout masks (Korthikanti's assumption; off for Llama-era training)", "计入 dropout 掩码（Korthikanti 的假设；Llama 之后的训练通常关闭）"));
-  cmd->add_flag("--fp32-grads", f->layout.fp32_grads, "Megatron fp32 main-grad buffer (4 bytes/param of gradients)");
-  cmd->add_option("--fragmentation", f->fragmentation, "Allocator fragmentation, fraction of allocated bytes (default 0.05)");
-  cmd->add_option("--safety-margin", f->safety_margin, help_text("Fraction of capacity kept free (a common planning margin: 0.15–0.2)", "预留不用的显存比例（常用 0.15–0.2）"))->capture_default_str();
-  cmd->add_option("--cuda-context-gib", f->cuda_context_gib, "CUDA context + library workspaces in GiB (default 0.75, +0.25 with NCCL)");
+  add_model_flag(cmd, &f->layout.model);
+  add_params_flag(cmd, &f->layout.params, "Instead of --model: a bare parameter count (7B); model states only", "代替 --model：只给参数量（7B），只算模型状态");
+  visit_memory_inputs(*f, BindInputs{cmd});
   add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });
 }

@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "layout_flags.hpp"
+#include "input_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "report/launch_config.hpp"
@@ -123,43 +123,17 @@ void add_plan_command(CLI::App& app) {
                                      "按预测单步时间排序。\n"
                                      "示例：gpuplan plan --model gpt3-175b --gpu a100-80g --gpus 1024 --seq-len 2048 --global-batch 1536 --lang zh"));
   PlanInputs* f = &flags->in;
-  cmd->add_option("--model,-m", f->model, help_text("Catalog id or alias (gpuplan models), or a config.json file or folder", "目录中的模型 id 或别名（gpuplan models），或 config.json 文件/所在目录"));
-  cmd->add_option("--gpu,-g", f->gpu, "GPU id or alias, or a comma-separated list to compare: h100,h800,a100");
-  cmd->add_option("--gpus,-n", f->gpus, "GPU count, list (512,1024) or range of powers of two (256-4096)")->required();
-  cmd->add_option("--seq-len,--seq", f->seq_len, help_text("Tokens per sequence", "每条序列 token 数"))->capture_default_str();
-  cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default: about 4M tokens, a multiple of the GPU count's odd part)");
-  cmd->add_option("--tp", f->tp, "Pin the tensor-parallel degree");
-  cmd->add_option("--pp", f->pp, "Pin the pipeline stages");
-  cmd->add_option("--dp", f->dp, "Pin the data-parallel replicas");
-  cmd->add_option("--cp", f->cp, "Pin the context-parallel degree");
-  cmd->add_option("--ep", f->ep, "Pin the expert-parallel degree");
-  cmd->add_option("--vp", f->vp, "Pin the virtual pipeline stages");
-  cmd->add_option("--first-stage-layers", f->first_stage_layers, "Pin the layers of the first pipeline stage (Megatron's uneven split)");
-  cmd->add_option("--last-stage-layers", f->last_stage_layers, "Pin the layers of the last pipeline stage");
-  cmd->add_option("--micro-batch", f->micro_batch, "Pin the micro-batch");
-  cmd->add_option("--zero", f->zero, "Pin the ZeRO stage 0–3");
-  cmd->add_option("--recompute", f->recompute, "Pin recompute: none, selective, full");
-  cmd->add_option("--precision", f->precision, "bf16, fp16, fp8 (default bf16; a GPU without it plans its 16-bit format)");
-  cmd->add_flag("--force", f->force, help_text("Plan a --seq-len longer than the model supports", "允许 --seq-len 超过模型支持的上下文长度"));
-  cmd->add_option("--optimizer", f->optimizer, "adamw, adamw8bit, sgd")->capture_default_str();
-  cmd->add_option("--market", f->market, "Prices from this market only: cn (CNY listings) or us (USD listings); default from --lang");
-  cmd->add_option("--currency", f->currency, "Currency of the cost columns: usd or cny (default: the market's)");
-  cmd->add_option("--rank-by", f->rank_by, "time or cost (GPU-seconds per step)")->capture_default_str();
-  cmd->add_option("--top", f->top, "Layouts shown per GPU type")->capture_default_str();
-  cmd->add_flag("--cross-node-tp", f->cross_node_tp, "Also search TP larger than one node");
-  cmd->add_flag("--no-flash", f->no_flash, "Attention without FlashAttention (materialised scores)");
-  add_zero3_per_module_flag(cmd, &f->zero3_per_module);
-  add_eager_flag(cmd, &f->eager);
-  add_framework_flags(cmd, &f->software);
-  cmd->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (default: the GPU's usual node)");
-  cmd->add_option("--compare-layout", f->compare_layout,
-                  "A layout to rank among the searched ones, e.g. tp=8,pp=16,dp=8,mb=1,recompute=full,sp=off (repeatable; "
-                  "also vp, cp, ep, zero, first=, last= for the first/last stage layers; dp may be left out with one --gpus count)");
+  add_model_flag(cmd, &f->model);
+  visit_plan_inputs(*f, BindInputs{cmd});
+  cmd->get_option("--gpus")->required();
+  // Output modes of the CLI (and gpuplan.export in Python), not planner inputs.
   cmd->add_option("--export", flags->export_to,
-                  "Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments), "
-                  "deepspeed (JSON config) or torchtitan (TOML); no value: the --framework's own; one --gpu type and one --gpus count")
+                  help_text("Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments), "
+                            "deepspeed (JSON config) or torchtitan (TOML); no value: the --framework's own; one --gpu type and one --gpus count",
+                            "不输出排名，改为输出某个排名方案的启动配置：megatron（命令行参数）、deepspeed（JSON 配置）或 "
+                            "torchtitan（TOML）；不带值：--framework 自己的格式；只能给一种 --gpu 和一个 --gpus 卡数"))
       ->expected(0, 1);
-  cmd->add_option("--rank", flags->export_rank, "Which ranked layout --export prints: 1 (default) is the best");
+  cmd->add_option("--rank", flags->export_rank, help_text("Which ranked layout --export prints: 1 (default) is the best", "--export 输出第几名的方案：1（默认）为最优"));
   add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });
 }

@@ -56,11 +56,16 @@ void add_validate_command(CLI::App& app) {
       "示例：gpuplan validate ../shared/validation/cases.jsonl --kind train_memory --lang zh"));
   auto* f = flags.get();
   cmd->add_option("file", f->file, help_text("A JSON-lines case file", "JSON Lines 格式的案例文件"))->required();
-  cmd->add_option("--kind", f->kind, "Only cases of this kind: train_memory, train_throughput, train_total, inference");
-  cmd->add_option("--interval", f->interval, "Level of each case's prediction interval, leave-one-source-out (0.5–0.99)")->capture_default_str();
+  cmd->add_option("--kind", f->kind, help_text("Only cases of this kind: train_memory, train_throughput, train_total, inference",
+                                               "只看这一类案例：train_memory、train_throughput、train_total、inference"));
+  cmd->add_option("--interval", f->interval, help_text("Level of each case's prediction interval, leave-one-source-out (0.5–0.99)",
+                                                       "每个案例预测区间的置信水平，按留一来源法（0.5–0.99）"))
+      ->capture_default_str();
   cmd->add_flag("--derive-intervals", f->derive_intervals,
-                "Print the interval table derived from every residual of the file (JSON), e.g.\n"
-                "gpuplan validate ../shared/validation/cases.jsonl --derive-intervals > data/intervals.json");
+                help_text("Print the interval table derived from every residual of the file (JSON), e.g. "
+                          "gpuplan validate ../shared/validation/cases.jsonl --derive-intervals > data/intervals.json",
+                          "输出由文件中全部残差推出的区间表（JSON），例如 "
+                          "gpuplan validate ../shared/validation/cases.jsonl --derive-intervals > data/intervals.json"));
   add_output_options(cmd, &f->out);
   cmd->callback([flags] { run(*flags); });
 }

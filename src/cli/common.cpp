@@ -1,8 +1,11 @@
 #include "common.hpp"
 
+#include "input_flags.hpp"
+
 #include <cstdio>
 
 #include "gpuplan/hardware.hpp"
+#include "gpuplan/input_info.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {
@@ -47,16 +50,10 @@ void add_output_options(CLI::App* app, OutputOptions* out) {
 }
 
 void add_market_flags(CLI::App* app, MarketFlags* flags, bool provider) {
-  app->add_option("--market", flags->market,
-                  help_text("Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)",
-                            "在哪里租：cn（国内报价，人民币）或 us（美国报价，美元）；默认随 --lang（zh 为 cn）"));
-  if (provider) {
-    app->add_option("--provider", flags->provider,
-                    help_text("A named listing of that market instead of its default (gpuplan gpus GPU lists them)",
-                              "改用该市场中指定的报价方（gpuplan gpus GPU 列出可选项）"));
-  }
-  app->add_option("--currency", flags->currency,
-                  help_text("Currency money is shown in: usd or cny (default: the market's)", "金额显示的币种：usd 或 cny（默认随市场）"));
+  const BindInputs bind{app};
+  bind(kMarketInput, flags->market);
+  if (provider) bind(kProviderInput, flags->provider);
+  bind(kCurrencyInput, flags->currency);
 }
 
 void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, PriceInput* price) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/input_info.hpp"
+
 namespace gpuplan::cli {
 
 // Runs `gpuplan argv[1..]`. With `out`/`err` non-null, what the command would
@@ -42,5 +44,15 @@ struct CommandSpec {
 
 // Every subcommand and its options, in the order --help lists them.
 std::vector<CommandSpec> command_specs();
+
+// The inputs each command declares (visit_<command>_inputs), for the tests
+// that every one reaches the CLI, the web API and Python. The model (--model,
+// --params) and the CLI's own options (--format, --calibration FILE, --save,
+// --export) are not among them.
+struct DeclaredInputs {
+  std::string command;  // "memory"
+  std::vector<InputInfo> inputs;
+};
+std::vector<DeclaredInputs> declared_inputs();
 
 }  // namespace gpuplan::cli

@@ -8,6 +8,8 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -41,6 +43,10 @@ double fit_ceiling(const ModelSpec& m, const Layout& l, const GpuSpec& g, StepTi
 }
 
 }  // namespace
+
+Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, const TrialMeasurement& t) {
+  return calibrate(m, l, g, t, StepTimeOptions{}, MemoryOptions{});
+}
 
 Calibration calibrate(const ModelSpec& m, const Layout& l, const GpuSpec& g, const TrialMeasurement& t,
                       const StepTimeOptions& base_step, const MemoryOptions& base_memory) {

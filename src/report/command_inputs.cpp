@@ -7,7 +7,11 @@
 #include <cmath>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/plan.hpp"
+#include "gpuplan/train_estimate.hpp"
 #include "model/size_limits.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/typed_inputs.hpp"
@@ -146,16 +150,6 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
 }
 
 }  // namespace
-
-std::string input_key(const InputInfo& input) {
-  std::string key(input.flags);
-  key = key.substr(0, key.find(','));
-  key = key.substr(key.find_first_not_of('-'));
-  for (char& c : key) {
-    if (c == '-') c = '_';
-  }
-  return key;
-}
 
 TrainRequest make_train_request(const TrainInputs& in) {
   TrainRequest r;

@@ -17,6 +17,7 @@
 #include "gpuplan/market.hpp"
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
+#include "report/typed_inputs_section.hpp"
 
 namespace gpuplan {
 namespace {

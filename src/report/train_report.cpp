@@ -8,6 +8,7 @@
 #include "report/operations_report.hpp"
 #include "report/rent_or_buy_report.hpp"
 #include "gpuplan/units.hpp"
+#include "report/typed_inputs_section.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
 #include "train_confidence.hpp"

@@ -1,5 +1,5 @@
-// The echo of typed inputs (typed_inputs.hpp).
-#include "gpuplan/typed_inputs.hpp"
+// The echo of typed inputs (gpuplan/typed_inputs.hpp, report/typed_inputs_section.hpp).
+#include "report/typed_inputs_section.hpp"
 
 #include <fmt/format.h>
 

@@ -4,8 +4,10 @@
 // (`--seq-len` is "seq_len"), turns them into the same library request with the
 // same parsers and checks the CLI uses, and returns to_json(report), byte for
 // byte the object `gpuplan <command> --format json` prints. The inputs are the
-// CLI's own structs (gpuplan/command_inputs.hpp), checked and turned into
-// requests by the same library functions. Differences from the CLI, all
+// CLI's own structs (gpuplan/command_inputs.hpp, infer_inputs.hpp,
+// finetune_inputs.hpp), read from the same declarations (visit_*_inputs) the
+// CLI binds its flags from, checked and turned into requests by the same
+// library functions. Differences from the CLI, all
 // deliberate: a model is a catalog id, a bare parameter count or a pasted
 // config.json *object*, a calibration the object `gpuplan calibrate --save`
 // writes (never a path), and --gpu-file does not exist.
@@ -27,13 +29,14 @@
 #include "gpuplan/finetune_inputs.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/infer_inputs.hpp"
+#include "gpuplan/input_info.hpp"
 #include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
 #include "gpuplan/report.hpp"
-#include "units/text_match.hpp"
 #include "gpuplan/train_report.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan::web {
 
@@ -230,38 +233,20 @@ void read_model(Body& b, std::optional<ModelSpec>& spec, std::optional<std::stri
   if (params) *params = count;
 }
 
-// --framework and the run settings over its defaults (train, memory, plan).
-void read_software(Body& b, FrameworkInputs& in) {
-  b.read("framework", in.framework);
-  b.read("attention", in.attention);
-  b.read("loss", in.loss);
-  b.read("compile", in.compile);
-  b.read("tp_comm_overlap", in.tp_comm_overlap);
-  b.read("dp_comm_overlap", in.dp_comm_overlap);
-}
-
-// tp, pp, dp, cp, ep, vp, the first/last stage layers and micro_batch: a
-// layout's (memory) or the planner's pins (plan).
-template <class Inputs>
-void read_degrees(Body& b, Inputs& in) {
-  b.read("tp", in.tp);
-  b.read("pp", in.pp);
-  b.read("dp", in.dp);
-  b.read("cp", in.cp);
-  b.read("ep", in.ep);
-  b.read("vp", in.vp);
-  b.read("first_stage_layers", in.first_stage_layers);
-  b.read("last_stage_layers", in.last_stage_layers);
-  b.read("micro_batch", in.micro_batch);
-}
+// Every declared input of a command (input_info.hpp) from the key of its flag.
+struct ReadInputs {
+  Body& b;
+  template <class T>
+  void operator()(const InputInfo& input, T& field) const {
+    b.read(input_key(input), field);
+  }
+};
 
 // The same TrainInputs as src/cli/cmd_train.cpp, from the same declaration: keys named as its flags.
 Report train(Body& b) {
   TrainInputs in;
   read_model(b, in.model_spec, &in.params);
-  // Every other input from its one declaration (command_inputs.hpp), under its flag's key.
-  visit_train_inputs(in, [&b](const InputInfo& input, auto& field) { b.read(input_key(input), field); });
-  read_software(b, in.software);
+  visit_train_inputs(in, ReadInputs{b});
   // The CLI's --calibration names a file; here it is that file's object.
   if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {
     in.calibration = calibration_from_json(*c, "the pasted calibration");
@@ -270,39 +255,13 @@ Report train(Body& b) {
   return train_report(make_train_request(in));
 }
 
-// Mirrors src/cli/cmd_memory.cpp (and src/cli/layout_flags.cpp).
+// The same MemoryInputs as src/cli/cmd_memory.cpp.
 Report memory(Body& b) {
   MemoryInputs in;
-  LayoutInputs& l = in.layout;
-  read_model(b, l.model_spec, &l.params);
-  b.read("gpu", l.gpu);
-  b.read("gpus", l.gpus);
-  read_degrees(b, l);
-  b.read("global_batch", l.global_batch);
-  b.read("seq_len", l.seq_len);
-  b.read("force", l.force);
-  b.read("zero", l.zero);
-  b.read("shard_group", l.shard_group);
-  b.read("recompute", l.recompute);
-  b.read("sequence_parallel", l.sequence_parallel);
-  b.read("precision", l.precision);
-  b.read("pure_bf16", l.pure_bf16);
-  b.read("optimizer", l.optimizer);
-  b.read("offload_optimizer", l.offload_optimizer);
-  b.read("offload_params", l.offload_params);
-  b.read("offload_activations", l.offload_activations);
-  b.read("no_flash_attention", l.no_flash_attention);
-  b.read("eager", l.eager);
-  b.read("zero3_per_module", l.zero3_per_module);
-  b.read("dropout", in.dropout);
-  b.read("fp32_grads", l.fp32_grads);
-  b.read("no_sequence_parallel", l.no_sequence_parallel);
-  read_software(b, l.software);
-  b.read("fragmentation", in.fragmentation);
-  b.read("safety_margin", in.safety_margin);
-  b.read("cuda_context_gib", in.cuda_context_gib);
+  read_model(b, in.layout.model_spec, &in.layout.params);
+  visit_memory_inputs(in, ReadInputs{b});
   b.reject_unknown();
-  const ResolvedLayout r = resolve_layout(l);
+  const ResolvedLayout r = resolve_layout(in.layout);
   return memory_report(r.model, r.layout, r.gpu, make_memory_options(in));
 }
 
@@ -310,31 +269,11 @@ Report memory(Body& b) {
 // and counts at once, not hundreds.
 constexpr size_t kMaxPlanGroups = 8;
 
-// Mirrors src/cli/cmd_plan.cpp.
+// The same PlanInputs as src/cli/cmd_plan.cpp.
 Report plan_endpoint(Body& b) {
   PlanInputs in;
   read_model(b, in.model_spec, nullptr);  // `gpuplan plan` has no --params
-  b.read("gpu", in.gpu);
-  b.read("gpus", in.gpus);
-  b.read("seq_len", in.seq_len);
-  b.read("force", in.force);
-  b.read("global_batch", in.global_batch);
-  read_degrees(b, in);  // pins
-  b.read("zero", in.zero);
-  b.read("recompute", in.recompute);
-  b.read("precision", in.precision);
-  b.read("optimizer", in.optimizer);
-  b.read("rank_by", in.rank_by);
-  b.read("top", in.top);
-  b.read("cross_node_tp", in.cross_node_tp);
-  b.read("no_flash", in.no_flash);
-  b.read("eager", in.eager);
-  b.read("zero3_per_module", in.zero3_per_module);
-  b.read("gpus_per_node", in.gpus_per_node);
-  b.read("compare_layout", in.compare_layout);
-  b.read("market", in.market);
-  b.read("currency", in.currency);
-  read_software(b, in.software);
+  visit_plan_inputs(in, ReadInputs{b});
   b.reject_unknown();
   const PlanRequest r = make_plan_request(in);
   if (r.gpus.size() * r.gpu_counts.size() > kMaxPlanGroups) {
@@ -344,64 +283,20 @@ Report plan_endpoint(Body& b) {
   return plan_report(r, plan(r));
 }
 
-// Mirrors src/cli/cmd_infer.cpp: the same InferInputs and infer_report_for.
+// The same InferInputs and infer_report_for as src/cli/cmd_infer.cpp.
 Report infer_endpoint(Body& b) {
   InferInputs in;
   read_model(b, in.model_spec, nullptr);  // `gpuplan infer` has no --params
-  b.read("gpu", in.gpu);
-  b.read("precision", in.precision);
-  b.read("kv_precision", in.kv_precision);
-  b.read("input", in.input);
-  b.read("output", in.output);
-  b.read("rps", in.rps);
-  b.read("confidence", in.confidence);
-  b.read("batch", in.batch);
-  b.read("tp", in.tp);
-  b.read("pp", in.pp);
-  b.read("ep", in.ep);
-  b.read("latency_target_ms", in.latency_target_ms);
-  b.read("disaggregate", in.disaggregate);
-  b.read("group_size", in.group_size);
-  b.read("memory_utilization", in.memory_utilization);
-  b.read("no_int4", in.no_int4);
-  b.read("force", in.force);
-  b.read("max_throughput", in.max_throughput);
-  b.read("engine", in.engine);
-  b.read("price", in.price);
-  b.read("market", in.market);
-  b.read("provider", in.provider);
-  b.read("currency", in.currency);
+  visit_infer_inputs(in, ReadInputs{b});
   b.reject_unknown();
   return infer_report_for(in);
 }
 
-// Mirrors src/cli/cmd_finetune.cpp: the same FinetuneInputs and finetune_report_for.
+// The same FinetuneInputs and finetune_report_for as src/cli/cmd_finetune.cpp.
 Report finetune_endpoint(Body& b) {
   FinetuneInputs in;
   read_model(b, in.model_spec, nullptr);  // `gpuplan finetune` has no --params
-  b.read("gpu", in.gpu);
-  b.read("method", in.method);
-  b.read("rank", in.rank);
-  b.read("modules", in.modules);
-  b.read("seq_len", in.seq_len);
-  b.read("micro_batch", in.micro_batch);
-  b.read("global_batch", in.global_batch);
-  b.read("samples", in.samples);
-  b.read("tokens", in.tokens);
-  b.read("epochs", in.epochs);
-  b.read("gpus", in.gpus);
-  b.read("deadline", in.deadline);
-  b.read("optimizer", in.optimizer);
-  b.read("precision", in.precision);
-  b.read("no_checkpointing", in.no_checkpointing);
-  b.read("zero", in.zero);
-  b.read("force", in.force);
-  b.read("no_ranking", in.no_ranking);
-  b.read("price", in.price);
-  b.read("market", in.market);
-  b.read("provider", in.provider);
-  b.read("currency", in.currency);
-  read_software(b, in.software);
+  visit_finetune_inputs(in, ReadInputs{b});
   b.reject_unknown();
   return finetune_report_for(in);
 }

@@ -1,0 +1,44 @@
+// How a front end presents one input of a command (issue 17: each input is
+// declared once). A command's inputs struct (TrainInputs, MemoryInputs,
+// PlanInputs, InferInputs, FinetuneInputs, ...) comes with a
+// visit_<command>_inputs(in, v) that calls `v(info, field)` for each of its
+// inputs; the CLI binds `info.flags` to the field with `info.help` (or
+// `help_zh` under --lang zh), the web API reads the request key
+// input_key(info) into it, and the Python module's keyword arguments are the
+// CLI's flags. The field's C++ type is the input's type, and the struct's
+// initialiser its default.
+#pragma once
+#include <string>
+
+namespace gpuplan {
+
+struct InputInfo {
+  const char* flags;  // CLI11 names, "--gpus,-n"; the first is the canonical one
+  const char* unit;   // of a plain number ("" where the text carries its own: 15T, 90d, 15cny)
+  const char* help;   // the CLI's help line
+  const char* help_zh = "";  // the same in Chinese (gpuplan <command> --help --lang zh)
+};
+
+// The web API's key of an input: its first flag without dashes, '-' as '_' ("--seq-len" → "seq_len").
+std::string input_key(const InputInfo& input);
+
+// Inputs several commands declare with the same words.
+inline constexpr InputInfo kModelInput{"--model,-m", "", "Catalog id or alias (gpuplan models), or a config.json file or folder",
+                                       "目录中的模型 id 或别名（gpuplan models），或 config.json 文件/所在目录"};
+inline constexpr InputInfo kSeqLenInput{"--seq-len", "tokens", "Tokens per sequence", "每条序列 token 数"};
+inline constexpr InputInfo kForceInput{"--force", "", "Plan a --seq-len longer than the model supports",
+                                       "允许 --seq-len 超过模型支持的上下文长度"};
+inline constexpr InputInfo kEagerInput{"--eager", "", "Element-wise ops unfused, as eager PyTorch runs them (no torch.compile or fused kernels)",
+                                       "逐元素算子不融合，按 PyTorch eager 模式运行（不用 torch.compile 或融合内核）"};
+inline constexpr InputInfo kZero3PerModuleInput{
+    "--zero3-per-module", "", "ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP",
+    "ZeRO-3 逐模块收集参数（每个归一化层和线性层），与 DeepSpeed 相同；默认按块收集，与 FSDP 相同"};
+// Where prices come from and what money is shown in (infer, finetune, gpus).
+inline constexpr InputInfo kMarketInput{"--market", "", "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)",
+                                        "在哪里租：cn（国内报价，人民币）或 us（美国报价，美元）；默认随 --lang（zh 为 cn）"};
+inline constexpr InputInfo kProviderInput{"--provider", "", "A named listing of that market instead of its default (gpuplan gpus GPU lists them)",
+                                          "改用该市场中指定的报价方（gpuplan gpus GPU 列出可选项）"};
+inline constexpr InputInfo kCurrencyInput{"--currency", "", "Currency money is shown in: usd or cny (default: the market's)",
+                                          "金额显示的币种：usd 或 cny（默认随市场）"};
+
+}  // namespace gpuplan
