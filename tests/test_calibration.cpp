@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuplan/calibration.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"

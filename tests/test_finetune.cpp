@@ -6,6 +6,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/finetune_inputs.hpp"
+#include "gpuplan/report.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/command_inputs.hpp"
-#include "gpuplan/plan.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
+#include "gpuplan/plan.hpp"
 #include "gpuplan/validate.hpp"
 
 namespace gpuplan {

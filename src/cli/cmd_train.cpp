@@ -4,9 +4,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "input_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/train_report.hpp"
+#include "input_flags.hpp"
 
 namespace gpuplan::cli {
 namespace {

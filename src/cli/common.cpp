@@ -1,12 +1,11 @@
 #include "common.hpp"
 
-#include "input_flags.hpp"
-
 #include <cstdio>
 
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/input_info.hpp"
 #include "gpuplan/units.hpp"
+#include "input_flags.hpp"
 
 namespace gpuplan::cli {
 

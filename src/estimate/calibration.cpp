@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/memory.hpp"
