@@ -12,6 +12,7 @@
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
+#include "estimate/memory_internal.hpp"  // logits_bytes of the last stage (the worst stage may be another)
 #include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/units.hpp"
@@ -173,6 +174,66 @@ TEST(Memory, LogitsOfALargeVocabulary) {
   l.global_batch = 2;
   const MemoryBreakdown b = estimate_memory(m, l, find_gpu("h100"));
   expect_rel(b.logits_bytes, 8192.0 * 128256 * 10);
+}
+
+TEST(Memory, TorchtitanLossPeakPerLogitFromItsCode) {
+  // torchtitan@2024-12, Llama 3.1 70B, tp 8, micro-batch 16 × 8192 tokens.
+  // Per GPU: 131072 tokens × 128256/8 = 16032 local vocab entries.
+  // TP on: DTensor loss_parallel's backward (torch/distributed/tensor/parallel/
+  // loss.py _nll_loss_and_log_softmax_backward) holds the saved fp32
+  // log-softmax 4 + grad_input = zeros_like 4 + exp(x) 4 + their sum 4 = 16 B.
+  const ModelSpec m = find_model("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  l.dp = 32;
+  l.seq_len = 8192;
+  l.micro_batch = 16;
+  l.zero_stage = 3;
+  l.recompute = Recompute::kFull;
+  apply_framework(find_framework("torchtitan@2024-12"), RunSettings{}, l);
+  EXPECT_EQ(l.loss_bytes_per_logit, 16);
+  const MemoryBreakdown tp = estimate_memory(m, l, find_gpu("h100"));
+  expect_rel(tp.logits_bytes, 131072.0 * 16032 * 16);  // 33.6 GB
+  // TP off (plain aten cross_entropy): saved log-softmax 4 + nll_loss_backward's
+  // gradient 4 + _log_softmax_backward_data's output 4 = 12 B per logit, over
+  // the whole vocabulary: 131072 × 128256 × 12.
+  Layout one = l;
+  one.tp = 1;
+  apply_framework(find_framework("torchtitan@2024-12"), RunSettings{}, one);
+  EXPECT_EQ(one.loss_bytes_per_logit, 12);
+  expect_rel(estimate_memory(m, one, find_gpu("h100")).logits_bytes, 131072.0 * 128256 * 12);
+  // A run that names another loss keeps the generic 10; an explicit option wins.
+  RunSettings fused;
+  fused.loss = LossKernel::kFused;
+  Layout f = l;
+  apply_framework(find_framework("torchtitan@2024-12"), fused, f);
+  EXPECT_EQ(f.loss_bytes_per_logit, 10);
+  MemoryOptions o;
+  o.logits_bytes_per_entry = 6;
+  expect_rel(estimate_memory(m, l, find_gpu("h100"), o).logits_bytes, 131072.0 * 16032 * 6);
+}
+
+TEST(Memory, PipelineLastStageKeepsEveryMicroBatchsLogits) {
+  // torchtitan@2024-12 with pp 8 (torch.distributed.pipelining keeps the last
+  // stage's outputs in output_chunks): Llama 3.1 405B, tp 8, pp 8, dp 8,
+  // micro-batch 4 × 8192, 8 micro-batches. Per micro-batch 32768 × 16032
+  // entries; the last micro-batch's loss peak 16 B plus 8 × 2 B of bf16 logits.
+  const ModelSpec m = find_model("llama-3.1-405b");
+  Layout l;
+  l.tp = 8;
+  l.pp = 8;
+  l.dp = 8;
+  l.seq_len = 8192;
+  l.micro_batch = 4;
+  l.global_batch = 256;
+  l.zero_stage = 3;
+  l.recompute = Recompute::kFull;
+  apply_framework(find_framework("torchtitan@2024-12"), RunSettings{}, l);
+  ASSERT_TRUE(l.pipeline_keeps_outputs);
+  ASSERT_EQ(l.micro_batches(), 8);
+  const MemoryOptions o;
+  const double want = 32768.0 * 16032 * (16 + 8 * 2);
+  EXPECT_NEAR(memory_detail::logits_bytes(m, l, o), want, want * 1e-12);
 }
 
 TEST(Memory, RecomputeNeverRaisesActivations) {

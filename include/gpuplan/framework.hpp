@@ -79,6 +79,16 @@ struct FrameworkProfile {
   // Optional properties (absent: the default here).
   MemoryMetric memory_reported = MemoryMetric::kNone;  // what its own log reports as peak memory
   bool zero3_keep_gathered_with_pp = false;
+  // Peak bytes per logit entry (per token per local vocab entry) of the LM
+  // head's output and the cross-entropy, forward and backward, alive at once
+  // beside the saved activations: without TP, and with TP's vocab-sharded
+  // logits (unset: the same). Default 10: bf16 logits + fp32 copy + fp32
+  // log-softmax (memory_activations.cpp logits_bytes).
+  double loss_bytes_per_logit = 10;
+  std::optional<double> loss_bytes_per_logit_tp;
+  // The pipeline's last stage keeps every micro-batch's output (the bf16
+  // logits) until the step ends (torch.distributed.pipelining output_chunks).
+  bool pipeline_keeps_outputs = false;
   // A step may accumulate several micro-batches per data-parallel rank before
   // the optimizer runs. Without it (torchtitan before 2025-06) a step with pp 1
   // is one micro-batch per rank: micro-batch = global batch / dp.

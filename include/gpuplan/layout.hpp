@@ -134,6 +134,14 @@ struct Layout {
   // --accumulate-allreduce-grads-in-fp32): 4 bytes per parameter, not ZeRO-2 sharded.
   bool fp32_grad_accum = false;
   LossKernel loss = LossKernel::kFused;
+  // Peak bytes per logit entry (token × vocab/tp) of the LM head output and the
+  // loss, forward and backward, at their largest moment (profile
+  // loss_bytes_per_logit / loss_bytes_per_logit_tp; 10 when no profile is
+  // applied: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4).
+  double loss_bytes_per_logit = 10;
+  // With pp > 1: the last stage keeps every micro-batch's bf16 logits until the
+  // step ends (torch.distributed.pipelining; profile pipeline_keeps_outputs).
+  bool pipeline_keeps_outputs = false;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;  // meaning of Recompute::kSelective
   int selective_every = 2;          // kLayer: every N-th block recomputed
   // ZeRO-3 with pipelining: a stage's parameters stay gathered from each

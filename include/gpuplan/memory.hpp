@@ -37,10 +37,12 @@ struct MemoryOptions {
   std::optional<double> fragmentation;       // fraction of allocated bytes; unset: 0.05
   double safety_margin = 0.15;        // seed 004: keep 15–20% free
   std::optional<double> comm_bucket_bytes;   // unset: 2 × 25 MiB DDP-style buckets
-  // Per token per vocab entry with Layout::loss kFull or kFused: bf16 logits 2 +
-  // fp32 copy 4 + fp32 log-softmax 4. Chunked losses keep the bf16 logits and
-  // one chunk's fp32 copies (memory_activations.cpp).
-  double logits_bytes_per_entry = 10;
+  // Peak bytes per token per local vocab entry of the logits and the loss.
+  // Unset: the run's Layout::loss_bytes_per_logit (the framework profile's,
+  // 10 without one: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4).
+  // Chunked losses keep the bf16 logits and one chunk's fp32 copies
+  // (memory_activations.cpp).
+  std::optional<double> logits_bytes_per_entry;
   double moe_capacity_factor = 1.0;   // tokens an expert may receive, relative to an even split (1 = dropless average)
   bool dropout = false;               // keep dropout masks (Korthikanti assumes dropout; Llama-era pretraining uses none)
   int zero3_prefetch_layers = 2;      // ZeRO-3/FSDP: layers whose full parameters are gathered at once

@@ -332,10 +332,28 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
                     !keeps_attention_scores(l) ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
                     l.eager ? "，eager 模式另存 fp32 RMSNorm 输入与 silu 输出" : "",
                     br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
-    add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
-                    format_sig(o.logits_bytes_per_entry, 3)),
-        fmt::format("Logits：token 数 × 词表/TP × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
-                    format_sig(o.logits_bytes_per_entry, 3)));
+    const double per_logit = loss_bytes_per_logit(l, o);
+    if (per_logit == 10) {
+      add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
+                      format_sig(per_logit, 3)),
+          fmt::format("Logits：token 数 × 词表/TP × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
+                      format_sig(per_logit, 3)));
+    } else {
+      add(fmt::format("Logits and loss: tokens × vocab/tp × {} bytes, what the LM head's output and the cross-entropy hold at "
+                      "their peak (forward or backward, the framework's loss code), last stage, one micro-batch.",
+                      format_sig(per_logit, 3)),
+          fmt::format("Logits 与损失：token 数 × 词表/TP × {} 字节，即 LM head 输出和交叉熵在前向或反向峰值时同时存活的张量"
+                      "（按框架的损失实现），仅最后一级、一个微批。",
+                      format_sig(per_logit, 3)));
+    }
+    if (l.pipeline_keeps_outputs && l.pp > 1) {
+      add(fmt::format("The pipeline's last stage keeps the bf16 logits of all {} micro-batches of a step until it ends "
+                      "(torch.distributed.pipelining): 2 bytes × tokens × vocab/tp each.",
+                      l.micro_batches()),
+          fmt::format("流水线最后一级保留一个 step 内全部 {} 个微批的 bf16 logits 直到该 step 结束"
+                      "（torch.distributed.pipelining）：每个 2 字节 × token 数 × 词表/TP。",
+                      l.micro_batches()));
+    }
   }
   if (l.pp > 1 && !m.count_only) {
     const StageSplit split = stage_split(m, l);

@@ -148,25 +148,42 @@ double head_activation_bytes(const ModelSpec& m, const Layout& l) {
   return 2 * (2 * d.T * d.h / d.rep);  // final norm input and LM-head input
 }
 
+double loss_bytes_per_logit(const Layout& l, const MemoryOptions& o) {
+  return o.logits_bytes_per_entry.value_or(l.loss_bytes_per_logit);
+}
+
 double logits_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o) {
   if (m.count_only) return 0;
   const Dims d = dims(m, l);
-  // Logits s·b/cp × V/t (vocab-parallel LM head): the bf16 logits (2), their
-  // fp32 upcast (4) and the fp32 log-softmax the loss saves for backward (4) =
-  // 10 bytes per entry in eager PyTorch (Hugging Face, torchtune without chunked
-  // cross-entropy). Megatron's fused vocab-parallel loss needs about 6; the
-  // option overrides it. 128K-256K vocabularies make this the largest single
-  // tensor of a step: 8192 tokens × 128256 × 10 B = 10.5 GB.
-  double per_entry = o.logits_bytes_per_entry;
+  // Logits s·b/cp × V/t (vocab-parallel LM head) times the bytes per entry
+  // alive at the loss's largest moment, forward or backward. Without a
+  // framework profile: the bf16 logits (2), their fp32 upcast (4) and the fp32
+  // log-softmax the loss saves for backward (4) = 10 bytes per entry in eager
+  // PyTorch (Hugging Face, torchtune without chunked cross-entropy).
+  // Frameworks state their own (loss_bytes_per_logit in data/frameworks:
+  // torchtitan's eager loss 12, its DTensor loss_parallel 16 with TP).
+  // 128K-256K vocabularies make this the largest single tensor of a step:
+  // 8192 tokens × 128256 × 10 B = 10.5 GB.
+  const double bytes = loss_bytes_per_logit(l, o);
+  double per_entry = bytes;
   if (l.loss == LossKernel::kChunked) {
     // Chunked cross-entropy (torchtune modules/loss/ce_chunked_output_loss.py,
     // CEWithChunkedOutputLoss, num_output_chunks = 8): the bf16 logits of every
     // chunk stay (2 B) and only one chunk at a time is upcast and log-softmaxed
     // in fp32 (8 B over 1/8 of the entries).
     constexpr double kChunks = 8;
-    per_entry = 2.0 + (o.logits_bytes_per_entry - 2.0) / kChunks;
+    per_entry = 2.0 + (bytes - 2.0) / kChunks;
   }
-  return d.T * static_cast<double>(m.vocab) / d.t * per_entry;
+  double held = 0;
+  if (l.pipeline_keeps_outputs && l.pp > 1) {
+    // torch.distributed.pipelining's last stage appends every micro-batch's
+    // output to output_chunks for the step's merged result (stage.py
+    // forward_one_chunk, PyTorch 2.5/2.6) and frees them when the next step
+    // starts: by the last micro-batch's loss backward, the bf16 logits (2 B)
+    // of all the step's micro-batches are alive beside that loss's own peak.
+    held = 2.0 * static_cast<double>(std::max<int64_t>(1, l.micro_batches()));
+  }
+  return d.T * static_cast<double>(m.vocab) / d.t * (per_entry + held);
 }
 
 }  // namespace memory_detail

@@ -47,6 +47,9 @@ StateBytes state_bytes(const Layout& l, const MemoryOptions& o);
 
 int64_t lora_rank(const Layout& l);
 
+// Peak bytes per logit entry of the logits and the loss: the option when set,
+// else the run's (framework profile's) Layout::loss_bytes_per_logit.
+double loss_bytes_per_logit(const Layout& l, const MemoryOptions& o);
 // The last stage's LM-head logits and loss copies for one micro-batch.
 double logits_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o);
 // Bytes kept per layer for one micro-batch under full recompute: the layer's input.

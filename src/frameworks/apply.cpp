@@ -108,6 +108,17 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
 
   l.loss = s.loss.value_or(f.loss);
   if (!s.loss) GPUPLAN_NOTE("loss: {} cross-entropy ({} default)", loss_kernel_name(l.loss), f.label());
+  // What the LM head's logits and the loss hold at their peak, per local logit:
+  // with TP the logits are vocab-sharded and the stack may run another loss on
+  // them (torchtitan: DTensor loss_parallel; profile loss_bytes_per_logit_tp).
+  // The profile's bytes describe its own loss; a run that names another loss
+  // kernel keeps the generic 10.
+  if (s.loss && *s.loss != f.loss) {
+    l.loss_bytes_per_logit = Layout{}.loss_bytes_per_logit;
+  } else {
+    l.loss_bytes_per_logit = l.tp > 1 ? f.loss_bytes_per_logit_tp.value_or(f.loss_bytes_per_logit) : f.loss_bytes_per_logit;
+  }
+  l.pipeline_keeps_outputs = f.pipeline_keeps_outputs && l.pp > 1;
 
   // TP overlap needs sequence parallelism in Megatron (megatron/training/
   // arguments.py refuses --tp-comm-overlap without --sequence-parallel).

@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs"};
   return keys;
 }
 
@@ -70,6 +70,18 @@ bool optional_property(const std::string& key, std::string* default_text) {
     return true;
   }
   if (key == "tp_grad_comm_async") {
+    *default_text = "false";
+    return true;
+  }
+  if (key == "loss_bytes_per_logit") {
+    *default_text = "10";
+    return true;
+  }
+  if (key == "loss_bytes_per_logit_tp") {
+    *default_text = "as loss_bytes_per_logit";
+    return true;
+  }
+  if (key == "pipeline_keeps_outputs") {
     *default_text = "false";
     return true;
   }
@@ -220,6 +232,15 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
                        fmt::format("{} 须为 0 到 10000 之间的整数调用次数（输入为 {}）。", where, v.dump()));
     }
     p.host_calls_per_layer = v.get<int>();
+  } else if (key == "loss_bytes_per_logit" || key == "loss_bytes_per_logit_tp") {
+    // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
+    if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
+      throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()));
+    }
+    if (key == "loss_bytes_per_logit") p.loss_bytes_per_logit = v.get<double>();
+    else p.loss_bytes_per_logit_tp = v.get<double>();
+  } else if (key == "pipeline_keeps_outputs") {
+    p.pipeline_keeps_outputs = boolean(v, where);
   } else if (key == "cp_exchange") {
     p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing}, {"pytorch_allgather", CpExchange::kPytorchAllGather}});
   } else if (key == "fp8_scaling") {
