@@ -29,7 +29,7 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 39u) << v.label();  // 25 required + 14 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 42u) << v.label();  // 25 required + 17 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
@@ -78,6 +78,34 @@ TEST(Frameworks, AFileMissingAPropertyIsRefusedNamingIt) {
   const std::string bad = R"({"id": "x", "name": "x", "versions": [{"version": "1", "date": "2024-01", "source": "s",
     "properties": {"attention": {"value": "fast", "source": "s"}}}]})";
   EXPECT_THROW(parse_framework_family(bad, "x.json"), InputError);
+}
+
+TEST(Frameworks, LossBytesPerLogitAreReadAndChecked) {
+  // torchtitan's versions as their code reads (data/frameworks/torchtitan.json):
+  // 2024-04 keeps the fp32 pred through the backward (16, with TP 20); 2024-12
+  // deletes the bf16 pred first (12, with TP 16) and pipelining keeps the last
+  // stage's outputs until return_outputs=False (2025-10).
+  const FrameworkProfile& t04 = find_framework("torchtitan@2024-04");
+  EXPECT_EQ(t04.loss_bytes_per_logit, 16);
+  EXPECT_EQ(t04.loss_bytes_per_logit_tp.value_or(0), 20);
+  const FrameworkProfile& t12 = find_framework("torchtitan@2024-12");
+  EXPECT_EQ(t12.loss_bytes_per_logit, 12);
+  EXPECT_EQ(t12.loss_bytes_per_logit_tp.value_or(0), 16);
+  EXPECT_TRUE(t12.pipeline_keeps_outputs);
+  EXPECT_FALSE(find_framework("torchtitan@2025-11").pipeline_keeps_outputs);
+  // Not stated: the generic 10, with TP the same.
+  const FrameworkProfile& mcore = find_framework("megatron-core@0.8.0");
+  EXPECT_EQ(mcore.loss_bytes_per_logit, 10);
+  EXPECT_FALSE(mcore.loss_bytes_per_logit_tp.has_value());
+  // Fewer bytes than the bf16 logits themselves is refused, naming the property.
+  const std::string bad = R"({"id": "x", "name": "x", "versions": [{"version": "1", "date": "2024-01", "source": "s",
+    "properties": {"loss_bytes_per_logit": {"value": 1, "source": "s"}}}]})";
+  try {
+    parse_framework_family(bad, "x.json");
+    ADD_FAILURE() << "1 byte per logit accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("loss_bytes_per_logit"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Frameworks, DefaultsApplyInOnePlace) {
@@ -163,7 +191,10 @@ TEST(Frameworks, PlannerSearchesOnlyWhatTheFrameworkRuns) {
     r.gpus = {find_gpu("h100")};
     r.gpu_counts = {64};
     r.seq_len = 4096;
-    r.global_batch = 256;
+    // 128, not 256: torchtitan 2024-04 cannot accumulate gradients, so its
+    // micro-batch is the global batch / dp, and at 256 its loss (20 B per
+    // local logit with TP, 16 without) leaves no layout of 64 H100 that fits.
+    r.global_batch = 128;
     r.framework = &find_framework(fw);
     r.top_k = 100;
     const PlanResult res = plan(r);
