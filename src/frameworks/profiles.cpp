@@ -235,7 +235,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
   } else if (key == "loss_bytes_per_logit" || key == "loss_bytes_per_logit_tp") {
     // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
     if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
-      throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()));
+      throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
+                       fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
     }
     if (key == "loss_bytes_per_logit") p.loss_bytes_per_logit = v.get<double>();
     else p.loss_bytes_per_logit_tp = v.get<double>();
