@@ -10,6 +10,9 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/step_time.hpp"
 #include "report/frameworks_report.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
@@ -23,13 +26,13 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   // The stacks issue 12 names, and generic for a user who names none.
   // Colossal-AI and MindSpeed-LLM: the stacks Chinese teams run on H800/A800 and the Ascend 910B.
   for (const char* id : {"generic", "megatron-lm", "nemo", "megatron-bridge", "deepspeed", "megatron-deepspeed", "torchtitan",
-                         "llm-foundry", "olmo-core", "lit-gpt", "torchtune", "hf-trainer", "colossalai", "mindspeed-llm"}) {
+                         "llm-foundry", "olmo-core", "lit-gpt", "torchtune", "hf-trainer", "colossalai", "mindspeed-llm", "maxtext"}) {
     EXPECT_TRUE(std::any_of(cat.begin(), cat.end(), [&](const FrameworkFamily& f) { return f.id == id; })) << id;
   }
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 42u) << v.label();  // 25 required + 17 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 43u) << v.label();  // 25 required + 18 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
@@ -379,6 +382,137 @@ TEST(Frameworks, Llama405bOnPp8Vp8IsAccepted) {
   EXPECT_TRUE(pj.at("groups").at(0).contains("reference")) << p.out.substr(0, 2000);
   EXPECT_EQ(pj.at("groups").at(0).at("gpu"), "h100-sxm5-80gb");
   EXPECT_EQ(pj.at("groups").at(0).at("gpus"), 1024);
+}
+
+// MaxText (google/maxtext, now AI-Hypercomputer/maxtext): the facts its
+// base.yml and layers state at each version, with their commits.
+TEST(Frameworks, MaxTextProfileStatesItsDefaults) {
+  const FrameworkProfile& old = find_framework("max-text@2024-06");
+  EXPECT_EQ(old.id, "maxtext");
+  EXPECT_EQ(find_framework("maxtext@2025-01").version, "2024-06");  // dated between the two entries
+  EXPECT_EQ(find_framework("maxtext").version, "2025-09");
+  const auto fact = [](const FrameworkProfile& p, const char* key) {
+    const ProfileFact* f = p.fact(key);
+    return f ? f->value + " | " + f->source : std::string("missing");
+  };
+  // base.yml at 4378403a: remat_policy 'full', ici_fsdp_parallelism -1, no gradient accumulation.
+  EXPECT_EQ(old.recompute_default, Recompute::kFull);
+  EXPECT_NE(fact(old, "recompute_default").find("remat_policy: 'full'"), std::string::npos) << fact(old, "recompute_default");
+  EXPECT_NE(fact(old, "recompute_default").find("4378403a"), std::string::npos);
+  EXPECT_EQ(old.recompute_selective, SelectiveRecompute::kSaveDots);
+  EXPECT_FALSE(old.recompute_none);
+  EXPECT_EQ(old.zero_default, 3);
+  EXPECT_NE(fact(old, "zero_default").find("ici_fsdp_parallelism: -1"), std::string::npos);
+  EXPECT_EQ(old.attention, AttentionKernel::kCudnn);  // GPU runs set cudnn_flash_te (autoselected is a TPU kernel then)
+  EXPECT_EQ(old.elementwise, ElementwiseMode::kCompiled);
+  EXPECT_EQ(old.loss, LossKernel::kFull);
+  EXPECT_FALSE(old.gradient_accumulation);
+  EXPECT_FALSE(old.ep);
+  EXPECT_FALSE(old.cp);
+  EXPECT_EQ(old.pipeline_schedules, std::vector<std::string>{"gpipe"});
+  EXPECT_TRUE(old.master_weights_fp32);
+  EXPECT_EQ(old.fp8_scaling, Fp8Scaling::kDelayed);
+  EXPECT_EQ(old.export_format, ExportFormat::kNone);
+  // maxtext-v0.1.0: gradient_accumulation_steps, an expert axis, autoselected = Pallas flash on GPU.
+  const FrameworkProfile& v01 = find_framework("maxtext@2025-09");
+  EXPECT_TRUE(v01.gradient_accumulation);
+  EXPECT_NE(fact(v01, "gradient_accumulation").find("maxtext-v0.1.0"), std::string::npos);
+  EXPECT_TRUE(v01.ep);
+  EXPECT_EQ(v01.attention, AttentionKernel::kFlash2);
+  EXPECT_EQ(v01.fp8_scaling, Fp8Scaling::kDynamic);
+  EXPECT_EQ(v01.recompute_default, Recompute::kFull);  // inherited: still remat_policy 'full'
+  // A layout MaxText cannot run says why: no remat-free run, no torchtitan policy, no context axis.
+  Layout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  l.recompute = Recompute::kNone;
+  EXPECT_NE(framework_cannot_run(v01, l).find("always recomputes"), std::string::npos) << framework_cannot_run(v01, l);
+  l.recompute = Recompute::kSelective;
+  RunSettings qkv;
+  qkv.recompute_policy = parse_selective_recompute("save_qkv_proj", "--recompute-policy");
+  apply_framework(v01, qkv, l);
+  EXPECT_EQ(l.selective, SelectiveRecompute::kSaveQkvProj);
+  EXPECT_EQ(framework_cannot_run(v01, l), "");
+  l.selective = SelectiveRecompute::kOp;
+  EXPECT_NE(framework_cannot_run(v01, l).find("'op'"), std::string::npos);
+  // ... and a MaxText policy is MaxText's alone.
+  l.selective = SelectiveRecompute::kSaveQkvProj;
+  EXPECT_NE(framework_cannot_run(find_framework("torchtitan@2024-12"), l).find("save_qkv_proj"), std::string::npos);
+  EXPECT_THROW(parse_selective_recompute("save_everything", "--recompute-policy"), InputError);
+}
+
+// MaxText's named policies in the memory and step-time models: each saves the
+// bf16 outputs it names on top of full recompute's layer inputs, and re-runs the rest.
+TEST(Frameworks, MaxTextPoliciesOrderMemoryAndRecompute) {
+  const ModelSpec& m = find_model("llama-3.1-8b");
+  const GpuSpec& g = find_gpu("h100");
+  Layout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  l.micro_batch = 1;
+  l.seq_len = 4096;
+  l.global_batch = 8;
+  apply_framework(find_framework("maxtext@2025-09"), RunSettings{}, l);
+  const auto act = [&](Recompute rc, SelectiveRecompute p) {
+    Layout x = l;
+    x.recompute = rc;
+    x.selective = p;
+    return estimate_memory(m, x, g).activations_bytes;
+  };
+  const double full = act(Recompute::kFull, SelectiveRecompute::kSaveDots);
+  const double minimal = act(Recompute::kSelective, SelectiveRecompute::kSaveDots);
+  const double qkv = act(Recompute::kSelective, SelectiveRecompute::kSaveQkvProj);
+  // 32 layers × 2 B × 4096 tokens × saved widths: minimal keeps 6144 + 28672 + 4096 + 4096 = 43,008
+  // per token more than full (11,274,289,152 B), save_qkv_proj 6144 (1,610,612,736 B).
+  EXPECT_NEAR(minimal - full, 32.0 * 2 * 4096 * 43008, 1.0);
+  EXPECT_NEAR(qkv - full, 32.0 * 2 * 4096 * 6144, 1.0);
+  // The backward re-runs more the less a policy saves: minimal only attention and
+  // element-wise work, save_dot_except_mlp the MLP too, save_qkv_proj all but
+  // the q/k/v projections, full everything.
+  const auto rerun = [&](Recompute rc, SelectiveRecompute p) {
+    Layout x = l;
+    x.recompute = rc;
+    x.selective = p;
+    return estimate_step_time(m, x, g).recompute_s;
+  };
+  const double r_min = rerun(Recompute::kSelective, SelectiveRecompute::kSaveDots);
+  const double r_mlp = rerun(Recompute::kSelective, SelectiveRecompute::kSaveDotExceptMlp);
+  const double r_qkv = rerun(Recompute::kSelective, SelectiveRecompute::kSaveQkvProj);
+  const double r_full = rerun(Recompute::kFull, SelectiveRecompute::kSaveDots);
+  EXPECT_GT(r_min, 0);
+  EXPECT_LT(r_min, r_mlp);
+  EXPECT_LT(r_mlp, r_qkv);
+  EXPECT_LT(r_qkv, r_full);
+}
+
+// `plan --framework maxtext`: only layouts MaxText runs (no recompute none, no
+// context parallelism, GPipe only; in 2024-06 no gradient accumulation).
+TEST(Frameworks, PlannerRunsOnlyMaxTextLayouts) {
+  for (const char* fw : {"maxtext@2024-06", "maxtext@2025-09"}) {
+    PlanRequest r;
+    r.model = find_model("llama-2-7b");
+    r.gpus = {find_gpu("h100")};
+    r.gpu_counts = {8};
+    r.seq_len = 4096;
+    r.global_batch = 64;
+    r.framework = &find_framework(fw);
+    const std::vector<Layout> all = enumerate_layouts(r, r.gpus[0], 8);
+    ASSERT_FALSE(all.empty()) << fw;
+    bool selective = false;
+    for (const Layout& l : all) {
+      ASSERT_EQ(framework_cannot_run(*r.framework, l), "") << fw << " tp " << l.tp << " pp " << l.pp << " zero " << l.zero_stage;
+      EXPECT_NE(l.recompute, Recompute::kNone) << fw;
+      EXPECT_EQ(l.cp, 1) << fw;
+      if (l.recompute == Recompute::kSelective) {
+        selective = true;
+        EXPECT_EQ(l.selective, SelectiveRecompute::kSaveDots) << fw;
+      }
+    }
+    EXPECT_TRUE(selective) << fw;
+    const PlanResult res = plan(r);
+    ASSERT_FALSE(res.groups.front().top.empty()) << fw;
+    for (const PlanCandidate& c : res.groups.front().top) EXPECT_EQ(framework_cannot_run(*r.framework, c.layout), "") << fw;
+  }
 }
 
 // docs/frameworks.md is generated from the data: a stale page fails here

@@ -78,5 +78,31 @@ TEST(LayerOps, TorchtitanOpPolicyRecomputesEverySecondMm) {
   EXPECT_DOUBLE_EQ(s.saved_rep_elems, 4096);
 }
 
+TEST(LayerOps, MaxTextNamedPoliciesSaveWhatTheyName) {
+  // Llama 3.1 8B: qkv 4096 x (4096 + 1024 + 1024), out 4096 x 4096, gated
+  // MLP in 4096 x 2·14336, MLP out 14336 x 4096: 25,165,824 + 16,777,216 +
+  // 117,440,512 + 58,720,256 = 218,103,808 weights.
+  const ModelSpec& m = find_model("llama-3.1-8b");
+  // minimal: every projection saved, nothing re-run but attention and element-wise.
+  const OpPolicySplit all = named_policy_split(m, false, SelectiveRecompute::kSaveDots);
+  EXPECT_DOUBLE_EQ(all.gemm_flop, 2.0 * 218103808);
+  EXPECT_DOUBLE_EQ(all.recomputed_gemm_flop, 0);
+  EXPECT_DOUBLE_EQ(all.saved_tp_elems, 6144 + 28672);  // qkv and MLP-in outputs, TP column-split
+  EXPECT_DOUBLE_EQ(all.saved_rep_elems, 4096 + 4096);  // attention-out and MLP-out outputs
+  EXPECT_DOUBLE_EQ(all.recomputed_row_share, 0);
+  // save_dot_except_mlp: the MLP's two matmuls re-run (117,440,512 + 58,720,256), MLP-out's collective with them.
+  const OpPolicySplit no_mlp = named_policy_split(m, false, SelectiveRecompute::kSaveDotExceptMlp);
+  EXPECT_DOUBLE_EQ(no_mlp.recomputed_gemm_flop, 2.0 * 176160768);
+  EXPECT_DOUBLE_EQ(no_mlp.saved_tp_elems, 6144);
+  EXPECT_DOUBLE_EQ(no_mlp.saved_rep_elems, 4096);
+  EXPECT_DOUBLE_EQ(no_mlp.recomputed_row_share, 0.5);
+  // save_qkv_proj: all but qkv re-run (218,103,808 − 25,165,824), both row-parallel collectives.
+  const OpPolicySplit qkv = named_policy_split(m, false, SelectiveRecompute::kSaveQkvProj);
+  EXPECT_DOUBLE_EQ(qkv.recomputed_gemm_flop, 2.0 * 192937984);
+  EXPECT_DOUBLE_EQ(qkv.saved_tp_elems, 6144);
+  EXPECT_DOUBLE_EQ(qkv.saved_rep_elems, 0);
+  EXPECT_DOUBLE_EQ(qkv.recomputed_row_share, 1);
+}
+
 }  // namespace
 }  // namespace gpuplan

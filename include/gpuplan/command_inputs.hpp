@@ -44,6 +44,7 @@ struct FrameworkInputs {
   std::optional<std::string> compile;          // --compile on|off
   std::optional<std::string> tp_comm_overlap;  // --tp-comm-overlap on|off
   std::optional<std::string> dp_comm_overlap;  // --dp-comm-overlap on|off
+  std::optional<std::string> recompute_policy; // --recompute-policy attention_core|op|layer|minimal|save_dot_except_mlp|save_qkv_proj
 };
 
 // The profile named by --framework (InputError naming --framework).
@@ -71,6 +72,12 @@ void visit_framework_inputs(FrameworkInputs& in, Visit&& v) {
   v(InputInfo{"--tp-comm-overlap", "", "TP communication overlapped with GEMMs, on|off; default: the framework's",
               "TP 通信与矩阵乘重叠，on|off；默认随框架"},
     in.tp_comm_overlap);
+  v(InputInfo{"--recompute-policy", "",
+              "What --recompute selective saves: attention_core (Megatron), op, layer (torchtitan), minimal, "
+              "save_dot_except_mlp, save_qkv_proj (MaxText remat_policy); default: the framework's",
+              "选择性重计算保存什么：attention_core（Megatron）、op、layer（torchtitan）、minimal、"
+              "save_dot_except_mlp、save_qkv_proj（MaxText 的 remat_policy）；默认随框架"},
+    in.recompute_policy);
   v(InputInfo{"--dp-comm-overlap", "", "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's",
               "梯度归约与参数收集重叠，on|off；默认随框架"},
     in.dp_comm_overlap);

@@ -96,6 +96,7 @@ struct FrameworkProfile {
   bool microbatches_default_stages = false;             // unset microbatch count = the pipeline stages (torchtitan)
   bool interleaving_opt_in = false;                     // the default schedule (first listed) runs unless another is named
   bool recompute_default_unless_named = false;          // runs take recompute_default unless their config says (shipped recipe configs)
+  bool recompute_none = true;                           // a run may keep every activation (MaxText: false, every layer under remat)
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 
@@ -164,5 +165,6 @@ AttentionKernel parse_attention_kernel(const std::string& text, const std::strin
 const char* loss_kernel_name(LossKernel k);
 LossKernel parse_loss_kernel(const std::string& text, const std::string& field);
 SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field);
+const char* selective_recompute_name(SelectiveRecompute k);  // the profile's / cases' word for it
 
 }  // namespace gpuplan

@@ -56,9 +56,16 @@ enum class LossKernel { kFull, kFused, kChunked, kVocabParallel };
 //   kAttentionCore  the attention softmax and its inputs (Korthikanti 2022 §5, Megatron);
 //   kOp             torchtitan's op-level policy: saves the outputs of matmuls
 //                   (every second one recomputed) and attention, recomputes the rest;
+//                   (the profile / case words: selective_recompute_name in framework.hpp)
 //   kLayer          every N-th transformer block fully (torchtitan selective_ac_option = N);
+//   MaxText's remat policies (jax.checkpoint_policies.save_only_these_names over
+//   the checkpoint_name'd projection outputs; the block input is the checkpoint,
+//   attention and all element-wise work are re-run):
+//   kSaveDots       `minimal`: every projection output saved (q, k, v, out, MLP in and out);
+//   kSaveDotExceptMlp `save_dot_except_mlp`: q, k, v and out saved, the MLP re-run;
+//   kSaveQkvProj    `save_qkv_proj`: only q, k, v saved;
 //   kNone           the framework offers no selective mode (parsing only).
-enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kNone };
+enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDotExceptMlp, kSaveQkvProj, kNone };
 
 const char* optimizer_name(Optimizer o);
 Optimizer parse_optimizer(const std::string& text, const std::string& field);

@@ -217,6 +217,20 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
                    4 * T * static_cast<double>(m.heads) / t;
     });
     live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
+  } else if (l.recompute == Recompute::kSelective && is_named_save_policy(l.selective)) {
+    // MaxText's named-save policies keep the block input and the bf16 outputs
+    // the policy names (recompute_policy.hpp), nothing of attention; one block
+    // is recomputed whole in the backward.
+    const double T = static_cast<double>(l.seq_len) * static_cast<double>(l.micro_batch) / l.cp;
+    const double t = l.tp, rep = (l.sequence_parallel && l.tp > 1) ? t : 1.0;
+    const OpPolicySplit dense_split = named_policy_split(m, false, l.selective);
+    const OpPolicySplit moe_split = m.moe ? named_policy_split(m, true, l.selective) : dense_split;
+    per_micro = 0;
+    for_each_layer(p, [&](int64_t layer) {
+      const OpPolicySplit& sp = m.is_moe_layer(layer) ? moe_split : dense_split;
+      per_micro += ckpt + 2 * T * sp.saved_tp_elems / t + 2 * T * sp.saved_rep_elems / rep;
+    });
+    live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
   } else {
     per_micro = sum_layers;
     if (l.recompute == Recompute::kSelective && keeps_attention_scores(l)) {

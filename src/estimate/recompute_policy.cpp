@@ -2,6 +2,8 @@
 // re-run (include/estimate/recompute_policy.hpp has the sources).
 #include "estimate/recompute_policy.hpp"
 
+#include <string_view>
+
 #include "model/layer_ops.hpp"
 
 namespace gpuplan {
@@ -33,6 +35,43 @@ OpPolicySplit op_policy_split(const ModelSpec& m, bool moe_layer) {
       }
     }
   }
+  return out;
+}
+
+bool is_named_save_policy(SelectiveRecompute policy) {
+  return policy == SelectiveRecompute::kSaveDots || policy == SelectiveRecompute::kSaveDotExceptMlp ||
+         policy == SelectiveRecompute::kSaveQkvProj;
+}
+
+OpPolicySplit named_policy_split(const ModelSpec& m, bool moe_layer, SelectiveRecompute policy) {
+  const bool named = is_named_save_policy(policy);
+  const bool save_attn_out = policy == SelectiveRecompute::kSaveDots || policy == SelectiveRecompute::kSaveDotExceptMlp;
+  const bool save_mlp = policy == SelectiveRecompute::kSaveDots;
+  OpPolicySplit out;
+  double rows = 0, rows_rerun = 0;
+  for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
+    const std::string_view name = x.name;
+    // Routed experts: top-k copies of the matrix per token.
+    const double copies = x.experts > 0 ? static_cast<double>(m.moe->experts_per_token) : 1.0;
+    const double flop = 2.0 * x.n * x.k * copies;
+    const bool qkv_group = name == "qkv" || name == "q" || name == "q_up" || name == "kv_up";
+    const bool mlp_group = name == "mlp_in" || name == "mlp_out" || name == "shared_in" || name == "shared_out" ||
+                           name == "experts_in" || name == "experts_out";
+    const bool saved = !named || qkv_group || (name == "attn_out" && save_attn_out) || (mlp_group && save_mlp);
+    out.gemm_flop += flop;
+    if (x.tp_row) {
+      rows += 1;
+      if (!saved) rows_rerun += 1;
+    }
+    if (!saved) {
+      out.recomputed_gemm_flop += flop;
+    } else if (x.tp_column) {
+      out.saved_tp_elems += x.n * copies;
+    } else {
+      out.saved_rep_elems += x.n * copies;
+    }
+  }
+  out.recomputed_row_share = rows > 0 ? rows_rerun / rows : 0;
   return out;
 }
 

@@ -19,8 +19,24 @@ struct OpPolicySplit {
   double gemm_flop = 0;             // all forward GEMM FLOPs per token of the layer
   double saved_tp_elems = 0;        // saved mm outputs per token that TP splits (q, v, w1 outputs...)
   double saved_rep_elems = 0;       // saved mm outputs per token that TP leaves whole (wo, w2 outputs; split by SP)
+  double recomputed_row_share = 0;  // named policies: share of row-parallel matmuls re-run (their collectives with them)
 };
 OpPolicySplit op_policy_split(const ModelSpec& model, bool moe_layer);
+
+// MaxText's named-save remat policies (kSaveDots, kSaveDotExceptMlp,
+// kSaveQkvProj; AI-Hypercomputer/maxtext src/MaxText/layers/decoders.py
+// get_remat_policy / minimal_policy at maxtext-v0.1.0, MaxText/layers/models.py
+// at 2024-06): the outputs tagged query_proj/key_proj/value_proj/qkv_proj,
+// out_proj, mlpwi(_0/_1) and mlpwo that the policy names are saved, every
+// other matmul output is re-run. The attention projections are the qkv group
+// (MLA: the up-projected q, k, v are the tagged ones, its down-projections are
+// not); the MLP group covers dense, shared-expert and routed-expert matrices
+// (moe.py tags the expert GEMM outputs mlpwi_0/_1 and mlpwo); the router is
+// never tagged. `recomputed_row_share` is the share of the block's row-parallel
+// matmuls (attention out, MLP out) re-run: their TP collectives run again.
+// Any other policy: everything saved, nothing recomputed (not a named policy).
+OpPolicySplit named_policy_split(const ModelSpec& model, bool moe_layer, SelectiveRecompute policy);
+bool is_named_save_policy(SelectiveRecompute policy);
 
 // torchtitan's every-N-th-layer policy: the share of a stage's `layers`
 // blocks that are checkpointed (block indices divisible by N).

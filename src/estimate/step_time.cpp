@@ -122,7 +122,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // collectives); Megatron's selective: the attention core (Korthikanti 2022,
   // §5); torchtitan's op policy: every second matmul and all element-wise work,
   // attention saved, the all-gathers redone and the reduce-scatters saved
-  // (recompute_policy.hpp); every-N-th layer: those blocks fully.
+  // (recompute_policy.hpp); every-N-th layer: those blocks fully; MaxText's
+  // named saves: the unnamed matmuls, attention and element-wise work.
   double rf_gemm = 0, rf_attn = 0, rf_elem = 0, rf_comm = 0;
   if (l.recompute == Recompute::kFull) {
     rf_gemm = rf_attn = rf_elem = rf_comm = 1;
@@ -138,6 +139,22 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
       rf_gemm = share;
       rf_elem = 1;
       rf_comm = 0.5;
+    } else if (is_named_save_policy(l.selective)) {
+      // MaxText's named saves: the unnamed matmuls, all of attention and all
+      // element-wise work re-run; a row-parallel matmul re-run brings its
+      // collective with it (recompute_policy.hpp).
+      const OpPolicySplit sd = named_policy_split(model, false, l.selective);
+      double share = sd.recomputed_gemm_flop / std::max(1.0, sd.gemm_flop), rows = sd.recomputed_row_share;
+      if (moe_layers > 0) {
+        const OpPolicySplit sm = named_policy_split(model, true, l.selective);
+        const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
+        share = (1 - fm) * share + fm * sm.recomputed_gemm_flop / std::max(1.0, sm.gemm_flop);
+        rows = (1 - fm) * rows + fm * sm.recomputed_row_share;
+      }
+      rf_gemm = share;
+      rf_attn = 1;
+      rf_elem = 1;
+      rf_comm = rows;
     } else if (l.selective == SelectiveRecompute::kLayer) {
       rf_gemm = rf_attn = rf_elem = rf_comm = layer_policy_share(static_cast<int64_t>(std::ceil(static_cast<double>(L) / p)), l.selective_every);
     } else {

@@ -71,15 +71,31 @@ LossKernel parse_loss_kernel(const std::string& text, const std::string& field) 
                    fmt::format("{} 须为 full、fused、chunked 或 vocab_parallel（输入为 '{}'）。", field, text));
 }
 
+const char* selective_recompute_name(SelectiveRecompute k) {
+  switch (k) {
+    case SelectiveRecompute::kAttentionCore: return "attention_core";
+    case SelectiveRecompute::kOp: return "op";
+    case SelectiveRecompute::kLayer: return "layer";
+    case SelectiveRecompute::kSaveDots: return "minimal";
+    case SelectiveRecompute::kSaveDotExceptMlp: return "save_dot_except_mlp";
+    case SelectiveRecompute::kSaveQkvProj: return "save_qkv_proj";
+    case SelectiveRecompute::kNone: return "none";
+  }
+  return "attention_core";
+}
+
 SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field) {
   const std::string t = normalize_name(text);
   if (t == "attention-core" || t == "attention_core" || t == "attentioncore") return SelectiveRecompute::kAttentionCore;
   if (t == "op") return SelectiveRecompute::kOp;
   if (t == "layer") return SelectiveRecompute::kLayer;
-  // MaxText's save_qkv_proj (save only the q/k/v projections) is a policy of its
-  // own that gpuplan does not model yet: refused rather than mapped to another.
-  throw InputError(field, fmt::format("{} must be attention_core, op or layer (got '{}'; save_qkv_proj is not modelled).", field, text),
-                   fmt::format("{} 须为 attention_core、op 或 layer（输入为 '{}'；save_qkv_proj 尚未建模）。", field, text));
+  // MaxText's remat_policy names (src/MaxText/layers/decoders.py get_remat_policy).
+  if (t == "minimal") return SelectiveRecompute::kSaveDots;
+  if (t == "save_dot_except_mlp" || t == "save-dot-except-mlp") return SelectiveRecompute::kSaveDotExceptMlp;
+  if (t == "save_qkv_proj" || t == "save-qkv-proj") return SelectiveRecompute::kSaveQkvProj;
+  throw InputError(field,
+                   fmt::format("{} must be attention_core, op, layer, minimal, save_dot_except_mlp or save_qkv_proj (got '{}').", field, text),
+                   fmt::format("{} 须为 attention_core、op、layer、minimal、save_dot_except_mlp 或 save_qkv_proj（输入为 '{}'）。", field, text));
 }
 
 void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes) {
@@ -181,7 +197,10 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.selective = SelectiveRecompute::kAttentionCore;
   }
   if (l.recompute == Recompute::kSelective && !s.recompute_policy && l.selective != SelectiveRecompute::kAttentionCore) {
-    GPUPLAN_NOTE("selective recompute = {} policy ({} default)", l.selective == SelectiveRecompute::kOp ? "op-level" : "every-2nd-layer",
+    GPUPLAN_NOTE("selective recompute = {} policy ({} default)",
+                 l.selective == SelectiveRecompute::kOp      ? "op-level"
+                 : l.selective == SelectiveRecompute::kLayer ? "every-2nd-layer"
+                                                             : selective_recompute_name(l.selective),
                  f.label());
   }
   // Pure bf16 (no fp32 master copy): the framework's default for its recipes.
@@ -207,6 +226,18 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   }
   if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
     return both("has no selective recompute", "不支持选择性重计算");
+  }
+  // MaxText's named remat policies are MaxText's alone, and MaxText has no other selective mode.
+  const auto named = [](SelectiveRecompute k) {
+    return k == SelectiveRecompute::kSaveDots || k == SelectiveRecompute::kSaveDotExceptMlp || k == SelectiveRecompute::kSaveQkvProj;
+  };
+  if (l.recompute == Recompute::kSelective && f.recompute_selective != SelectiveRecompute::kNone &&
+      named(l.selective) != named(f.recompute_selective)) {
+    return both(fmt::format("has no '{}' selective recompute policy", selective_recompute_name(l.selective)),
+                fmt::format("没有 '{}' 选择性重计算策略", selective_recompute_name(l.selective)));
+  }
+  if (l.recompute == Recompute::kNone && !f.recompute_none) {
+    return both("always recomputes (every layer runs under remat)", "总会重计算（每一层都在 remat 下运行），不能关闭重计算");
   }
   if (l.optimizer_in_backward && !f.optimizer_in_backward) return both("cannot step the optimizer in the backward", "不能在反向过程中执行优化器更新");
   if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return both("has no uneven pipeline stages", "不支持不均匀的流水线分段");

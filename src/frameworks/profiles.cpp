@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs", "recompute_none"};
   return keys;
 }
 
@@ -95,6 +95,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "zero2_mode") {
     *default_text = "bucketed";
+    return true;
+  }
+  if (key == "recompute_none") {
+    *default_text = "true";
     return true;
   }
   return false;
@@ -174,6 +178,9 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
                                                      {{"attention_core", SelectiveRecompute::kAttentionCore},
                                                       {"op", SelectiveRecompute::kOp},
                                                       {"layer", SelectiveRecompute::kLayer},
+                                                      {"minimal", SelectiveRecompute::kSaveDots},
+                                                      {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
+                                                      {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
                                                       {"none", SelectiveRecompute::kNone}});
   } else if (key == "attention") {
     p.attention = pick<AttentionKernel>(v, where,
@@ -257,6 +264,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.zero2_per_unit = pick<bool>(v, where, {{"bucketed", false}, {"fsdp_unit", true}});
   } else if (key == "optimizer_loop") {
     p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});
+  } else if (key == "recompute_none") {
+    p.recompute_none = boolean(v, where);
   } else if (key == "recompute_choice") {
     p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "pipeline_microbatches") {

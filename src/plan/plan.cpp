@@ -332,6 +332,8 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   // A framework without a selective mode (recompute_selective: none) is not searched for one.
                   if (rc == Recompute::kSelective && fw.recompute_selective == SelectiveRecompute::kNone &&
                       !r.settings.recompute_policy) continue;
+                  // Nor one that always recomputes (MaxText: every layer under remat) for none.
+                  if (rc == Recompute::kNone && !fw.recompute_none) continue;
                   Layout l = recipe;
                   l.tp = static_cast<int>(tp);
                   l.pp = static_cast<int>(pp);

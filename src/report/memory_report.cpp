@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "gpuplan/framework.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -178,13 +179,19 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
                                     l.micro_batches(), l.dp, l.effective_global_batch(), l.seq_len)});
   ls.rows.back().text_zh = fmt::format("微批 {} × {} 个微批 × DP {} = {} 条序列，每条 {} 个 token", l.micro_batch, l.micro_batches(), l.dp,
                                        l.effective_global_batch(), l.seq_len);
+  // MaxText's remat policies differ enough in what they keep to name them.
+  const bool named_policy = l.recompute == Recompute::kSelective &&
+                            (l.selective == SelectiveRecompute::kSaveDots || l.selective == SelectiveRecompute::kSaveDotExceptMlp ||
+                             l.selective == SelectiveRecompute::kSaveQkvProj);
+  const std::string policy_en = named_policy ? fmt::format(" (remat_policy {})", selective_recompute_name(l.selective)) : "";
+  const std::string policy_zh = named_policy ? fmt::format("（remat_policy {}）", selective_recompute_name(l.selective)) : "";
   ls.rows.push_back(Row{"recipe", "Recipe", "训练配置", 0, Unit::kText,
-                        fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
-                                    optimizer_name(l.optimizer), l.zero_stage, recompute_name(l.recompute),
+                        fmt::format("{}{}, {}, ZeRO {}, recompute {}{}{}{}{}", precision_name(l.precision), l.pure_bf16 ? " (pure, no fp32 master)" : "",
+                                    optimizer_name(l.optimizer), l.zero_stage, recompute_name(l.recompute), policy_en,
                                     l.sequence_parallel ? ", sequence parallel" : "", !keeps_attention_scores(l) ? ", FlashAttention" : "",
                                     l.eager ? ", eager (unfused) element-wise ops" : "")});
-  ls.rows.back().text_zh = fmt::format("{}{}，{}，ZeRO {}，{}{}{}{}", precision_name(l.precision), l.pure_bf16 ? "（纯 bf16，无 fp32 主权重）" : "",
-                                       optimizer_zh(l.optimizer), l.zero_stage, recompute_zh(l.recompute), l.sequence_parallel ? "，序列并行" : "",
+  ls.rows.back().text_zh = fmt::format("{}{}，{}，ZeRO {}，{}{}{}{}{}", precision_name(l.precision), l.pure_bf16 ? "（纯 bf16，无 fp32 主权重）" : "",
+                                       optimizer_zh(l.optimizer), l.zero_stage, recompute_zh(l.recompute), policy_zh, l.sequence_parallel ? "，序列并行" : "",
                                        !keeps_attention_scores(l) ? "，FlashAttention" : "", l.eager ? "，逐元素算子不融合（eager）" : "");
   ls.rows.push_back(Row{"gpu", "GPU", "GPU", 0, Unit::kText, fmt::format("{} ({})", gpu.name, gpu.id)});
   rep.sections.push_back(ls);
