@@ -23,13 +23,13 @@ using namespace gpuplan;
 // defect of the zh text, not an entry here.
 inline const std::set<std::string> kAllowed = {
     // units and their SI prefixes
-    "FLOP", "FLOPs", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP", "MFLOP", "kFLOP", "GiB", "MiB", "KiB",
+    "FLOP", "FLOPs", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP", "YFLOP", "MFLOP", "kFLOP", "GiB", "MiB", "KiB", "TFLOPS",
     "TiB", "GB", "TB", "MB", "KB", "kB", "PB", "Gb", "Tb", "kW", "kWh", "W", "MW", "GHz", "MHz", "token", "tokens",
     // money
     "CNY", "USD", "RMB",
     // hardware and interconnects
     "GPU", "CPU", "NPU", "HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "IB",
-    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX",
+    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX", "NVLS", "SHARP", "busbw",
     // parallelism, memory and training techniques
     "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
     "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "Transformer", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
@@ -37,14 +37,14 @@ inline const std::set<std::string> kAllowed = {
     "DeepEP", "EPLB", "PD", "TTFT", "TPOT", "ITL", "SLO", "RPS", "QPS", "PUE", "MTBF", "MAMF", "MSMF", "JSON",
     "CSV", "API", "BF16", "FP8", "FP16", "FP32", "TF32", "INT8", "INT4", "AWQ", "GPTQ", "Daly", "Young", "MLP", "Logits",
     "logits", "softmax", "log-softmax", "dropout", "all-reduce", "all-to-all", "all-gather", "reduce-scatter", "Graph",
-    "VP",
+    "VP", "MAPE", "SDPA", "cuDNN", "Transformer", "GPipe", "DualPipe",
     // the program itself (gpuplan train, gpuplan gpus 910b2: commands to type)
-    "gpuplan", "id", "sdpa", "cudnn", "PyTorch",
+    "gpuplan", "id", "sdpa", "cudnn", "PyTorch", "bitsandbytes",
     // authors of the formulas' sources
     "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
     "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",
     // organisations that publish the cited data
-    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT",
+    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT", "HAMi", "VERL",
 };
 
 inline std::set<std::string> catalog_names() {
@@ -83,7 +83,7 @@ inline std::set<std::string> catalog_names() {
     if (q.provider_zh.empty()) add_words(q.provider);
   }
   // Serving engines named in reports.
-  for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "MindIE", "Dynamo"}) names.insert(e);
+  for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "MindIE", "Dynamo", "trtllm-bench"}) names.insert(e);
   return names;
 }
 

@@ -34,7 +34,7 @@ TEST(Validate, MissingInputsAreFlaggedNotSkipped) {
   EXPECT_GT(c.predicted, 0);
   EXPECT_DOUBLE_EQ(c.error, c.predicted / 10 - 1);
   auto has = [&](const std::string& s) {
-    for (const auto& f : c.flags) if (f.find(s) != std::string::npos) return true;
+    for (const auto& f : c.flags) if (f.en.find(s) != std::string::npos) return true;
     return false;
   };
   EXPECT_TRUE(has("vocab_size not stated"));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/bilingual.hpp"
 #include "gpuplan/layout.hpp"
 
 namespace gpuplan {
@@ -149,9 +150,9 @@ struct RunSettings {
 // stated, else the profile's default; none: off). The parallel degrees, batch,
 // ZeRO stage and recompute of `l` are left as they are; call it after they are
 // set (the gradient buffer depends on the ZeRO stage). With `notes`, appends
-// one line per default taken (for flags and reports); the planner's inner
-// loop passes none and allocates nothing.
-void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes = nullptr);
+// one line per default taken, in both languages (for flags and reports); the
+// planner's inner loop passes none and allocates nothing.
+void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes = nullptr);
 
 // Why `f` cannot run `l` (a dimension it lacks, a ZeRO stage it does not
 // offer, interleaving without the schedule, sequence parallelism off where it

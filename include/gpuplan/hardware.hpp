@@ -43,6 +43,7 @@ struct GpuSpec {
   double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured
   std::map<std::string, std::string> sources;
   std::string notes;
+  std::string notes_zh;              // the same in Chinese (data field notes_zh); empty: none written yet
   std::vector<std::string> aliases;
 
   // Peak for a precision; throws InputError (field "--precision") if the part lacks it.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/bilingual.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
 
@@ -160,6 +161,7 @@ BatchingSteadyState continuous_batching_steady_state(const ModelSpec& model, con
 // out (inference_engines.cpp, each value cited to the engine's code at its version).
 struct EngineDefaults {
   std::string name;                  // engine and version the defaults are read from
+  std::string name_zh;               // the same in Chinese
   double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
   bool kv_share_of_free = false;     // see InferenceOptions::kv_share_of_free
   int64_t max_batch_size = 256;      // sequences the scheduler may run at once
@@ -167,7 +169,7 @@ struct EngineDefaults {
   int64_t tokens_per_block = 16;     // paged KV-cache block
   bool reserve_whole_sequence = false;  // admit a sequence only with blocks for input + output free
   bool chunked_prefill = true;       // a prompt longer than the step budget is split over steps
-  std::vector<std::string> sources;  // one line per value: file, version, what it says
+  std::vector<Bilingual> sources;    // one line per value: what it is, then file and version (zh: 来源：…)
 };
 // `framework` is the run's engine and version as free text ("TensorRT-LLM 1.0
 // (PyTorch backend, trtllm-bench)", "vLLM 0.10"); unknown or empty: vLLM's.

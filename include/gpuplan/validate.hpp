@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/bilingual.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/intervals.hpp"
@@ -52,7 +53,7 @@ struct CaseInputs {
   RunSettings settings;          // the software settings the case states
   bool layout_stated = false;    // every tunable stated: the planner chose nothing
   MemoryScope memory_scope = MemoryScope::kDevice;
-  std::vector<std::string> flags;
+  std::vector<Bilingual> flags;  // each default taken, in both languages (JSON: en)
 };
 CaseInputs case_inputs(const ValidationCase& c);
 
@@ -60,7 +61,7 @@ CaseInputs case_inputs(const ValidationCase& c);
 struct Prediction {
   std::string metric;   // a key of the case's measured/derived object, e.g. peak_memory_gib
   double value = 0;
-  std::vector<std::string> flags;
+  std::vector<Bilingual> flags;
 };
 
 using Predictor = std::function<std::vector<Prediction>(const ValidationCase&, CaseInputs&)>;
@@ -80,7 +81,7 @@ struct StepTime;
 // The planner's best layout for a case's model, GPUs, batch, sequence,
 // recipe and framework, nothing else pinned; nullopt when nothing fits.
 std::optional<Layout> best_case_layout(const CaseInputs& in);
-StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<std::string>& flags);
+StepTime predict_case_step_time(const ValidationCase& c, CaseInputs& in, std::vector<Bilingual>& flags);
 std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& in);         // issue 5
 
 struct CaseResult {
@@ -91,7 +92,7 @@ struct CaseResult {
   double predicted = 0;
   double measured = 0;
   double error = 0;          // signed relative error, predicted / measured − 1
-  std::vector<std::string> flags;
+  std::vector<Bilingual> flags;  // the case's defaults and the prediction's own notes
   // train_throughput cases whose layout is fully stated: the planner's best
   // layout for the same model, GPUs, batch, sequence and framework is predicted
   // this much faster than the stated one (0: the stated one is best).

@@ -150,7 +150,7 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     Section src{"sources", "Sources", "来源", {}, {}, {}};
     // Each source quoted as published, labelled as a quote in Chinese (来源：…).
     for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v, {}, Audience::kAll, "来源：" + v});
-    if (!g.notes.empty()) src.rows.push_back(Row{"notes", "Notes", "备注", 0, Unit::kText, g.notes});
+    if (!g.notes.empty()) src.rows.push_back(Row{"notes", "Notes", "备注", 0, Unit::kText, g.notes, {}, Audience::kAll, g.notes_zh});
     rep.sections.push_back(src);
     if (!prices_for(g.id).empty()) rep.sections.push_back(prices_section(g, shown));
     return rep;

@@ -30,6 +30,15 @@ const char* recompute_name(Recompute r) {
   return "?";
 }
 
+const char* recompute_name_zh(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "不重计算";
+    case Recompute::kSelective: return "选择性重计算";
+    case Recompute::kFull: return "完全重计算";
+  }
+  return "?";
+}
+
 Recompute parse_recompute(const std::string& text, const std::string& field) {
   const std::string t = normalize_name(text);
   if (t == "none" || t == "off" || t == "no") return Recompute::kNone;

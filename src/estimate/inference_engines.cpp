@@ -67,6 +67,7 @@ EngineDefaults tensorrt_llm_defaults(const ModelSpec& m, const GpuSpec& g, const
                                      int64_t output_len) {
   EngineDefaults e;
   e.name = "TensorRT-LLM 1.0 (PyTorch backend, trtllm-bench throughput)";
+  e.name_zh = "TensorRT-LLM 1.0（PyTorch 后端，trtllm-bench 吞吐测试）";
   // trtllm-bench throughput --kv_cache_free_gpu_mem_fraction default .90, "the percentage of memory to use
   // for KV Cache after model load" (tensorrt_llm/bench/benchmark/throughput.py); perf-overview.md @00f3768
   // calls 0.90 "the default setting". It is KvCacheConfig.free_gpu_memory_fraction (llmapi/llm_args.py,
@@ -84,14 +85,23 @@ EngineDefaults tensorrt_llm_defaults(const ModelSpec& m, const GpuSpec& g, const
   // SchedulerConfig.capacity_scheduler_policy default GUARANTEED_NO_EVICT (llmapi/llm_args.py):
   // a request is scheduled only when blocks for its whole sequence are free.
   e.reserve_whole_sequence = true;
+  // Each value in both languages; the Chinese quotes the code's own file and option names as its source.
   e.sources = {
-      "kv_cache_free_gpu_mem_fraction 0.90 of the memory free after model load: tensorrt_llm/bench/benchmark/throughput.py option default; KvCacheConfig.free_gpu_memory_fraction default 0.9 (tensorrt_llm/llmapi/llm_args.py); docs/source/performance/perf-overview.md @00f3768 ('the default setting of 0.90')",
-      fmt::format("max_batch_size {}, max_num_tokens {}: trtllm-bench's heuristic tensorrt_llm/bench/build/tuning.py calc_engine_setting/finetune_setting, "
-                  "with max_num_tokens ≥ max_isl + max_batch_size when chunked prefill is off (bench/benchmark/utils/general.py get_settings)",
-                  e.max_batch_size, e.max_num_tokens),
-      "chunked prefill off: bench/benchmark/utils/general.py get_settings, enable_chunked_prefill default False",
-      "tokens_per_block 32: KvCacheConfig default (tensorrt_llm/llmapi/llm_args.py)",
-      "capacity_scheduler_policy GUARANTEED_NO_EVICT: SchedulerConfig default (tensorrt_llm/llmapi/llm_args.py)",
+      {"kv_cache_free_gpu_mem_fraction 0.90 of the memory free after model load: tensorrt_llm/bench/benchmark/throughput.py option default; KvCacheConfig.free_gpu_memory_fraction default 0.9 (tensorrt_llm/llmapi/llm_args.py); docs/source/performance/perf-overview.md @00f3768 ('the default setting of 0.90')",
+       "KV 缓存占模型加载后剩余显存的 0.90（kv_cache_free_gpu_mem_fraction；来源：tensorrt_llm/bench/benchmark/throughput.py option default; KvCacheConfig.free_gpu_memory_fraction default 0.9 (tensorrt_llm/llmapi/llm_args.py); docs/source/performance/perf-overview.md @00f3768 ('the default setting of 0.90')）"},
+      {fmt::format("max_batch_size {}, max_num_tokens {}: trtllm-bench's heuristic tensorrt_llm/bench/build/tuning.py calc_engine_setting/finetune_setting, "
+                   "with max_num_tokens ≥ max_isl + max_batch_size when chunked prefill is off (bench/benchmark/utils/general.py get_settings)",
+                   e.max_batch_size, e.max_num_tokens),
+       fmt::format("max_batch_size {}，max_num_tokens {}：trtllm-bench 按模型、长度与显存自动估算，关闭分块预填充时 max_num_tokens 不小于 "
+                   "max_isl + max_batch_size（来源：tensorrt_llm/bench/build/tuning.py calc_engine_setting/finetune_setting; "
+                   "bench/benchmark/utils/general.py get_settings）",
+                   e.max_batch_size, e.max_num_tokens)},
+      {"chunked prefill off: bench/benchmark/utils/general.py get_settings, enable_chunked_prefill default False",
+       "不分块预填充（来源：bench/benchmark/utils/general.py get_settings, enable_chunked_prefill default False）"},
+      {"tokens_per_block 32: KvCacheConfig default (tensorrt_llm/llmapi/llm_args.py)",
+       "每个 KV 块 32 个 token（tokens_per_block；来源：KvCacheConfig default, tensorrt_llm/llmapi/llm_args.py）"},
+      {"capacity_scheduler_policy GUARANTEED_NO_EVICT: SchedulerConfig default (tensorrt_llm/llmapi/llm_args.py)",
+       "调度策略保证不驱逐：整条序列的 KV 块都空出才接收请求（capacity_scheduler_policy GUARANTEED_NO_EVICT；来源：SchedulerConfig default, tensorrt_llm/llmapi/llm_args.py）"},
   };
   return e;
 }
@@ -99,6 +109,7 @@ EngineDefaults tensorrt_llm_defaults(const ModelSpec& m, const GpuSpec& g, const
 EngineDefaults vllm_defaults(const GpuSpec& g) {
   EngineDefaults e;
   e.name = "vLLM V1 (offline LLM class)";
+  e.name_zh = "vLLM V1（离线 LLM 类）";
   // EngineArgs.gpu_memory_utilization default 0.90 of the whole device (vllm/engine/arg_utils.py).
   e.kv_memory_fraction = 0.90;
   e.kv_share_of_free = false;
@@ -113,11 +124,16 @@ EngineDefaults vllm_defaults(const GpuSpec& g) {
   e.chunked_prefill = true;
   e.reserve_whole_sequence = false;
   e.sources = {
-      "gpu_memory_utilization 0.90 of the device: vllm/engine/arg_utils.py EngineArgs default",
-      fmt::format("max_num_seqs {}, max_num_batched_tokens {}: vllm/engine/arg_utils.py get_batch_defaults, LLM_CLASS ({})",
-                  e.max_batch_size, e.max_num_tokens, big ? "≥ 70 GiB, not A100" : "other GPUs"),
-      "block_size 16: vllm CacheConfig default; chunked prefill always on in V1 (arg_utils.py _set_default_args_v1)",
-      "KV blocks allocated as tokens are generated, not reserved to completion (vllm/v1/core/kv_cache_manager.py allocate_slots)",
+      {"gpu_memory_utilization 0.90 of the device: vllm/engine/arg_utils.py EngineArgs default",
+       "占整卡显存的 0.90（gpu_memory_utilization；来源：vllm/engine/arg_utils.py EngineArgs default）"},
+      {fmt::format("max_num_seqs {}, max_num_batched_tokens {}: vllm/engine/arg_utils.py get_batch_defaults, LLM_CLASS ({})",
+                   e.max_batch_size, e.max_num_tokens, big ? "≥ 70 GiB, not A100" : "other GPUs"),
+       fmt::format("max_num_seqs {}，max_num_batched_tokens {}（{}；来源：vllm/engine/arg_utils.py get_batch_defaults, LLM_CLASS）",
+                   e.max_batch_size, e.max_num_tokens, big ? "显存 ≥ 70 GiB 且不是 A100" : "其他 GPU")},
+      {"block_size 16: vllm CacheConfig default; chunked prefill always on in V1 (arg_utils.py _set_default_args_v1)",
+       "每个 KV 块 16 个 token，V1 引擎始终分块预填充（block_size 16；来源：vllm CacheConfig default; arg_utils.py _set_default_args_v1）"},
+      {"KV blocks allocated as tokens are generated, not reserved to completion (vllm/v1/core/kv_cache_manager.py allocate_slots)",
+       "KV 块随 token 生成逐步分配，不为整条序列预留（来源：vllm/v1/core/kv_cache_manager.py allocate_slots）"},
   };
   return e;
 }
@@ -130,8 +146,9 @@ EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& m,
   if (is_tensorrt_llm(f)) return tensorrt_llm_defaults(m, g, o, std::max<int64_t>(1, input_len), std::max<int64_t>(1, output_len));
   EngineDefaults e = vllm_defaults(g);
   if (f.find("vllm") == std::string::npos) {
-    e.sources.insert(e.sources.begin(), framework.empty() ? "engine not named: vLLM's defaults assumed"
-                                                          : fmt::format("engine '{}' has no profile: vLLM's defaults assumed", framework));
+    e.sources.insert(e.sources.begin(), framework.empty() ? Bilingual{"engine not named: vLLM's defaults assumed", "未指定推理引擎：按 vLLM 的默认值计"}
+                                                          : Bilingual{fmt::format("engine '{}' has no profile: vLLM's defaults assumed", framework),
+                                                                      fmt::format("推理引擎“{}”没有配置：按 vLLM 的默认值计", framework)});
   }
   return e;
 }

@@ -98,15 +98,47 @@ SelectiveRecompute parse_selective_recompute(const std::string& text, const std:
                    fmt::format("{} 须为 attention_core、op、layer、minimal、save_dot_except_mlp 或 save_qkv_proj（输入为 '{}'）。", field, text));
 }
 
-void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<std::string>* notes) {
+namespace {
+
+// The kernels and switches as a Chinese engineer names them in a note.
+const char* attention_kernel_zh(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::kMaterialised: return "显式计算 s×s 分数矩阵的非融合注意力";
+    case AttentionKernel::kFlash2: return "FlashAttention-2";
+    case AttentionKernel::kFlash3: return "FlashAttention-3";
+    case AttentionKernel::kCudnn: return "cuDNN 融合注意力";
+    case AttentionKernel::kSdpa: return "PyTorch SDPA";
+  }
+  return "";
+}
+
+const char* loss_kernel_zh(LossKernel k) {
+  switch (k) {
+    case LossKernel::kFull: return "完整 logits 的交叉熵";
+    case LossKernel::kFused: return "融合交叉熵";
+    case LossKernel::kChunked: return "分块交叉熵";
+    case LossKernel::kVocabParallel: return "词表并行交叉熵";
+  }
+  return "";
+}
+
+const char* on_off_zh(bool on) { return on ? "开" : "关"; }
+
+}  // namespace
+
+void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes) {
   // Formats only when asked: the planner calls this for every candidate.
-#define GPUPLAN_NOTE(...) \
-  if (notes) notes->push_back(fmt::format(__VA_ARGS__))
+  // Each note in English and in Chinese, the same facts.
+#define GPUPLAN_NOTE(EN, ZH) \
+  if (notes) notes->push_back(Bilingual{EN, ZH})
 
   // Attention kernel: every kernel but the materialised one keeps no s×s scores.
   const AttentionKernel att = s.attention.value_or(f.attention);
   l.attention = att;
-  if (!s.attention) GPUPLAN_NOTE("attention kernel: {} ({} default)", attention_kernel_name(att), f.label());
+  if (!s.attention) {
+    GPUPLAN_NOTE(fmt::format("attention kernel: {} ({} default)", attention_kernel_name(att), f.label()),
+                 fmt::format("注意力内核：{}（{} 默认）", attention_kernel_zh(att), f.label()));
+  }
 
   // Element-wise work: eager unless fused kernels or torch.compile run it. A
   // stated `compile` decides for PyTorch-native stacks; a stack with its own
@@ -119,11 +151,15 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.eager = !*s.compile;
   } else {
     l.eager = f.elementwise == ElementwiseMode::kEager && !f.compile_default;
-    GPUPLAN_NOTE("element-wise ops: {} ({} default)", l.eager ? "eager PyTorch" : "torch.compile", f.label());
+    GPUPLAN_NOTE(fmt::format("element-wise ops: {} ({} default)", l.eager ? "eager PyTorch" : "torch.compile", f.label()),
+                 fmt::format("逐元素算子：{}（{} 默认）", l.eager ? "PyTorch 逐个算子执行，不融合" : "torch.compile 编译融合", f.label()));
   }
 
   l.loss = s.loss.value_or(f.loss);
-  if (!s.loss) GPUPLAN_NOTE("loss: {} cross-entropy ({} default)", loss_kernel_name(l.loss), f.label());
+  if (!s.loss) {
+    GPUPLAN_NOTE(fmt::format("loss: {} cross-entropy ({} default)", loss_kernel_name(l.loss), f.label()),
+                 fmt::format("损失：{}（{} 默认）", loss_kernel_zh(l.loss), f.label()));
+  }
   // What the LM head's logits and the loss hold at their peak, per local logit:
   // with TP the logits are vocab-sharded and the stack may run another loss on
   // them (torchtitan: DTensor loss_parallel; profile loss_bytes_per_logit_tp).
@@ -142,7 +178,10 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.tp_comm_overlap = *s.tp_comm_overlap && l.tp > 1;
   } else {
     l.tp_comm_overlap = f.tp_comm_overlap == Availability::kDefault && l.tp > 1;
-    if (l.tp > 1) GPUPLAN_NOTE("TP communication overlap {} ({} default)", l.tp_comm_overlap ? "on" : "off", f.label());
+    if (l.tp > 1) {
+      GPUPLAN_NOTE(fmt::format("TP communication overlap {} ({} default)", l.tp_comm_overlap ? "on" : "off", f.label()),
+                   fmt::format("TP 通信重叠：{}（{} 默认）", on_off_zh(l.tp_comm_overlap), f.label()));
+    }
   }
   l.dp_comm_overlap = s.dp_comm_overlap.value_or(f.dp_comm_overlap_default);
 
@@ -157,7 +196,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.sequence_parallel = *s.sequence_parallel;
   } else {
     l.sequence_parallel = f.sequence_parallel_default || l.tp_comm_overlap;
-    GPUPLAN_NOTE("sequence parallelism {} ({} default)", l.sequence_parallel ? "on" : "off", f.label());
+    GPUPLAN_NOTE(fmt::format("sequence parallelism {} ({} default)", l.sequence_parallel ? "on" : "off", f.label()),
+                 fmt::format("序列并行：{}（{} 默认）", on_off_zh(l.sequence_parallel), f.label()));
   }
   if (l.tp_comm_overlap && !l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kOptional) l.sequence_parallel = true;
 
@@ -197,11 +237,14 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.selective = SelectiveRecompute::kAttentionCore;
   }
   if (l.recompute == Recompute::kSelective && !s.recompute_policy && l.selective != SelectiveRecompute::kAttentionCore) {
-    GPUPLAN_NOTE("selective recompute = {} policy ({} default)",
-                 l.selective == SelectiveRecompute::kOp      ? "op-level"
-                 : l.selective == SelectiveRecompute::kLayer ? "every-2nd-layer"
-                                                             : selective_recompute_name(l.selective),
-                 f.label());
+    const char* en = l.selective == SelectiveRecompute::kOp      ? "op-level"
+                     : l.selective == SelectiveRecompute::kLayer ? "every-2nd-layer"
+                                                                 : selective_recompute_name(l.selective);
+    const std::string zh = l.selective == SelectiveRecompute::kOp      ? std::string("算子粒度")
+                           : l.selective == SelectiveRecompute::kLayer ? std::string("每隔一层重算整层")
+                                                                       : fmt::format(" {} 策略", selective_recompute_name(l.selective));
+    GPUPLAN_NOTE(fmt::format("selective recompute = {} policy ({} default)", en, f.label()),
+                 fmt::format("选择性重计算按{}（{} 默认）", zh, f.label()));
   }
   // Pure bf16 (no fp32 master copy): the framework's default for its recipes.
   if (!f.master_weights_fp32 && l.precision != Precision::kFp32) l.pure_bf16 = true;

@@ -144,6 +144,7 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
     }
   }
   g.notes = string_or(j, "notes", "");
+  g.notes_zh = string_or(j, "notes_zh", "");
   for (const auto& a : j.value("aliases", nlohmann::json::array())) {
     if (a.is_string()) g.aliases.push_back(normalize_name(a.get<std::string>()));
   }

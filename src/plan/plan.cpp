@@ -187,15 +187,6 @@ struct WhyText {
   std::string en, zh;
 };
 
-const char* recompute_name_zh(Recompute r) {
-  switch (r) {
-    case Recompute::kNone: return "不重计算";
-    case Recompute::kSelective: return "选择性重计算";
-    case Recompute::kFull: return "完全重计算";
-  }
-  return "";
-}
-
 WhyText why_text(const PlanCandidate& a, const PlanCandidate* b) {
   const StepTime& x = a.time;
   WhyText w;

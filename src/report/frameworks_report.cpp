@@ -9,6 +9,108 @@
 
 namespace gpuplan {
 
+namespace {
+
+// A property of a profile as a Chinese engineer names it (data/frameworks/README.md
+// defines each key); JSON, CSV and the docs keep the key.
+const std::map<std::string, std::string>& property_zh() {
+  static const std::map<std::string, std::string> m = {
+      {"parallel", "支持的并行维度"},
+      {"zero_stages", "支持的 ZeRO 阶段"},
+      {"hsdp", "HSDP 分组分片"},
+      {"zero_default", "默认 ZeRO 阶段"},
+      {"sequence_parallel", "序列并行"},
+      {"sequence_parallel_default", "序列并行默认开启"},
+      {"recompute_default", "默认重计算"},
+      {"recompute_selective", "选择性重计算的范围"},
+      {"attention", "注意力内核"},
+      {"elementwise", "逐元素算子"},
+      {"compile_default", "默认使用 torch.compile"},
+      {"loss", "损失计算"},
+      {"tp_comm_overlap", "TP 通信重叠"},
+      {"dp_comm_overlap_default", "DP 通信重叠默认开启"},
+      {"zero3_gather_unit", "ZeRO-3 参数收集粒度"},
+      {"zero3_prefetch", "ZeRO-3 预取"},
+      {"grad_accum_dtype", "梯度累加精度"},
+      {"master_weights", "主权重精度"},
+      {"pipeline_schedules", "流水线调度"},
+      {"uneven_stages", "流水线级可不均分"},
+      {"fp8_gemms", "FP8 矩阵乘范围"},
+      {"cuda_graphs", "CUDA Graph"},
+      {"optimizer_in_backward", "在反向中执行优化器步"},
+      {"cpu_offload", "可卸载到 CPU 的内容"},
+      {"export", "导出的启动配置"},
+      {"memory_reported", "日志报告的显存"},
+      {"zero3_keep_gathered_with_pp", "ZeRO-3 配合 PP 时保留已收集的参数"},
+      {"pipeline_microbatches", "流水线微批数"},
+      {"pipeline_schedule_choice", "流水线调度的选择"},
+      {"recompute_choice", "重计算的选择"},
+      {"zero3_gather_per_rank_copies", "ZeRO-3 每卡保留收集副本"},
+      {"fp8_scaling", "FP8 缩放方式"},
+      {"host_calls_per_layer", "每层主机端调用次数"},
+      {"gradient_accumulation", "梯度累加"},
+      {"cp_exchange", "CP 通信方式"},
+      {"tp_grad_comm_async", "TP 梯度通信异步"},
+  };
+  return m;
+}
+
+// One word of a value ("tp, pp, dp" is three) in Chinese; a word that means
+// different things under different keys is looked up with its key first.
+// Names (framework ids, dtypes, numbers) stay as they are.
+std::string value_word_zh(const std::string& key, const std::string& w) {
+  static const std::map<std::pair<std::string, std::string>, std::string> by_key = {
+      {{"recompute_default", "full"}, "完全重计算"},
+      {{"recompute_default", "selective"}, "选择性重计算"},
+      {{"recompute_default", "none"}, "不重计算"},
+      {{"loss", "full"}, "完整 logits 的交叉熵"},
+      {{"loss", "fused"}, "融合交叉熵"},
+      {{"elementwise", "fused"}, "融合内核"},
+      {{"memory_reported", "none"}, "未报告"},
+  };
+  static const std::map<std::string, std::string> words = {
+      {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}, {"(none)", "无"},
+      {"default", "默认开启"}, {"tp", "TP"}, {"pp", "PP"}, {"dp", "DP"}, {"cp", "CP"}, {"ep", "EP"}, {"vp", "VP"},
+      {"with_tp", "随 TP 开启"}, {"attention_core", "注意力核心"}, {"layer", "每隔一层重算整层"}, {"op", "算子粒度"},
+      {"cudnn", "cuDNN 融合注意力"}, {"flash2", "FlashAttention-2"}, {"flash3", "FlashAttention-3"}, {"sdpa", "PyTorch SDPA"},
+      {"materialised", "显式计算 s×s 分数矩阵的非融合注意力"}, {"compiled", "torch.compile 编译融合"},
+      {"eager", "PyTorch 逐个算子执行"}, {"chunked", "分块交叉熵"}, {"vocab_parallel", "词表并行交叉熵"},
+      {"block", "按 Transformer 块"}, {"module", "按子模块"}, {"param", "与参数相同"}, {"1f1b", "1F1B"},
+      {"gpipe", "GPipe"}, {"interleaved", "交错式"}, {"zero_bubble", "零气泡"}, {"dualpipe", "DualPipe"},
+      {"activations", "激活值"}, {"optimizer", "优化器状态"}, {"parameters", "参数"}, {"gradients", "梯度"},
+      {"reserved", "峰值预留显存"}, {"stages", "等于流水线级数"}, {"default_unless_named", "未指定时取默认"},
+      {"delayed", "延迟缩放"}, {"dynamic", "动态缩放"}, {"p2p_ring", "P2P 环形传递"}, {"pytorch_allgather", "PyTorch all-gather"},
+      {"linear", "线性层"}, {"linear_and_experts", "线性层与专家"},
+  };
+  if (const auto k = by_key.find({key, w}); k != by_key.end()) return k->second;
+  if (const auto v = words.find(w); v != words.end()) return v->second;
+  return w;
+}
+
+// A value in Chinese, word by word ("tp, pp, dp" → "TP、PP、DP"); empty where it reads the same.
+std::string value_zh(const std::string& key, const std::string& value) {
+  std::string out, word;
+  bool changed = false;
+  auto flush = [&] {
+    if (word.empty()) return;
+    const std::string z = value_word_zh(key, word);
+    changed = changed || z != word;
+    out += (out.empty() ? "" : "、") + z;
+    word.clear();
+  };
+  for (char c : value) {
+    if (c == ',') {
+      flush();
+    } else if (c != ' ') {
+      word += c;
+    }
+  }
+  flush();
+  return changed ? out : "";
+}
+
+}  // namespace
+
 Report frameworks_report(const std::string& name) {
   Report rep;
   rep.command = "frameworks";
@@ -19,20 +121,20 @@ Report frameworks_report(const std::string& name) {
     Section s{"properties", "What it does (each with its source)", "行为（附来源）", {}, {"property", "value", "source"}, {}};
     rep.csv_table = "properties";
     for (const ProfileFact& p : f.facts) {
-      // The value in Chinese where it is a word; the source quoted as published, labelled (来源：…),
-      // except gpuplan's own default, which is gpuplan's text.
-      static const std::map<std::string, std::string> value_zh = {
-          {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"},
-          {"foreach", "多张量批量核"}, {"per_tensor", "逐张量循环"}, {"bucketed", "分桶"}, {"fsdp_unit", "按 FSDP 单元"}};
-      const auto v = value_zh.find(p.value);
+      // The property and its value in Chinese where they are words; the source quoted as published,
+      // labelled (来源：…), except gpuplan's own default, which is gpuplan's text.
       const bool ours = p.source.rfind("not stated in the profile", 0) == 0;
-      s.records.push_back({Row{"property", "property", "属性", 0, Unit::kText, p.key},
-                           Row{"value", "value", "取值", 0, Unit::kText, p.value, {}, Audience::kAll, v == value_zh.end() ? "" : v->second},
+      const auto key_zh = property_zh().find(p.key);
+      s.records.push_back({Row{"property", "property", "属性", 0, Unit::kText, p.key, {}, Audience::kAll,
+                               key_zh == property_zh().end() ? "" : key_zh->second},
+                           Row{"value", "value", "取值", 0, Unit::kText, p.value, {}, Audience::kAll, value_zh(p.key, p.value)},
                            Row{"source", "source", "来源", 0, Unit::kText, p.source, {}, Audience::kAll,
                                ours ? "配置中未注明：采用 gpuplan 的默认值（data/frameworks/README.md）" : "来源：" + p.source}});
     }
     rep.sections.push_back(s);
-    rep.assumptions.push_back(Note{"Version " + f.version + " (" + f.date + "): " + f.version_source, "版本 " + f.version + "（" + f.date + "）：" + f.version_source});
+    // The code read for this version is a citation: quoted as it is, labelled.
+    rep.assumptions.push_back(Note{"Version " + f.version + " (" + f.date + "): " + f.version_source,
+                                   "版本 " + f.version + "（" + f.date + "）依据的代码，来源：" + f.version_source});
     return rep;
   }
   rep.title_en = "Framework profiles";

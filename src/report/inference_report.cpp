@@ -55,13 +55,22 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   }
   d.rows.push_back(num("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
   // Language-neutral notation: replicas × [one replica's degrees].
-  std::string replica = fmt::format("TP {}", p.tp);
-  if (p.dp_attention > 1) replica += fmt::format(" × DP-attn {}", p.dp_attention);
-  if (p.pp > 1) replica += fmt::format(" × PP {}", p.pp);
-  if (p.ep > 1) replica += fmt::format(", EP {}", p.ep);
-  std::string layout = fmt::format("{} × [{}]", p.replicas, replica);
-  if (p.disaggregated) layout += fmt::format(" + {} × [{}]", p.prefill_replicas, replica);  // decode pool + prefill pool
+  // The same in Chinese, where attention data parallelism is 注意力 DP.
+  std::string replica = fmt::format("TP {}", p.tp), replica_zh = replica;
+  if (p.dp_attention > 1) {
+    replica += fmt::format(" × DP-attn {}", p.dp_attention);
+    replica_zh += fmt::format(" × 注意力 DP {}", p.dp_attention);
+  }
+  const std::string rest = (p.pp > 1 ? fmt::format(" × PP {}", p.pp) : "") + (p.ep > 1 ? fmt::format(", EP {}", p.ep) : "");
+  replica += rest;
+  replica_zh += rest;
+  std::string layout = fmt::format("{} × [{}]", p.replicas, replica), layout_zh = fmt::format("{} × [{}]", p.replicas, replica_zh);
+  if (p.disaggregated) {  // decode pool + prefill pool
+    layout += fmt::format(" + {} × [{}]", p.prefill_replicas, replica);
+    layout_zh += fmt::format(" + {} × [{}]", p.prefill_replicas, replica_zh);
+  }
   d.rows.push_back(txt("layout", p.disaggregated ? "Layout (decode + prefill pools)" : "Layout", p.disaggregated ? "布局（解码池 + 预填充池）" : "布局", layout));
+  d.rows.back().text_zh = layout_zh;
   d.rows.push_back(num("replicas", "Replicas", "副本数", static_cast<double>(p.replicas), Unit::kCount));
   d.rows.push_back(num("gpus_per_replica", "GPUs per replica", "每副本 GPU 数", static_cast<double>(p.gpus_per_replica), Unit::kGpus));
   d.rows.push_back(num("nodes_per_replica", "Nodes per replica", "每副本节点数", static_cast<double>(p.nodes_per_replica), Unit::kCount));
@@ -229,7 +238,7 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
 
   r.assumptions.push_back(Note{"Offline max-throughput run: every request queued at once; the steady state of continuous batching (each step prefills batch/output new sequences beside the decoding ones).",
                                "离线最大吞吐：所有请求同时排队；按连续批处理稳态计算（每步在解码序列旁预填充 批量/输出长度 条新序列）。"});
-  for (const std::string& s : run.engine.sources) r.assumptions.push_back(Note{run.engine.name + ": " + s, run.engine.name + "：" + s});
+  for (const Bilingual& s : run.engine.sources) r.assumptions.push_back(Note{run.engine.name + ": " + s.en, run.engine.name_zh + "：" + s.zh});
   return r;
 }
 

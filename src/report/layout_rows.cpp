@@ -34,14 +34,7 @@ std::string degrees_zh(const Layout& l) {
   return out;
 }
 
-std::string recompute_zh(Recompute r) {
-  switch (r) {
-    case Recompute::kNone: return "不重计算";
-    case Recompute::kSelective: return "选择性重计算";
-    case Recompute::kFull: return "完全重计算";
-  }
-  return recompute_name(r);
-}
+std::string recompute_zh(Recompute r) { return recompute_name_zh(r); }
 
 std::string optimizer_zh(Optimizer o) {
   switch (o) {

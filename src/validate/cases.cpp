@@ -95,7 +95,7 @@ std::optional<std::string> stated_text(const json& t, const char* key, const cha
 
 // The model object: Hugging Face key names; a model given only by a name the
 // catalog knows is the catalog's model.
-ModelSpec case_model(const ValidationCase& c, std::vector<std::string>& flags) {
+ModelSpec case_model(const ValidationCase& c, std::vector<Bilingual>& flags) {
   json model = c.raw["model"];
   const std::string name = model.value("name", c.id);
   if (!model.contains("num_hidden_layers") && !model.contains("n_layer") && !model.contains("num_layers")) {
@@ -106,19 +106,21 @@ ModelSpec case_model(const ValidationCase& c, std::vector<std::string>& flags) {
                        fmt::format("{}：模型 '{}' 没有结构参数，也不在模型目录中。", c.id, name));
     }
     ModelSpec m = *found;
-    flags.push_back(fmt::format("model given by name only: catalog model {}", m.id));
+    flags.push_back({fmt::format("model given by name only: catalog model {}", m.id), fmt::format("模型只给了名称：按目录中的 {} 计", m.id)});
     return m;
   }
   const std::string act = model.value("hidden_act", "");
-  if (!model.contains("hidden_act")) flags.push_back("hidden_act not stated: 2-matrix MLP assumed");
+  if (!model.contains("hidden_act")) flags.push_back({"hidden_act not stated: 2-matrix MLP assumed", "未给出 hidden_act：按两个矩阵的 MLP 计"});
   if (!model.contains("vocab_size")) {
     // A tokenizer-era default by MLP shape: GPT-2 BPE (50257) for GPT-style
     // models, the Llama/Mistral SentencePiece vocabulary (32000) for gated ones.
     const int64_t v = act == "silu" ? 32000 : 50257;
     model["vocab_size"] = v;
-    flags.push_back(fmt::format("vocab_size not stated: {} assumed", v));
+    flags.push_back({fmt::format("vocab_size not stated: {} assumed", v), fmt::format("未给出 vocab_size：按 {} 计", v)});
   }
-  if (!model.contains("tie_word_embeddings")) flags.push_back("tie_word_embeddings not stated: untied assumed");
+  if (!model.contains("tie_word_embeddings")) {
+    flags.push_back({"tie_word_embeddings not stated: untied assumed", "未给出 tie_word_embeddings：按输入嵌入与输出层不共享权重计"});
+  }
   if (model.contains("params_reported")) model.erase("params_reported");
   ModelSpec m = model_from_hf_config(model, c.id);
   m.name = name;
@@ -127,25 +129,34 @@ ModelSpec case_model(const ValidationCase& c, std::vector<std::string>& flags) {
 
 // The framework a case names (train.framework, name@version); one gpuplan
 // has no profile for runs as the generic profile, flagged.
-const FrameworkProfile& case_framework(const json& t, std::vector<std::string>& flags) {
+const FrameworkProfile& case_framework(const json& t, std::vector<Bilingual>& flags) {
   const std::optional<std::string> name = stated_text(t, "framework");
   if (!name) {
-    flags.push_back("framework not stated: generic profile");
+    flags.push_back({"framework not stated: generic profile", "未给出框架：按通用配置计"});
     return find_framework("generic");
   }
   try {
     return find_framework(*name, "train.framework");
   } catch (const InputError&) {
-    flags.push_back(fmt::format("framework {} has no profile: generic profile", *name));
+    flags.push_back({fmt::format("framework {} has no profile: generic profile", *name), fmt::format("框架 {} 没有配置：按通用配置计", *name)});
     return find_framework("generic");
   }
+}
+
+// A pipeline schedule's name in a Chinese note (the profile's ids: 1f1b, gpipe, ...).
+std::string pipeline_schedule_zh(const std::string& id) {
+  if (id == "1f1b") return "1F1B";
+  if (id == "gpipe") return "GPipe";
+  if (id == "interleaved") return "交错式";
+  if (id == "zero_bubble") return "零气泡";
+  return id;
 }
 
 }  // namespace
 
 CaseInputs case_inputs(const ValidationCase& c) {
   CaseInputs in;
-  auto flag = [&in](std::string s) { in.flags.push_back(std::move(s)); };
+  auto flag = [&in](std::string en, std::string zh) { in.flags.push_back({std::move(en), std::move(zh)}); };
   const json& raw = c.raw;
   if (!raw.contains("model") || !raw["model"].is_object()) throw InputError("model", c.id + ": the case has no model object.", c.id + "：案例缺少 model 对象。");
   if (!raw.contains("hardware") || !raw["hardware"].is_object()) {
@@ -213,7 +224,8 @@ CaseInputs case_inputs(const ValidationCase& c) {
     if (per_rank % *pp == 0 && per_rank / *pp >= 1) {
       mb_value = per_rank / *pp;
       mb_stated = true;  // by the framework's default, flagged
-      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", mb_value, *pp, in.framework->label()));
+      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", mb_value, *pp, in.framework->label()),
+           fmt::format("未给出 micro_batch：{}（{} 默认微批数等于流水线级数 {}）", mb_value, in.framework->label(), *pp));
     }
   }
   int zero_value = 0;
@@ -228,7 +240,8 @@ CaseInputs case_inputs(const ValidationCase& c) {
     // The stack is run from its shipped recipe configs, which set recompute
     // (torchtune's enable_activation_checkpointing): not a per-run tunable.
     recompute = in.framework->recompute_default;
-    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), in.framework->label()));
+    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), in.framework->label()),
+         fmt::format("未给出 train.recompute：{}（{} 默认）", recompute_name_zh(*recompute), in.framework->label()));
   }
   const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
 
@@ -237,7 +250,8 @@ CaseInputs case_inputs(const ValidationCase& c) {
       in.gpus = static_cast<int64_t>(*tp) * *pp * *dp * cp.value_or(1);
     } else {
       in.gpus = static_cast<int64_t>(tp.value_or(1)) * pp.value_or(1) * cp.value_or(1) * dp.value_or(1);
-      flag(fmt::format("GPU count not stated: {} assumed from the stated degrees", in.gpus));
+      flag(fmt::format("GPU count not stated: {} assumed from the stated degrees", in.gpus),
+           fmt::format("未给出卡数：按给定并行度之积 {} 张卡计", in.gpus));
     }
   }
 
@@ -245,7 +259,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (const auto p = stated_text(t, "precision")) {
     l.precision = parse_precision(*p, "train.precision");
   } else {
-    flag("precision not stated: bf16 assumed");
+    flag("precision not stated: bf16 assumed", "未给出精度：按 bf16 计");
   }
   if (const auto o = stated_text(t, "optimizer")) l.optimizer = parse_optimizer(*o, "train.optimizer");
   const std::string ft = stated_text(t, "finetune").value_or("");
@@ -255,10 +269,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
   else if (!ft.empty()) {
     throw InputError("train.finetune", c.id + ": train.finetune must be full, lora or qlora.", c.id + "：train.finetune 须为 full、lora 或 qlora。");
   }
-  if (!t.contains("optimizer") && (ft.empty() || ft == "full")) flag("optimizer not stated: AdamW assumed");
+  if (!t.contains("optimizer") && (ft.empty() || ft == "full")) flag("optimizer not stated: AdamW assumed", "未给出优化器：按 AdamW 计");
   if (l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora) {
     if (t.contains("lora_rank")) l.lora_rank = whole(t["lora_rank"], "train.lora_rank", 1, 1e5);
-    else flag("lora_rank not stated: 8 on q,k,v,o assumed");
+    else flag("lora_rank not stated: 8 on q,k,v,o assumed", "未给出 lora_rank：按秩 8、作用于 q,k,v,o 计");
   }
   // Offload: `offload` lists what moved to host memory; a bare cpu_offload
   // means what the sharding's own offload moves (FSDP CPUOffload: parameters,
@@ -280,10 +294,11 @@ CaseInputs case_inputs(const ValidationCase& c) {
     if ((zero_stated ? zero_value : fw.zero_default) >= 1) {
       l.offload_optimizer = true;
       if ((zero_stated ? zero_value : fw.zero_default) == 3) l.offload_params = true;
-      flag("cpu_offload without a list: the sharding's own offload (parameters with ZeRO-3, optimizer states, gradients) assumed");
+      flag("cpu_offload without a list: the sharding's own offload (parameters with ZeRO-3, optimizer states, gradients) assumed",
+           "cpu_offload 未列出卸载内容：按分片方式自带的卸载计（优化器状态与梯度，ZeRO-3 时还有参数）");
     } else {
       l.offload_activations = true;
-      flag("cpu_offload without a list or sharding: activation offloading assumed");
+      flag("cpu_offload without a list or sharding: activation offloading assumed", "cpu_offload 未列出卸载内容且未分片：按激活值卸载计");
     }
   }
   if (const auto s = stated_text(t, "memory_scope")) {
@@ -302,10 +317,15 @@ CaseInputs case_inputs(const ValidationCase& c) {
       case MemoryMetric::kDevice:
       case MemoryMetric::kNone: in.memory_scope = MemoryScope::kDevice; break;
     }
-    flag(in.framework->memory_reported == MemoryMetric::kNone
-             ? "memory_scope not stated: device total assumed"
-             : fmt::format("memory_scope not stated: what {} logs ({}) assumed", in.framework->label(),
-                           in.memory_scope == MemoryScope::kReserved ? "peak reserved" : in.memory_scope == MemoryScope::kAllocated ? "peak allocated" : "device total"));
+    const bool reserved = in.memory_scope == MemoryScope::kReserved, allocated = in.memory_scope == MemoryScope::kAllocated;
+    if (in.framework->memory_reported == MemoryMetric::kNone) {
+      flag("memory_scope not stated: device total assumed", "未给出 memory_scope：按整卡显存占用计");
+    } else {
+      flag(fmt::format("memory_scope not stated: what {} logs ({}) assumed", in.framework->label(),
+                       reserved ? "peak reserved" : allocated ? "peak allocated" : "device total"),
+           fmt::format("未给出 memory_scope：按 {} 日志报告的{}计", in.framework->label(),
+                       reserved ? "峰值预留显存" : allocated ? "峰值已分配显存" : "整卡显存占用"));
+    }
   }
 
   // Software settings the case states; the rest are the framework's defaults.
@@ -329,7 +349,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
     // The framework runs its default (non-interleaved) schedule unless the
     // run's config names another (torchtitan: pipeline_parallel_schedule).
     vp_eff = 1;
-    if (pp.value_or(1) > 1) flag(fmt::format("vp not stated: 1 ({} schedule, {} default)", fw.pipeline_schedules.front(), fw.label()));
+    if (pp.value_or(1) > 1) {
+      flag(fmt::format("vp not stated: 1 ({} schedule, {} default)", fw.pipeline_schedules.front(), fw.label()),
+           fmt::format("未给出 train.vp：1（{} 默认 {} 调度）", fw.label(), pipeline_schedule_zh(fw.pipeline_schedules.front())));
+    }
   }
   const bool vp_open = !vp_eff && fw.interleaving() && pp.value_or(0) != 1;
   const bool zero_open = !zero_stated && fw.zero_stages.size() > 1 && dp.value_or(0) * cp.value_or(1) != 1;
@@ -350,7 +373,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
     const int64_t per = static_cast<int64_t>(base.dp) * base.micro_batch;
     const int64_t rounded = std::max<int64_t>(per, *gbs / per * per);
     base.global_batch = rounded;
-    if (*gbs % per != 0 && mb_stated) flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, rounded));
+    if (*gbs % per != 0 && mb_stated) {
+      flag(fmt::format("global batch {} not a multiple of dp×micro-batch: rounded to {}", *gbs, rounded),
+           fmt::format("全局批量 {} 不是 DP×微批大小的整数倍：取整为 {}", *gbs, rounded));
+    }
   }
   // Stated by the case itself (not by a framework default standing in for it).
   in.layout_stated = !open && t.contains("micro_batch") && (vp || !fw.interleaving() || pp.value_or(1) == 1);
@@ -379,32 +405,34 @@ CaseInputs case_inputs(const ValidationCase& c) {
     const PlanResult res = plan(r);
     if (!res.groups.empty() && !res.groups[0].top.empty()) {
       l = res.groups[0].top[0].layout;
-      std::string chosen;
-      auto add = [&](bool open_here, std::string what) {
-        if (open_here) chosen += (chosen.empty() ? "" : ", ") + what;
+      std::string chosen, chosen_zh;
+      auto add = [&](bool open_here, std::string what, std::string what_zh) {
+        if (!open_here) return;
+        chosen += (chosen.empty() ? "" : ", ") + what;
+        chosen_zh += (chosen_zh.empty() ? "" : "，") + what_zh;
       };
-      add(!tp, fmt::format("tp {}", l.tp));
-      add(!pp, fmt::format("pp {}", l.pp));
-      add(!dp, fmt::format("dp {}", l.dp));
-      add(in.model.is_moe() && !ep, fmt::format("ep {}", l.ep));
-      add(vp_open, fmt::format("vp {}", l.vp));
-      add(!mb_stated, fmt::format("micro-batch {}", l.micro_batch));
-      add(!gbs, fmt::format("global batch {}", l.effective_global_batch()));
-      add(zero_open, fmt::format("ZeRO-{}", l.zero_stage));
-      add(!recompute, fmt::format("recompute {}", recompute_name(l.recompute)));
-      add(sp_open, fmt::format("sequence parallelism {}", l.sequence_parallel ? "on" : "off"));
-      flag("planner completed (stated values pinned, " + fw.label() + "): " + chosen);
+      add(!tp, fmt::format("tp {}", l.tp), fmt::format("TP {}", l.tp));
+      add(!pp, fmt::format("pp {}", l.pp), fmt::format("PP {}", l.pp));
+      add(!dp, fmt::format("dp {}", l.dp), fmt::format("DP {}", l.dp));
+      add(in.model.is_moe() && !ep, fmt::format("ep {}", l.ep), fmt::format("EP {}", l.ep));
+      add(vp_open, fmt::format("vp {}", l.vp), fmt::format("VP {}", l.vp));
+      add(!mb_stated, fmt::format("micro-batch {}", l.micro_batch), fmt::format("微批大小 {}", l.micro_batch));
+      add(!gbs, fmt::format("global batch {}", l.effective_global_batch()), fmt::format("全局批量 {}", l.effective_global_batch()));
+      add(zero_open, fmt::format("ZeRO-{}", l.zero_stage), fmt::format("ZeRO-{}", l.zero_stage));
+      add(!recompute, fmt::format("recompute {}", recompute_name(l.recompute)), recompute_name_zh(l.recompute));
+      add(sp_open, fmt::format("sequence parallelism {}", l.sequence_parallel ? "on" : "off"),
+          fmt::format("序列并行{}", l.sequence_parallel ? "开" : "关"));
+      flag("planner completed (stated values pinned, " + fw.label() + "): " + chosen, "由规划器补全（给定值固定，" + fw.label() + "）：" + chosen_zh);
     } else {
       l = base;
       if (!gbs) l.global_batch = static_cast<int64_t>(l.dp) * l.micro_batch * l.pp;
-      flag("planner found no layout that fits with the stated values pinned: the stated values and defaults are used as they are");
+      flag("planner found no layout that fits with the stated values pinned: the stated values and defaults are used as they are",
+           "固定给定值后规划器找不到放得下的并行方案：按给定值与默认值原样计算");
     }
   } else {
     l = base;
   }
-  std::vector<std::string> defaults;
-  apply_framework(fw, st, l, &defaults);
-  for (auto& d : defaults) flag(std::move(d));
+  apply_framework(fw, st, l, &in.flags);
   validate_layout(in.model, l, in.gpus);
   return in;
 }

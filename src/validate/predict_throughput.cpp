@@ -10,7 +10,7 @@
 
 namespace gpuplan {
 
-StepTime predict_case_step_time(const ValidationCase&, CaseInputs& in, std::vector<std::string>&) {
+StepTime predict_case_step_time(const ValidationCase&, CaseInputs& in, std::vector<Bilingual>&) {
   // case_inputs completed the layout (stated values, the planner's choices,
   // the framework's defaults); the step time is the model's on it.
   StepTimeOptions o;
@@ -43,7 +43,7 @@ std::optional<Layout> best_case_layout(const CaseInputs& in) {
 }
 
 std::vector<Prediction> predict_train_throughput(const ValidationCase& c, CaseInputs& in) {
-  std::vector<std::string> flags;
+  std::vector<Bilingual> flags;
   const StepTime st = predict_case_step_time(c, in, flags);
   std::vector<Prediction> out;
   const auto has = [&](const char* k) {

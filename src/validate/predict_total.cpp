@@ -17,7 +17,7 @@ namespace gpuplan {
 constexpr int64_t kDefaultTotalGpus = 1024;
 
 std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs& in) {
-  std::vector<std::string> flags;
+  std::vector<Bilingual> flags;
   const nlohmann::json t = c.raw.contains("train") ? c.raw["train"] : nlohmann::json::object();
   if (!t.contains("tokens") || !t["tokens"].is_number() || !(t["tokens"].get<double>() > 0)) {
     throw InputError("train.tokens", c.id + ": train.tokens is required for a train_total case.", c.id + "：train_total 案例必须给出 train.tokens。");
@@ -29,7 +29,7 @@ std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs&
     ValidationCase with_count = c;
     with_count.raw["hardware"]["count"] = kDefaultTotalGpus;
     sized = case_inputs(with_count);
-    flags.push_back(fmt::format("GPU count not stated: {} assumed", kDefaultTotalGpus));
+    flags.push_back({fmt::format("GPU count not stated: {} assumed", kDefaultTotalGpus), fmt::format("未给出卡数：按 {} 张卡计", kDefaultTotalGpus)});
   }
   const StepTime st = predict_case_step_time(c, sized, flags);
   const double gpus = static_cast<double>(sized.gpus);
@@ -37,8 +37,9 @@ std::vector<Prediction> predict_train_total(const ValidationCase& c, CaseInputs&
   Layout ckpt = sized.layout;
   if (ckpt.zero_stage == 0) ckpt.zero_stage = 1;  // checkpoints are written sharded
   const OperationsEstimate ops = estimate_operations(&sized.model, ckpt, sized.gpu, sized.gpus, useful_s, OperationsSettings{});
-  flags.push_back(fmt::format("failures, checkpoints and restarts add {:.1f}% (Llama 3 per-GPU failure rate)",
-                              100 * (1 / ops.reliability.effective_time_ratio - 1)));
+  const double extra_pct = 100 * (1 / ops.reliability.effective_time_ratio - 1);
+  flags.push_back({fmt::format("failures, checkpoints and restarts add {:.1f}% (Llama 3 per-GPU failure rate)", extra_pct),
+                   fmt::format("故障、检查点与重启使耗时增加 {:.1f}%（按 Llama 3 的单卡故障率）", extra_pct)});
   Prediction p;
   p.metric = "gpu_hours";
   p.value = ops.reliability.wall_s * gpus / kSecondsPerHour;

@@ -20,11 +20,13 @@ std::vector<Prediction> predict_train_memory(const ValidationCase&, CaseInputs& 
   const MemoryBreakdown br = estimate_memory(in.model, in.layout, in.gpu, o);
   p.value = br.peak_bytes / kGiB;
   if (br.paged_optimizer_bytes > 0) {
-    p.flags.push_back(fmt::format("paged optimizer states ({:.1f} GiB) outside PyTorch's allocator, not counted",
-                                  br.paged_optimizer_bytes / kGiB));
+    p.flags.push_back({fmt::format("paged optimizer states ({:.1f} GiB) outside PyTorch's allocator, not counted", br.paged_optimizer_bytes / kGiB),
+                       fmt::format("分页优化器状态（{:.1f} GiB）不经 PyTorch 的显存分配器，未计入", br.paged_optimizer_bytes / kGiB)});
   }
-  if (o.scope == MemoryScope::kAllocated) p.flags.push_back("measured as allocated (active) memory: no context or fragmentation");
-  if (o.scope == MemoryScope::kReserved) p.flags.push_back("measured as reserved memory: no CUDA context");
+  if (o.scope == MemoryScope::kAllocated) {
+    p.flags.push_back({"measured as allocated (active) memory: no context or fragmentation", "实测为已分配（活跃）显存：不含 CUDA 上下文与碎片"});
+  }
+  if (o.scope == MemoryScope::kReserved) p.flags.push_back({"measured as reserved memory: no CUDA context", "实测为预留显存：不含 CUDA 上下文"});
   return {p};
 }
 
@@ -41,10 +43,10 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   o.weights = parse_weight_format(precision, "infer.precision");
   // FP8 deployments (TensorRT-LLM) quantise the KV cache to fp8 as well.
   o.kv = precision == "fp8" ? Precision::kFp8 : Precision::kFp16;
-  std::vector<std::string> flags;
+  std::vector<Bilingual> flags;
   const int64_t input = inf.value("input_len", int64_t{1});
   const int64_t output = inf.value("output_len", int64_t{1});
-  if (inf.value("pp", 1) > 1) flags.push_back("pp > 1 not modelled: one TP group assumed");
+  if (inf.value("pp", 1) > 1) flags.push_back({"pp > 1 not modelled: one TP group assumed", "未对 PP > 1 建模：按单个 TP 组计"});
   validate_inference(in.model, in.gpu, o);
   std::vector<Prediction> out;
   if (!inf.contains("batch")) {
@@ -54,8 +56,10 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
       throw InputError("infer", "max-throughput run does not fit: " + run.why_not,
                        "最大吞吐运行放不下：" + (run.why_not_zh.empty() ? run.why_not : run.why_not_zh));
     }
-    flags.push_back(fmt::format("batch not stated: max-throughput run, batch {} reached ({}-limited; {} defaults)", run.batch,
-                                run.limited_by, e.name));
+    flags.push_back({fmt::format("batch not stated: max-throughput run, batch {} reached ({}-limited; {} defaults)", run.batch,
+                                 run.limited_by, e.name),
+                     fmt::format("未给出批量：按最大吞吐运行，并发达到 {} 条序列（受{}限制；{}的默认值）", run.batch,
+                                 run.limited_by == "kv_cache" ? "KV 缓存容量" : " " + run.limited_by + " ", e.name_zh)});
     out.push_back(Prediction{"per_token_latency_ms", run.tpot_s * 1e3, flags});
     out.push_back(Prediction{"output_tokens_per_s", run.output_tokens_per_s, flags});
     return out;

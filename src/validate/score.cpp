@@ -177,10 +177,25 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
 
 namespace {
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
+std::string join(const std::vector<Bilingual>& v, const char* sep, std::string Bilingual::*lang) {
   std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i].*lang;
   return s;
+}
+
+std::vector<std::string> english(const std::vector<Bilingual>& v) {
+  std::vector<std::string> out;
+  for (const auto& b : v) out.push_back(b.en);
+  return out;
+}
+
+// A case kind as people read it in Chinese; JSON, CSV and --kind keep the id.
+std::string kind_zh(const std::string& kind) {
+  if (kind == "train_memory") return "训练显存";
+  if (kind == "train_throughput") return "训练吞吐";
+  if (kind == "train_total") return "训练总卡时";
+  if (kind == "inference") return "推理";
+  return kind;
 }
 
 }  // namespace
@@ -196,7 +211,7 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
   Section fs{"case_flags", "Defaults assumed per case (inputs the source left out)", "各案例采用的默认值（来源未给出的输入）", {}, {}, {}};
   for (const auto& c : r.cases) {
     cs.records.push_back({Row{"id", "id", "编号", 0, Unit::kText, c.id},
-                          Row{"kind", "kind", "类型", 0, Unit::kText, c.kind},
+                          Row{"kind", "kind", "类型", 0, Unit::kText, c.kind, {}, Audience::kAll, kind_zh(c.kind)},
                           Row{"metric", "metric", "指标", 0, Unit::kText, c.metric},
                           Row{"predicted", "predicted", "预测", c.predicted, Unit::kCount, ""},
                           c.predicted_low ? Row{"predicted_low", "low", "下限", *c.predicted_low, Unit::kCount, ""}
@@ -206,12 +221,14 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
                           Row{"measured", "measured", "实测", c.measured, Unit::kCount, ""},
                           Row{"error", "error", "误差", c.error, Unit::kFraction, ""},
                           Row{"flags", "flags", "默认值数", static_cast<double>(c.flags.size()), Unit::kCount, ""}});
-    if (!c.flags.empty()) fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join(c.flags, "; ")});
+    if (!c.flags.empty()) {
+      fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join(c.flags, "; ", &Bilingual::en), {}, Audience::kAll, join(c.flags, "；", &Bilingual::zh)});
+    }
   }
   rep.sections.push_back(cs);
   Section ss{"summary", "Summary per kind", "按类型汇总", {}, {"kind", "count", "median |error|", "MAPE", "inside range", "median range width", "not predicted", "failed", "best layout faster by (median)"}, {}};
   for (const auto& s : r.summary) {
-    ss.records.push_back({Row{"kind", "kind", "类型", 0, Unit::kText, s.kind},
+    ss.records.push_back({Row{"kind", "kind", "类型", 0, Unit::kText, s.kind, {}, Audience::kAll, kind_zh(s.kind)},
                           Row{"count", "count", "数量", static_cast<double>(s.count), Unit::kCount, ""},
                           Row{"median_abs_pct_error", "median", "中位数", s.median_abs_pct_error / 100, Unit::kFraction, ""},
                           Row{"mape", "MAPE", "MAPE", s.mape / 100, Unit::kFraction, ""},
@@ -220,7 +237,8 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
                           s.ranged ? Row{"median_range_width", "median range width", "区间宽度中位数", s.median_range_width, Unit::kFraction, ""}
                                    : Row{"median_range_width", "median range width", "区间宽度中位数", 0, Unit::kText, "—"},
                           Row{"not_predicted", "not predicted", "未预测", static_cast<double>(s.not_predicted), Unit::kCount,
-                              s.not_predicted ? fmt::format("not predicted yet (kind {})", s.kind) : ""},
+                              s.not_predicted ? fmt::format("not predicted yet (kind {})", s.kind) : "", {}, Audience::kAll,
+                              s.not_predicted ? fmt::format("尚未预测（类型 {}）", kind_zh(s.kind)) : ""},
                           Row{"failed", "failed", "失败", static_cast<double>(s.failed), Unit::kCount, ""},
                           s.best_layout_cases > 0
                               ? Row{"best_layout_speedup_median", "best layout faster by (median)", "最优布局快（中位数）",
@@ -242,7 +260,7 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
     rep.assumptions.push_back(Note{fmt::format("{}: {} of {} measurements ({:.0f}%) inside the {:.0f}% range; median range width {:.0f}% of the prediction.",
                                                s.kind, s.inside, s.ranged, 100.0 * s.inside / s.ranged, r.interval * 100, s.median_range_width * 100),
                                    fmt::format("{}：{} 个实测中有 {} 个（{:.0f}%）落在 {:.0f}% 区间内；区间宽度中位数为预测值的 {:.0f}%。",
-                                               s.kind, s.ranged, s.inside, 100.0 * s.inside / s.ranged, r.interval * 100, s.median_range_width * 100)});
+                                               kind_zh(s.kind), s.ranged, s.inside, 100.0 * s.inside / s.ranged, r.interval * 100, s.median_range_width * 100)});
   }
   return rep;
 }
@@ -255,7 +273,7 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.cases) {
     nlohmann::json row = {{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"verification", c.verification},
-                          {"predicted", c.predicted}, {"measured", c.measured}, {"error", c.error}, {"flags", c.flags}};
+                          {"predicted", c.predicted}, {"measured", c.measured}, {"error", c.error}, {"flags", english(c.flags)}};
     if (c.predicted_low && c.predicted_high) {
       row["predicted_low"] = *c.predicted_low;
       row["predicted_high"] = *c.predicted_high;
