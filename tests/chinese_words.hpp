@@ -45,6 +45,8 @@ inline const std::set<std::string> kAllowed = {
     "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",
     // organisations that publish the cited data
     "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT", "HAMi", "VERL",
+    // GPU architectures (a class of parts, as vendors name them)
+    "Hopper", "Ampere", "Ada", "Blackwell", "Volta", "CDNA",
 };
 
 inline std::set<std::string> catalog_names() {

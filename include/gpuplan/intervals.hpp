@@ -65,6 +65,7 @@ struct ErrorRange {
   double low = 1;
   double high = 1;
   std::string group;   // "train_total, planned layout, generic framework" — what it was read from
+  std::string group_zh;  // the same in Chinese: "训练总卡时，规划的并行方案，通用框架"
   int cases = 0;
   int sources = 0;
 };
@@ -92,5 +93,7 @@ double check_level(double level, const char* field);
 // "80% range" — and the Chinese "80% 区间" — for labels.
 std::string range_label_en(double level);
 std::string range_label_zh(double level);
+// A case kind (train_memory, train_throughput, train_total, inference) as people read it in Chinese.
+std::string case_kind_zh(const std::string& kind);
 
 }  // namespace gpuplan

@@ -11,6 +11,7 @@
 
 #include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/published_mfu.hpp"
 
 namespace gpuplan {
 namespace {
@@ -36,6 +37,14 @@ std::string group_name(const ResidualGroup& g) {
   if (g.layout_stated) s += *g.layout_stated ? ", stated layout" : ", planned layout";
   if (g.framework_stated) s += *g.framework_stated ? ", stated framework" : ", generic framework";
   if (!g.gpu_class.empty()) s += ", " + g.gpu_class;
+  return s;
+}
+
+std::string group_name_zh(const ResidualGroup& g) {
+  std::string s = case_kind_zh(g.kind);
+  if (g.layout_stated) s += *g.layout_stated ? "，给定的并行方案" : "，规划的并行方案";
+  if (g.framework_stated) s += *g.framework_stated ? "，给定的框架" : "，通用框架";
+  if (!g.gpu_class.empty()) s += "，" + gpu_class_zh(g.gpu_class);
   return s;
 }
 
@@ -122,6 +131,14 @@ IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int 
   return t;
 }
 
+std::string case_kind_zh(const std::string& kind) {
+  if (kind == "train_memory") return "训练显存";
+  if (kind == "train_throughput") return "训练吞吐";
+  if (kind == "train_total") return "训练总卡时";
+  if (kind == "inference") return "推理";
+  return kind;
+}
+
 double check_level(double level, const char* field) {
   if (!(level >= 0.5 && level <= 0.99)) {
     throw InputError(field, fmt::format("{} must be a fraction from 0.5 to 0.99 (0.8 = 80%); got {}.", field, level),
@@ -138,6 +155,7 @@ std::optional<ErrorRange> error_range(const IntervalTable& t, const PredictionCo
   r.low = std::exp(quantile(*g, t.min_sources, (1 - level) / 2));
   r.high = std::exp(quantile(*g, t.min_sources, (1 + level) / 2));
   r.group = group_name(*g);
+  r.group_zh = group_name_zh(*g);
   r.cases = g->cases;
   r.sources = g->sources;
   return r;

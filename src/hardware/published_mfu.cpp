@@ -15,7 +15,7 @@ struct ClassRow {
   std::string name;
   std::vector<std::string> gpus;
   std::map<std::string, double> best;  // precision name → MFU
-  std::string run, source;
+  std::string run, run_zh, source;
 };
 
 const std::vector<ClassRow>& classes() {
@@ -32,6 +32,7 @@ const std::vector<ClassRow>& classes() {
         const nlohmann::json best = c.value("best_mfu", nlohmann::json::object());  // a named copy: items() does not extend a temporary's life
         for (const auto& [k, v] : best.items()) r.best[k] = v.get<double>();
         r.run = c.value("run", "");
+        r.run_zh = c.value("run_zh", r.run);
         r.source = c.value("source", "");
         out.push_back(r);
       }
@@ -59,6 +60,16 @@ std::string gpu_class(const std::string& gpu_id) {
   return "other";
 }
 
+std::string gpu_class_zh(const std::string& c) {
+  if (c == "ascend") return "昇腾";
+  if (c == "tpu") return "TPU";
+  if (c == "cdna") return "CDNA 架构";
+  if (c == "other" || c == "any") return "其他";
+  if (c.empty()) return c;
+  // NVIDIA's architecture names: ampere → Ampere 架构.
+  return static_cast<char>(c[0] - 'a' + 'A') + c.substr(1) + " 架构";
+}
+
 PublishedMfu published_mfu(const std::string& gpu_id, Precision precision) {
   // fp16 and bf16 run the same tensor cores at the same peak; other
   // precisions (tf32, fp32) are held to the bf16 figure, the highest MFU runs.
@@ -69,12 +80,14 @@ PublishedMfu published_mfu(const std::string& gpu_id, Precision precision) {
     out.best_mfu = r->best.at(key);
     out.from_class = true;
     out.run = r->run;
+    out.run_zh = r->run_zh;
     out.source = r->source;
     return out;
   }
   if (const ClassRow* any = row_of("any"); any && any->best.count(key)) {
     out.best_mfu = any->best.at(key);
     out.run = any->run;
+    out.run_zh = any->run_zh;
     out.source = any->source;
   }
   return out;

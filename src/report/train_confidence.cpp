@@ -41,9 +41,9 @@ Note capped_mfu_note(const MfuCheck& m, const GpuSpec& gpu) {
                                             : fmt::format("anything published: no MFU is published for {} ({}), and the best on any "
                                                           "accelerator is {:.1f}% ({})",
                                                           gpu.id, p.gpu_class, p.best_mfu * 100, p.run);
-  const std::string where_zh = p.from_class ? fmt::format("{} 类 GPU 已公开的最好水平（{:.1f}%，{}）", p.gpu_class, p.best_mfu * 100, p.run)
+  const std::string where_zh = p.from_class ? fmt::format(" {} GPU 已公开的最好水平（{:.1f}%，{}）", gpu_class_zh(p.gpu_class), p.best_mfu * 100, p.run_zh)
                                             : fmt::format("任何已公开的数字：{}（{}）没有公开的 MFU，所有加速器上最好的是 {:.1f}%（{}）",
-                                                          gpu.id, p.gpu_class, p.best_mfu * 100, p.run);
+                                                          gpu.id, gpu_class_zh(p.gpu_class), p.best_mfu * 100, p.run_zh);
   return Note{fmt::format("The step-time model predicts {:.1f}% MFU, above {}. GPU count, time and cost below use the capped {:.1f}%.",
                           m.raw * 100, where_en, m.used * 100),
               fmt::format("步时模型预测 MFU 为 {:.1f}%，高于{}。下面的卡数、时间和费用按封顶后的 {:.1f}% 计算。", m.raw * 100, where_zh,

@@ -401,8 +401,8 @@ Report train_report(const TrainRequest& r) {
       rep.blocking.insert(rep.blocking.begin(),
                           {fmt::format("Your MFU {:.1f}% is above the best published for {} ({:.1f}%, {}); the numbers below follow your figure.",
                                        run.mfu * 100, given.published.gpu_class, given.published.best_mfu * 100, given.published.run),
-                           fmt::format("输入的 MFU {:.1f}% 高于 {} 类已公开的最好水平（{:.1f}%，{}）；下面的数字按你的输入计算。", run.mfu * 100,
-                                       given.published.gpu_class, given.published.best_mfu * 100, given.published.run)});
+                           fmt::format("输入的 MFU {:.1f}% 高于 {} GPU 已公开的最好水平（{:.1f}%，{}）；下面的数字按你的输入计算。", run.mfu * 100,
+                                       gpu_class_zh(given.published.gpu_class), given.published.best_mfu * 100, given.published.run_zh)});
     }
   }
   if (r.calibration) {
@@ -419,7 +419,7 @@ Report train_report(const TrainRequest& r) {
                                            t.level * 100, t.low, t.high, t.cases, t.sources, t.group),
                                fmt::format("时间、吞吐、卡时与费用的 {:.0f}% 区间：实际训练耗时为预测的 {:.2f}–{:.2f} 倍，取自 gpuplan 在 {} 个来源的 {} 个"
                                            "公开训练上的误差（{}；见 docs/intervals.md）。",
-                                           t.level * 100, t.low, t.high, t.sources, t.cases, t.group)});
+                                           t.level * 100, t.low, t.high, t.sources, t.cases, t.group_zh)});
   } else if (!mfu_predicted) {
     rep.assumptions.push_back({"Times, GPU-hours and cost follow the MFU given, so they carry no prediction range; leave --mfu out to have it "
                                "predicted with one.",
@@ -430,7 +430,7 @@ Report train_report(const TrainRequest& r) {
     rep.assumptions.push_back({fmt::format("{:.0f}% range on peak memory: {:.2f}–{:.2f}× the prediction ({} published runs, {} sources; {}).",
                                            m.level * 100, m.low, m.high, m.cases, m.sources, m.group),
                                fmt::format("显存峰值的 {:.0f}% 区间：预测值的 {:.2f}–{:.2f} 倍（{} 个来源的 {} 个公开训练；{}）。", m.level * 100, m.low,
-                                           m.high, m.sources, m.cases, m.group)});
+                                           m.high, m.sources, m.cases, m.group_zh)});
   }
   if (run.mfu_solved) {
     rep.warnings.push_back({fmt::format("To finish on time the run must sustain {:.1f}% MFU; published large runs reach 38–55%.", run.mfu * 100),

@@ -190,13 +190,7 @@ std::vector<std::string> english(const std::vector<Bilingual>& v) {
 }
 
 // A case kind as people read it in Chinese; JSON, CSV and --kind keep the id.
-std::string kind_zh(const std::string& kind) {
-  if (kind == "train_memory") return "训练显存";
-  if (kind == "train_throughput") return "训练吞吐";
-  if (kind == "train_total") return "训练总卡时";
-  if (kind == "inference") return "推理";
-  return kind;
-}
+std::string kind_zh(const std::string& kind) { return case_kind_zh(kind); }
 
 }  // namespace
 
