@@ -108,6 +108,7 @@ const char* attention_kernel_zh(AttentionKernel k) {
     case AttentionKernel::kFlash3: return "FlashAttention-3";
     case AttentionKernel::kCudnn: return "cuDNN 融合注意力";
     case AttentionKernel::kSdpa: return "PyTorch SDPA";
+    case AttentionKernel::kNpuFusion: return "昇腾 npu_fusion_attention 融合注意力";
   }
   return "";
 }

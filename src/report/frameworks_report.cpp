@@ -51,6 +51,7 @@ const std::map<std::string, std::string>& property_zh() {
       {"gradient_accumulation", "梯度累加"},
       {"cp_exchange", "CP 通信方式"},
       {"tp_grad_comm_async", "TP 梯度通信异步"},
+      {"zero_max_with_pp", "配合 PP 时可用的最高 ZeRO 阶段"},
   };
   return m;
 }
@@ -72,13 +73,13 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}, {"(none)", "无"},
       {"default", "默认开启"}, {"tp", "TP"}, {"pp", "PP"}, {"dp", "DP"}, {"cp", "CP"}, {"ep", "EP"}, {"vp", "VP"},
       {"with_tp", "随 TP 开启"}, {"attention_core", "注意力核心"}, {"layer", "每隔一层重算整层"}, {"op", "算子粒度"},
-      {"cudnn", "cuDNN 融合注意力"}, {"flash2", "FlashAttention-2"}, {"flash3", "FlashAttention-3"}, {"sdpa", "PyTorch SDPA"},
+      {"cudnn", "cuDNN 融合注意力"}, {"flash2", "FlashAttention-2"}, {"flash3", "FlashAttention-3"}, {"sdpa", "PyTorch SDPA"}, {"npu_fusion", "昇腾 npu_fusion_attention 融合注意力"},
       {"materialised", "显式计算 s×s 分数矩阵的非融合注意力"}, {"compiled", "torch.compile 编译融合"},
       {"eager", "PyTorch 逐个算子执行"}, {"chunked", "分块交叉熵"}, {"vocab_parallel", "词表并行交叉熵"},
       {"block", "按 Transformer 块"}, {"module", "按子模块"}, {"param", "与参数相同"}, {"1f1b", "1F1B"},
       {"gpipe", "GPipe"}, {"interleaved", "交错式"}, {"zero_bubble", "零气泡"}, {"dualpipe", "DualPipe"},
       {"activations", "激活值"}, {"optimizer", "优化器状态"}, {"parameters", "参数"}, {"gradients", "梯度"},
-      {"reserved", "峰值预留显存"}, {"stages", "等于流水线级数"}, {"default_unless_named", "未指定时取默认"},
+      {"reserved", "峰值预留显存"}, {"allocated", "峰值已分配显存"}, {"stages", "等于流水线级数"}, {"default_unless_named", "未指定时取默认"},
       {"delayed", "延迟缩放"}, {"dynamic", "动态缩放"}, {"p2p_ring", "P2P 环形传递"}, {"pytorch_allgather", "PyTorch all-gather"},
       {"linear", "线性层"}, {"linear_and_experts", "线性层与专家"},
   };
