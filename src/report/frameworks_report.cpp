@@ -52,6 +52,12 @@ const std::map<std::string, std::string>& property_zh() {
       {"cp_exchange", "CP 通信方式"},
       {"tp_grad_comm_async", "TP 梯度通信异步"},
       {"zero_max_with_pp", "配合 PP 时可用的最高 ZeRO 阶段"},
+      {"optimizer_loop", "优化器内核的组织方式"},
+      {"zero2_mode", "ZeRO-2 的实现方式"},
+      {"loss_bytes_per_logit", "损失峰值每个 logit 占用的字节数"},
+      {"loss_bytes_per_logit_tp", "TP 下损失峰值每个本地 logit 占用的字节数"},
+      {"pipeline_keeps_outputs", "流水线末级保留每个微批的输出"},
+      {"recompute_none", "允许不重计算"},
   };
   return m;
 }
@@ -82,6 +88,9 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {"reserved", "峰值预留显存"}, {"allocated", "峰值已分配显存"}, {"stages", "等于流水线级数"}, {"default_unless_named", "未指定时取默认"},
       {"delayed", "延迟缩放"}, {"dynamic", "动态缩放"}, {"p2p_ring", "P2P 环形传递"}, {"pytorch_allgather", "PyTorch all-gather"},
       {"linear", "线性层"}, {"linear_and_experts", "线性层与专家"},
+      {"foreach", "多张量批量内核"}, {"per_tensor", "逐张量循环（每个算子一个内核）"}, {"bucketed", "分桶归约"},
+      {"fsdp_unit", "按 FSDP 单元收集与归约"}, {"minimal", "只保存投影输出（minimal）"},
+      {"save_dot_except_mlp", "保存除 MLP 外的矩阵乘输出"}, {"save_qkv_proj", "只保存 QKV 投影"},
   };
   if (const auto k = by_key.find({key, w}); k != by_key.end()) return k->second;
   if (const auto v = words.find(w); v != words.end()) return v->second;
