@@ -74,6 +74,7 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {{"loss", "fused"}, "融合交叉熵"},
       {{"elementwise", "fused"}, "融合内核"},
       {{"memory_reported", "none"}, "未报告"},
+      {{"loss_bytes_per_logit_tp", "asloss_bytes_per_logit"}, "同 loss_bytes_per_logit"},  // "as loss_bytes_per_logit", spaces dropped
   };
   static const std::map<std::string, std::string> words = {
       {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}, {"(none)", "无"},
