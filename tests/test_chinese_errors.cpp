@@ -121,6 +121,10 @@ std::vector<BadInput> bad_inputs() {
       {words("plan " + llama + " --gpu h100 --gpus 64 --top 0")},
       {words("plan " + llama + " --gpu h100 --gpus 64 --rank-by speed"), {"time", "cost", "speed"}},
       {words("plan " + llama + " --gpu h100 --gpus 64-32")},
+      // the plan command's own checks (cmd_plan.cpp: --export, --rank)
+      {words("plan " + llama + " --gpu h100 --gpus 8 --export bogus"), {"bogus"}},
+      {words("plan " + llama + " --gpu h100 --gpus 8 --rank 3")},
+      {words("plan " + llama + " --gpu h100 --gpus 8 --export megatron --rank 0")},
       // inference (inference.cpp, infer_inputs.cpp)
       {words("infer " + llama + " --gpu h100 --input 0 --output 128")},
       {words("infer " + llama + " --gpu h100 --tp 16")},
@@ -232,4 +236,12 @@ TEST(ChineseErrors, TheWebApiReturnsBothSentences) {
   // Errors of the routing itself come in both languages too.
   const json nf = json::parse(gpuplan::web::handle_request("GET", "/api/nope", "").body);
   EXPECT_EQ(nf["error_zh"], "没有这个接口：/api/nope。");
+  // The request reader's own sentences (api.cpp Body): a key no endpoint reads, a wrong type.
+  for (const json& body : {json{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"gpus", 8}, {"tokens", "1T"}, {"bogus_key", 1}},
+                           json{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"gpus", 8}, {"tokens", true}}}) {
+    const json e = json::parse(gpuplan::web::handle_request("POST", "/api/train", body.dump()).body);
+    const std::string ezh = e["error_zh"];
+    EXPECT_TRUE(has_cjk(ezh)) << e.dump();
+    EXPECT_EQ(english_words(ezh, names_and({"bogus_key", "true", "false"})), std::vector<std::string>{}) << ezh;
+  }
 }

@@ -60,7 +60,7 @@ void run(const CalibrateFlags& flags) {
   Report rep = calibration_report(r, c);
   if (const std::string& save = flags.save; !save.empty()) {
     std::ofstream out(save);
-    if (!out) throw InputError("--save", fmt::format("--save: cannot write {}.", save));
+    if (!out) throw InputError("--save", fmt::format("--save: cannot write {}.", save), fmt::format("--save：无法写入 {}。", save));
     out << calibration_to_json(c).dump(2) << "\n";
     rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", save, save),
                                fmt::format("已保存到 {}；之后用 --calibration {} 使用。", save, save)});

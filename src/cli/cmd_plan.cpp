@@ -10,6 +10,7 @@
 #include "input_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
 #include "report/launch_config.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
@@ -44,24 +45,33 @@ void run(const PlanFlags& f) {
         case ExportFormat::kDeepSpeed: export_to = "deepspeed"; break;
         case ExportFormat::kTorchtitan: export_to = "torchtitan"; break;
         case ExportFormat::kNone:
-          throw InputError("--export", fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan.",
-                                                   planned.label()));
+          throw InputError("--export",
+                           fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan.",
+                                       planned.label()),
+                           fmt::format("--export：gpuplan 不为 {} 生成启动配置；请指定 megatron、deepspeed 或 torchtitan 之一。", planned.label()));
       }
     }
     if (export_to != "megatron" && export_to != "deepspeed" && export_to != "torchtitan") {
-      throw InputError("--export", fmt::format("--export must be megatron, deepspeed or torchtitan (got '{}').", *f.export_to));
+      throw InputError("--export", fmt::format("--export must be megatron, deepspeed or torchtitan (got '{}').", *f.export_to),
+                       fmt::format("--export 须为 megatron、deepspeed 或 torchtitan（输入为 '{}'）。", *f.export_to));
     }
     if (r.gpus.size() > 1) {
-      throw InputError("--export", fmt::format("--export prints one layout: give one --gpu type, not {} ({}).", r.gpus.size(), f.in.gpu));
+      throw InputError("--export", fmt::format("--export prints one layout: give one --gpu type, not {} ({}).", r.gpus.size(), f.in.gpu),
+                       fmt::format("--export 只输出一个布局：请只给一种 --gpu，而不是 {} 种（{}）。", r.gpus.size(), f.in.gpu));
     }
     if (r.gpu_counts.size() > 1) {
-      throw InputError("--export", fmt::format("--export prints one layout: give one --gpus count, not {} ({}).", r.gpu_counts.size(), f.in.gpus.value_or("")));
+      throw InputError("--export", fmt::format("--export prints one layout: give one --gpus count, not {} ({}).", r.gpu_counts.size(), f.in.gpus.value_or("")),
+                       fmt::format("--export 只输出一个布局：请只给一个 --gpus 卡数，而不是 {} 个（{}）。", r.gpu_counts.size(), f.in.gpus.value_or("")));
     }
   }
   if (f.export_rank) {
-    if (!f.export_to) throw InputError("--rank", "--rank picks the layout --export prints; give --export megatron, deepspeed or torchtitan too.");
+    if (!f.export_to) {
+      throw InputError("--rank", "--rank picks the layout --export prints; give --export megatron, deepspeed or torchtitan too.",
+                       "--rank 选择 --export 输出哪个布局；请同时给出 --export megatron、deepspeed 或 torchtitan。");
+    }
     if (*f.export_rank < 1 || *f.export_rank > 100) {
-      throw InputError("--rank", fmt::format("--rank must be from 1 (the best layout) to 100 (got {}).", *f.export_rank));
+      throw InputError("--rank", fmt::format("--rank must be from 1 (the best layout) to 100 (got {}).", *f.export_rank),
+                       fmt::format("--rank 须为 1（最优布局）到 100 之间（输入为 {}）。", *f.export_rank));
     }
     export_rank = *f.export_rank;
     r.top_k = std::max(r.top_k, export_rank);  // rank the layouts down to the one asked for
@@ -73,13 +83,16 @@ void run(const PlanFlags& f) {
   }
   const PlanGroup& g = res.groups.front();
   if (g.top.empty()) {
-    throw InputError("--export", fmt::format("--export: no layout of {} fits in memory on {} × {}, so there is nothing to export.",
-                                             r.model.id, g.gpus, g.gpu_id));
+    throw InputError("--export",
+                     fmt::format("--export: no layout of {} fits in memory on {} × {}, so there is nothing to export.", r.model.id, g.gpus, g.gpu_id),
+                     fmt::format("--export：{} 在 {} 张 {} 上没有放得下显存的布局，无可导出。", r.model.id, g.gpus, g.gpu_id));
   }
   if (static_cast<size_t>(export_rank) > g.top.size()) {
-    throw InputError("--rank", fmt::format("--rank {} is past the end of the ranking: {} layout{} of {} fit{} in memory on {} × {}.", export_rank,
-                                           g.top.size(), g.top.size() == 1 ? "" : "s", r.model.id, g.top.size() == 1 ? "s" : "",
-                                           g.gpus, g.gpu_id));
+    throw InputError("--rank",
+                     fmt::format("--rank {} is past the end of the ranking: {} layout{} of {} fit{} in memory on {} × {}.", export_rank,
+                                 g.top.size(), g.top.size() == 1 ? "" : "s", r.model.id, g.top.size() == 1 ? "s" : "", g.gpus, g.gpu_id),
+                     fmt::format("--rank {} 超出排名范围：{} 在 {} 张 {} 上只有 {} 个布局放得下显存。", export_rank, r.model.id, g.gpus, g.gpu_id,
+                                 g.top.size()));
   }
   const Layout& l = g.top[static_cast<size_t>(export_rank - 1)].layout;
   // The stack that will run the export must be able to run the layout: the
@@ -89,22 +102,29 @@ void run(const PlanFlags& f) {
                                                                                                          : ExportFormat::kTorchtitan;
   const FrameworkProfile& runner = planned.export_format == format ? planned
                                    : find_framework(export_to == "megatron" ? "megatron-lm" : export_to);
-  const std::string cannot = framework_cannot_run(runner, l);
+  const Reason cannot = why_framework_cannot_run(runner, l);
   if (!cannot.empty()) {
-    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); plan with --framework {} or export another rank.",
-                                             export_to, cannot, export_rank, runner.id));
+    throw InputError("--export",
+                     fmt::format("--export {}: {} (the layout ranked {}); plan with --framework {} or export another rank.", export_to, cannot.en,
+                                 export_rank, runner.id),
+                     fmt::format("--export {}：{}（排名第 {} 的布局）；请用 --framework {} 重新规划，或导出其他名次。", export_to, cannot.zh,
+                                 export_rank, runner.id));
   }
   if (export_to == "deepspeed") {
     // A config that would run another layout is refused, with where the missing degrees go.
     const std::string gap = deepspeed_config_gap(l, runner);
     if (!gap.empty()) {
-      throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); or export a rank without them.", gap, export_rank));
+      throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); or export a rank without them.", gap, export_rank),
+                       fmt::format("--export deepspeed：{}（排名第 {} 的布局）；或导出不含这些并行维度的名次。", gap, export_rank));
     }
   }
   if (export_to == "megatron") {
     const MegatronDialect dialect = megatron_dialect(runner);
     const std::string gap = megatron_arguments_gap(r.model, l, dialect);
-    if (!gap.empty()) throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); export another rank.", gap, export_rank));
+    if (!gap.empty()) {
+      throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); export another rank.", gap, export_rank),
+                       fmt::format("--export megatron：{}（排名第 {} 的布局）；请导出其他名次。", gap, export_rank));
+    }
     emit(megatron_arguments(r.model, l, dialect));
   }
   else if (export_to == "deepspeed") emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");

@@ -27,8 +27,9 @@ void run(const ValidateFlags& f) {
   o.interval = f.interval;
   const ValidationResult r = run_validation(cases, o);
   if (!f.kind.empty() && r.summary.empty()) {
-    throw InputError("--kind", "--kind " + f.kind + ": no case of that kind in " + f.file +
-                                   " (kinds: train_throughput, train_memory, train_total, inference).");
+    throw InputError("--kind",
+                     "--kind " + f.kind + ": no case of that kind in " + f.file + " (kinds: train_throughput, train_memory, train_total, inference).",
+                     "--kind " + f.kind + "：" + f.file + " 中没有这一类案例（类别：train_throughput、train_memory、train_total、inference）。");
   }
   if (f.derive_intervals) {
     // The table shipped as data/intervals.json: every residual of the file.

@@ -25,7 +25,7 @@ void add_web_command(CLI::App& app) {
   cmd->add_option("--port,-p", flags->port, help_text("TCP port (0: any free port, printed at start)", "TCP 端口（0：任一空闲端口，启动时打印）"))
       ->capture_default_str();
   cmd->callback([flags] {
-    if (flags->port < 0 || flags->port > 65535) throw InputError("--port", "--port must be from 0 to 65535.");
+    if (flags->port < 0 || flags->port > 65535) throw InputError("--port", "--port must be from 0 to 65535.", "--port 须为 0 到 65535 之间。");
     const int rc = web::serve(flags->host, flags->port);
     if (rc != 0) std::exit(rc);
   });

@@ -258,7 +258,7 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
   } else if (key == "tp_grad_comm_async") {
     p.tp_grad_comm_async = boolean(v, where);
   } else if (key == "zero_max_with_pp") {
-    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.");
+    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
     p.zero_max_with_pp = v.get<int>();
   } else if (key == "zero2_mode") {
     p.zero2_per_unit = pick<bool>(v, where, {{"bucketed", false}, {"fsdp_unit", true}});

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -94,7 +95,14 @@ class Body {
     return &*it;
   }
   [[noreturn]] static void wrong_type(const std::string& k, const json& v, const char* wanted) {
-    throw InputError(k, fmt::format("{} must be {} (got {}).", k, wanted, type_name(v)));
+    // The few shapes a key may want, in Chinese (the callers below name them).
+    static const std::map<std::string, std::string> wanted_zh = {
+        {"a string or a number", "字符串或数字"}, {"a string", "字符串"}, {"a number", "数字"}, {"true or false", "true 或 false"},
+        {"an array of strings", "字符串数组"}, {"a config.json object", "config.json 对象"},
+        {"the object a file written by gpuplan calibrate --save holds", "gpuplan calibrate --save 所写文件中的对象"}};
+    const auto zh = wanted_zh.find(wanted);
+    throw InputError(k, fmt::format("{} must be {} (got {}).", k, wanted, type_name(v)),
+                     fmt::format("{} 须为{}（收到的是{}）。", k, zh == wanted_zh.end() ? std::string(wanted) : zh->second, type_name_zh(v)));
   }
   // Each read() fills an input field from the key of the same name and leaves
   // the field's default when the key is absent or null, as an unused CLI flag does.
@@ -126,7 +134,7 @@ class Body {
     double d = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
     if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
-      throw InputError(k, fmt::format("{} must be a number (got '{}').", k, s));
+      throw InputError(k, fmt::format("{} must be a number (got '{}').", k, s), fmt::format("{} 须为数字（输入为 '{}'）。", k, s));
     }
     out = d;
   }
@@ -169,7 +177,8 @@ class Body {
   void reject_unknown() const {
     for (auto it = j_.begin(); it != j_.end(); ++it) {
       if (!used_.count(it.key())) {
-        throw InputError(it.key(), fmt::format("'{}' is not a field of this request; docs/web.md lists them.", it.key()));
+        throw InputError(it.key(), fmt::format("'{}' is not a field of this request; docs/web.md lists them.", it.key()),
+                         fmt::format("'{}' 不是此请求的字段；可用字段见 docs/web.md。", it.key()));
       }
     }
   }
@@ -181,7 +190,8 @@ class Body {
     read(k, d);
     if (!d) return std::nullopt;
     if (!std::isfinite(*d) || std::floor(*d) != *d || *d < static_cast<double>(lo) || *d > static_cast<double>(hi)) {
-      throw InputError(k, fmt::format("{} must be a whole number from {} to {} (got {}).", k, lo, hi, *d));
+      throw InputError(k, fmt::format("{} must be a whole number from {} to {} (got {}).", k, lo, hi, *d),
+                       fmt::format("{} 须为 {} 到 {} 之间的整数（输入为 {}）。", k, lo, hi, *d));
     }
     return static_cast<int64_t>(*d);
   }
@@ -196,9 +206,12 @@ ModelSpec catalog_model(const std::string& name) {
   std::vector<std::string> ids;
   for (const auto& e : model_catalog()) ids.push_back(e.spec.id);
   const auto near = closest_names(name, ids);
-  throw InputError("model", fmt::format("model: '{}' is not a catalog model{}; GET /api/models lists them, or paste a "
-                                        "config.json object as \"config\".",
-                                        name, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"));
+  throw InputError("model",
+                   fmt::format("model: '{}' is not a catalog model{}; GET /api/models lists them, or paste a "
+                               "config.json object as \"config\".",
+                               name, near.empty() ? "" : " (did you mean " + join(near, ", ") + "?)"),
+                   fmt::format("model：'{}' 不是目录中的模型{}；GET /api/models 列出全部，或把 config.json 对象粘贴为 \"config\"。", name,
+                               near.empty() ? "" : "（是否指 " + join(near, "、") + "？）"));
 }
 
 // A JSON object the CLI would read from a file, pasted whole: Body::wrong_type unless it is an object.
@@ -218,8 +231,10 @@ void read_model(Body& b, std::optional<ModelSpec>& spec, std::optional<std::stri
   std::optional<std::string> count;
   if (params) b.read("params", count);
   if ((name.empty() ? 0 : 1) + (config ? 1 : 0) + (count ? 1 : 0) > 1) {
-    throw InputError("model", params ? "model, config and params all describe the model; give only one of them."
-                                     : "model and config both describe the model; give only one of them.");
+    throw InputError("model",
+                     params ? "model, config and params all describe the model; give only one of them."
+                            : "model and config both describe the model; give only one of them.",
+                     params ? "model、config 与 params 都在描述模型；只给其中一个。" : "model 与 config 都在描述模型；只给其中一个。");
   }
   if (config) {
     try {
@@ -277,8 +292,11 @@ Report plan_endpoint(Body& b) {
   b.reject_unknown();
   const PlanRequest r = make_plan_request(in);
   if (r.gpus.size() * r.gpu_counts.size() > kMaxPlanGroups) {
-    throw InputError("--gpus", fmt::format("The web planner compares at most {} GPU type × count pairs at once (asked for {}).",
-                                           kMaxPlanGroups, r.gpus.size() * r.gpu_counts.size()));
+    throw InputError("--gpus",
+                     fmt::format("The web planner compares at most {} GPU type × count pairs at once (asked for {}).", kMaxPlanGroups,
+                                 r.gpus.size() * r.gpu_counts.size()),
+                     fmt::format("网页规划器一次最多比较 {} 组 GPU 型号 × 卡数（本次请求 {} 组）。", kMaxPlanGroups,
+                                 r.gpus.size() * r.gpu_counts.size()));
   }
   return plan_report(r, plan(r));
 }
