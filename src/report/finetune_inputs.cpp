@@ -93,13 +93,13 @@ Report finetune_report_for(const FinetuneInputs& f) {
     if (!(tokens >= 1) || !std::isfinite(tokens)) {
       throw InputError("--tokens", "--tokens must be a positive token count (e.g. 100M, 1亿).", "--tokens 须为正的 token 数（如 100M、1亿）。");
     }
+    // The same bound as training's (train_estimate.cpp): 1e18 tokens is 50,000
+    // times Llama 3's 15.6T; beyond it the FLOPs leave every printable unit.
+    require_range(tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18", "不超过 1e18 的正 token 数");
     j.samples = std::ceil(tokens / static_cast<double>(f.seq_len));
   } else {
     j.samples = parse_count_echoed(f.samples, "--samples", &echo).value_or(1000);
   }
-  // The same bound as training's (train_estimate.cpp): 1e18 tokens is 50,000
-  // times Llama 3's 15.6T; beyond it the FLOPs leave every printable unit.
-  if (f.tokens) require_range(j.samples * static_cast<double>(f.seq_len), 1, 1e18, "--tokens", "a positive token count up to 1e18", "不超过 1e18 的正 token 数");
   require_range(j.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18", "不超过 1e18 的正样本数");
   j.epochs = f.epochs;
   if (!f.optimizer.empty()) j.optimizer = parse_optimizer(f.optimizer, "--optimizer");

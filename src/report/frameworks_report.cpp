@@ -74,7 +74,7 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {{"loss", "fused"}, "融合交叉熵"},
       {{"elementwise", "fused"}, "融合内核"},
       {{"memory_reported", "none"}, "未报告"},
-      {{"loss_bytes_per_logit_tp", "asloss_bytes_per_logit"}, "同 loss_bytes_per_logit"},  // "as loss_bytes_per_logit", spaces dropped
+      {{"loss_bytes_per_logit_tp", "as loss_bytes_per_logit"}, "同 loss_bytes_per_logit"},
   };
   static const std::map<std::string, std::string> words = {
       {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}, {"(none)", "无"},
@@ -103,16 +103,19 @@ std::string value_zh(const std::string& key, const std::string& value) {
   std::string out, word;
   bool changed = false;
   auto flush = [&] {
+    while (!word.empty() && word.back() == ' ') word.pop_back();
     if (word.empty()) return;
     const std::string z = value_word_zh(key, word);
     changed = changed || z != word;
     out += (out.empty() ? "" : "、") + z;
     word.clear();
   };
+  // Items are comma-separated; the spaces around an item go, those inside it
+  // stay ("as loss_bytes_per_logit" is one item).
   for (char c : value) {
     if (c == ',') {
       flush();
-    } else if (c != ' ') {
+    } else if (c != ' ' || !word.empty()) {
       word += c;
     }
   }

@@ -19,7 +19,6 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -94,15 +93,10 @@ class Body {
     if (it == j_.end() || it->is_null()) return nullptr;
     return &*it;
   }
-  [[noreturn]] static void wrong_type(const std::string& k, const json& v, const char* wanted) {
-    // The few shapes a key may want, in Chinese (the callers below name them).
-    static const std::map<std::string, std::string> wanted_zh = {
-        {"a string or a number", "字符串或数字"}, {"a string", "字符串"}, {"a number", "数字"}, {"true or false", "true 或 false"},
-        {"an array of strings", "字符串数组"}, {"a config.json object", "config.json 对象"},
-        {"the object a file written by gpuplan calibrate --save holds", "gpuplan calibrate --save 所写文件中的对象"}};
-    const auto zh = wanted_zh.find(wanted);
+  // `wanted` and `wanted_zh`: the shape the key takes, in each language.
+  [[noreturn]] static void wrong_type(const std::string& k, const json& v, const char* wanted, const char* wanted_zh) {
     throw InputError(k, fmt::format("{} must be {} (got {}).", k, wanted, type_name(v)),
-                     fmt::format("{} 须为{}（收到的是{}）。", k, zh == wanted_zh.end() ? std::string(wanted) : zh->second, type_name_zh(v)));
+                     fmt::format("{} 须为{}（收到的是{}）。", k, wanted_zh, type_name_zh(v)));
   }
   // Each read() fills an input field from the key of the same name and leaves
   // the field's default when the key is absent or null, as an unused CLI flag does.
@@ -113,12 +107,12 @@ class Body {
     if (v->is_string()) out = v->get<std::string>();
     else if (v->is_number_integer() || v->is_number_unsigned()) out = v->dump();
     else if (v->is_number_float()) out = fmt::format("{}", v->get<double>());
-    else wrong_type(k, *v, "a string or a number");
+    else wrong_type(k, *v, "a string or a number", "字符串或数字");
   }
   void read(const std::string& k, std::string& out) {
     const json* v = get(k);
     if (!v) return;
-    if (!v->is_string()) wrong_type(k, *v, "a string");
+    if (!v->is_string()) wrong_type(k, *v, "a string", "字符串");
     out = v->get<std::string>();
   }
   // A CLI option CLI11 parses as a number: a JSON number, or a string holding only one.
@@ -129,7 +123,7 @@ class Body {
       out = v->get<double>();
       return;
     }
-    if (!v->is_string()) wrong_type(k, *v, "a number");
+    if (!v->is_string()) wrong_type(k, *v, "a number", "数字");
     const std::string s = v->get<std::string>();
     double d = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
@@ -159,17 +153,17 @@ class Body {
   void read(const std::string& k, bool& out) {
     const json* v = get(k);
     if (!v) return;
-    if (!v->is_boolean()) wrong_type(k, *v, "true or false");
+    if (!v->is_boolean()) wrong_type(k, *v, "true or false", "true 或 false");
     out = v->get<bool>();
   }
   // A repeatable CLI option (--phase): an array of strings.
   void read(const std::string& k, std::vector<std::string>& out) {
     const json* v = get(k);
     if (!v) return;
-    if (!v->is_array()) wrong_type(k, *v, "an array of strings");
+    if (!v->is_array()) wrong_type(k, *v, "an array of strings", "字符串数组");
     out.clear();
     for (const auto& e : *v) {
-      if (!e.is_string()) wrong_type(k, e, "an array of strings");
+      if (!e.is_string()) wrong_type(k, e, "an array of strings", "字符串数组");
       out.push_back(e.get<std::string>());
     }
   }
@@ -215,9 +209,9 @@ ModelSpec catalog_model(const std::string& name) {
 }
 
 // A JSON object the CLI would read from a file, pasted whole: Body::wrong_type unless it is an object.
-const json* pasted_object(Body& b, const std::string& k, const char* what) {
+const json* pasted_object(Body& b, const std::string& k, const char* what, const char* what_zh) {
   const json* v = b.get(k);
-  if (v && !v->is_object()) Body::wrong_type(k, *v, what);
+  if (v && !v->is_object()) Body::wrong_type(k, *v, what, what_zh);
   return v;
 }
 
@@ -227,7 +221,7 @@ const json* pasted_object(Body& b, const std::string& k, const char* what) {
 void read_model(Body& b, std::optional<ModelSpec>& spec, std::optional<std::string>* params) {
   std::string name;
   b.read("model", name);
-  const json* config = pasted_object(b, "config", "a config.json object");
+  const json* config = pasted_object(b, "config", "a config.json object", "config.json 对象");
   std::optional<std::string> count;
   if (params) b.read("params", count);
   if ((name.empty() ? 0 : 1) + (config ? 1 : 0) + (count ? 1 : 0) > 1) {
@@ -263,7 +257,7 @@ Report train(Body& b) {
   read_model(b, in.model_spec, &in.params);
   visit_train_inputs(in, ReadInputs{b});
   // The CLI's --calibration names a file; here it is that file's object.
-  if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds")) {
+  if (const json* c = pasted_object(b, "calibration", "the object a file written by gpuplan calibrate --save holds", "gpuplan calibrate --save 所写文件中的对象")) {
     in.calibration = calibration_from_json(*c, "the pasted calibration");
   }
   b.reject_unknown();
