@@ -104,6 +104,28 @@ TEST(KernelRates, Flash3OnAmpereFallsBackToFlash2) {
 // 0.706 / 0.803 = 0.879 on its peak-scaled rate (989 = H100's peak: 335 × 0.879
 // = 294.5). The A100 table was timed with the clock settled under the 400 W
 // limit (~1,200 of 1,410 MHz) and is used as measured: 156.3 causal at 4k.
+// The grids the tables were timed at (thread_blocks): FA3 §4.1 runs batch·seq =
+// 16k tokens at hidden 2,048, so head dim 128 is 16 heads × 16k/128 = 2,048
+// thread blocks at every length: on the H100's 132 SMs ⌈2048/132⌉ = 16 waves of
+// 132, 2048/2112 = 0.9697 full. Head dim 256 (8 heads): 1,024 blocks, 8 waves,
+// 1024/1056 = 0.9697. A100 at 4k: 1 × 32 heads × 32 = 1,024 blocks on 108 SMs,
+// ⌈9.48⌉ = 10 waves, 1024/1080 = 0.9481; at 1k, 16 × 32 × 8 = 4,096 blocks,
+// 38 waves, 4096/4104 = 0.9981.
+TEST(KernelRates, TableGridWaveFill) {
+  const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");
+  EXPECT_NEAR(attention_table_wave_fill(h100, AttentionKernel::kFlash2, kFwd, 128, 16384), 2048.0 / 2112, 1e-9);
+  EXPECT_NEAR(attention_table_wave_fill(h100, AttentionKernel::kFlash3, kBwd, 128, 512), 2048.0 / 2112, 1e-9);
+  EXPECT_NEAR(attention_table_wave_fill(h100, AttentionKernel::kCudnn, kFwd, 256, 4096), 1024.0 / 1056, 1e-9);
+  EXPECT_NEAR(attention_table_wave_fill(a100, AttentionKernel::kFlash2, kFwd, 128, 4096), 1024.0 / 1080, 1e-9);
+  EXPECT_NEAR(attention_table_wave_fill(a100, AttentionKernel::kFlash2, kFwd, 128, 1024), 4096.0 / 4104, 1e-9);
+  // The table's grid is a property of the measurement, not of the GPU it is
+  // carried to: an H800 (132 SMs too) and an H20 read the H100 table's fill.
+  EXPECT_NEAR(attention_table_wave_fill(find_gpu("h20"), AttentionKernel::kFlash2, kFwd, 128, 8192), 2048.0 / 2112, 1e-9);
+  // Ampere's backward is the forward × a Hopper ratio: the forward grid's fill.
+  EXPECT_NEAR(attention_table_wave_fill(a100, AttentionKernel::kFlash2, kBwd, 128, 4096), 1024.0 / 1080, 1e-9);
+}
+
 TEST(KernelRates, TrainingRateIsTheSustainedClocks) {
   auto train = [](const char* gpu, double len) {
     return attention_training_rate_flop_per_s(find_gpu(gpu), AttentionKernel::kFlash2, kFwd, true, 128, len) / kTera;

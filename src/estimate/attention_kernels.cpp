@@ -26,6 +26,7 @@ struct Table {
   bool burst = true;                      // timed in a short burst at the boost clock (`clock` field)
   double head_dim = 128;
   std::vector<double> seq, causal, full;  // TFLOP/s at each key length; causal may be empty
+  std::vector<double> wave_fill;          // the timed grid's last-wave fill on the reference GPU at each length; empty: grid not stated
   double reference_peak_flop_per_s = 0;   // the reference GPU's dense 16-bit peak, looked up once at load
 };
 
@@ -52,6 +53,15 @@ const std::vector<Table>& tables() {
         t.seq = j.at("seq").get<std::vector<double>>();
         t.full = j.at("full_tflops").get<std::vector<double>>();
         if (j.contains("causal_tflops")) t.causal = j.at("causal_tflops").get<std::vector<double>>();
+        if (j.contains("thread_blocks")) {
+          const auto blocks = j.at("thread_blocks").get<std::vector<double>>();
+          if (blocks.size() != t.seq.size()) {
+            throw InputError("kernels/attention.json thread_blocks", "needs one entry per seq entry",
+                             "kernels/attention.json 的 thread_blocks 必须与 seq 一一对应。");
+          }
+          const double units = compute_units(find_gpu(t.reference_gpu));
+          for (double b : blocks) t.wave_fill.push_back(b / (std::ceil(b / units) * units));
+        }
         const GpuSpec& ref = find_gpu(t.reference_gpu);
         t.reference_peak_flop_per_s = ref.has(Precision::kBf16) ? ref.peak(Precision::kBf16) : ref.peak(Precision::kFp16);
         out.push_back(std::move(t));
@@ -159,6 +169,20 @@ double attention_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionP
   const Table* ref = find(c.kernel, c.arch, "forward", 128);
   const double peak = g.has(Precision::kBf16) ? g.peak(Precision::kBf16) : g.peak(Precision::kFp16);
   return tflops * kTera * (peak / ref->reference_peak_flop_per_s) * power_clock_factor(g);
+}
+
+double attention_table_wave_fill(const GpuSpec& g, AttentionKernel k, AttentionPass pass, double head_dim, double key_len) {
+  // The grid a table was timed at leaves its last wave partly idle on the
+  // reference GPU (FA3 §4.1's 2,048 blocks on an H100's 132 SMs: 16 waves,
+  // the last 52% full, 97.0% overall), so the rate it reports holds that loss.
+  // The rate comes from the backward table where one exists, else from the
+  // forward one (Ampere's backward is the forward × a Hopper ratio in which
+  // both grids' fills cancel).
+  const Choice c = choose(g, k);
+  const Table* t = pass == AttentionPass::kBackward ? find(c.kernel, c.arch, "backward", head_dim) : nullptr;
+  if (!t) t = find(c.kernel, c.arch, "forward", head_dim);
+  if (!t || t->wave_fill.empty()) return 1.0;
+  return at_length(t->seq, t->wave_fill, key_len);
 }
 
 double attention_training_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionPass pass, bool causal,

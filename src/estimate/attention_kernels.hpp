@@ -25,6 +25,13 @@ double attention_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel kernel, Att
 double attention_training_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel kernel, AttentionPass pass, bool causal,
                                           double head_dim, double key_len);
 
+// How full the reference GPU's waves were in the grid the table behind that
+// rate was timed at (thread_blocks in data/kernels/attention.json): the
+// measured rate holds this last-wave loss, which a call of another grid does
+// not share. 1 where a table states no grid.
+double attention_table_wave_fill(const GpuSpec& gpu, AttentionKernel kernel, AttentionPass pass, double head_dim,
+                                 double key_len);
+
 // The measurement behind that rate, in words, for the report's assumptions.
 std::string attention_rate_basis(const GpuSpec& gpu, AttentionKernel kernel);
 std::string attention_rate_basis_zh(const GpuSpec& gpu, AttentionKernel kernel);

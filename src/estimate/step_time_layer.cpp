@@ -190,8 +190,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // run_mha_bwd_hdim128: Flash_bwd_kernel_traits<128, 64, 128, …>, a grid of
     // ⌈seqlen_k/128⌉ × batch × heads). The tables were measured at a fixed grid
     // (batch·seq = 16k, FA3 Fig. 5–6) with the loop length as their `seq`, so a
-    // call's rate is read at the length its blocks loop over, and only small
-    // grids pay for the last, partly idle wave.
+    // call's rate is read at the length its blocks loop over. That grid's own
+    // last wave was 97% full on the H100 it ran on, a loss the measured rate
+    // already holds: it is divided out and the call's own fill applied.
     const double units = compute_units(c.g);
     auto wave_util = [&](double tiled_len) {
       const double blocks = b * heads_local * std::ceil(tiled_len / 128.0);
@@ -200,8 +201,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // One call of `q` queries against `k` keys carrying `share` of the pass's FLOPs.
     auto call_s = [&](AttentionPass pass, bool masked, double share, double f, double q, double k) {
       const bool fwd = pass == AttentionPass::kForward;
-      const double rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, masked, hd, fwd ? k : q);
-      return f * share / rate / wave_util(fwd ? q : k);
+      const double loop = fwd ? k : q;
+      const double rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, masked, hd, loop);
+      return f * share / rate / wave_util(fwd ? q : k) * attention_table_wave_fill(c.g, l.attention, pass, hd, loop);
     };
     // A pass's time on the causal diagonal step and on the cp − 1 unmasked ones.
     struct PassSplit { double diagonal_s, rest_s; };
