@@ -236,6 +236,40 @@ TEST(Memory, PipelineLastStageKeepsEveryMicroBatchsLogits) {
   EXPECT_NEAR(memory_detail::logits_bytes(m, l, o), want, want * 1e-12);
 }
 
+// PyTorch DTensor TP (torchtitan: PrepareModuleInput gathers the block's
+// sequence-sharded norm output to Replicate before wq/wk/wv and w1/w3) saves
+// the gathered input; Megatron saves the shard and gathers it again in the
+// backward. Llama 3.1 70B, tp 8 with SP, 8,192 tokens, no recompute: the
+// attention and the MLP inputs each grow from 2·T·h/8 to 2·T·h bytes,
+// 2 × 2 × 8192 × 8192 × (1 − 1/8) = 234,881,024 B per layer, and the LM-head
+// input on the last stage by 2 × 8192 × 8192 × 7/8 = 117,440,512 B.
+TEST(Memory, DtensorTpSavesTheGatheredInput) {
+  const ModelSpec m = find_model("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  l.dp = 1;
+  l.seq_len = 8192;
+  l.micro_batch = 1;
+  l.global_batch = 1;
+  l.zero_stage = 3;
+  l.recompute = Recompute::kNone;
+  apply_framework(find_framework("torchtitan@2024-12"), RunSettings{}, l);
+  ASSERT_TRUE(l.sequence_parallel);
+  ASSERT_TRUE(l.tp_saves_gathered_input);
+  Layout megatron = l;
+  megatron.tp_saves_gathered_input = false;
+  const MemoryOptions o;
+  EXPECT_NEAR(activation_bytes_per_layer(m, l, false, o) - activation_bytes_per_layer(m, megatron, false, o), 234881024.0, 1.0);
+  EXPECT_NEAR(memory_detail::head_activation_bytes(m, l) - memory_detail::head_activation_bytes(m, megatron), 117440512.0, 1.0);
+  // Without SP nothing is sharded: the flag changes nothing.
+  l.sequence_parallel = megatron.sequence_parallel = false;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, l, false, o), activation_bytes_per_layer(m, megatron, false, o));
+  // Megatron's profile keeps the default.
+  Layout mc = megatron;
+  apply_framework(find_framework("megatron-lm@0.8.0"), RunSettings{}, mc);
+  EXPECT_FALSE(mc.tp_saves_gathered_input);
+}
+
 TEST(Memory, RecomputeNeverRaisesActivations) {
   const GpuSpec& g = find_gpu("h100");
   for (const char* id : {"llama-3.1-8b", "llama-3.1-70b", "gpt3-175b", "mixtral-8x7b"}) {

@@ -90,6 +90,12 @@ struct FrameworkProfile {
   // The pipeline's last stage keeps every micro-batch's output (the bf16
   // logits) until the step ends (torch.distributed.pipelining output_chunks).
   bool pipeline_keeps_outputs = false;
+  // With TP and sequence parallelism, what the column-parallel linears save
+  // for their weight gradient: the sequence-sharded input, gathered again in
+  // the backward (Megatron), or the all-gathered input itself (PyTorch
+  // DTensor TP: PrepareModuleInput gathers to Replicate and autograd saves
+  // what the matmul received). Profile tp_saved_input sharded | gathered.
+  bool tp_saves_gathered_input = false;
   // A step may accumulate several micro-batches per data-parallel rank before
   // the optimizer runs. Without it (torchtitan before 2025-06) a step with pp 1
   // is one micro-batch per rank: micro-batch = global batch / dp.

@@ -149,6 +149,10 @@ struct Layout {
   // With pp > 1: the last stage keeps every micro-batch's bf16 logits until the
   // step ends (torch.distributed.pipelining; profile pipeline_keeps_outputs).
   bool pipeline_keeps_outputs = false;
+  // With TP + SP: the QKV, MLP-input and LM-head linears keep their
+  // all-gathered input for the backward (PyTorch DTensor TP), not the
+  // sequence-sharded one Megatron keeps (profile tp_saved_input).
+  bool tp_saves_gathered_input = false;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;  // meaning of Recompute::kSelective
   int selective_every = 2;          // kLayer: every N-th block recomputed
   // ZeRO-3 with pipelining: a stage's parameters stay gathered from each

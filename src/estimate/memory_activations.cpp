@@ -30,6 +30,9 @@
 //            fp32 logits and probabilities 8·T·E, the combine input 2·T·k·h;
 //   CP       each rank holds T = s·b/cp tokens (Liu et al. 2023, ring attention);
 //   MLA      the compressed q and kv latents 2·T·(r_q + r_kv + d_rope) as well.
+//   TP + SP in PyTorch DTensor (torchtitan): the QKV and MLP-input linears
+//            keep the all-gathered input, 2·T·h each, not 2·T·h/t (profile
+//            tp_saved_input gathered; Megatron keeps the shard and re-gathers).
 // T = s·b/cp tokens; matrices split by TP are divided by t; with SP everything is.
 #include <algorithm>
 
@@ -41,6 +44,14 @@ namespace {
 
 struct Dims {
   double T, s, h, t, rep, a;
+  // Divisor of the inputs the column-parallel linears save: `rep` where they
+  // keep the sequence-sharded input and gather it again in the backward
+  // (Megatron's LinearWithGradAccumulationAndAsyncCommunication saves `input`,
+  // megatron/core/tensor_parallel/layers.py at core_v0.8.0), 1 where they keep
+  // the all-gathered one (PyTorch DTensor TP: PrepareModuleInput redistributes
+  // to Replicate before wq/wk/wv and w1/w3, and autograd saves what the
+  // matmul received; profile tp_saved_input).
+  double gathered;
 };
 
 Dims dims(const ModelSpec& m, const Layout& l) {
@@ -50,6 +61,7 @@ Dims dims(const ModelSpec& m, const Layout& l) {
   d.h = static_cast<double>(m.hidden);
   d.t = l.tp;
   d.rep = (l.sequence_parallel && l.tp > 1) ? d.t : 1.0;  // divisor of the TP-replicated parts
+  d.gathered = l.tp_saves_gathered_input ? 1.0 : d.rep;
   d.a = static_cast<double>(m.heads);
   return d;
 }
@@ -64,7 +76,7 @@ double mlp_internal(const ModelSpec& m, double tokens, double f, double t) {
 double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_layer, const MemoryOptions& o) {
   if (m.count_only) return 0;
   const Dims d = dims(m, l);
-  const double T = d.T, h = d.h, t = d.t, rep = d.rep, a = d.a;
+  const double T = d.T, h = d.h, t = d.t, rep = d.rep, a = d.a, gathered = d.gathered;
   const double mask = o.dropout ? 1.0 : 0.0;
 
   // Attention block widths.
@@ -79,7 +91,7 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   }
   double bytes = 0;
   bytes += 2 * T * h / rep;                    // norm input
-  bytes += 2 * T * h / rep;                    // QKV input (norm output)
+  bytes += 2 * T * h / gathered;               // QKV input (norm output)
   bytes += 2 * T * (q_w + k_w) / t;            // Q and K
   bytes += 2 * T * v_w / t;                    // V
   bytes += latent;
@@ -101,14 +113,14 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     const MoeSpec& e = *m.moe;
     const double k = static_cast<double>(e.experts_per_token);
     const double routed_tokens = T * k * o.moe_capacity_factor;
-    bytes += 2 * T * h / rep;                                   // router / expert input (norm output)
+    bytes += 2 * T * h / gathered;                              // router / expert input (norm output)
     bytes += 8 * T * static_cast<double>(e.routed_experts) / rep;  // fp32 router logits and probabilities
     bytes += 2 * routed_tokens * h;                             // permuted tokens (all-gathered over TP)
     bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), t);
     bytes += 2 * T * k * h / rep;                               // expert outputs before the weighted combine
     if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t);
   } else {
-    bytes += 2 * T * h / rep;                  // first linear input
+    bytes += 2 * T * h / gathered;             // first linear input
     bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t);
   }
   bytes += mask * T * h / rep;                 // MLP dropout mask
@@ -145,7 +157,7 @@ double embedding_activation_bytes(const ModelSpec& m, const Layout& l, const Mem
 double head_activation_bytes(const ModelSpec& m, const Layout& l) {
   if (m.count_only) return 0;
   const Dims d = dims(m, l);
-  return 2 * (2 * d.T * d.h / d.rep);  // final norm input and LM-head input
+  return 2 * d.T * d.h / d.rep + 2 * d.T * d.h / d.gathered;  // final norm input and LM-head input
 }
 
 double loss_bytes_per_logit(const Layout& l, const MemoryOptions& o) {

@@ -172,6 +172,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.loss_bytes_per_logit = l.tp > 1 ? f.loss_bytes_per_logit_tp.value_or(f.loss_bytes_per_logit) : f.loss_bytes_per_logit;
   }
   l.pipeline_keeps_outputs = f.pipeline_keeps_outputs && l.pp > 1;
+  l.tp_saves_gathered_input = f.tp_saves_gathered_input;
 
   // TP overlap needs sequence parallelism in Megatron (megatron/training/
   // arguments.py refuses --tp-comm-overlap without --sequence-parallel).

@@ -23,7 +23,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs", "recompute_none"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs", "recompute_none", "tp_saved_input"};
   return keys;
 }
 
@@ -99,6 +99,10 @@ bool optional_property(const std::string& key, std::string* default_text) {
   }
   if (key == "recompute_none") {
     *default_text = "true";
+    return true;
+  }
+  if (key == "tp_saved_input") {
+    *default_text = "sharded";
     return true;
   }
   return false;
@@ -249,6 +253,8 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     else p.loss_bytes_per_logit_tp = v.get<double>();
   } else if (key == "pipeline_keeps_outputs") {
     p.pipeline_keeps_outputs = boolean(v, where);
+  } else if (key == "tp_saved_input") {
+    p.tp_saves_gathered_input = pick<bool>(v, where, {{"sharded", false}, {"gathered", true}});
   } else if (key == "cp_exchange") {
     p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing}, {"pytorch_allgather", CpExchange::kPytorchAllGather}});
   } else if (key == "fp8_scaling") {

@@ -57,6 +57,7 @@ const std::map<std::string, std::string>& property_zh() {
       {"loss_bytes_per_logit", "损失峰值每个 logit 占用的字节数"},
       {"loss_bytes_per_logit_tp", "TP 下损失峰值每个本地 logit 占用的字节数"},
       {"pipeline_keeps_outputs", "流水线末级保留每个微批的输出"},
+      {"tp_saved_input", "TP 列并行层为反向保存的输入"},
       {"recompute_none", "允许不重计算"},
   };
   return m;
@@ -92,6 +93,7 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {"foreach", "多张量批量内核"}, {"per_tensor", "逐张量循环（每个算子一个内核）"}, {"bucketed", "分桶归约"},
       {"fsdp_unit", "按 FSDP 单元收集与归约"}, {"minimal", "只保存投影输出（minimal）"},
       {"save_dot_except_mlp", "保存除 MLP 外的矩阵乘输出"}, {"save_qkv_proj", "只保存 QKV 投影"},
+      {"sharded", "按序列切分的输入（反向再 all-gather）"}, {"gathered", "all-gather 后的完整输入"},
   };
   if (const auto k = by_key.find({key, w}); k != by_key.end()) return k->second;
   if (const auto v = words.find(w); v != words.end()) return v->second;
