@@ -125,7 +125,7 @@ std::vector<BadInput> bad_inputs() {
       {words("plan " + llama + " --gpu h100 --gpus 8 --export bogus"), {"bogus"}},
       {words("plan " + llama + " --gpu h100 --gpus 8 --rank 3")},
       {words("plan " + llama + " --gpu h100 --gpus 8 --export megatron --rank 0")},
-      // inference (inference.cpp, infer_inputs.cpp)
+      // inference (inference_memory.cpp validate_inference, infer_inputs.cpp)
       {words("infer " + llama + " --gpu h100 --input 0 --output 128")},
       {words("infer " + llama + " --gpu h100 --tp 16")},
       {words("infer " + llama + " --gpu h100 --ep 8")},

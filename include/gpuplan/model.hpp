@@ -85,7 +85,7 @@ struct ModelSpec {
   // build the mask from `sliding_window`). Parameters do not change.
   // Honoured by flops_per_token's attention core and by kv_bytes_per_token when
   // it is given a context length; the inference memory estimate still counts
-  // every layer's KV over the whole context (an upper bound), see inference.cpp.
+  // every layer's KV over the whole context (an upper bound), see inference_memory.cpp.
   int64_t sliding_window = 0;          // tokens; 0 when no layer is local
   std::vector<bool> sliding_layers;    // per layer; empty when no layer is local
 

@@ -1,0 +1,32 @@
+// What the inference memory and time estimators share (inference_memory.cpp,
+// inference.cpp): the KV cache's element size and per-GPU heads, the widest
+// MLP a token passes through, and the KV bytes per token one GPU holds.
+// Internal to the estimators.
+#pragma once
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/inference.hpp"
+#include "gpuplan/model.hpp"
+
+namespace gpuplan::inference_detail {
+
+inline double kv_elem_bytes(Precision p) { return p == Precision::kFp8 || p == Precision::kInt8 ? 1.0 : 2.0; }
+
+inline double kv_heads_per_gpu(const ModelSpec& m, int tp) {
+  // Heads are split over TP; with more ranks than KV heads each rank keeps a copy
+  // of the head its query heads use (vLLM, TensorRT-LLM).
+  return std::ceil(static_cast<double>(m.kv_heads) / tp);
+}
+
+inline double ffn_width(const ModelSpec& m) {
+  if (!m.moe) return static_cast<double>(m.intermediate);
+  const MoeSpec& e = *m.moe;
+  return std::max<double>(static_cast<double>(m.intermediate),
+                          static_cast<double>(e.experts_per_token * e.expert_intermediate + e.shared_intermediate));
+}
+
+// KV bytes per token one GPU holds over all layers at TP `tp` (before the PP split).
+double kv_token_bytes_all_layers(const ModelSpec& m, const InferenceOptions& o);
+
+}  // namespace gpuplan::inference_detail
