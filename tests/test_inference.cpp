@@ -8,7 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpuplan/infer_inputs.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/report.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
 
@@ -210,6 +212,130 @@ TEST(Inference, TrtllmBenchDefaultsByHand) {
   EXPECT_EQ(engine_defaults("vLLM 0.10", m, g, o, 128, 128).max_batch_size, 1024);
   EXPECT_EQ(engine_defaults("vLLM 0.10", m, find_gpu("a100-80g"), o, 128, 128).max_num_tokens, 8192);
   EXPECT_EQ(engine_defaults("", m, g, o, 128, 128).tokens_per_block, 16);
+}
+
+TEST(Inference, SglangDefaultsFollowGpuMemory) {
+  // python/sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings (v0.5.8-era), Llama-2-7B fp16, TP 1.
+  // H100, 80 GiB = 81,920 MiB: the "H100, A100" branch (60–90 GiB): chunked_prefill_size 8192, cuda_graph_max_bs 256;
+  //   reserved_mem = 512 + max(8192, 2048)·1.5 + 256·2 + 1·1/8·1024 = 13,440 MiB (≥ the 10 GiB floor above 60 GiB);
+  //   mem_fraction_static = round((81,920 − 13,440)/81,920, 3) = round(0.8359375, 3) = 0.836.
+  //   KV pool (model_runner.py profile_max_num_token): 0.836 · (80 − 0.75 GiB context) − 13,476,831,232 B of weights
+  //   = 57,661,785,833 B / 524,288 B per token = 109,981 tokens; req_to_token_pool min(max(int(109,981/4096·512) = 13,747,
+  //   2048), 4096) = 4096; max_running_requests = min(109,981 // 2, 4096) = 4096 (model_runner.py "Init max running requests").
+  // RTX 4090, 24 GiB = 24,576 MiB: the "A10, 4090, 5090" branch (20–35 GiB): 2048, cuda_graph_max_bs 24 (tp < 4);
+  //   reserved_mem = 512 + 2048·1.5 + 24·2 + 128 = 3,760 MiB (no floor below 60 GiB); round(20,816/24,576, 3) = 0.847;
+  //   KV 0.847 · 23.25 GiB − 13,476,831,232 B = 7,668,098,072 B → 14,625 tokens; int(14,625/4096·512) = 1,828 → 2048;
+  //   min(7,312, 2048) = 2048.
+  const ModelSpec m = find_model("llama-2-7b");
+  InferenceOptions o;
+  const EngineDefaults h = engine_defaults("SGLang 0.5.8", m, find_gpu("h100"), o, 1024, 1024);
+  EXPECT_DOUBLE_EQ(h.kv_memory_fraction, 0.836);
+  EXPECT_FALSE(h.kv_share_of_free);
+  EXPECT_TRUE(h.kv_sized_before_buffers);
+  EXPECT_EQ(h.max_num_tokens, 8192);
+  EXPECT_EQ(h.max_batch_size, 4096);
+  EXPECT_EQ(h.tokens_per_block, 1);          // page_size 1 (RadixAttention's token pool)
+  EXPECT_TRUE(h.chunked_prefill);            // chunked_prefill_size > 0
+  EXPECT_FALSE(h.mixed_prefill_decode);      // enable_mixed_chunk default False
+  EXPECT_FALSE(h.reserve_whole_sequence);    // KV taken as tokens are computed; retraction on overflow
+  const EngineDefaults r = engine_defaults("sglang", m, find_gpu("4090"), o, 1024, 1024);
+  EXPECT_DOUBLE_EQ(r.kv_memory_fraction, 0.847);
+  EXPECT_EQ(r.max_num_tokens, 2048);
+  EXPECT_EQ(r.max_batch_size, 2048);
+  // The same pool through max_throughput_run: 57,661,785,833 B at 1 token a block; 1024 + 512 tokens held
+  // on average → ⌊109,981/1,536⌋ = 71 sequences, and the 8192-token prefill budget caps no decoding batch.
+  const MaxThroughputRun run = max_throughput_run(m, find_gpu("h100"), o, h, 1024, 1024);
+  ASSERT_TRUE(run.feasible) << run.why_not;
+  EXPECT_NEAR(run.memory.kv_budget_bytes, 57661785833.472, 1e3);
+  EXPECT_EQ(run.batch_kv_limit, 71);
+  EXPECT_EQ(run.batch_token_limit, 4096);
+  EXPECT_EQ(run.limited_by, "kv_cache");
+}
+
+TEST(Inference, LmdeployTurbomindDefaultsFollowTheDevice) {
+  // LMDeploy v0.16.0, Llama-3.1-8B bf16 (8,030,261,248 params · 2 B = 16,060,522,496 B), TP 1.
+  // lmdeploy/utils.py get_max_batch_size('cuda'): 'h100' in the device name → 1024; the 4090 matches none → 128
+  //   (H20 none → 128; A800 → 384).
+  // src/turbomind/turbomind.cc TurboMind::Impl: max_forward_token_num = max_prefill_token_num 8192 + max_batch_size
+  //   → 9,216 on the H100, 8,320 on the 4090.
+  // TurbomindEngineConfig (lmdeploy/messages.py): cache_max_entry_count 0.8 of the free memory after the weights
+  //   (turbomind.cc CreateEngine), cache_block_seq_len 64; session_len = the model's 131,072 (converter.py).
+  // H100 KV pool: 0.8 · (80 GiB − 0.75 GiB context − 16,060,522,496 B) = 55,226,813,644.8 B; at 131,072 B a token
+  //   and 64-token blocks (8 MiB): ⌊6,583.4⌋ = 6,583 blocks.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  InferenceOptions o;
+  o.weights = WeightFormat::kBf16;
+  o.kv = Precision::kBf16;
+  const EngineDefaults h = engine_defaults("LMDeploy 0.16 (TurboMind)", m, find_gpu("h100"), o, 2048, 128);
+  EXPECT_DOUBLE_EQ(h.kv_memory_fraction, 0.8);
+  EXPECT_TRUE(h.kv_share_of_free);
+  EXPECT_TRUE(h.kv_sized_before_buffers);
+  EXPECT_EQ(h.max_batch_size, 1024);
+  EXPECT_EQ(h.max_num_tokens, 9216);
+  EXPECT_EQ(h.tokens_per_block, 64);
+  ASSERT_TRUE(h.max_prefill_context_tokens.has_value());
+  EXPECT_EQ(*h.max_prefill_context_tokens, 131072);
+  EXPECT_TRUE(h.chunked_prefill);
+  EXPECT_TRUE(h.mixed_prefill_decode);
+  EXPECT_FALSE(h.reserve_whole_sequence);
+  const EngineDefaults r = engine_defaults("lmdeploy", m, find_gpu("4090"), o, 2048, 128);
+  EXPECT_EQ(r.max_batch_size, 128);
+  EXPECT_EQ(r.max_num_tokens, 8320);
+  EXPECT_EQ(engine_defaults("turbomind", m, find_gpu("h20"), o, 2048, 128).max_batch_size, 128);
+  EXPECT_EQ(engine_defaults("lmdeploy", m, find_gpu("a800"), o, 2048, 128).max_batch_size, 384);
+  const MaxThroughputRun run = max_throughput_run(m, find_gpu("h100"), o, h, 2048, 128);
+  ASSERT_TRUE(run.feasible) << run.why_not;
+  EXPECT_NEAR(run.memory.kv_budget_bytes, 55226813644.8, 1e3);
+  EXPECT_DOUBLE_EQ(run.kv_blocks, 6583);
+  // Held on average 2048 + 64 tokens = 33 blocks → ⌊6,583/33⌋ = 199 sequences; the pass budget allows
+  // ⌊9,216 · 128 / 2,175⌋ = 542, the prefill context ⌊131,072 · 128 / 2,048⌋ = 8,192.
+  EXPECT_EQ(run.batch_kv_limit, 199);
+  EXPECT_EQ(run.batch_token_limit, 542);
+  EXPECT_EQ(run.batch, 199);
+}
+
+TEST(Inference, EngineNamesMatchNarrowly) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec& g = find_gpu("h100");
+  InferenceOptions o;
+  // Unknown names fall back to vLLM, saying so first.
+  const EngineDefaults u = engine_defaults("MyServe 2", m, g, o, 128, 128);
+  EXPECT_EQ(u.name, "vLLM V1 (offline LLM class)");
+  ASSERT_FALSE(u.sources.empty());
+  EXPECT_EQ(u.sources.front().en, "engine 'MyServe 2' has no profile: vLLM's defaults assumed");
+  EXPECT_EQ(u.sources.front().zh, "推理引擎“MyServe 2”没有配置：按 vLLM 的默认值计");
+  // LMDeploy's PyTorch engine, and LMDeploy off NVIDIA (TurboMind is CUDA-only), have no profile either.
+  EXPECT_EQ(engine_defaults("lmdeploy pytorch", m, g, o, 128, 128).name, "vLLM V1 (offline LLM class)");
+  const EngineDefaults npu = engine_defaults("lmdeploy", m, find_gpu("ascend910b-64gb"), o, 128, 128);
+  EXPECT_EQ(npu.name, "vLLM V1 (offline LLM class)");
+  EXPECT_NE(npu.sources.front().en.find("TurboMind engine runs on NVIDIA GPUs only"), std::string::npos);
+  EXPECT_EQ(engine_defaults("SGLang", m, g, o, 128, 128).name, "SGLang 0.5 (ServerArgs defaults)");
+  EXPECT_EQ(engine_defaults("LMDeploy", m, g, o, 128, 128).name, "LMDeploy 0.16 (TurboMind engine)");
+}
+
+TEST(Inference, InferNamesTheEngineDefaultsInBothLanguages) {
+  InferInputs in;
+  in.model = "llama-2-7b";
+  in.gpu = "h100";
+  in.input = 1024;
+  in.output = 1024;
+  in.tp = 1;
+  in.max_throughput = true;
+  const auto has = [](const Report& r, const std::string& en, const std::string& zh) {
+    return std::any_of(r.assumptions.begin(), r.assumptions.end(), [&](const Note& n) {
+      return n.en.find(en) != std::string::npos && n.zh.find(zh) != std::string::npos;
+    });
+  };
+  in.engine = "sglang";
+  const Report s = infer_report_for(in);
+  EXPECT_TRUE(has(s, "SGLang 0.5 (ServerArgs defaults): mem_fraction_static 0.836", "SGLang 0.5（ServerArgs 默认值）：整卡显存的 0.836")) ;
+  EXPECT_TRUE(has(s, "max_running_requests 4096", "最多 4096 条并发请求"));
+  in.engine = "lmdeploy";
+  const Report l = infer_report_for(in);
+  EXPECT_TRUE(has(l, "LMDeploy 0.16 (TurboMind engine): cache_max_entry_count 0.8", "LMDeploy 0.16（TurboMind 引擎）：KV 缓存占权重加载后剩余显存的 0.8"));
+  EXPECT_TRUE(has(l, "max_batch_size 1024", "max_batch_size 1024：设备名含“h100”"));
+  in.engine = "foo";
+  EXPECT_TRUE(has(infer_report_for(in), "engine 'foo' has no profile: vLLM's defaults assumed", "推理引擎“foo”没有配置：按 vLLM 的默认值计"));
 }
 
 TEST(Inference, MaxThroughputNeverExceedsTheBandwidthOrComputeLimit) {

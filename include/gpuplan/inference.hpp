@@ -50,6 +50,13 @@ struct InferenceOptions {
   // true: the KV pool is that share of the memory left free after weights,
   // activations and runtime (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction).
   bool kv_share_of_free = false;
+  // true: the KV share is taken before the activation workspace and CUDA graphs
+  // exist, which then come out of the rest (SGLang sizes its pool as
+  // memory_utilization of the memory free before the weights, less the weights:
+  // model_runner.py profile_max_num_token; LMDeploy TurboMind takes its share of
+  // the memory free after the weights: turbomind.cc CreateEngine). false: the
+  // activations and CUDA graphs are subtracted first (vLLM, TensorRT-LLM).
+  bool kv_sized_before_buffers = false;
   // Sequences one step may hold: rows of logits the activation peak counts
   // (vLLM's default max_num_seqs 256; an engine profile sets its own).
   int64_t max_seqs_per_step = 256;
@@ -164,15 +171,27 @@ struct EngineDefaults {
   std::string name_zh;               // the same in Chinese
   double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
   bool kv_share_of_free = false;     // see InferenceOptions::kv_share_of_free
+  bool kv_sized_before_buffers = false;  // see InferenceOptions::kv_sized_before_buffers
   int64_t max_batch_size = 256;      // sequences the scheduler may run at once
   int64_t max_num_tokens = 8192;     // tokens one step may process (prefill + decode)
   int64_t tokens_per_block = 16;     // paged KV-cache block
   bool reserve_whole_sequence = false;  // admit a sequence only with blocks for input + output free
   bool chunked_prefill = true;       // a prompt longer than the step budget is split over steps
+  // true: one step holds prefills beside decodes under the one max_num_tokens
+  // budget (vLLM, TensorRT-LLM, TurboMind). false: prefill batches run as steps
+  // of their own (SGLang without --enable-mixed-chunk), so the budget bounds a
+  // prefill batch and never the decoding batch.
+  bool mixed_prefill_decode = true;
+  // Context tokens the sequences prefilled in one step may hold together
+  // (TurboMind max_context_token_num, = session_len); unset: no such cap.
+  std::optional<int64_t> max_prefill_context_tokens;
   std::vector<Bilingual> sources;    // one line per value: what it is, then file and version (zh: 来源：…)
 };
 // `framework` is the run's engine and version as free text ("TensorRT-LLM 1.0
-// (PyTorch backend, trtllm-bench)", "vLLM 0.10"); unknown or empty: vLLM's.
+// (PyTorch backend, trtllm-bench)", "vLLM 0.10", "SGLang 0.5", "LMDeploy 0.16");
+// unknown or empty: vLLM's, with a note saying so. Matched on the engine's own
+// name only: "tensorrt", "trt-llm", "trtllm"; "sglang"; "lmdeploy" or
+// "turbomind" (LMDeploy's PyTorch engine, named "pytorch", has no profile).
 // Some engines size their limits from the run (trtllm-bench reads the model,
 // the lengths and the GPU), hence the other arguments.
 EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& model, const GpuSpec& gpu,

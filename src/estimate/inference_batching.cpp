@@ -64,6 +64,7 @@ MaxThroughputRun max_throughput_run(const ModelSpec& m, const GpuSpec& g, Infere
   // sizing the KV pool).
   o.memory_utilization = e.kv_memory_fraction;
   o.kv_share_of_free = e.kv_share_of_free;
+  o.kv_sized_before_buffers = e.kv_sized_before_buffers;
   o.prefill_chunk_tokens = e.max_num_tokens;
   o.max_seqs_per_step = e.max_batch_size;
   validate_inference(m, g, o);
@@ -86,9 +87,17 @@ MaxThroughputRun max_throughput_run(const ModelSpec& m, const GpuSpec& g, Infere
   const double blocks_per_seq = std::ceil(held_tokens / static_cast<double>(e.tokens_per_block));
   r.batch_kv_limit = static_cast<int64_t>(std::floor(r.kv_blocks / blocks_per_seq));
   // Scheduler limits: at most max_batch_size sequences, and at most
-  // max_num_tokens tokens per step, B·(I + O − 1)/O in the steady state.
+  // max_num_tokens tokens per step, B·(I + O − 1)/O in the steady state. An
+  // engine that runs prefill batches as steps of their own (SGLang) spends its
+  // token budget on those alone: it bounds no decoding batch. A cap on the
+  // context the step's prefills hold (TurboMind max_context_token_num) allows
+  // B·I/O ≤ cap, the B/O sequences prefilled per step holding I tokens each.
   r.batch_engine_limit = e.max_batch_size;
-  r.batch_token_limit = static_cast<int64_t>(std::floor(static_cast<double>(e.max_num_tokens) * O / (I + O - 1)));
+  r.batch_token_limit = e.mixed_prefill_decode ? static_cast<int64_t>(std::floor(static_cast<double>(e.max_num_tokens) * O / (I + O - 1)))
+                                               : e.max_batch_size;
+  if (e.max_prefill_context_tokens) {
+    r.batch_token_limit = std::min(r.batch_token_limit, static_cast<int64_t>(std::floor(static_cast<double>(*e.max_prefill_context_tokens) * O / I)));
+  }
   if (!e.chunked_prefill && input_len > e.max_num_tokens) {
     r.why_not = fmt::format("a {}-token prompt exceeds max_num_tokens {} and the engine does not chunk prefills", input_len, e.max_num_tokens);
     r.why_not_zh = fmt::format("{} token 的提示超过 max_num_tokens {}，且该引擎不分块预填充", input_len, e.max_num_tokens);

@@ -227,7 +227,20 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   r.activation_bytes = T * per_token + logit_rows * static_cast<double>(m.vocab) / tp * 4;
   const double context = o.cuda_context_bytes.value_or((kContextGiB + (o.tp > 1 ? kNcclGiB : 0.0)) * kGiB);
   r.runtime_bytes = context + kGraphsGiB * kGiB;
-  if (o.kv_share_of_free) {
+  if (o.kv_sized_before_buffers) {
+    // The pool is sized before the activation workspace and CUDA graphs exist;
+    // those then come out of what is left (reserved_bytes is what stays free
+    // after them, 0 when they overrun it).
+    const double before_weights = g.memory_bytes - context;
+    r.kv_budget_bytes = o.kv_share_of_free
+                            // LMDeploy TurboMind: cache_max_entry_count of the memory cudaMemGetInfo reports
+                            // free once the weights are loaded (src/turbomind/turbomind.cc CreateEngine, v0.16.0).
+                            ? o.memory_utilization * (before_weights - r.weights_bytes)
+                            // SGLang: mem_fraction_static of the memory free before the weights holds weights
+                            // + KV pool (model_runner.py profile_max_num_token: available − total·(1 − fraction)).
+                            : o.memory_utilization * before_weights - r.weights_bytes;
+    r.reserved_bytes = std::max(0.0, g.memory_bytes - r.weights_bytes - r.kv_budget_bytes - r.activation_bytes - r.runtime_bytes);
+  } else if (o.kv_share_of_free) {
     // TensorRT-LLM: the KV pool takes free_gpu_memory_fraction of the memory
     // still free after the weights are loaded and a profiling pass at
     // max_num_tokens has run (KvCacheConfig; docs/source/reference/memory.md).
