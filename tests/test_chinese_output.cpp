@@ -259,7 +259,7 @@ TEST(ChineseOutput, EveryCommandsHelpInChinese) {
   for (const char* v : {"none", "selective", "full", "flash", "cudnn", "sdpa", "materialised", "table", "json", "csv", "markdown", "on",
                         "off", "cn", "us", "usd", "cny", "fused", "chunked", "en", "zh", "time", "cost", "lora", "qlora", "attn", "mlp",
                         "all", "gate", "up", "down", "adamw", "sgd", "train_memory", "train_throughput", "train_total", "inference",
-                        "vocab_parallel", "megatron", "deepspeed", "torchtitan", "vllm", "recompute", "mb", "sp", "first", "last", "zero",
+                        "vocab_parallel", "megatron", "deepspeed", "torchtitan", "vllm", "sglang", "lmdeploy", "TurboMind", "recompute", "mb", "sp", "first", "last", "zero",
                         "vp", "cp", "ep", "tp", "pp", "dp", "op", "layer", "minimal"}) {
     names.insert(v);
   }

@@ -200,7 +200,7 @@ EngineDefaults sglang_defaults(const ModelSpec& m, const GpuSpec& g, const Infer
   const double per_context = context_len > 0 ? tokens / static_cast<double>(context_len) * 512 : 2048;
   const int64_t pool_reqs = std::clamp<int64_t>(static_cast<int64_t>(per_context), 2048, 4096);
   e.max_batch_size = std::max<int64_t>(1, std::min(static_cast<int64_t>(tokens) / 2, pool_reqs));
-  // page_size 1: RadixAttention's token-granular pool (mem_cache/memory_pool.py TokenToKVPool) for the
+  // page_size 1: RadixAttention's token-granular pool (mem_cache/memory_pool.py) for the
   // default attention backends (FA3 on Hopper, FlashInfer elsewhere); KV slots are taken as tokens
   // are computed, and the scheduler retracts requests when decoding outgrows the pool (schedule_conservativeness 1.0).
   e.tokens_per_block = 1;
@@ -217,10 +217,12 @@ EngineDefaults sglang_defaults(const ModelSpec& m, const GpuSpec& g, const Infer
                    "（来源：python/sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings, v0.5.8-era; model_executor/model_runner.py profile_max_num_token）",
                    s.mem_fraction_static, gib, o.tp, s.reserved_mib, gpu_mem_mib > 60 * 1024 ? "（显存大于 60 GiB 时至少 10 GiB）" : "")},
       {fmt::format("chunked_prefill_size {} (cuda_graph_max_bs {}) for a {:.0f} GiB GPU at TP {}: ServerArgs._handle_gpu_memory_settings; "
-                   "prefill batches run as their own steps (enable_mixed_chunk default False), so this budget never caps the decoding batch",
+                   "prefill batches run as their own steps (enable_mixed_chunk default False), so this budget never caps the decoding batch; "
+                   "throughput is still the steady state's, which does the same prefill and decode work per output token",
                    s.chunked_prefill_size, s.cuda_graph_max_bs, gib, o.tp),
        fmt::format("分块预填充每块 {} 个 token（chunked_prefill_size；cuda_graph_max_bs {}，按 {:.0f} GiB 显存、TP {}）；预填充批单独成步"
-                   "（enable_mixed_chunk 默认 False），该上限不限制解码批（来源：ServerArgs._handle_gpu_memory_settings）",
+                   "（enable_mixed_chunk 默认 False），该上限不限制解码批；吞吐仍按稳态计算，每个输出 token 的预填充与解码工作量相同"
+                   "（来源：ServerArgs._handle_gpu_memory_settings）",
                    s.chunked_prefill_size, s.cuda_graph_max_bs, gib, o.tp)},
       {fmt::format("max_running_requests {}: min(max_total_num_tokens // 2, min(max(int(tokens / context_len · 512), 2048), 4096)) "
                    "with {:.0f} KV tokens and context_len {} (model_executor/model_runner.py init_memory_pool; ServerArgs max_running_requests default None)",
