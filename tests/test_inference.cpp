@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/infer_inputs.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/report.hpp"
@@ -283,6 +284,10 @@ TEST(Inference, LmdeployTurbomindDefaultsFollowTheDevice) {
   EXPECT_EQ(r.max_num_tokens, 8320);
   EXPECT_EQ(engine_defaults("turbomind", m, find_gpu("h20"), o, 2048, 128).max_batch_size, 128);
   EXPECT_EQ(engine_defaults("lmdeploy", m, find_gpu("a800"), o, 2048, 128).max_batch_size, 384);
+  // TurbomindEngineConfig.__post_init__ refuses an fp8 KV cache (quant_policy is int8 or int4).
+  InferenceOptions fp8 = o;
+  fp8.kv = Precision::kFp8;
+  EXPECT_THROW(engine_defaults("lmdeploy", m, find_gpu("h100"), fp8, 2048, 128), InputError);
   const MaxThroughputRun run = max_throughput_run(m, find_gpu("h100"), o, h, 2048, 128);
   ASSERT_TRUE(run.feasible) << run.why_not;
   EXPECT_NEAR(run.memory.kv_budget_bytes, 55226813644.8, 1e3);

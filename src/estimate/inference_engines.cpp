@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/units.hpp"
 
@@ -260,6 +261,12 @@ int64_t lmdeploy_cuda_max_batch_size(const GpuSpec& g, std::string* matched) {
 }
 
 EngineDefaults lmdeploy_turbomind_defaults(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o) {
+  // TurbomindEngineConfig.__post_init__ (lmdeploy/messages.py @v0.16.0): "invalid quant_policy for TurboMind,
+  // FP8 quantization is not supported"; its KV cache is 16-bit, int8 or int4 (quant_policy 0/8/4).
+  if (o.kv == Precision::kFp8) {
+    throw InputError("--kv-precision", "LMDeploy's TurboMind engine has no fp8 KV cache (quant_policy 8 is int8, 4 is int4): use --kv-precision int8, fp16 or bf16.",
+                     "LMDeploy 的 TurboMind 引擎不支持 fp8 KV 缓存（quant_policy 8 为 int8，4 为 int4）：请用 --kv-precision int8、fp16 或 bf16。");
+  }
   EngineDefaults e;
   e.name = "LMDeploy 0.16 (TurboMind engine)";
   e.name_zh = "LMDeploy 0.16（TurboMind 引擎）";
