@@ -215,6 +215,36 @@ TEST(Inference, TrtllmBenchDefaultsByHand) {
   EXPECT_EQ(engine_defaults("", m, g, o, 128, 128).tokens_per_block, 16);
 }
 
+// A serving deployment sized with a named engine takes that engine's KV-pool
+// rule (plan_serving, as max_throughput_run does): SGLang on an H100 holds
+// 0.836 · (80 − 0.75 GiB) − 13,476,831,232 B of weights = 57,661,785,833 B for
+// Llama-2-7B (the derivation in SglangDefaultsFollowGpuMemory below), 109,981
+// tokens of 524,288 B, so ⌊109,981 / 2,048⌋ = 53 sequences of 1024 + 1024
+// tokens fit. Unnamed, the replica keeps vLLM's 0.90 of the device.
+TEST(Inference, ServingPlanTakesTheNamedEnginesMemoryRule) {
+  const ModelSpec m = find_model("llama-2-7b");
+  const GpuSpec& h100 = find_gpu("h100");
+  InferenceOptions o;
+  ServingTarget t;
+  t.input_len = 1024;
+  t.output_len = 1024;
+  t.tp = 1;
+  t.pp = 1;
+  t.batch = 16;
+  t.engine = "sglang";
+  const ServingPlan s = plan_serving(m, h100, o, t);
+  ASSERT_TRUE(s.feasible) << s.why_not;
+  EXPECT_NEAR(s.memory.kv_budget_bytes, 57661785833.0, 2.0);
+  EXPECT_EQ(s.max_batch_memory, 53);
+  EXPECT_EQ(s.engine.max_batch_size, 4096);
+  t.engine.clear();
+  const ServingPlan v = plan_serving(m, h100, o, t);
+  ASSERT_TRUE(v.feasible) << v.why_not;
+  EXPECT_NE(v.engine.name.find("vLLM"), std::string::npos);
+  EXPECT_LT(v.memory.reserved_bytes - 0.1 * h100.memory_bytes, 1.0);  // 1 − 0.90 of the device left free
+  EXPECT_GT(v.max_batch_memory, s.max_batch_memory);
+}
+
 TEST(Inference, SglangDefaultsFollowGpuMemory) {
   // python/sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings (v0.5.8-era), Llama-2-7B fp16, TP 1.
   // H100, 80 GiB = 81,920 MiB: the "H100, A100" branch (60–90 GiB): chunked_prefill_size 8192, cuda_graph_max_bs 256;

@@ -88,8 +88,8 @@ void visit_infer_inputs(InferInputs& in, Visit&& v) {
   v(InputInfo{"--max-throughput", "", "Offline max-throughput run: every request queued at once, batched by the engine as far as memory allows",
               "离线最大吞吐：所有请求同时排队，由引擎在显存允许范围内尽量合批"},
     in.max_throughput);
-  v(InputInfo{"--engine", "", "Engine whose defaults --max-throughput uses: vllm (default), 'TensorRT-LLM 1.0', sglang or lmdeploy (TurboMind)",
-              "--max-throughput 采用其默认设置的推理引擎：vllm（默认）、'TensorRT-LLM 1.0'、sglang 或 lmdeploy（TurboMind）"},
+  v(InputInfo{"--engine", "", "Serving engine whose defaults (KV-cache memory rule, batch limit) size each replica: vllm (default), 'TensorRT-LLM 1.0', sglang or lmdeploy (TurboMind); named, it replaces --memory-utilization",
+              "推理引擎，按其默认设置（KV 缓存显存规则、批大小上限）确定每个副本：vllm（默认）、'TensorRT-LLM 1.0'、sglang 或 lmdeploy（TurboMind）；指定后取代 --memory-utilization"},
     in.engine);
   v(InputInfo{"--price", "", "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)", "每卡时单价：2.49、$2.5、15cny（默认取目录报价）"}, in.price);
   v(kMarketInput, in.market);

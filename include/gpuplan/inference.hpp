@@ -244,6 +244,10 @@ struct ServingTarget {
   // Patel et al. 2024; SGLang/Dynamo/Mooncake PD pools): separate prefill and
   // decode replicas, the KV cache of each prompt sent from one to the other.
   bool disaggregate = false;
+  // The serving engine as free text (engine_defaults): its KV-pool rule and
+  // scheduler cap size each replica. Empty: vLLM's defaults, with the
+  // InferenceOptions' memory_utilization (--memory-utilization) as given.
+  std::string engine;
 };
 
 // One replica layout the search tried.
@@ -297,6 +301,7 @@ struct ServingPlan {
   std::string why_not_zh;       // the same in Chinese
   struct Note { std::string en, zh; };  // an assumption, in both languages
   std::vector<Note> assumptions;
+  EngineDefaults engine;        // the engine defaults the replicas were sized with
 };
 
 ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o, const ServingTarget& t);

@@ -72,11 +72,19 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   p.nodes_per_replica = (p.gpus_per_replica + g.gpus_per_node - 1) / std::max(1, g.gpus_per_node);
   p.tpot_target_s = t.tpot_target_s;
   p.disaggregated = t.disaggregate;
+  // The engine's KV-pool rule (inference_engines.cpp), as max_throughput_run
+  // applies it; an unnamed engine keeps vLLM's with --memory-utilization.
+  p.engine = engine_defaults(t.engine.empty() ? "vllm" : t.engine, m, g, o, t.input_len, t.output_len);
+  if (!t.engine.empty()) {
+    o.memory_utilization = p.engine.kv_memory_fraction;
+    o.kv_share_of_free = p.engine.kv_share_of_free;
+    o.kv_sized_before_buffers = p.engine.kv_sized_before_buffers;
+  }
   try {
     validate_inference(m, g, o);
   } catch (const InputError& e) {
     p.why_not = e.what();
-    p.why_not_zh = e.what();  // InputError sentences are English
+    p.why_not_zh = e.zh();
     return p;
   }
   p.memory = inference_memory(m, g, o);
@@ -100,9 +108,8 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     return p;
   }
   // The engine runs at most max_num_seqs sequences per scheduler (per attention
-  // rank, per pipeline micro-batch): vLLM's default (inference_engines.cpp).
-  const EngineDefaults e = engine_defaults("vllm", m, g, o, t.input_len, t.output_len);
-  const int64_t engine_cap = e.max_batch_size * l.dp * l.pp;
+  // rank, per pipeline micro-batch): its default (inference_engines.cpp).
+  const int64_t engine_cap = p.engine.max_batch_size * l.dp * l.pp;
   int64_t B = t.batch > 0 ? t.batch : std::min(p.max_batch_memory, engine_cap);
   const double mid = static_cast<double>(t.input_len) + 0.5 * static_cast<double>(t.output_len);
   // Time to first token: one request's prefill at full input length. With DP
@@ -164,7 +171,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     // Prefill pool, same replica layout: each replica prefills whole prompts in
     // steps of the engine's max_num_batched_tokens (at least one prompt).
     // Each attention rank's scheduler fills its own step budget.
-    const double seqs = l.dp * std::max(1.0, std::floor(static_cast<double>(e.max_num_tokens) / static_cast<double>(t.input_len)));
+    const double seqs = l.dp * std::max(1.0, std::floor(static_cast<double>(p.engine.max_num_tokens) / static_cast<double>(t.input_len)));
     const PassTime chunk = prefill_time(m, g, o, static_cast<int64_t>(seqs), t.input_len);
     p.prefill_replica_tokens_per_s = seqs * static_cast<double>(t.input_len) / chunk.total_s;
     p.prefill_replicas = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rate * static_cast<double>(t.input_len) / p.prefill_replica_tokens_per_s - 1e-9)));

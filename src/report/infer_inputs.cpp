@@ -110,6 +110,7 @@ Report infer_report_for(const InferInputs& f) {
   t.pp = f.pp;
   t.ep = f.ep;
   t.disaggregate = f.disaggregate;
+  t.engine = f.engine;
   ServingPlan p = plan_serving(m, g, o, t);
   if (!p.feasible) {
     // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.

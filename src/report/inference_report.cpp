@@ -176,8 +176,13 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   r.assumptions.push_back(Note{
       fmt::format("Weights: layer matrices at {:.4g} bytes each ({}), embeddings and LM head 16-bit. Streaming at the step-time model's HBM efficiency; GEMMs at the measured GEMM ceiling and shape efficiency.", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights)),
       fmt::format("权重：层内矩阵每参数 {:.4g} 字节（{}），嵌入与输出层 16 位。", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights))});
-  r.assumptions.push_back(Note{fmt::format("The engine uses {:.0f}% of device memory (vLLM gpu_memory_utilization default).", 100 * o.memory_utilization),
-                               fmt::format("推理引擎使用 {:.0f}% 显存（vLLM gpu_memory_utilization 默认值）。", 100 * o.memory_utilization)});
+  if (t.engine.empty()) {
+    r.assumptions.push_back(Note{fmt::format("The engine uses {:.0f}% of device memory (vLLM's gpu_memory_utilization, --memory-utilization; name the engine with --engine for its own rule).", 100 * o.memory_utilization),
+                                 fmt::format("推理引擎使用 {:.0f}% 显存（vLLM 的 gpu_memory_utilization，即 --memory-utilization；用 --engine 指定引擎则按其自身规则）。", 100 * o.memory_utilization)});
+  } else {
+    // The named engine's rules sized every replica (plan_serving); --memory-utilization does not apply.
+    for (const Bilingual& s : p.engine.sources) r.assumptions.push_back(Note{p.engine.name + ": " + s.en, p.engine.name_zh + "：" + s.zh});
+  }
   return r;
 }
 
