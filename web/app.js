@@ -8,6 +8,7 @@ const I18N = {
     tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner', tab_serve: 'Serving',
     serving: 'Serving', precision: 'Weights', input_len: 'Input tokens', output_len: 'Output tokens', rps: 'Requests/s',
     latency_target: 'TPOT target, ms (empty: 50)', disaggregate: 'Separate prefill and decode pools',
+    engine: 'Serving engine (its KV-cache and batch defaults)',
     k_layout: 'Layout', k_tpot: 'Time per output token', k_ttft: 'Time to first token', serve_title: 'Layouts tried',
     feasible_col: 'Feasible', batch_col: 'Batch', tpot_col: 'TPOT', replicas_col: 'Replicas', gpus_col: 'GPUs',
     per_replica_col: 'GPUs/replica', note_col: 'Note', yes: 'yes', no: 'no',
@@ -53,6 +54,7 @@ const I18N = {
     tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划', tab_serve: '推理部署',
     serving: '推理部署', precision: '权重精度', input_len: '输入 token 数', output_len: '输出 token 数', rps: '每秒请求数',
     latency_target: '每 token 时间目标，毫秒（留空：50）', disaggregate: '预填充与解码分池部署',
+    engine: '推理引擎（按其 KV 缓存与批大小默认值）',
     k_layout: '部署布局', k_tpot: '每输出 token 时间', k_ttft: '首 token 延迟', serve_title: '尝试过的布局',
     feasible_col: '可行', batch_col: '批量', tpot_col: '每 token 时间', replicas_col: '副本数', gpus_col: '卡数',
     per_replica_col: '每副本卡数', note_col: '说明', yes: '是', no: '否',
@@ -101,7 +103,7 @@ const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
   recompute: 'none', global_batch: '0', framework: 'generic', market: '', currency: '', own: '', fleet: '',
-  precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '',
+  precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '', engine: '',
   epochs: '1', train_precision: 'bf16', fault_budget: '',
   ft_method: 'lora', ft_rank: '', ft_samples: '50k', ft_tokens: '', ft_epochs: '3', ft_precision: 'bf16', ft_gpus: '', ft_deadline: '',
 };
@@ -247,6 +249,7 @@ function serveBody() {
               market: market(), currency: currency() };
   if (state.latency_target_ms) b.latency_target_ms = state.latency_target_ms;
   if (state.disaggregate === '1') b.disaggregate = true;
+  if (state.engine) b.engine = state.engine;
   return b;
 }
 

@@ -400,6 +400,21 @@ try {
   await page.fill('#latency_target_ms', '');
   await page.waitForFunction(() => document.querySelector('#error').hidden && !document.body.classList.contains('busy'));
   step('an unreachable TPOT target shows one sentence and marks the field');
+  // The engine menu: LMDeploy's KV-pool rule and batch limit size the replicas, as `gpuplan infer --engine lmdeploy`.
+  const engineDone = page.waitForResponse((r) => {
+    if (!r.url().endsWith('/api/infer/view')) return false;
+    try { return JSON.parse(r.request().postData()).engine === 'lmdeploy'; } catch { return false; }
+  });
+  await page.selectOption('#engine', 'lmdeploy');
+  await engineDone;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-serve-gpus').dataset.value);
+  const lmd = JSON.parse(execFileSync(binary, ['infer', '--model', 'deepseek-v3', '--gpu', 'h800', '--precision', 'fp8', '--rps', '50',
+    '--engine', 'lmdeploy', '--format', 'json'], { encoding: 'utf8' }));
+  assert.equal(Number(await page.getAttribute('#out-serve-gpus', 'data-value')), lmd.deployment.gpus, 'LMDeploy serving GPUs differ from the CLI');
+  assert.equal(Number(await page.getAttribute('#out-serve-tpot', 'data-value')), lmd.latency.tpot_s, 'LMDeploy TPOT differs from the CLI');
+  await page.selectOption('#engine', '');
+  await page.waitForFunction(() => !document.body.classList.contains('busy'));
+  step(`engine menu: LMDeploy sizes ${lmd.deployment.gpus} GPUs as the CLI's --engine lmdeploy`);
   await page.click('.tabs button[data-tab="plan"]');
 
   // 6. A phone-sized screen.
