@@ -13,6 +13,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/validate.hpp"
+#include "report/validation_report.hpp"
 
 using namespace gpuplan;
 

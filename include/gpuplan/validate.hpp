@@ -20,7 +20,6 @@
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/report.hpp"
 
 namespace gpuplan {
 
@@ -151,8 +150,6 @@ std::vector<Residual> validation_residuals(const ValidationResult& result);
 // Predicts every case (of `kind` when not empty) and scores it.
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const std::string& kind = "");
 ValidationResult run_validation(const std::vector<ValidationCase>& cases, const ValidationOptions& options);
-
-Report validation_report(const ValidationResult& result, const std::string& origin);
 // `--format json`: {"cases": [{id, kind, metric, verification, predicted, measured,
 // error, flags: [...]}], "summary": {kind: {count, median_abs_pct_error, mape,
 // not_predicted, failed[, note]}}, "failures": [...]}; percentages in percent.

@@ -6,6 +6,7 @@
 #include "common.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/validate.hpp"
+#include "report/validation_report.hpp"
 
 namespace gpuplan::cli {
 namespace {

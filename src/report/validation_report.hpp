@@ -1,0 +1,13 @@
+// gpuplan validate's report of a scored case file (ValidationResult): the
+// front ends render it; the scoring itself is in validate.hpp.
+#pragma once
+#include <string>
+
+#include "gpuplan/report.hpp"
+#include "gpuplan/validate.hpp"
+
+namespace gpuplan {
+
+Report validation_report(const ValidationResult& result, const std::string& origin);
+
+}  // namespace gpuplan
