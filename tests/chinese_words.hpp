@@ -29,7 +29,8 @@ inline const std::set<std::string> kAllowed = {
     "CNY", "USD", "RMB",
     // hardware and interconnects
     "GPU", "CPU", "NPU", "HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "IB",
-    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX", "NVLS", "SHARP", "busbw",
+    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "TGP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX", "NVLS", "SHARP", "busbw",
+    "algbw", "GCD", "MXU", "TensorCore", "ROCm", "Grace", "Slingshot", "npu-smi",  // parts, links and tools the GPU notes name
     // parallelism, memory and training techniques
     "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
     "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "Transformer", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
@@ -44,10 +45,34 @@ inline const std::set<std::string> kAllowed = {
     "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
     "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",
     // organisations that publish the cited data
-    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT", "HAMi", "VERL",
+    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT", "HAMi", "VERL", "TechPowerUp",
     // GPU architectures (a class of parts, as vendors name them)
     "Hopper", "Ampere", "Ada", "Blackwell", "Volta", "CDNA",
 };
+
+// The tags a catalog cites its sources by, as its data writes them in
+// parentheses: "(MLE-ACC)", "(VERL, LLMROOF)", "(JSZ; CHIAO)". A tag is
+// capitals, digits and '-', three characters or more, with no lower-case
+// letter, so "(HAMi)" or "(4 NICs per 8 GPUs)" are not tags. A GPU's note
+// names its sources by these tags in both languages.
+inline void add_citation_tags(const std::string& text, std::set<std::string>& tags) {
+  for (size_t open = text.find('('); open != std::string::npos; open = text.find('(', open + 1)) {
+    const size_t close = text.find(')', open);
+    if (close == std::string::npos) return;
+    std::string item;
+    for (char c : text.substr(open + 1, close - open - 1) + ",") {
+      if (c == ',' || c == ';') {
+        while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+        const bool tag = item.size() >= 3 && std::isupper(static_cast<unsigned char>(item[0])) &&
+                         std::all_of(item.begin(), item.end(), [](char x) { return std::isupper(static_cast<unsigned char>(x)) || std::isdigit(static_cast<unsigned char>(x)) || x == '-'; });
+        if (tag) tags.insert(item);
+        item.clear();
+      } else {
+        item += c;
+      }
+    }
+  }
+}
 
 inline std::set<std::string> catalog_names() {
   std::set<std::string> names;
@@ -69,6 +94,8 @@ inline std::set<std::string> catalog_names() {
     add_words(g.vendor);
     add_words(g.intra_link);
     add_words(g.scaleout);
+    for (const auto& [field, source] : g.sources) add_citation_tags(source, names);
+    add_citation_tags(g.notes, names);
   }
   for (const auto& m : model_catalog()) {
     names.insert(m.spec.id);
@@ -83,6 +110,7 @@ inline std::set<std::string> catalog_names() {
   // Providers are names (RunPod, Lambda, AutoDL), except the descriptive ones, which have a zh name.
   for (const auto& q : price_catalog()) {
     if (q.provider_zh.empty()) add_words(q.provider);
+    add_citation_tags(q.source, names);
   }
   // Serving engines named in reports.
   for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "MindIE", "Dynamo", "trtllm-bench"}) names.insert(e);
@@ -149,6 +177,11 @@ inline std::vector<std::string> english_words(const std::string& line, const std
     }
     if (names.count(t) || kAllowed.count(t)) continue;
     if (t.find('.') != std::string::npos || t.find('_') != std::string::npos || t.find('@') != std::string::npos) continue;  // URLs, files, keys
+    // A GitHub issue cited as repository#number (nccl-tests#119): a citation, like a URL.
+    if (const size_t hash = t.rfind('#'); hash != std::string::npos && hash > 0 && hash + 1 < t.size() &&
+                                          std::all_of(t.begin() + static_cast<std::ptrdiff_t>(hash) + 1, t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      continue;
+    }
     if (has_digit(t) && t.find('-') == std::string::npos) continue;  // an id or a number: a100, fp8, 6·N
     std::string part;
     for (char c : t + "/") {

@@ -6,9 +6,11 @@
 // What counts as an English word: a run of ASCII letters (split at '-', '/',
 // '·', '×'), outside tokens that hold a digit (ids, numbers: a100-80g, fp8,
 // 6·N), flags (--tp) and the value right after a flag (--recompute full),
-// URLs and file names (a '.' inside the token), catalog ids and aliases, and
-// one letter alone (formula symbols: s·b·h), and a source quoted in its own
-// language after the label 来源： (up to the closing ）). Allowed besides (kAllowed below):
+// URLs and file names (a '.' inside the token), GitHub issues cited as
+// repository#number, catalog ids and aliases, the tags the catalogs cite their
+// sources by ((MLE-ACC) in data/gpus.json), one letter alone (formula
+// symbols: s·b·h), and a source quoted in its own language after the label
+// 来源： (up to the closing ）). Allowed besides (kAllowed in chinese_words.hpp):
 // units (GiB, TFLOP/s), acronyms (MFU, TP, ZeRO, KV), and names: of models,
 // GPUs, vendors, frameworks, serving engines, providers (from the catalogs)
 // and of the papers' authors cited for a formula.
@@ -232,6 +234,76 @@ TEST(ChineseOutput, EveryArticleWorkedExampleInBothLanguages) {
 
 TEST(ChineseOutput, OtherReportsAndStates) {
   for (const auto& line : kOtherReports) expect_chinese(line, split_args(line), false);
+}
+
+// Every GPU's note (data/gpus.json notes) is written in Chinese too (notes_zh),
+// in the words the rest of the zh output uses: no English word outside the
+// allowlist, and every number of the English note kept (the multiset of its
+// numbers, thousands separators dropped, is the same in both).
+std::multiset<std::string> numbers_in(const std::string& text) {
+  std::multiset<std::string> out;
+  std::string n;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ' ';
+    const bool digit = std::isdigit(static_cast<unsigned char>(c));
+    const bool inside = !n.empty() && (c == '.' || c == ',') && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (digit || inside) {
+      if (c != ',') n += c;  // 1,440 and 1440 are the same number
+    } else if (!n.empty()) {
+      out.insert(n);
+      n.clear();
+    }
+  }
+  return out;
+}
+
+TEST(ChineseOutput, EveryGpuNoteHasItsChinese) {
+  const std::set<std::string> names = catalog_names();
+  EXPECT_EQ(numbers_in("1,440 GB / 8 = 180; 0.803, 2.4 Gb/s"), (std::multiset<std::string>{"1440", "8", "180", "0.803", "2.4"}));
+  size_t notes = 0;
+  for (const GpuSpec& g : gpu_catalog()) {
+    if (g.notes.empty()) continue;
+    ++notes;
+    EXPECT_FALSE(g.notes_zh.empty()) << g.id << ": notes without notes_zh (data/gpus.json)";
+    if (g.notes_zh.empty()) continue;
+    EXPECT_EQ(english_words(g.notes_zh, names), std::vector<std::string>{}) << g.id << " notes_zh: " << g.notes_zh;
+    // A number may be repeated in Chinese ("而 320 不可能是…"); none may be lost.
+    const std::multiset<std::string> en = numbers_in(g.notes), zh = numbers_in(g.notes_zh);
+    for (const std::string& n : std::set<std::string>(en.begin(), en.end())) {
+      EXPECT_GE(zh.count(n), en.count(n)) << g.id << ": the English note's " << n << " is missing from notes_zh";
+    }
+  }
+  EXPECT_GE(notes, 31u);  // every GPU of data/gpus.json carries a note
+}
+
+// The card of every GPU (gpuplan gpus ID --lang zh, as the CLI prints it)
+// shows the Chinese note, and no sentence of the English one; a card that fell
+// back to English (ascend910b-64gb, h200, mi300x before their notes_zh) fails here.
+TEST(ChineseOutput, EveryGpuCardShowsItsChineseNote) {
+  const std::set<std::string> names = catalog_names();
+  for (const GpuSpec& g : gpu_catalog()) {
+    const CliRun r = run_cli({"gpus", g.id, "--lang", "zh"});
+    ASSERT_EQ(r.status, 0) << g.id << "\n" << r.err;
+    if (g.notes.empty()) continue;
+    // The note's line: 备注 and the Chinese note, no English word in it.
+    const size_t at = r.out.find("  备注  ");
+    ASSERT_NE(at, std::string::npos) << g.id << ": no 备注 line\n" << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    EXPECT_NE(line.find(g.notes_zh), std::string::npos) << g.id << ": the card does not show notes_zh: " << line;
+    EXPECT_EQ(english_words(line, names), std::vector<std::string>{}) << g.id << ": " << line;
+    // Each English sentence of the note (split at ". "), none of them printed.
+    std::string sentence;
+    for (size_t i = 0; i <= g.notes.size(); ++i) {
+      const bool end = i == g.notes.size() || (g.notes[i] == '.' && i + 1 < g.notes.size() && g.notes[i + 1] == ' ');
+      if (!end) {
+        sentence += g.notes[i];
+        continue;
+      }
+      while (!sentence.empty() && sentence.front() == ' ') sentence.erase(sentence.begin());
+      if (sentence.size() > 12) EXPECT_EQ(r.out.find(sentence), std::string::npos) << g.id << " prints its English note: " << sentence;
+      sentence.clear();
+    }
+  }
 }
 
 // A line of --help holds Chinese: a byte of a multi-byte UTF-8 character.
