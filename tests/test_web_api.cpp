@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,6 +19,7 @@
 #include "gpuplan/layout.hpp"
 #include "report/memory_report.hpp"
 #include "gpuplan/model.hpp"
+#include "gpuplan/report.hpp"
 #include "gpuplan/train_report.hpp"
 #include "web/web.hpp"
 
@@ -459,7 +461,7 @@ TEST(WebApi, FinetuneEqualsTheLibraryAndTheCli) {
   const FinetuneEstimate e = estimate_finetune(m, g, j, n);
   EXPECT_EQ(api["inputs"]["gpus"], n);
   EXPECT_DOUBLE_EQ(api["time"]["wall_clock_s"].get<double>(), e.wall_s);
-  EXPECT_DOUBLE_EQ(api["memory"]["peak_bytes"].get<double>(), e.memory.peak_bytes);
+  EXPECT_EQ(api["memory"]["peak_bytes"].get<int64_t>(), std::llround(e.memory.peak_bytes));  // to the nearest byte
   EXPECT_EQ(api, cli_json({"finetune", "--model", "llama-3.1-8b", "--gpu", "a100-80g", "--method", "lora", "--tokens", "10M", "--seq-len", "2048",
                            "--epochs", "2", "--rank", "16", "--no-ranking"}));
   // A deadline without a count: the fewest GPUs (doubling from the smallest that fits) finishing by then.
@@ -515,6 +517,56 @@ TEST(WebApi, Catalogs) {
   const json g = body_of(handle_request("GET", "/api/gpus", ""));
   EXPECT_EQ(g["gpus"].size(), gpu_catalog().size());
   EXPECT_EQ(body_of(handle_request("GET", "/api/health", ""))["ok"], true);
+}
+
+// Byte counts are JSON integers (34359738368, not 34359738368.0), to the
+// nearest byte; so are the other counts of a GPU's card (TDP in W, PCIe
+// generation, GPUs per node). Rates (bytes/s, FLOP/s) stay numbers.
+TEST(WebApi, ByteCountsAreJsonIntegers) {
+  const json list = cli_json({"gpus"});
+  ASSERT_EQ(list["gpus"].size(), gpu_catalog().size());
+  for (const json& g : list["gpus"]) {
+    EXPECT_TRUE(g["memory_bytes"].is_number_integer()) << g["id"] << ": " << g["memory_bytes"].dump();
+    EXPECT_TRUE(g["gpus_per_node"].is_number_integer()) << g["id"];
+    EXPECT_EQ(g["memory_bytes"].get<int64_t>(), std::llround(find_gpu(g["id"].get<std::string>()).memory_bytes)) << g["id"];
+  }
+  // h200: 141 GiB = 141 × 2^30 = 151,397,597,184 bytes; 700 W; PCIe Gen5 (data/gpus.json).
+  const json h200 = cli_json({"gpus", "h200"})["gpu"];
+  EXPECT_TRUE(h200["memory_bytes"].is_number_integer());
+  EXPECT_EQ(h200["memory_bytes"].get<int64_t>(), int64_t{151397597184});
+  EXPECT_EQ(h200["memory_bytes"].dump(), "151397597184");
+  EXPECT_EQ(h200["tdp_w"].dump(), "700");
+  EXPECT_EQ(h200["pcie_gen"].dump(), "5");
+  EXPECT_EQ(h200["gpus_per_node"].dump(), "8");
+  EXPECT_TRUE(h200["hbm_bytes_per_s"].is_number_float());  // a rate, 4.8e12 bytes/s
+  // The web page's catalog too: a100-80g is 80 × 2^30 = 85,899,345,920 bytes.
+  const json web = body_of(handle_request("GET", "/api/gpus", ""));
+  for (const json& g : web["gpus"]) {
+    EXPECT_TRUE(g["memory_bytes"].is_number_integer()) << g["id"];
+    if (g["id"] == "a100-sxm4-80gb") EXPECT_EQ(g["memory_bytes"].get<int64_t>(), int64_t{85899345920});
+  }
+  // A memory estimate's byte counts are fractional in the library; JSON writes each to the nearest byte.
+  const json mem = cli_json({"memory", "--model", "llama-3.1-8b", "--gpu", "h100"})["memory"];
+  int byte_keys = 0;
+  for (auto it = mem.begin(); it != mem.end(); ++it) {
+    const std::string& k = it.key();
+    if (k.size() < 6 || k.compare(k.size() - 6, 6, "_bytes") != 0 || it.value().is_null()) continue;
+    ++byte_keys;
+    EXPECT_TRUE(it.value().is_number_integer()) << k << ": " << it.value().dump();
+  }
+  EXPECT_GE(byte_keys, 8);  // weights, gradients, optimizer, activations, logits, ... capacity
+  // Rounding to the nearest byte, and a value past 2^53 (not exact as an integer) left a number.
+  Report rep;
+  rep.command = "memory";
+  Section s{"memory", "Memory", "显存", {}, {}, {}};
+  s.rows.push_back(Row{"a_bytes", "A", "A", 1610612736.4, Unit::kBytes});
+  s.rows.push_back(Row{"b_bytes", "B", "B", 1610612736.6, Unit::kBytes});
+  s.rows.push_back(Row{"c_bytes", "C", "C", 1e18, Unit::kBytes});
+  rep.sections.push_back(s);
+  const json j = to_json(rep);
+  EXPECT_EQ(j["memory"]["a_bytes"].dump(), "1610612736");
+  EXPECT_EQ(j["memory"]["b_bytes"].dump(), "1610612737");
+  EXPECT_TRUE(j["memory"]["c_bytes"].is_number_float());
 }
 
 TEST(WebApi, FieldKeyMapsCliFlags) {

@@ -91,6 +91,8 @@ Lang parse_lang(const std::string& text);
 std::string render(const Report& report, Format format, Lang lang);
 // A count held in a double (a GPU count, a token count) as JSON: an integer when whole.
 nlohmann::json json_count(double v);
+// A byte count held in a double as JSON: an integer, to the nearest byte (null when not finite).
+nlohmann::json json_bytes(double v);
 nlohmann::json to_json(const Report& report);
 // The value of one row as a person reads it: "315 ZFLOP", "93,483 GPU-hours".
 std::string format_value(const Row& row, Lang lang);

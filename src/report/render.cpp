@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/report.hpp"
@@ -147,17 +148,27 @@ std::vector<std::string> column_headers(const Section& s, Lang lang) {
   return out;
 }
 
-// A count that is whole: a JSON integer (2048, not 2048.0).
-bool whole_count(const Row& r) {
-  return (r.unit == Unit::kCount || r.unit == Unit::kGpus || r.unit == Unit::kParams) && std::isfinite(r.value) &&
-         std::floor(r.value) == r.value && std::fabs(r.value) < 9007199254740992.0;  // 2^53: exact in a double
+constexpr double kExactInDouble = 9007199254740992.0;  // 2^53: every integer below it is exact in a double
+
+// A count as programs read it: an integer (2048, not 2048.0), or none (a
+// fraction, or too large to be exact). A count that is whole is written as
+// one; a byte count always is, to the nearest byte: memory is allocated in
+// whole bytes, and an estimate's fraction of a byte (1.5 GiB of activations
+// per 7 micro-batches) is no information (34359738368, not 34359738368.0).
+std::optional<int64_t> integer_count(const Row& r) {
+  if (!std::isfinite(r.value) || std::fabs(r.value) >= kExactInDouble) return std::nullopt;
+  if (r.unit == Unit::kBytes) return static_cast<int64_t>(std::llround(r.value));
+  if ((r.unit == Unit::kCount || r.unit == Unit::kGpus || r.unit == Unit::kParams) && std::floor(r.value) == r.value) {
+    return static_cast<int64_t>(r.value);
+  }
+  return std::nullopt;
 }
 
 nlohmann::json row_value(const Row& r) {
   if (r.unit == Unit::kText) return r.list.empty() ? nlohmann::json(r.text) : nlohmann::json(r.list);
   if (r.unit == Unit::kFlag) return r.value != 0;
   if (!std::isfinite(r.value)) return nullptr;
-  if (whole_count(r)) return static_cast<int64_t>(r.value);
+  if (const auto n = integer_count(r)) return *n;
   return r.value;
 }
 
@@ -223,7 +234,7 @@ std::string raw_value(const Row& r) {
   if (r.unit == Unit::kText) return r.list.empty() ? r.text : join(r.list, ";");
   if (r.unit == Unit::kFlag) return r.value != 0 ? "true" : "false";
   if (!std::isfinite(r.value)) return "";  // not applicable: an empty cell
-  if (whole_count(r)) return fmt::format("{}", static_cast<int64_t>(r.value));
+  if (const auto n = integer_count(r)) return fmt::format("{}", *n);
   return fmt::format("{:.17g}", r.value);
 }
 
@@ -326,8 +337,11 @@ std::string render_csv(const Report& rep, Lang lang) {
                          unit_name(r.unit));
       if (const RowRange* range = find_range(rep, s.key, r.key)) {
         const std::string level = fmt::format("{:.0f}%", range->level * 100);
-        out += fmt::format("{},{}_low,{},{:.17g},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " low)"), range->low, unit_name(r.unit));
-        out += fmt::format("{},{}_high,{},{:.17g},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " high)"), range->high, unit_name(r.unit));
+        Row end = r;  // the ends written as the row is (a byte count's ends are byte counts)
+        end.value = range->low;
+        out += fmt::format("{},{}_low,{},{},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " low)"), raw_value(end), unit_name(r.unit));
+        end.value = range->high;
+        out += fmt::format("{},{}_high,{},{},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " high)"), raw_value(end), unit_name(r.unit));
       }
     }
   }
@@ -383,8 +397,15 @@ std::string render_markdown(const Report& rep, Lang lang) {
 
 nlohmann::json json_count(double v) {
   if (!std::isfinite(v)) return nullptr;
-  if (std::floor(v) == v && std::fabs(v) < 9007199254740992.0) return static_cast<int64_t>(v);
+  if (std::floor(v) == v && std::fabs(v) < kExactInDouble) return static_cast<int64_t>(v);
   return v;
+}
+
+nlohmann::json json_bytes(double v) {
+  Row r;
+  r.unit = Unit::kBytes;
+  r.value = v;
+  return row_value(r);
 }
 
 namespace {
@@ -425,8 +446,12 @@ nlohmann::json to_json(const Report& rep) {
         if (!for_programs(r)) continue;
         value[r.key] = row_value(r);
         if (const RowRange* range = find_range(rep, s.key, r.key)) {
-          value[r.key + "_low"] = range->low;
-          value[r.key + "_high"] = range->high;
+          // The range's ends in the row's own type (a byte count's ends are byte counts).
+          Row end = r;
+          end.value = range->low;
+          value[r.key + "_low"] = row_value(end);
+          end.value = range->high;
+          value[r.key + "_high"] = row_value(end);
         }
       }
     }

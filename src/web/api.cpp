@@ -378,7 +378,7 @@ json gpus_json() {
                                           {"date", q->date}}
                                     : json(nullptr);
     }
-    arr.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", g.memory_bytes},
+    arr.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"memory_bytes", json_bytes(g.memory_bytes)},
                    {"peak_bf16_flop_per_s", g.has(Precision::kBf16) ? json(g.peak(Precision::kBf16)) : json(nullptr)},
                    {"gpus_per_node", g.gpus_per_node}, {"aliases", g.aliases}, {"default_price", price},
                    {"default_price_by_market", by_market}});
