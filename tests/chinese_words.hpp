@@ -30,7 +30,9 @@ inline const std::set<std::string> kAllowed = {
     // hardware and interconnects
     "GPU", "CPU", "NPU", "HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "IB",
     "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "TGP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX", "NVLS", "SHARP", "busbw",
-    "algbw", "GCD", "MXU", "TensorCore", "ROCm", "Grace", "Slingshot", "npu-smi",  // parts, links and tools the GPU notes name
+    // parts, systems, networks and tools the GPU catalog's notes and networks name
+    "algbw", "GCD", "MXU", "TensorCore", "ROCm", "Grace", "Slingshot", "npu-smi", "XGMI", "ICI", "OCS", "DCN", "UB", "DGX", "HGX",
+    "EDR", "HDR", "NDR", "GbE", "ConnectX", "HPE", "Cray", "EX", "Frontier", "LUMI",
     // parallelism, memory and training techniques
     "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
     "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "Transformer", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
@@ -92,8 +94,9 @@ inline std::set<std::string> catalog_names() {
     for (const auto& a : g.aliases) names.insert(a);
     add_words(g.name);
     add_words(g.vendor);
-    add_words(g.intra_link);
-    add_words(g.scaleout);
+    // The link's name (NVLink 4, Infinity Fabric, Unified Bus), not the words after it: those
+    // are translated (intra_node.link_zh), as the network's description is (node.scaleout_zh).
+    add_words(g.intra_link.substr(0, g.intra_link.find_first_of("(,")));
     for (const auto& [field, source] : g.sources) add_citation_tags(source, names);
     add_citation_tags(g.notes, names);
   }
@@ -107,9 +110,10 @@ inline std::set<std::string> catalog_names() {
     for (const auto& a : f.aliases) names.insert(a);
     add_words(f.name);
   }
-  // Providers are names (RunPod, Lambda, AutoDL), except the descriptive ones, which have a zh name.
+  // Providers are names (RunPod, Lambda, AutoDL), except the descriptive ones, which have a zh name;
+  // a zh name keeps the provider's own name in Latin letters (Vultr（市场挂牌价）).
   for (const auto& q : price_catalog()) {
-    if (q.provider_zh.empty()) add_words(q.provider);
+    add_words(q.provider_zh.empty() ? q.provider : q.provider_zh);
     add_citation_tags(q.source, names);
   }
   // Serving engines named in reports.

@@ -284,6 +284,9 @@ TEST(ChineseOutput, EveryGpuCardShowsItsChineseNote) {
   for (const GpuSpec& g : gpu_catalog()) {
     const CliRun r = run_cli({"gpus", g.id, "--lang", "zh"});
     ASSERT_EQ(r.status, 0) << g.id << "\n" << r.err;
+    // The whole card: specification (links and networks in Chinese), sources (quoted), note, listings.
+    const auto found = offences(r.out, names);
+    EXPECT_TRUE(found.empty()) << "gpuplan gpus " << g.id << " --lang zh prints English:\n" << describe(found);
     if (g.notes.empty()) continue;
     // The note's line: 备注 and the Chinese note, no English word in it.
     const size_t at = r.out.find("  备注  ");

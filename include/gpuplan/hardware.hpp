@@ -22,6 +22,7 @@ struct GpuSpec {
   // Dense peak per precision in FLOP/s (OP/s for int8); absent = the part lacks it.
   std::map<Precision, double> peak_flop_per_s;
   std::string intra_link;            // "NVLink 4", empty for PCIe-only parts
+  std::string intra_link_zh;         // the same in Chinese where it has words (intra_node.link_zh); empty: as intra_link
   double intra_bytes_per_s = 0;      // per GPU, one direction
   bool intra_switched = false;       // NVSwitch / all-to-all fabric
   int pcie_gen = 0;                  // 0 = unknown
@@ -37,7 +38,8 @@ struct GpuSpec {
   int gpus_per_node = 8;
   int nvlink_domain_gpus = 0;        // > gpus_per_node for NVL72-style racks; 0 = the node
   double scaleout_bytes_per_s = 0;   // per GPU, one direction
-  std::string scaleout;
+  std::string scaleout;              // the network, in words: "NDR InfiniBand 400 Gb/s per GPU (DGX H100: 8 x ConnectX-7)"
+  std::string scaleout_zh;           // the same in Chinese (node.scaleout_zh); empty: none written
   double gemm_efficiency = 0;        // best measured dense GEMM fraction of peak, boost-clock burst (MAMF); 0 = unmeasured
   double gemm_sustained_efficiency = 0;  // the same held at the power limit (MSMF): what a long training run gets; 0 = unmeasured
   double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured

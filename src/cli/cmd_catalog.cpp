@@ -21,7 +21,7 @@ namespace {
 std::string column_zh(const std::string& en) {
   static const std::map<std::string, std::string> zh = {
       {"id", "id"},           {"name", "名称"},        {"total", "总参数"},      {"active", "激活参数"},  {"layers", "层数"},
-      {"hidden", "隐藏维度"}, {"heads", "注意力头"},   {"vocab", "词表"},        {"memory", "显存"},      {"HBM", "HBM TB/s"},
+      {"hidden", "隐藏维度"}, {"heads", "注意力头"},   {"vocab", "词表"},        {"memory", "显存"},      {"HBM", "显存带宽 TB/s"},
       {"link", "互联"},       {"price", "价格"},       {"market", "市场"},       {"provider", "提供商"},  {"on-demand", "按需"},
       {"spot", "竞价"},       {"default", "默认"},     {"date", "日期"},         {"source", "来源"},      {"KV heads", "KV 头"},
       {"GPUs per node", "每节点卡数"}, {"currency", "币种"}, {"heads/kv", "注意力头/KV"}};
@@ -88,6 +88,9 @@ Report models_report(const std::string& show) {
   return rep;
 }
 
+// The intra-node link in Chinese: its words translated (NVLink 3（受出口管制限速）), a bare name as it is.
+std::string link_zh(const GpuSpec& g) { return g.intra_link_zh.empty() ? g.intra_link : g.intra_link_zh; }
+
 std::string tflops(const GpuSpec& g, Precision p) {
   return g.has(p) ? format_sig(g.peak(p) / kTera, 4) : "—";
 }
@@ -136,15 +139,16 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
       s.rows.push_back(r);
     }
     s.rows.push_back(Row{"intra_link", "Intra-node link", "节点内互联", 0, Unit::kText, g.intra_link.empty() ? "PCIe only" : g.intra_link, {}, Audience::kAll,
-                         g.intra_link.empty() ? "仅 PCIe" : g.intra_link});
-    s.rows.push_back(Row{"intra_bytes_per_s", "Intra-node bandwidth per GPU, one direction", "节点内单向带宽", g.intra_bytes_per_s, Unit::kBytesPerS});
+                         g.intra_link.empty() ? "仅 PCIe" : link_zh(g)});
+    s.rows.push_back(Row{"intra_bytes_per_s", "Intra-node bandwidth per GPU, one direction", "节点内每卡单向带宽", g.intra_bytes_per_s, Unit::kBytesPerS});
     // Unknown (0 in the spec) is shown as such, never as a zero.
     if (g.pcie_gen > 0) s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", static_cast<double>(g.pcie_gen), Unit::kCount});
     else s.rows.push_back(Row{"pcie_gen", "PCIe generation", "PCIe 代数", kNotKnown, Unit::kCount});  // "–" in the table, null in JSON
-    if (g.tdp_w > 0) s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", g.tdp_w, Unit::kCount});
-    else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗 (W)", 0, Unit::kText, "unknown", {}, Audience::kAll, "未知"});
+    if (g.tdp_w > 0) s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗（W）", g.tdp_w, Unit::kCount});
+    else s.rows.push_back(Row{"tdp_w", "TDP (W)", "功耗（W）", 0, Unit::kText, "unknown", {}, Audience::kAll, "未知"});
     s.rows.push_back(Row{"gpus_per_node", "GPUs per node (default)", "每节点卡数（默认）", static_cast<double>(g.gpus_per_node), Unit::kCount});
-    s.rows.push_back(Row{"scaleout_bytes_per_s", "Scale-out per GPU, one direction", "跨节点单卡带宽", g.scaleout_bytes_per_s, Unit::kBytesPerS, g.scaleout});
+    s.rows.push_back(Row{"scaleout_bytes_per_s", "Scale-out per GPU, one direction", "跨节点每卡单向带宽", g.scaleout_bytes_per_s, Unit::kBytesPerS, g.scaleout,
+                         {}, Audience::kAll, g.scaleout_zh});
     s.rows.push_back(Row{"aliases", "Aliases", "别名", 0, Unit::kText, "", g.aliases});
     rep.sections.push_back(s);
     Section src{"sources", "Sources", "来源", {}, {}, {}};
@@ -177,7 +181,7 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
                          people(cell("fp16", "fp16", 0, Unit::kText, tflops(g, Precision::kFp16))),
                          people(cell("fp8", "fp8", 0, Unit::kText, tflops(g, Precision::kFp8))),
                          people(cell("int8", "int8", 0, Unit::kText, tflops(g, Precision::kInt8))),
-                         cell("link", "link", 0, Unit::kText, g.intra_link.empty() ? "PCIe" : g.intra_link),
+                         zh_text(cell("link", "link", 0, Unit::kText, g.intra_link.empty() ? "PCIe" : g.intra_link), g.intra_link.empty() ? "PCIe" : link_zh(g)),
                          people(cell("default_price", "price", 0, Unit::kText, price)),
                          // For programs: SI units, null where the GPU has no such unit or no price is known.
                          programs(cell("hbm_bytes_per_s", "HBM", g.hbm_bytes_per_s, Unit::kBytesPerS)),

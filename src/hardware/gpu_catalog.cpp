@@ -102,6 +102,7 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   if (j.contains("intra_node") && j["intra_node"].is_object()) {
     const auto& link = j["intra_node"];
     if (link.contains("link") && link["link"].is_string()) g.intra_link = link["link"].get<std::string>();
+    g.intra_link_zh = string_or(link, "link_zh", "");
     g.intra_bytes_per_s = number_or(link, "uni_gbytes_per_s", 0) * kGB;
     g.intra_switched = link.contains("switched") && link["switched"].is_boolean() && link["switched"].get<bool>();
   }
@@ -112,6 +113,7 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
     g.gpus_per_node = static_cast<int>(number_or(node, "gpus_per_node", 8));
     g.scaleout_bytes_per_s = number_or(node, "scaleout_gbit_per_s_per_gpu", 0) * 1e9 / 8;
     g.scaleout = string_or(node, "scaleout", "");
+    g.scaleout_zh = string_or(node, "scaleout_zh", "");
     g.nvlink_domain_gpus = static_cast<int>(number_or(node, "nvlink_domain_gpus", 0));
   }
   if (g.gpus_per_node < 1 || g.gpus_per_node > 1024) g.gpus_per_node = 8;

@@ -166,7 +166,7 @@ Report train_report(const TrainRequest& r) {
   hs.rows.push_back(txt("gpu", "GPU", "GPU", fmt::format("{} ({})", gpu.name, gpu.id)));
   hs.rows.push_back(num("peak_flop_per_s", fmt::format("Dense peak, {}", precision_name(r.precision)).c_str(),
                         fmt::format("{} 稠密峰值", precision_name(r.precision)).c_str(), peak, Unit::kFlopPerS));
-  hs.rows.push_back(num("gpus_per_node", "GPUs per node", "每节点 GPU 数", gpus_per_node, Unit::kCount));
+  hs.rows.push_back(num("gpus_per_node", "GPUs per node", "每节点卡数", gpus_per_node, Unit::kCount));
   rep.sections.push_back(hs);
 
   if (layout) {
