@@ -64,7 +64,7 @@ const PriceData& price_data() {
         (str(r, "market") == "cn" ? d.reserved_cn : d.reserved_us) = rd;
       }
     }
-    if (d.rate.cny_per_usd <= 0) d.rate = {7.2, "", "fallback: no exchange rate in data/prices.json"};
+    if (d.rate.cny_per_usd <= 0) d.rate = {7.2, "", "fallback: no exchange rate in data/prices.json", "备用值：data/prices.json 中没有汇率"};
     return d;
   }();
   return data;
