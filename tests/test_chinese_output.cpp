@@ -279,6 +279,19 @@ TEST(ChineseOutput, EveryGpuNoteHasItsChinese) {
 // The card of every GPU (gpuplan gpus ID --lang zh, as the CLI prints it)
 // shows the Chinese note, and no sentence of the English one; a card that fell
 // back to English (ascend910b-64gb, h200, mi300x before their notes_zh) fails here.
+// A peak the catalog leaves empty is "not supported" only where the silicon
+// lacks it: the L20's FP8 is listed by no source (its peak_tflops.fp8 source
+// says "unknown: …"; Ada has FP8), the V100 has no BF16 unit.
+TEST(ChineseOutput, AnUnlistedPeakIsUnknownNotUnsupported) {
+  const CliRun l20 = run_cli({"gpus", "l20", "--lang", "zh"});
+  ASSERT_EQ(l20.status, 0) << l20.err;
+  EXPECT_NE(l20.out.find("fp8 稠密峰值        未知（没有来源给出）"), std::string::npos) << l20.out;
+  const CliRun en = run_cli({"gpus", "l20"});
+  EXPECT_NE(en.out.find("unknown (no source lists it)"), std::string::npos) << en.out;
+  const CliRun v100 = run_cli({"gpus", "v100"});
+  EXPECT_NE(v100.out.find("Dense peak bf16                              not supported"), std::string::npos) << v100.out;
+}
+
 TEST(ChineseOutput, EveryGpuCardShowsItsChineseNote) {
   const std::set<std::string> names = catalog_names();
   for (const GpuSpec& g : gpu_catalog()) {

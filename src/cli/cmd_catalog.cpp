@@ -133,8 +133,12 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     const std::pair<const char*, Precision> kinds[] = {{"fp32", Precision::kFp32}, {"tf32", Precision::kTf32}, {"bf16", Precision::kBf16},
                                                        {"fp16", Precision::kFp16}, {"fp8", Precision::kFp8},   {"int8", Precision::kInt8}};
     for (const auto& [name, p] : kinds) {
-      Row r{fmt::format("peak_{}_flop_per_s", name), fmt::format("Dense peak {}", name), fmt::format("{} 稠密峰值", name), 0, Unit::kText, "not supported",
-            {}, Audience::kAll, "不支持"};
+      // A peak the catalog leaves empty is either absent from the silicon or
+      // listed by no source; its source line says which ("unknown: …").
+      const auto src = g.sources.find(fmt::format("peak_tflops.{}", name));
+      const bool unknown = src != g.sources.end() && src->second.rfind("unknown", 0) == 0;
+      Row r{fmt::format("peak_{}_flop_per_s", name), fmt::format("Dense peak {}", name), fmt::format("{} 稠密峰值", name), 0, Unit::kText,
+            unknown ? "unknown (no source lists it)" : "not supported", {}, Audience::kAll, unknown ? "未知（没有来源给出）" : "不支持"};
       if (g.has(p)) { r.value = g.peak(p); r.unit = Unit::kFlopPerS; r.text.clear(); r.text_zh.clear(); }
       s.rows.push_back(r);
     }
