@@ -62,7 +62,7 @@ struct FrameworkProfile {
   bool zero3_prefetch = true;
   bool zero3_gather_copies_per_rank = false;           // one output tensor per rank in each ZeRO-3 all-gather (DeepSpeed < 0.5.5)
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;         // delayed (TE cast-transpose) or dynamic (torchao amax + cast + transpose)
-  CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE) or PyTorch context_parallel's all-gather
+  CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE), PyTorch context_parallel's all-gather, or Ulysses all-to-alls
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels
   bool tp_grad_comm_async = false;                       // column-parallel input-gradient collective runs under the weight-gradient GEMM
   int zero_max_with_pp = 3;                              // highest ZeRO stage it runs with pipelining (Colossal-AI: 1)

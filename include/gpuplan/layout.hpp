@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
@@ -38,7 +39,20 @@ enum class Fp8Scaling { kDelayed, kDynamic };
 // one by eager fp32 element-wise ops, the backward's gradients accumulated in
 // fp32 and passed on by one all-to-all per step (torch/distributed/tensor/
 // experimental/_attention.py, docs/step-time.md).
-enum class CpExchange { kP2pRing, kPytorchAllGather };
+// Or DeepSpeed-Ulysses (Jacobs et al. 2023, arXiv:2309.14509): no ring at all;
+// all-to-alls over the cp group turn the sequence-sharded Q, K, V (s/cp tokens,
+// all of the rank's heads) into head-sharded ones (all s tokens, heads/cp),
+// each rank runs ordinary causal attention on its heads, and an all-to-all
+// turns the output back; the backward runs the four conjugate all-to-alls. The
+// three Ulysses values differ only in what crosses for K and V:
+//   kUlysses          K and V at their own head count, split over cp (DeepSpeed
+//                     DistributedAttention, Colossal-AI 'all_to_all');
+//   kUlyssesRepeatKv  K and V repeated to the query heads before the all-to-all
+//                     (MindSpeed-LLM's --kv-head-repeat-before-uly-alltoall);
+//   kUlyssesMha       the framework refuses grouped-query models under Ulysses
+//                     (Megatron-DeepSpeed), so K and V have the query heads.
+// ulysses_refusal() and ulysses_kv_heads() below state the rules.
+enum class CpExchange { kP2pRing, kPytorchAllGather, kUlysses, kUlyssesRepeatKv, kUlyssesMha };
 // How the framework's optimizer walks the parameters: multi-tensor kernels
 // (torch.optim.AdamW's foreach path, Megatron/apex FusedAdam, DeepSpeed's fused
 // Adam), or a Python loop that runs each update op on one tensor at a time
@@ -103,7 +117,7 @@ struct Layout {
   // parameter all-gather after the step (DeepSpeed ZeRO-2).
   bool zero2_per_unit = false;
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
-  CpExchange cp_exchange = CpExchange::kP2pRing;  // cp > 1 only: how the ring attention exchanges and merges
+  CpExchange cp_exchange = CpExchange::kP2pRing;  // cp > 1 only: ring attention's exchange, or Ulysses's all-to-alls
   // Python-level torch calls one transformer layer's forward issues, as counted
   // from the framework's code (views, autograd Functions and RNG-state swaps
   // launch no kernel but cost host time); 0 = the layer's kernel count.
@@ -223,8 +237,22 @@ std::vector<std::pair<std::optional<int>, std::optional<int>>> uneven_split_cand
 
 // Throws InputError with the field named when the layout cannot run this
 // model on `gpus` GPUs: TP not dividing the heads, PP above the layer count,
-// ZeRO stage outside 0–3, micro-batch 0, a batch not divisible by dp×micro.
+// ZeRO stage outside 0–3, micro-batch 0, a batch not divisible by dp×micro,
+// a tp×cp the framework's Ulysses all-to-alls refuse (ulysses_refusal).
 void validate_layout(const ModelSpec& model, const Layout& layout, int64_t gpus);
+
+// Ulysses context parallelism (the kUlysses* values of CpExchange).
+inline bool cp_is_ulysses(CpExchange e) {
+  return e == CpExchange::kUlysses || e == CpExchange::kUlyssesRepeatKv || e == CpExchange::kUlyssesMha;
+}
+// Why the framework's Ulysses all-to-alls refuse this model at tp×cp (empty:
+// they run, or the exchange is a ring, or cp is 1). src/estimate/ulysses.cpp
+// cites each framework's assertion. validate_layout and the planner read it.
+Reason ulysses_refusal(const ModelSpec& model, int tp, int cp, CpExchange exchange);
+// Key/value heads of one TP rank that the Ulysses all-to-alls move and that
+// attention then holds (1/cp of them on each rank of the group, at every token):
+// the model's kv_heads/tp, or heads/tp where the framework repeats them first.
+double ulysses_kv_heads_per_tp_rank(const ModelSpec& model, int tp, CpExchange exchange);
 
 // FlashAttention-style kernels keep no s×s score matrix; the materialised one does.
 inline bool keeps_attention_scores(const Layout& l) { return l.attention == AttentionKernel::kMaterialised; }

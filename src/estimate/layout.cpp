@@ -323,6 +323,9 @@ void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
     throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", l.cp, l.seq_len),
                      fmt::format("--cp {} 须能整除序列长度 {}。", l.cp, l.seq_len));
   }
+  if (const Reason why = ulysses_refusal(m, l.tp, l.cp, l.cp_exchange); !why.empty()) {
+    throw InputError("--cp", fmt::format("--cp {}: {}.", l.cp, why.en), fmt::format("--cp {}：{}。", l.cp, why.zh));
+  }
   if (l.shard_group < 0 || (l.shard_group > 0 && (l.zero_stage != 3 || l.dp % l.shard_group != 0))) {
     throw InputError("--shard-group", "--shard-group needs --zero 3 and must divide the data-parallel size.",
                      "--shard-group 需要 --zero 3，且须能整除数据并行规模。");

@@ -29,6 +29,10 @@
 //            internals as above on T·k·c tokens (c = capacity factor), the router's
 //            fp32 logits and probabilities 8·T·E, the combine input 2·T·k·h;
 //   CP       each rank holds T = s·b/cp tokens (Liu et al. 2023, ring attention);
+//            Ulysses (Jacobs et al. 2023) keeps Q, K, V and the output at all s
+//            tokens of 1/cp of the heads instead: the same elements, except K
+//            and V where the framework repeats key/value heads to the query
+//            heads (MindSpeed-LLM), and a second copy of the output (below);
 //   MLA      the compressed q and kv latents 2·T·(r_q + r_kv + d_rope) as well.
 //   TP + SP in PyTorch DTensor (torchtitan): the QKV and MLP-input linears
 //            keep the all-gathered input, 2·T·h each, not 2·T·h/t (profile
@@ -89,6 +93,12 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     v_w = o_in = a * static_cast<double>(x.v_head_dim);
     latent = 2 * T * static_cast<double>(x.q_lora_rank + x.kv_lora_rank + x.qk_rope_head_dim) / rep;
   }
+  const bool ulysses = l.cp > 1 && cp_is_ulysses(l.cp_exchange);
+  if (ulysses && !m.mla) {
+    // The head-sharded K and V attention saves after the all-to-all: s·b tokens
+    // of (kv heads moved per TP rank)/cp heads, i.e. T tokens of that many heads.
+    k_w = v_w = ulysses_kv_heads_per_tp_rank(m, l.tp, l.cp_exchange) * t * static_cast<double>(m.head_dim);
+  }
   double bytes = 0;
   bytes += 2 * T * h / rep;                    // norm input
   bytes += 2 * T * h / gathered;               // QKV input (norm output)
@@ -105,6 +115,17 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     bytes += 4 * T * a / t;                    // fp32 log-sum-exp per head and row
   }
   bytes += 2 * T * o_in / t;                   // output-projection input
+  if (ulysses && !keeps_attention_scores(l)) {
+    // A fused kernel saves its output for the backward (flash-attn
+    // flash_attn_interface.py FlashAttnFunc.forward ctx.save_for_backward(q, k,
+    // v, out_padded, softmax_lse, …); torch_npu npu_fusion_attention_grad takes
+    // attention_in). Under Ulysses that head-sharded output is not the tensor
+    // the output projection saves: the output all-to-all writes a new one
+    // (DeepSpeed v0.16.4 layer.py single_all_to_all: torch.empty_like, then
+    // all_to_all_single; MindSpeed and Colossal-AI alike), so both stay, each
+    // T·o_in/t elements. In the ring the projection's input is a view of it.
+    bytes += 2 * T * o_in / t;
+  }
   bytes += mask * T * h / rep;                 // attention dropout mask
 
   // MLP block.

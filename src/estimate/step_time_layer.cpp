@@ -152,9 +152,11 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     act_elems += (mlp_mats + 1) * static_cast<double>(m.intermediate) / tp;
   }
 
-  // ---- Attention core. Queries of this rank's sequence chunk against all keys.
+  // ---- Attention core. Queries of this rank's sequence chunk against all keys,
+  // or, under Ulysses, all queries of the rank's 1/cp of its TP rank's heads.
   const double heads_local = static_cast<double>(m.heads) / tp;
   const double q_rows = s / l.cp;
+  const bool ulysses = l.cp > 1 && cp_is_ulysses(l.cp_exchange);
   double cp_diag_f = 0, cp_diag_b = 0, cp_step_b = 0;  // ring attention: the diagonal step, one other backward step
   if (!keeps_attention_scores(l)) {
     // A fused kernel (FlashAttention-2/3, cuDNN, SDPA) skips fully masked
@@ -194,33 +196,43 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // last wave was 97% full on the H100 it ran on, a loss the measured rate
     // already holds: it is divided out and the call's own fill applied.
     const double units = compute_units(c.g);
-    auto wave_util = [&](double tiled_len) {
-      const double blocks = b * heads_local * std::ceil(tiled_len / 128.0);
+    auto wave_util = [&](double heads, double tiled_len) {
+      const double blocks = b * heads * std::ceil(tiled_len / 128.0);
       return blocks / (std::ceil(blocks / units) * units);
     };
-    // One call of `q` queries against `k` keys carrying `share` of the pass's FLOPs.
-    auto call_s = [&](AttentionPass pass, bool masked, double share, double f, double q, double k) {
+    // One call of `q` queries against `k` keys over `heads` heads per sequence,
+    // carrying `share` of the pass's FLOPs.
+    auto call_s = [&](AttentionPass pass, bool masked, double share, double f, double q, double k, double heads) {
       const bool fwd = pass == AttentionPass::kForward;
       const double loop = fwd ? k : q;
       const double rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, masked, hd, loop);
-      return f * share / rate / wave_util(fwd ? q : k) * attention_table_wave_fill(c.g, l.attention, pass, hd, loop);
+      return f * share / rate / wave_util(heads, fwd ? q : k) * attention_table_wave_fill(c.g, l.attention, pass, hd, loop);
     };
     // A pass's time on the causal diagonal step and on the cp − 1 unmasked ones.
     struct PassSplit { double diagonal_s, rest_s; };
     auto pass_s = [&](AttentionPass pass, double f) {
-      PassSplit p{call_s(pass, true, diag, f, q_rows, q_rows), 0.0};
+      if (ulysses) {
+        // Ulysses (Jacobs et al. 2023 §3.1): after the all-to-alls each rank
+        // holds all s tokens of heads/(tp·cp) heads and runs the framework's
+        // ordinary causal kernel once per pass, no load imbalance: the whole
+        // pass's FLOPs in one call of s queries against s keys. Same FLOPs as
+        // the ring's s/cp × (s+1)/2 over heads/tp.
+        return PassSplit{call_s(pass, true, 1.0, f, s, s, heads_local / l.cp), 0.0};
+      }
+      PassSplit p{call_s(pass, true, diag, f, q_rows, q_rows, heads_local), 0.0};
       if (l.cp > 1) {
         const double half = q_rows / 2;
-        p.rest_s = (l.cp - 1) * std::max(call_s(pass, false, diag, f, q_rows, half), call_s(pass, false, diag, f, half, q_rows));
+        p.rest_s = (l.cp - 1) * std::max(call_s(pass, false, diag, f, q_rows, half, heads_local),
+                                         call_s(pass, false, diag, f, half, q_rows, heads_local));
       }
       return p;
     };
-    const double steps = l.cp;
+    const double steps = ulysses ? 1 : l.cp;
     const PassSplit fwd = pass_s(AttentionPass::kForward, flop);
     const PassSplit bwd = pass_s(AttentionPass::kBackward, 2.5 * flop);
     lc.attn_f += fwd.diagonal_s + fwd.rest_s + steps * c.o.kernel_overhead_s;
     lc.attn_b += bwd.diagonal_s + bwd.rest_s + 2 * steps * c.o.kernel_overhead_s;
-    if (l.cp > 1) {
+    if (l.cp > 1 && !ulysses) {
       // The diagonal step's share of the pass, and one unmasked step's: what a
       // KV transfer waited for before or after that step can hide behind.
       cp_diag_f = fwd.diagonal_s;
@@ -256,14 +268,16 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // applied after), then a fused scale-mask-softmax and dropout that stream
     // the score matrix through HBM (Korthikanti et al. 2022, §4.2): ~8 bytes
     // per score forward (read, write, dropout mask and output) and ~12 backward.
-    const double batch = b * heads_local;
+    // Under Ulysses each rank runs all s queries of 1/cp of the heads.
+    const double batch = ulysses ? b * heads_local / l.cp : b * heads_local;
+    const double rows = ulysses ? s : q_rows;
     LayerCost tmp;
     // Attention's batched products stay in 16 bits under FP8 recipes.
-    add_gemm_at(c, tmp, c.act_p, q_rows, s, qk_dim, batch);
-    add_gemm_at(c, tmp, c.act_p, q_rows, v_dim, s, batch);
+    add_gemm_at(c, tmp, c.act_p, rows, s, qk_dim, batch);
+    add_gemm_at(c, tmp, c.act_p, rows, v_dim, s, batch);
     lc.attn_f += tmp.gemm_f;
     lc.attn_b += tmp.gemm_b;
-    const double scores = batch * q_rows * s;
+    const double scores = batch * rows * s;
     lc.attn_f += stream_s(c, 8.0 * scores, 2);
     lc.attn_b += stream_s(c, 12.0 * scores, 2);
   }
@@ -362,7 +376,8 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
 
   // ---- Context parallelism: ring exchange of K and V chunks (cp−1 steps),
   // overlapped with the attention blocks it feeds (Liu et al. 2023, Ring
-  // Attention); backward sends K, V and their gradients.
+  // Attention); backward sends K, V and their gradients. Or Ulysses's
+  // all-to-alls, which nothing hides.
   if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather && !keeps_attention_scores(l)) {
     // PyTorch's context_parallel with torchtitan's default rotate method
     // "allgather" (torchtitan@3f20451 config_manager.py
@@ -382,6 +397,40 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     lc.cp_f += std::max(0.0, ag - hide * cp_diag_f);
     lc.cp_b += std::max(0.0, ag - hide * cp_diag_b) + (l.cp - 1) * std::max(0.0, pass_on - hide * cp_step_b) + pass_on;
     lc.comm_raw += 2 * ag + l.cp * pass_on;
+  } else if (ulysses) {
+    // DeepSpeed-Ulysses (Jacobs et al. 2023 §3.1; DeepSpeed v0.10.2
+    // deepspeed/sequence/layer.py DistributedAttention.forward): an all-to-all
+    // over the cp group for each of Q, K and V (scatter the heads, gather the
+    // sequence) and one for the output (back); the backward runs the conjugate
+    // all-to-all of each one's gradient (_SeqAllToAll.backward): four each way,
+    // each moving (cp−1)/cp of this rank's tensor (all_to_all_s). K and V carry
+    // the key/value heads the framework moves (ulysses_kv_heads_per_tp_rank:
+    // GQA's own, or the query heads where MindSpeed-LLM repeats them). None is
+    // overlapped with compute: each is a blocking dist.all_to_all /
+    // all_to_all_single at the profiles' versions (DeepSpeed v0.10.2 and
+    // v0.16.4, whose sp_stream overlap of #5691 is off unless the caller passes
+    // a stream, which Megatron-DeepSpeed @f4157bea does not; MindSpeed
+    // @2c085cc9 ulysses_context_parallel.py; Colossal-AI v0.4.9
+    // shardformer/layer/_operation.py _AllToAll).
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv_heads = ulysses_kv_heads_per_tp_rank(m, l.tp, l.cp_exchange);
+    const double q_elems = M * heads_local * qk_dim, o_elems = M * heads_local * v_dim;
+    const double k_elems = M * kv_heads * qk_dim, v_elems = M * kv_heads * v_dim;
+    const double one_way = all_to_all_s(q_elems * act_bytes, l.cp, link) + all_to_all_s(k_elems * act_bytes, l.cp, link) +
+                           all_to_all_s(v_elems * act_bytes, l.cp, link) + all_to_all_s(o_elems * act_bytes, l.cp, link);
+    lc.cp_f += one_way;
+    lc.cp_b += one_way;
+    lc.comm_raw += 2 * one_way;
+    // Each all-to-all first copies its tensor with the scattered dimension
+    // outermost (.contiguous(), 2 B read + 2 B written per element): DeepSpeed
+    // v0.10.2 tensor_split(...).contiguous() chunks, v0.16.4 pre_all2all_fun,
+    // MindSpeed single_all_to_all and Colossal-AI _all_to_all_single
+    // reshape/transpose(...).contiguous(). The copies some of them make after
+    // it differ by framework and direction and are not counted.
+    const double copy_bytes = 2 * act_bytes * (q_elems + k_elems + v_elems + o_elems);
+    lc.attn_f += stream_s(c, copy_bytes, 4);
+    lc.attn_b += stream_s(c, copy_bytes, 4);
+    lc.kernels_f += 8;  // four copies and four all-to-all launches
   } else if (l.cp > 1) {
     const Link link = group_link(c, l.tp, l.cp);
     const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;

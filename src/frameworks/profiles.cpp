@@ -256,7 +256,11 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
   } else if (key == "tp_saved_input") {
     p.tp_saves_gathered_input = pick<bool>(v, where, {{"sharded", false}, {"gathered", true}});
   } else if (key == "cp_exchange") {
-    p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing}, {"pytorch_allgather", CpExchange::kPytorchAllGather}});
+    p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing},
+                                                {"pytorch_allgather", CpExchange::kPytorchAllGather},
+                                                {"ulysses_all_to_all", CpExchange::kUlysses},
+                                                {"ulysses_all_to_all_repeat_kv", CpExchange::kUlyssesRepeatKv},
+                                                {"ulysses_all_to_all_mha", CpExchange::kUlyssesMha}});
   } else if (key == "fp8_scaling") {
     p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
   } else if (key == "zero3_gather_per_rank_copies") {

@@ -142,6 +142,11 @@ void check_pins(const PlanRequest& r) {
   if (r.tp > 1 && !fw.tp) refuse("--tp", "no tensor parallelism", "不支持张量并行");
   if (r.pp > 1 && !fw.pp) refuse("--pp", "no pipeline parallelism", "不支持流水线并行");
   if (r.cp > 1 && !fw.cp) refuse("--cp", "no context parallelism", "不支持上下文并行");
+  // Ulysses's head rule at the pinned tp, or at tp 1 (the loosest) when tp is searched.
+  if (const Reason why = ulysses_refusal(m, r.tp > 0 ? r.tp : 1, r.cp, fw.cp_exchange); r.cp > 1 && !why.empty()) {
+    throw InputError("--cp", fmt::format("--cp {}: {} (--framework {}).", r.cp, why.en, fw.label()),
+                     fmt::format("--cp {}：{}（--framework {}）。", r.cp, why.zh, fw.label()));
+  }
   if (r.ep > 1 && !fw.ep) refuse("--ep", "no expert parallelism", "不支持专家并行");
   if (r.vp > 1 && !fw.interleaving()) refuse("--vp", "no interleaved pipeline schedule", "不支持交错流水线调度");
   if (r.pp > 1 && r.zero_stage && *r.zero_stage > fw.zero_max_with_pp) {
@@ -267,6 +272,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
     for (int64_t cp : divisors(gpus / tp)) {
       if (!pinned_ok(r.cp, cp) || r.seq_len % cp != 0 || cp > 64) continue;
       if (cp > 1 && !fw.cp) continue;
+      if (!ulysses_refusal(m, static_cast<int>(tp), static_cast<int>(cp), fw.cp_exchange).empty()) continue;
       const int64_t rest = gpus / (tp * cp);
       for (int64_t pp : divisors(rest)) {
         if (!pinned_ok(r.pp, pp) || pp > m.layers) continue;

@@ -57,9 +57,10 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     }
   }
   arg(fmt::format("--context-parallel-size {}", l.cp));
-  // The ring (megatron_cp_algo) is what the step-time model timed; MindSpeed's
-  // default is Ulysses (ulysses_cp_algo, mindspeed_llm/training/arguments.py).
-  if (mindspeed && l.cp > 1) arg("--context-parallel-algo megatron_cp_algo");
+  // The algorithm the step-time model timed, named even where it is the
+  // default: Ulysses (ulysses_cp_algo, mindspeed_llm/training/arguments.py's
+  // default, the profile's cp_exchange) or the ring (megatron_cp_algo).
+  if (mindspeed && l.cp > 1) arg(cp_is_ulysses(l.cp_exchange) ? "--context-parallel-algo ulysses_cp_algo" : "--context-parallel-algo megatron_cp_algo");
   if (l.ep > 1 || m.moe) arg(fmt::format("--expert-model-parallel-size {}", l.ep));
   arg(fmt::format("--micro-batch-size {}", l.micro_batch));
   arg(fmt::format("--global-batch-size {}", l.effective_global_batch()));

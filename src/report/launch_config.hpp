@@ -16,7 +16,7 @@ namespace gpuplan {
 // `dialect`: the Megatron-based stack that reads them. kMindSpeedLlm is
 // MindSpeed-LLM 2.1.0 on Megatron core_r0.8.0 (Ascend/MindSpeed-LLM@v2.1.0
 // mindspeed_llm/training/arguments.py): an uneven split as --num-layer-list,
-// its NPU fused kernels, the ring context-parallel algorithm gpuplan timed.
+// its NPU fused kernels, the context-parallel algorithm gpuplan timed.
 enum class MegatronDialect { kMegatronLm, kMindSpeedLlm };
 std::string megatron_arguments(const ModelSpec& model, const Layout& layout, MegatronDialect dialect = MegatronDialect::kMegatronLm);
 

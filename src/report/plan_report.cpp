@@ -239,10 +239,10 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
   }
   rep.assumptions.push_back({"MFU counts model FLOPs without recompute and with the full s×s attention matrix (Narayanan 2021 eq. 3); HFU adds the recompute forward.",
                              "MFU 按不含重计算、完整注意力矩阵的模型 FLOPs 计算；HFU 含重计算。"});
-  rep.assumptions.push_back({"Searched: TP within a node dividing the heads, CP dividing the sequence, PP up to the layer count, interleaving and uneven first/last "
+  rep.assumptions.push_back({"Searched: TP within a node dividing the heads, CP dividing the sequence (and with Ulysses tp×cp dividing the heads the framework splits), PP up to the layer count, interleaving and uneven first/last "
                              "stages where Megatron's rules split the layers (stage_split), "
                              "every micro-batch dividing the per-rank batch, the ZeRO stages the framework offers (ZeRO-2/3 only without pipelining), recompute none/selective/full.",
-                             "搜索范围：节点内 TP、CP、PP、交错流水线、微批、ZeRO 0–3、重计算。"});
+                             "搜索范围：节点内 TP、CP（Ulysses 时 TP×CP 须整除框架所切分的头数）、PP、交错流水线、微批、ZeRO 0–3、重计算。"});
   {
     // What the planned framework can run and the defaults it gives each layout (data/frameworks/).
     const FrameworkProfile& fw = plan_framework(req);
