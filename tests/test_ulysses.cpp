@@ -66,9 +66,14 @@ TEST(Ulysses, StepTimeByHand) {
   ds.attention = AttentionKernel::kSdpa;
   EXPECT_NEAR(estimate_step_time(m, ds, h100).cp_comm_s, t.cp_comm_s, 1e-12);
   // MindSpeed-LLM repeats K and V to the 32 query heads first: all four tensors
-  // 67,108,864 B, 4 · (0.75 · 67,108,864 / 365e9 + 18 µs) one way.
+  // 67,108,864 B, 4 · (0.75 · 67,108,864 / 365e9 + 18 µs) one way. Its copies
+  // per pass: the pre-all-to-all copy of K and V at 24 more heads, 4 B · 8,192
+  // · 2 · 24 · 128 = 201,326,592 B, and the repeat_interleave reading 8 and
+  // writing 32 heads of K and V, 2 B · 8,192 · 40 · 256 = 167,772,160 B, in two
+  // more kernels.
   const StepTime rep = estimate_step_time(m, ulysses_8b_32k(CpExchange::kUlyssesRepeatKv), h100);
   EXPECT_NEAR(rep.cp_comm_s, 32 * 2 * 4 * a2a(67108864.0), 1e-9);
+  EXPECT_NEAR(rep.attention_s - t.attention_s, 32 * 2 * ((201326592.0 + 167772160.0) / (3.35e12 * 0.8) + 2 * 4e-6), 1e-9);
 }
 
 // Each framework's head rule (src/estimate/ulysses.cpp cites the assertions):

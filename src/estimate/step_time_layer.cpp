@@ -427,10 +427,19 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // MindSpeed single_all_to_all and Colossal-AI _all_to_all_single
     // reshape/transpose(...).contiguous(). The copies some of them make after
     // it differ by framework and direction and are not counted.
-    const double copy_bytes = 2 * act_bytes * (q_elems + k_elems + v_elems + o_elems);
-    lc.attn_f += stream_s(c, copy_bytes, 4);
-    lc.attn_b += stream_s(c, copy_bytes, 4);
-    lc.kernels_f += 8;  // four copies and four all-to-all launches
+    double copy_bytes = 2 * act_bytes * (q_elems + k_elems + v_elems + o_elems), copy_kernels = 4;
+    const double own_kv_heads = m.mla ? heads_local : static_cast<double>(m.kv_heads) / tp;
+    if (kv_heads > own_kv_heads) {
+      // MindSpeed-LLM's repeat_interleave of K and V to the query heads
+      // (ulysses_context_parallel_forward_wrapper): reads them at their own
+      // heads, writes them at the query heads; its backward sums the gradient's
+      // groups back, the same bytes.
+      copy_bytes += act_bytes * M * (own_kv_heads + kv_heads) * (qk_dim + v_dim);
+      copy_kernels += 2;
+    }
+    lc.attn_f += stream_s(c, copy_bytes, copy_kernels);
+    lc.attn_b += stream_s(c, copy_bytes, copy_kernels);
+    lc.kernels_f += copy_kernels + 4;  // the copies and four all-to-all launches
   } else if (l.cp > 1) {
     const Link link = group_link(c, l.tp, l.cp);
     const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;
