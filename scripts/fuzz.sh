@@ -10,7 +10,7 @@
 #     backstop), issue 16: no request may hold the CLI or the server.
 # Exit 1 on any finding; the input that triggered it is left in build-fuzz/findings/.
 #
-#   bash scripts/fuzz.sh            # 60 s + 20 s per harness (CI: 30 s + 15 s, from scripts/test.sh)
+#   bash scripts/fuzz.sh            # 60 s + 20 s per harness (CI: 30 s + 10 s, from scripts/test.sh)
 #   FUZZ_SECONDS=600 FUZZ_TIMING_SECONDS=600 bash scripts/fuzz.sh cli   # one harness, 10 minutes each
 # docs/fuzzing.md has longer runs and how to reproduce a finding.
 set -euo pipefail

@@ -19,11 +19,11 @@ ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
 # each fuzz harness for FUZZ_SECONDS (30 s here); fuzz.sh also builds
 # build-fuzz-timing (-O2, no sanitizers: the harnesses alone) and replays and
 # fuzzes each harness there, failing on any input that takes over a second of
-# CPU optimised (FUZZ_TIMING_SECONDS, 15 s here). The browser test (label e2e)
+# CPU optimised (FUZZ_TIMING_SECONDS, 10 s here). The browser test (label e2e)
 # is left out of the sanitizer run: it spends its time in Chromium, and the
 # server code it reaches is the handle_request that fuzz_web_api fuzzes.
 bash scripts/configure-fuzz.sh
 cmake --build build-fuzz -j"$(nproc)"
 ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-fuzz --output-on-failure --no-tests=error -j"$(nproc)" -LE e2e
-FUZZ_SECONDS="${FUZZ_SECONDS:-30}" FUZZ_TIMING_SECONDS="${FUZZ_TIMING_SECONDS:-15}" bash scripts/fuzz.sh
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}" FUZZ_TIMING_SECONDS="${FUZZ_TIMING_SECONDS:-10}" bash scripts/fuzz.sh
