@@ -79,6 +79,9 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     o.memory_utilization = p.engine.kv_memory_fraction;
     o.kv_share_of_free = p.engine.kv_share_of_free;
     o.kv_sized_before_buffers = p.engine.kv_sized_before_buffers;
+    // Its step budget as the activation peak it profiles before sizing the pool.
+    o.prefill_chunk_tokens = p.engine.max_num_tokens;
+    o.max_seqs_per_step = p.engine.max_batch_size;
   }
   try {
     validate_inference(m, g, o);
