@@ -453,12 +453,13 @@ TEST(Frameworks, MaxTextPoliciesOrderMemoryAndRecompute) {
   l.seq_len = 4096;
   l.global_batch = 8;
   apply_framework(find_framework("maxtext@2025-09"), RunSettings{}, l);
-  const auto act = [&](Recompute rc, SelectiveRecompute p) {
+  const auto with = [&](Recompute rc, SelectiveRecompute p) {
     Layout x = l;
     x.recompute = rc;
     x.selective = p;
-    return estimate_memory(m, x, g).activations_bytes;
+    return x;
   };
+  const auto act = [&](Recompute rc, SelectiveRecompute p) { return estimate_memory(m, with(rc, p), g).activations_bytes; };
   const double full = act(Recompute::kFull, SelectiveRecompute::kSaveDots);
   const double minimal = act(Recompute::kSelective, SelectiveRecompute::kSaveDots);
   const double qkv = act(Recompute::kSelective, SelectiveRecompute::kSaveQkvProj);
@@ -469,12 +470,7 @@ TEST(Frameworks, MaxTextPoliciesOrderMemoryAndRecompute) {
   // The backward re-runs more the less a policy saves: minimal only attention and
   // element-wise work, save_dot_except_mlp the MLP too, save_qkv_proj all but
   // the q/k/v projections, full everything.
-  const auto rerun = [&](Recompute rc, SelectiveRecompute p) {
-    Layout x = l;
-    x.recompute = rc;
-    x.selective = p;
-    return estimate_step_time(m, x, g).recompute_s;
-  };
+  const auto rerun = [&](Recompute rc, SelectiveRecompute p) { return estimate_step_time(m, with(rc, p), g).recompute_s; };
   const double r_min = rerun(Recompute::kSelective, SelectiveRecompute::kSaveDots);
   const double r_mlp = rerun(Recompute::kSelective, SelectiveRecompute::kSaveDotExceptMlp);
   const double r_qkv = rerun(Recompute::kSelective, SelectiveRecompute::kSaveQkvProj);

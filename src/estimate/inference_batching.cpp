@@ -22,6 +22,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/units.hpp"
+#include "inference_internal.hpp"
 
 namespace gpuplan {
 
@@ -59,14 +60,7 @@ MaxThroughputRun max_throughput_run(const ModelSpec& m, const GpuSpec& g, Infere
   if (e.tokens_per_block < 1) throw InputError("tokens_per_block", "the engine's KV block must hold at least 1 token.", "推理引擎的 KV 块至少要放 1 个 token。");
   MaxThroughputRun r;
   r.engine = e;
-  // The engine's memory rule, and its step budget as the activation peak it
-  // profiles (both engines run a dummy forward pass at max_num_tokens before
-  // sizing the KV pool).
-  o.memory_utilization = e.kv_memory_fraction;
-  o.kv_share_of_free = e.kv_share_of_free;
-  o.kv_sized_before_buffers = e.kv_sized_before_buffers;
-  o.prefill_chunk_tokens = e.max_num_tokens;
-  o.max_seqs_per_step = e.max_batch_size;
+  inference_detail::apply_engine_memory_rule(o, e);
   validate_inference(m, g, o);
   r.memory = inference_memory(m, g, o);
   if (!r.memory.weights_fit) {

@@ -11,6 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/units.hpp"
+#include "inference_internal.hpp"
 
 namespace gpuplan {
 namespace {
@@ -191,10 +192,7 @@ EngineDefaults sglang_defaults(const ModelSpec& m, const GpuSpec& g, const Infer
   // holding min(max(int(tokens / context_len · 512), 2048), 4096) requests
   // (model_executor/model_runner.py: init_memory_pool and "Init max running requests").
   InferenceOptions mo = o;
-  mo.memory_utilization = e.kv_memory_fraction;
-  mo.kv_share_of_free = false;
-  mo.kv_sized_before_buffers = true;
-  mo.prefill_chunk_tokens = e.max_num_tokens;
+  inference_detail::apply_engine_memory_rule(mo, e);  // the pool is sized before the buffers: max_batch_size does not enter it
   const InferenceMemory mem = inference_memory(m, g, mo);
   const double tokens = mem.weights_fit ? mem.max_cached_tokens : 0;
   const int64_t context_len = model_max_context(m);

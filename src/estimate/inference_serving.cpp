@@ -22,6 +22,7 @@
 #include "gpuplan/inference.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
+#include "inference_internal.hpp"
 
 namespace gpuplan {
 namespace {
@@ -75,14 +76,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   // The engine's KV-pool rule (inference_engines.cpp), as max_throughput_run
   // applies it; an unnamed engine keeps vLLM's with --memory-utilization.
   p.engine = engine_defaults(t.engine.empty() ? "vllm" : t.engine, m, g, o, t.input_len, t.output_len);
-  if (!t.engine.empty()) {
-    o.memory_utilization = p.engine.kv_memory_fraction;
-    o.kv_share_of_free = p.engine.kv_share_of_free;
-    o.kv_sized_before_buffers = p.engine.kv_sized_before_buffers;
-    // Its step budget as the activation peak it profiles before sizing the pool.
-    o.prefill_chunk_tokens = p.engine.max_num_tokens;
-    o.max_seqs_per_step = p.engine.max_batch_size;
-  }
+  if (!t.engine.empty()) inference_detail::apply_engine_memory_rule(o, p.engine);
   try {
     validate_inference(m, g, o);
   } catch (const InputError& e) {
