@@ -133,7 +133,8 @@ struct KindSummary {
 struct ValidationResult {
   std::vector<CaseResult> cases;
   std::vector<KindSummary> summary;
-  std::vector<std::string> failures;  // "id: reason"
+  std::vector<std::string> failures;     // "id: reason"
+  std::vector<std::string> failures_zh;  // the same, the reason in Chinese (InputError::zh)
   double interval = 0.8;              // the level of the cases' ranges
 };
 

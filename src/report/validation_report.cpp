@@ -79,7 +79,9 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
   }
   rep.sections.push_back(ss);
   if (!fs.rows.empty()) rep.sections.push_back(fs);
-  for (const auto& f : r.failures) rep.warnings.push_back(Note{"could not predict " + f, "无法预测 " + f});
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    rep.warnings.push_back(Note{"could not predict " + r.failures[i], "无法预测 " + (i < r.failures_zh.size() ? r.failures_zh[i] : r.failures[i])});
+  }
   rep.assumptions.push_back(Note{"error = predicted / measured − 1; median and MAPE are of |error|, per kind.",
                                  "误差 = 预测 / 实测 − 1；中位数与 MAPE 均按类型对 |误差| 统计。"});
   rep.assumptions.push_back(Note{fmt::format("low–high is the {:.0f}% prediction interval, read from the residuals of every other source in the "

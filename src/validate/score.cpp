@@ -158,6 +158,7 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
     } catch (const InputError& e) {
       ++s.failed;
       out.failures.push_back(fmt::format("{}: {}", c.id, e.what()));
+      out.failures_zh.push_back(fmt::format("{}：{}", c.id, e.zh()));
     }
   }
   for (const auto& k : order) {
