@@ -438,7 +438,9 @@ TEST(Inference, MaxThroughputCasesIgnoreNotesAndSource) {
   for (const CaseResult& x : b.cases) {
     for (const CaseResult& y : a.cases) {
       if (x.id == y.id && x.metric == y.metric) {
-        EXPECT_DOUBLE_EQ(x.predicted, y.predicted) << x.id;
+        // The predictor's own number (the central one also holds the
+        // held-out median factor, whose hold-out groups cases by source).
+        EXPECT_DOUBLE_EQ(x.predicted_physics, y.predicted_physics) << x.id;
         ++compared;
       }
     }
@@ -447,8 +449,10 @@ TEST(Inference, MaxThroughputCasesIgnoreNotesAndSource) {
 }
 
 // A ratchet (issue 25's re-basing on the 347-case shared folder): 73
-// inference cases, measured at 924a3b4 median |error| 19.07%, MAPE 25.53% (the
-// 28 cases before this turn gave 8.1 / 15.2). Only ever tightened.
+// inference cases, measured at 924a3b4 median |error| 19.07%, MAPE 25.53% on
+// the physics (the 28 cases before this turn gave 8.1 / 15.2); scored on the
+// central number (physics × the held-out median factor) 14.34 / 18.35. Only
+// ever tightened.
 TEST(Inference, PublishedCasesMedianErrorRatchet) {
   const std::string path = std::string(GPUPLAN_SHARED_DIR) + "/validation/cases.jsonl";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "validation cases not found at " << path << " (../shared absent); skipped";
@@ -466,8 +470,8 @@ TEST(Inference, PublishedCasesMedianErrorRatchet) {
   for (double e : errors) sum += e;
   const double mape = sum / static_cast<double>(n);
   std::printf("  inference: %zu predictions, median absolute percentage error %.1f%%, MAPE %.1f%%\n", n, median, mape);
-  EXPECT_LE(median, 19.1);
-  EXPECT_LE(mape, 25.6);
+  EXPECT_LE(median, 14.4);
+  EXPECT_LE(mape, 18.4);
 }
 
 }  // namespace

@@ -187,9 +187,10 @@ TEST(Intervals, LeaveOneSourceOutCoverageOnTheSharedCases) {
     if (s.kind == "train_throughput" || s.kind == "train_memory") {
       // Issue 15 asked 75–85%. The shared folder grew to 347 cases (issue 25's
       // re-basing): measured at 924a3b4 on it, train_throughput 70.7% (133 of
-      // 188) and train_memory 74.6% (53 of 71). A ratchet at those figures:
-      // it may only tighten back towards 0.75.
-      EXPECT_GE(cover, s.kind == "train_throughput" ? 0.707 : 0.746) << s.kind;
+      // 188) and train_memory 74.6% (53 of 71); train_memory centred on the
+      // physics (IntervalTable::physics_centred) 77.5% (55 of 71). A ratchet
+      // at those figures: it may only tighten back towards 0.75.
+      EXPECT_GE(cover, s.kind == "train_throughput" ? 0.707 : 0.77) << s.kind;
       if (calibrated) {
         EXPECT_LE(cover, 0.85) << s.kind;
       } else {

@@ -114,7 +114,7 @@ TEST(Validate, NotesAndSourceChangeNothingInline) {
                    "peak allocated memory, nvidia-smi",
                 "DeepSpeed 2021 paper, Table 2")
       , "inline")).cases.at(0);
-  EXPECT_EQ(plain.predicted, worded.predicted);
+  EXPECT_EQ(plain.predicted_physics, worded.predicted_physics);
   EXPECT_EQ(plain.flags, worded.flags);
 }
 
@@ -150,9 +150,12 @@ TEST(Validate, NotesAndSourceChangeNoSharedPrediction) {
     EXPECT_EQ(a.failures, b.failures) << file;
     size_t changed = 0;
     for (size_t i = 0; i < a.cases.size(); ++i) {
-      if (a.cases[i].predicted != b.cases[i].predicted || a.cases[i].metric != b.cases[i].metric) {
+      // The predictors' own numbers: `source` is read only by the scoring,
+      // to hold each source's residuals out of its own median and range.
+      if (a.cases[i].predicted_physics != b.cases[i].predicted_physics || a.cases[i].metric != b.cases[i].metric) {
         ++changed;
-        ADD_FAILURE() << file << " " << a.cases[i].id << ": " << a.cases[i].predicted << " vs " << b.cases[i].predicted << " blanked";
+        ADD_FAILURE() << file << " " << a.cases[i].id << ": " << a.cases[i].predicted_physics << " vs " << b.cases[i].predicted_physics
+                      << " blanked";
       }
     }
     EXPECT_EQ(changed, 0u) << file;
@@ -210,18 +213,23 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 }
 
 // Accuracy on the shared published runs, per kind, as a ratchet: each bound is
-// what was measured when it was last tightened and may only go down (issue 25:
-// re-based on the 347-case folder; at 924a3b4 train_throughput 10.9% / 17.3%,
-// train_memory 8.6 / 13.7, inference 19.1 / 25.5, train_total 26.3 / 25.7, and
-// 9 cases failing to load, all MoE layouts the MoE issue covers).
+// what was measured when it was last tightened and may only go down. Issue 25:
+// re-based on the 347-case folder, where at 924a3b4 the physics scored
+// train_throughput 10.9% / 17.3% (median / MAPE), train_memory 8.6 / 13.7,
+// inference 19.1 / 25.5, train_total 26.3 / 25.7, with 9 cases failing to
+// load (MoE layouts the MoE issue covers). Scored now on the central number
+// (physics × the held-out median factor; train_memory is centred on the
+// physics, which predicts it better held out): measured 9.57 / 14.49, 8.57 /
+// 13.68, 14.34 / 18.35, 8.74 / 16.80. The physics alone is bounded too, at
+// the start-of-issue figures.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
-  struct Bound { const char* kind; double median_pct, mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 10.9, 17.3, 9}, {"train_memory", 8.6, 13.7, 0},
-                          {"inference", 19.1, 25.6, 0}, {"train_total", 26.4, 25.8, 0}};
+  struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
+  const Bound bounds[] = {{"train_throughput", 9.6, 14.5, 10.9, 17.3, 9}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
+                          {"inference", 14.4, 18.4, 19.1, 25.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;
@@ -232,6 +240,14 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
     EXPECT_LE(s->median_abs_pct_error, b.median_pct) << b.kind;
     EXPECT_LE(s->mape, b.mape_pct) << b.kind;
     EXPECT_LE(s->failed, b.failed) << b.kind;
+    EXPECT_LE(s->physics_median_abs_pct_error, b.physics_median_pct) << b.kind;
+    EXPECT_LE(s->physics_mape, b.physics_mape_pct) << b.kind;
+  }
+  // The central number lies inside its own range on every row (issue 25).
+  for (const CaseResult& c : r.cases) {
+    if (!c.predicted_low || !c.predicted_high) continue;
+    EXPECT_LE(*c.predicted_low, c.predicted) << c.id;
+    EXPECT_LE(c.predicted, *c.predicted_high) << c.id;
   }
 }
 

@@ -56,6 +56,14 @@ struct ResidualGroup {
 struct IntervalTable {
   int min_sources = 4;
   std::vector<ResidualGroup> groups;
+  // Kinds whose central number is the physics itself (issue 25): on them,
+  // leave-one-source-out, the median correction of the other sources'
+  // residuals predicted worse than the physics alone (their bias is each
+  // source's, not shared), so the evidence's most likely value is the
+  // physics and the range is the residuals' spread around their median,
+  // moved onto it. Every other kind is centred on physics × median factor.
+  std::vector<std::string> physics_centred;
+  bool centred_on_physics(const std::string& kind) const;
 };
 
 // A range as factors on a cost-like prediction: actual lies in
@@ -64,6 +72,7 @@ struct ErrorRange {
   double level = 0.8;
   double low = 1;
   double high = 1;
+  double median = 1;   // the central factor: low ≤ median ≤ high
   std::string group;   // "train_total, planned layout, generic framework" — what it was read from
   std::string group_zh;  // the same in Chinese: "训练总卡时，规划的并行方案，通用框架"
   int cases = 0;

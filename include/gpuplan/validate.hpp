@@ -88,9 +88,15 @@ struct CaseResult {
   std::string kind;
   std::string metric;
   std::string verification;
+  // The central number (issue 25): the median of the calibrated distribution,
+  // the physics times the median factor of the residuals of every other
+  // source (leave-one-source-out); the physics alone where no group has
+  // residuals. `error` scores it.
   double predicted = 0;
   double measured = 0;
   double error = 0;          // signed relative error, predicted / measured − 1
+  double predicted_physics = 0;  // the estimators alone ("ideal-stack physics")
+  double physics_error = 0;      // predicted_physics / measured − 1
   std::vector<Bilingual> flags;  // the case's defaults and the prediction's own notes
   // train_throughput cases whose layout is fully stated: the planner's best
   // layout for the same model, GPUs, batch, sequence and framework is predicted
@@ -116,8 +122,10 @@ struct KindSummary {
   int count = 0;             // scored records
   int not_predicted = 0;     // cases of a kind with no predictor yet
   int failed = 0;            // cases whose inputs could not be built
-  double median_abs_pct_error = 0;  // percent
-  double mape = 0;                  // mean absolute percentage error, percent
+  double median_abs_pct_error = 0;  // percent, of the central number
+  double mape = 0;                  // mean absolute percentage error, percent, of the central number
+  double physics_median_abs_pct_error = 0;  // the same of the physics alone
+  double physics_mape = 0;
   // train_throughput with ValidationOptions::best_layout: over the cases whose
   // layout is fully stated, the median best_layout_speedup (percent) and how many.
   int best_layout_cases = 0;
@@ -136,6 +144,9 @@ struct ValidationResult {
   std::vector<std::string> failures;     // "id: reason"
   std::vector<std::string> failures_zh;  // the same, the reason in Chinese (InputError::zh)
   double interval = 0.8;              // the level of the cases' ranges
+  // Kinds centred on the physics (IntervalTable::physics_centred), chosen
+  // from these held-out predictions.
+  std::vector<std::string> physics_centred;
 };
 
 struct ValidationOptions {

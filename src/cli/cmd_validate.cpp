@@ -34,7 +34,9 @@ void run(const ValidateFlags& f) {
   }
   if (f.derive_intervals) {
     // The table shipped as data/intervals.json: every residual of the file.
-    emit(interval_table_to_json(derive_interval_table(validation_residuals(r)), f.file).dump(2) + "\n");
+    IntervalTable table = derive_interval_table(validation_residuals(r));
+    table.physics_centred = r.physics_centred;
+    emit(interval_table_to_json(table, f.file).dump(2) + "\n");
     return;
   }
   if (parse_format(f.out.format) == Format::kJson) {

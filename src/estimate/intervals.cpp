@@ -147,13 +147,29 @@ double check_level(double level, const char* field) {
   return level;
 }
 
+bool IntervalTable::centred_on_physics(const std::string& kind) const {
+  return std::find(physics_centred.begin(), physics_centred.end(), kind) != physics_centred.end();
+}
+
+namespace {
+
+// ln of the factor at p, moved so that the median sits on the physics where
+// the table centres the kind there.
+double centred_quantile(const IntervalTable& t, const ResidualGroup& g, const std::string& kind, double p) {
+  const double shift = t.centred_on_physics(kind) ? quantile(g, t.min_sources, 0.5) : 0.0;
+  return quantile(g, t.min_sources, p) - shift;
+}
+
+}  // namespace
+
 std::optional<ErrorRange> error_range(const IntervalTable& t, const PredictionContext& ctx, double level) {
   const ResidualGroup* g = find_group(t, ctx);
   if (!g) return std::nullopt;
   ErrorRange r;
   r.level = level;
-  r.low = std::exp(quantile(*g, t.min_sources, (1 - level) / 2));
-  r.high = std::exp(quantile(*g, t.min_sources, (1 + level) / 2));
+  r.low = std::exp(centred_quantile(t, *g, ctx.kind, (1 - level) / 2));
+  r.high = std::exp(centred_quantile(t, *g, ctx.kind, (1 + level) / 2));
+  r.median = std::exp(centred_quantile(t, *g, ctx.kind, 0.5));
   r.group = group_name(*g);
   r.group_zh = group_name_zh(*g);
   r.cases = g->cases;
@@ -164,7 +180,7 @@ std::optional<ErrorRange> error_range(const IntervalTable& t, const PredictionCo
 std::optional<double> error_quantile(const IntervalTable& t, const PredictionContext& ctx, double p) {
   const ResidualGroup* g = find_group(t, ctx);
   if (!g) return std::nullopt;
-  return std::exp(quantile(*g, t.min_sources, p));
+  return std::exp(centred_quantile(t, *g, ctx.kind, p));
 }
 
 nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string& cases_file) {
@@ -178,7 +194,7 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
     o["sources"] = g.sources;
     o["effective_n"] = g.effective_n;
     // Readable summary (the points are what is used).
-    o["range_80"] = {std::exp(quantile(g, t.min_sources, 0.1)), std::exp(quantile(g, t.min_sources, 0.9))};
+    o["range_80"] = {std::exp(centred_quantile(t, g, g.kind, 0.1)), std::exp(centred_quantile(t, g, g.kind, 0.9))};
     nlohmann::json pts = nlohmann::json::array();
     for (const auto& [x, w] : g.points) pts.push_back({x, w});
     o["points"] = pts;
@@ -191,6 +207,10 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
                      "weighs 1; quantiles at the weighted ECDF's midpoints, or at F·n/(n+1) over n sources where a group has fewer "
                      "than min_sources; range_80 = factors on the prediction"},
           {"min_sources", t.min_sources},
+          {"physics_centred", t.physics_centred},
+          {"centre", "the central number of a kind is physics × the median factor of its group, except the physics_centred kinds: "
+                     "there, leave-one-source-out, the median correction predicted worse than the physics alone, so the physics "
+                     "is the centre and the range is the group's spread around its median (gpuplan validate chooses it per kind)"},
           {"groups", groups}};
 }
 
@@ -201,6 +221,11 @@ IntervalTable interval_table_from_json(const nlohmann::json& j) {
   }
   IntervalTable t;
   t.min_sources = j.value("min_sources", 4);
+  if (j.contains("physics_centred") && j["physics_centred"].is_array()) {
+    for (const auto& k : j["physics_centred"]) {
+      if (k.is_string()) t.physics_centred.push_back(k.get<std::string>());
+    }
+  }
   for (const auto& o : j["groups"]) {
     ResidualGroup g;
     g.kind = o.value("kind", "");

@@ -46,24 +46,48 @@ bool framework_stated(const nlohmann::json& raw) {
 
 // Leave-one-source-out ranges: each record's range comes from a table of
 // every other source's residuals, so no source calibrates its own range.
+// The central number of a kind is the physics times the held-out median
+// factor, unless that predicts the kind worse than the physics alone (then
+// the physics is the centre, IntervalTable::physics_centred): decided here,
+// per kind, from these same held-out predictions, and written with the table
+// by --derive-intervals.
 void add_ranges(ValidationResult& out, double level) {
   const std::vector<Residual> all = validation_residuals(out);
   std::map<std::string, IntervalTable> without;  // source → table of the others
+  for (CaseResult& r : out.cases) {
+    if (without.count(r.source)) continue;
+    std::vector<Residual> others;
+    for (const Residual& x : all) {
+      if (x.source != r.source) others.push_back(x);
+    }
+    without[r.source] = derive_interval_table(others);
+  }
+  // Pass 1: each kind's held-out error with the median correction and without.
+  std::map<std::string, std::vector<double>> corrected, physics;
+  for (const CaseResult& r : out.cases) {
+    const std::optional<double> mid = error_quantile(without[r.source], r.context, 0.5);
+    if (!mid) continue;
+    const double central = metric_is_rate(r.metric) ? r.predicted_physics / *mid : r.predicted_physics * *mid;
+    corrected[r.kind].push_back(std::fabs(central / r.measured - 1));
+    physics[r.kind].push_back(std::fabs(r.physics_error));
+  }
+  for (const auto& [k, errs] : corrected) {
+    if (median(errs) > median(physics[k])) out.physics_centred.push_back(k);
+  }
+  for (auto& [source, table] : without) table.physics_centred = out.physics_centred;
+  // Pass 2: the central number and its range.
   std::map<std::string, std::vector<double>> widths;
   for (CaseResult& r : out.cases) {
-    if (!without.count(r.source)) {
-      std::vector<Residual> others;
-      for (const Residual& x : all) {
-        if (x.source != r.source) others.push_back(x);
-      }
-      without[r.source] = derive_interval_table(others);
-    }
     const std::optional<ErrorRange> range = error_range(without[r.source], r.context, level);
     if (!range) continue;
-    // Cost-like: actual = predicted · factor; a rate divides by it.
+    // Cost-like: actual = predicted · factor; a rate divides by it. The
+    // physics is the base of all three.
     const bool rate = metric_is_rate(r.metric);
-    r.predicted_low = rate ? r.predicted / range->high : r.predicted * range->low;
-    r.predicted_high = rate ? r.predicted / range->low : r.predicted * range->high;
+    const double phys = r.predicted_physics;
+    r.predicted = rate ? phys / range->median : phys * range->median;
+    r.error = r.predicted / r.measured - 1;
+    r.predicted_low = rate ? phys / range->high : phys * range->low;
+    r.predicted_high = rate ? phys / range->low : phys * range->high;
     r.range_group = range->group;
     for (KindSummary& s : out.summary) {
       if (s.kind != r.kind) continue;
@@ -72,7 +96,25 @@ void add_ranges(ValidationResult& out, double level) {
     }
     widths[r.kind].push_back((*r.predicted_high - *r.predicted_low) / r.predicted);
   }
-  for (KindSummary& s : out.summary) s.median_range_width = median(widths[s.kind]);
+  // Each kind's errors, of the central number and of the physics alone.
+  for (KindSummary& s : out.summary) {
+    s.median_range_width = median(widths[s.kind]);
+    std::vector<double> central, phys;
+    for (const CaseResult& r : out.cases) {
+      if (r.kind != s.kind) continue;
+      central.push_back(std::fabs(r.error) * 100);
+      phys.push_back(std::fabs(r.physics_error) * 100);
+    }
+    auto mean = [](const std::vector<double>& v) {
+      double sum = 0;
+      for (double x : v) sum += x;
+      return v.empty() ? 0 : sum / static_cast<double>(v.size());
+    };
+    s.median_abs_pct_error = median(central);
+    s.mape = mean(central);
+    s.physics_median_abs_pct_error = median(phys);
+    s.physics_mape = mean(phys);
+  }
 }
 
 }  // namespace
@@ -124,9 +166,9 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
         r.kind = c.kind;
         r.metric = pr.metric;
         r.verification = c.verification;
-        r.predicted = pr.value;
+        r.predicted = r.predicted_physics = pr.value;
         r.measured = *m;
-        r.error = pr.value / *m - 1;
+        r.error = r.physics_error = pr.value / *m - 1;
         r.flags = in.flags;
         r.flags.insert(r.flags.end(), pr.flags.begin(), pr.flags.end());
         r.source = c.source;
