@@ -1,6 +1,7 @@
 // Bad combinations of inputs (issue 16 part 5): each is refused with one
 // sentence naming the field (exit status 2), or warned about first where it is
 // legal but unusual. Driven through the real binary, as a user meets them.
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,11 +97,25 @@ TEST(BadCombinations, RoughEdges) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out.find("deadline needs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--gpus"), std::string::npos) << r.out;
-  // A solved MFU meets the deadline exactly: the slack is 0, not "0.000466 µs".
-  const Result t = run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --deadline 30d --format json", "2>/dev/null");
+  // A solved MFU (a bare parameter count: nothing to predict it from) meets
+  // the deadline exactly: the slack is 0, not "0.000466 µs".
+  const Result t = run_binary("train --params 8B --tokens 1T --gpu h100 --gpus 64 --deadline 30d --format json", "2>/dev/null");
   ASSERT_EQ(t.status, 0) << t.out;
   const auto j = nlohmann::json::parse(t.out);
   EXPECT_EQ(j["time"]["deadline_slack_s"].get<double>(), 0.0);
+  // With an architecture the MFU is predicted and the deadline judged on it
+  // at the asked confidence (issue 25), never solved to meet it: the slack is
+  // the deadline less the wall-clock at 80% confidence.
+  const Result p = run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --deadline 30d --format json", "2>/dev/null");
+  ASSERT_EQ(p.status, 0) << p.out;
+  const auto jp = nlohmann::json::parse(p.out);
+  EXPECT_TRUE(jp["time"].contains("mfu_physics")) << p.out.substr(0, 400);
+  const double at_confidence = jp["time"]["wall_clock_at_confidence_s"].get<double>();
+  EXPECT_GT(at_confidence, jp["time"]["wall_clock_s"].get<double>());  // the 80% point is slower than the median
+  EXPECT_LE(at_confidence, jp["time"]["wall_clock_s_high"].get<double>());
+  const double deadline = 30 * 86400.0;
+  EXPECT_EQ(jp["time"]["deadline_met"].get<bool>(), at_confidence <= deadline);
+  EXPECT_NEAR(std::fabs(jp["time"]["deadline_slack_s"].get<double>()), std::fabs(deadline - at_confidence), 1.0);
 }
 
 }  // namespace

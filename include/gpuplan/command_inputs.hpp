@@ -92,7 +92,7 @@ struct TrainInputs {
   std::optional<std::string> tokens, samples, tokens_per_sample, dataset_bytes, flops_per_sample;
   double bytes_per_token = 4;
   double epochs = 1;
-  int64_t seq_len = 4096;
+  std::optional<int64_t> seq_len;       // --seq-len; unset: default_seq_len(model), 4,096 or the model's shorter context
   bool force = false;                   // --force: a --seq-len beyond the model's context is meant
   std::optional<std::string> global_batch, batch_tokens;
   std::string gpu;
@@ -137,7 +137,7 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--bytes-per-token", "bytes", "Bytes of raw text per token for --dataset-bytes", "--dataset-bytes 下每 token 对应的原始文本字节数"}, in.bytes_per_token);
   v(InputInfo{"--flops-per-sample", "", "Non-LLM workloads: training FLOPs of one sample (with --samples)", "非大语言模型任务：单样本训练计算量（配合 --samples）"}, in.flops_per_sample);
   v(InputInfo{"--epochs", "", "Passes over the data", "训练轮数"}, in.epochs);
-  v(InputInfo{"--seq-len", "tokens", "Tokens per sequence", "每条序列 token 数"}, in.seq_len);
+  v(kSeqLenInput, in.seq_len);
   v(InputInfo{"--force", "", "Plan a --seq-len longer than the model supports", "允许 --seq-len 超过模型支持的上下文长度"}, in.force);
   v(InputInfo{"--global-batch", "", "Sequences per optimizer step (for the step count)", "每个优化步的序列数（用于计算步数）"}, in.global_batch);
   v(InputInfo{"--batch-tokens", "", "Or: tokens per optimizer step", "或：每个优化步的 token 数"}, in.batch_tokens);
@@ -198,7 +198,7 @@ struct LayoutInputs {
   std::optional<int> first_stage_layers, last_stage_layers;  // Megatron's uneven pipeline split
   int64_t micro_batch = 1;
   int64_t global_batch = 0;
-  int64_t seq_len = 4096;
+  std::optional<int64_t> seq_len;       // --seq-len; unset: default_seq_len(model), 4,096 or the model's shorter context
   bool force = false;                   // --force: a --seq-len beyond the model's context is meant
   std::optional<int> zero;              // not given: the framework's default
   int shard_group = 0;
@@ -344,7 +344,7 @@ struct PlanInputs {
   std::optional<ModelSpec> model_spec;  // or a model the front end built
   std::string gpu;                      // one GPU or a comma-separated list
   std::optional<std::string> gpus;      // "1024", "512,1024" or "256-4096"
-  int64_t seq_len = 4096;
+  std::optional<int64_t> seq_len;       // --seq-len; unset: default_seq_len(model), 4,096 or the model's shorter context
   bool force = false;                   // --force: a --seq-len beyond the model's context is meant
   int64_t global_batch = 0;
   int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;  // 0: the planner chooses

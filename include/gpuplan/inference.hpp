@@ -309,6 +309,12 @@ ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOp
 // The longest context the model was trained for (max_position_embeddings of its
 // catalog config.json); 0 when unknown.
 int64_t model_max_context(const ModelSpec& model);
+// The sequence length assumed when none is given (issue 25), one rule for the
+// library, CLI, web and Python: 4,096 tokens (Llama 2's pre-training context),
+// or the model's own context where that is shorter (GPT-3: 2,048, Brown et al.
+// 2020 §2.1), so a catalog model's default is always a length it was trained at.
+inline constexpr int64_t kDefaultSeqLen = 4096;
+int64_t default_seq_len(const ModelSpec& model);
 // Throws InputError naming `field` when `tokens` exceed model_max_context
 // (unless `force`: the user means to plan a longer context anyway).
 void require_supported_context(const ModelSpec& model, int64_t tokens, bool force, const std::string& field);

@@ -25,7 +25,8 @@ std::string input_key(const InputInfo& input);
 // Inputs several commands declare with the same words.
 inline constexpr InputInfo kModelInput{"--model,-m", "", "Catalog id or alias (gpuplan models), or a config.json file or folder",
                                        "目录中的模型 id 或别名（gpuplan models），或 config.json 文件/所在目录"};
-inline constexpr InputInfo kSeqLenInput{"--seq-len", "tokens", "Tokens per sequence", "每条序列 token 数"};
+inline constexpr InputInfo kSeqLenInput{"--seq-len", "tokens", "Tokens per sequence (default 4,096, or the model's own context where shorter)",
+                                        "每条序列 token 数（默认 4,096；模型自身上下文更短时取其长度）"};
 inline constexpr InputInfo kForceInput{"--force", "", "Plan a --seq-len longer than the model supports",
                                        "允许 --seq-len 超过模型支持的上下文长度"};
 inline constexpr InputInfo kEagerInput{"--eager", "", "Element-wise ops unfused, as eager PyTorch runs them (no torch.compile or fused kernels)",

@@ -3,6 +3,7 @@
 // Renderers turn it into a table (English or Chinese), JSON, CSV or Markdown;
 // estimators never print.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct RowRange {
   double low = 0;
   double high = 0;
   double level = 0.8;
+  // The row's value is the median of the calibrated distribution (issue 25);
+  // this is the estimators' own figure beside it ("ideal-stack physics").
+  std::optional<double> physics;
 };
 
 struct Report {

@@ -93,6 +93,18 @@ struct MfuCheck {
   PublishedMfu published;
 };
 
+// A predicted MFU as a calibrated distribution (issue 25): the step-time
+// model's raw figure times the time-factor quantiles of published runs of
+// this kind (TrainConfidence::time_ctx), each held to the published cap.
+// A time scales as 1 / MFU, so `slow` is the range's long-time end.
+struct MfuDistribution {
+  double median = 0;   // the central number every predicted row is solved at
+  double slow = 0;     // at the (1 + interval) / 2 time quantile
+  double fast = 0;     // at the (1 − interval) / 2 time quantile
+  double physics = 0;  // the step-time model alone, uncapped ("ideal-stack physics")
+  double level = 0.8;
+};
+
 // One --phase, priced in the run's currency.
 struct PhaseCost {
   std::string name;
@@ -126,6 +138,7 @@ struct TrainEstimate {
   int gpus_per_node = 0;
   double peak_flop_per_s = 0;            // dense, at the request's precision
   Workload workload;
+  bool seq_len_defaulted = false;        // no --seq-len: default_seq_len(model) was taken
   // FLOPs.
   std::optional<FlopsPerToken> flops;    // absent with --flops-per-sample
   double flop_per_token_used = 0;        // 6·N or the exact count, whichever times the run
@@ -138,9 +151,14 @@ struct TrainEstimate {
   std::optional<double> mfu;             // the MFU the run was solved with (given, from TFLOP/s or predicted); unset: solved
   bool mfu_predicted = false;            // from the layout's step time, not given
   std::optional<MfuCheck> mfu_check;     // the predicted MFU against the best published
+  std::optional<MfuDistribution> mfu_distribution;  // predicted: median, range ends, physics (mfu == its median)
   TrainConfidence confidence;
   std::optional<int64_t> gpus_at_median;     // a --deadline run sized at a confidence: the count at the median
-  std::optional<int64_t> gpus_model_alone;   // and on the step-time model's own estimate
+  std::optional<int64_t> gpus_model_alone;   // and on the step-time model's own estimate (the physics)
+  std::optional<int64_t> gpus_fast, gpus_slow;  // the counts at the range's ends (fast: fewest GPUs)
+  // A predicted run with a deadline: the wall-clock at the asked confidence,
+  // against which run.deadline_met and run.deadline_slack_s are judged.
+  std::optional<double> wall_s_at_confidence;
   // Time, GPU-hours and reliability.
   RunEstimate run;
   double fault_budget = 0;               // fraction of compute added for failures, checkpoints, restarts

@@ -15,6 +15,8 @@ struct TypedInput {
   std::string typed;  // what the user wrote: "1万亿"
   double value = 0;   // what it was read as, in `unit`
   Unit unit = Unit::kCount;
+  std::string note;     // why a value no one typed was taken (a default), shown beside it
+  std::string note_zh;
 };
 
 // Parses with parse_count and, unless the text is a plain number, records it in `echo`.

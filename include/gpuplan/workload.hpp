@@ -12,7 +12,7 @@ struct WorkloadInput {
   std::optional<double> dataset_bytes;      // raw text; tokens = bytes / bytes_per_token
   double bytes_per_token = 4.0;             // BPE on English text averages ~4 bytes per token
   double epochs = 1;
-  int64_t seq_len = 2048;
+  int64_t seq_len = 0;  // 0: default_seq_len(model) (inference.hpp), resolved by estimate_train
   std::optional<double> global_batch_seqs;
   std::optional<double> global_batch_tokens;
 };

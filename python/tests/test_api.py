@@ -21,7 +21,7 @@ def test_keyword_arguments_are_the_cli_flags():
     assert "format" not in params and "lang" not in params  # the module always asks for JSON
     assert "export" not in inspect.signature(gpuplan.plan).parameters  # gpuplan.export() does that
     assert list(inspect.signature(gpuplan.validate).parameters)[0] == "file"
-    assert "seq_len (INT (tokens), default 4096): Tokens per sequence" in gpuplan.memory.__doc__
+    assert "seq_len (INT (tokens)): Tokens per sequence (default 4,096, or the model's own context where shorter)" in gpuplan.memory.__doc__
 
 
 def test_every_declared_input_is_a_keyword_argument():

@@ -114,6 +114,11 @@ double kv_token_bytes_all_layers(const ModelSpec& m, const InferenceOptions& o) 
 
 }  // namespace inference_detail
 
+int64_t default_seq_len(const ModelSpec& m) {
+  const int64_t ctx = model_max_context(m);
+  return ctx > 0 && ctx < kDefaultSeqLen ? ctx : kDefaultSeqLen;
+}
+
 int64_t model_max_context(const ModelSpec& m) {
   const std::string want = "models/" + m.id + ".json";
   for (const EmbeddedFile& f : embedded_files()) {

@@ -164,7 +164,10 @@ TrainRequest make_train_request(const TrainInputs& in) {
   require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token", "正的每个 token 字节数");
   r.workload.bytes_per_token = in.bytes_per_token;
   r.workload.epochs = in.epochs;
-  r.workload.seq_len = in.seq_len;
+  if (in.seq_len) {
+    require_range(static_cast<double>(*in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000", "1 到 100,000,000 之间的整数 token 数");
+  }
+  r.workload.seq_len = in.seq_len.value_or(0);  // 0: estimate_train takes default_seq_len(model)
   r.force_context = in.force;
   r.workload.global_batch_seqs = parse_count_echoed(in.global_batch, "--global-batch", echo);
   r.workload.global_batch_tokens = parse_count_echoed(in.batch_tokens, "--batch-tokens", echo);
@@ -233,15 +236,16 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.micro_batch = in.micro_batch;
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.", "--global-batch 须为正的序列条数。");
   if (in.global_batch > 0) l.global_batch = in.global_batch;  // 0 (the flag's default): dp × micro-batch
-  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len",
+  const int64_t seq_len = in.seq_len.value_or(default_seq_len(r.model));
+  require_range(static_cast<double>(seq_len), 1, static_cast<double>(kMaxContext), "--seq-len",
                 "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)", "1 到 100,000,000 之间的 token 数（Llama 4 Scout 上下文 1000 万的 10 倍）");
-  l.seq_len = in.seq_len;
+  l.seq_len = seq_len;
   const FrameworkProfile& fw = resolve_framework(in.software);
   l.zero_stage = in.zero.value_or(fw.zero_default);
   l.shard_group = in.shard_group;
   l.recompute = in.recompute ? parse_recompute(*in.recompute, "--recompute") : fw.recompute_default;
   l.precision = training_precision(in.precision, r.gpu);
-  require_supported_context(r.model, in.seq_len, in.force, "--seq-len");
+  require_supported_context(r.model, seq_len, in.force, "--seq-len");
   l.pure_bf16 = in.pure_bf16;
   l.optimizer = parse_optimizer(in.optimizer, "--optimizer");
   l.offload_optimizer = in.offload_optimizer;
@@ -352,8 +356,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   if (r.model.count_only) throw InputError("--model", "--model: the planner needs an architecture, not a bare parameter count.", "--model：规划器需要模型结构，只给参数量不够。");
   for (const std::string& g : split(in.gpu, ',')) r.gpus.push_back(find_gpu(g));
   r.gpu_counts = parse_gpu_counts(in.gpus.value_or(""));
-  require_range(static_cast<double>(in.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)", "1 到 100,000,000 之间的 token 数（Llama 4 Scout 上下文 1000 万的 10 倍）");
-  r.seq_len = in.seq_len;
+  r.seq_len = in.seq_len.value_or(default_seq_len(r.model));
+  require_range(static_cast<double>(r.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a positive token count up to 100,000,000 (10x Llama 4 Scout's 10M context)", "1 到 100,000,000 之间的 token 数（Llama 4 Scout 上下文 1000 万的 10 倍）");
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.", "--global-batch 须为正数。");
   r.global_batch = in.global_batch;
   r.tp = in.tp;
@@ -371,7 +375,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   if (in.precision) {
     for (const GpuSpec& g : r.gpus) (void)training_precision(in.precision, g);
   }
-  require_supported_context(r.model, in.seq_len, in.force, "--seq-len");
+  require_supported_context(r.model, r.seq_len, in.force, "--seq-len");
   r.optimizer = parse_optimizer(in.optimizer, "--optimizer");
   const std::string rank = normalize_name(in.rank_by);
   if (rank == "time") r.rank_by = PlanRank::kTime;

@@ -81,8 +81,19 @@ std::string format_range(const Row& row, const RowRange& range, Lang lang) {
   hi.text.clear();
   lo.value = range.low;
   hi.value = range.high;
-  if (lang == Lang::kZh) return fmt::format("{:.0f}% 区间 {} 至 {}", range.level * 100, format_value(lo, lang), format_value(hi, lang));
-  return fmt::format("{:.0f}% range {} – {}", range.level * 100, format_value(lo, lang), format_value(hi, lang));
+  std::string physics;
+  if (range.physics) {
+    Row ph = row;
+    ph.text.clear();
+    ph.value = *range.physics;
+    physics = format_value(ph, lang);
+  }
+  if (lang == Lang::kZh) {
+    return fmt::format("{:.0f}% 区间 {} 至 {}{}", range.level * 100, format_value(lo, lang), format_value(hi, lang),
+                       physics.empty() ? "" : "；理想软件栈物理估计 " + physics);
+  }
+  return fmt::format("{:.0f}% range {} – {}{}", range.level * 100, format_value(lo, lang), format_value(hi, lang),
+                     physics.empty() ? "" : "; ideal-stack physics " + physics);
 }
 
 namespace {
@@ -342,6 +353,11 @@ std::string render_csv(const Report& rep, Lang lang) {
         out += fmt::format("{},{}_low,{},{},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " low)"), raw_value(end), unit_name(r.unit));
         end.value = range->high;
         out += fmt::format("{},{}_high,{},{},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (" + level + " high)"), raw_value(end), unit_name(r.unit));
+        if (range->physics) {
+          end.value = *range->physics;
+          out += fmt::format("{},{}_physics,{},{},{}\n", s.key, r.key, csv_escape(label(r, lang) + " (ideal-stack physics)"), raw_value(end),
+                             unit_name(r.unit));
+        }
       }
     }
   }
@@ -452,6 +468,10 @@ nlohmann::json to_json(const Report& rep) {
           value[r.key + "_low"] = row_value(end);
           end.value = range->high;
           value[r.key + "_high"] = row_value(end);
+          if (range->physics) {
+            end.value = *range->physics;
+            value[r.key + "_physics"] = row_value(end);
+          }
         }
       }
     }

@@ -35,7 +35,7 @@ MfuCheck check_mfu(double predicted, const GpuSpec& gpu, Precision precision) {
 
 double capped(const MfuCheck& m, double mfu) { return m.published.best_mfu > 0 ? std::min(mfu, m.published.best_mfu) : mfu; }
 
-Note capped_mfu_note(const MfuCheck& m, const GpuSpec& gpu) {
+Note capped_mfu_note(const MfuCheck& m, const GpuSpec& gpu, double shown_mfu) {
   const PublishedMfu& p = m.published;
   const std::string where_en = p.from_class ? fmt::format("the best published for {} GPUs ({:.1f}%, {})", p.gpu_class, p.best_mfu * 100, p.run)
                                             : fmt::format("anything published: no MFU is published for {} ({}), and the best on any "
@@ -44,52 +44,93 @@ Note capped_mfu_note(const MfuCheck& m, const GpuSpec& gpu) {
   const std::string where_zh = p.from_class ? fmt::format(" {} GPU 已公开的最好水平（{:.1f}%，{}）", gpu_class_zh(p.gpu_class), p.best_mfu * 100, p.run_zh)
                                             : fmt::format("任何已公开的数字：{}（{}）没有公开的 MFU，所有加速器上最好的是 {:.1f}%（{}）",
                                                           gpu.id, gpu_class_zh(p.gpu_class), p.best_mfu * 100, p.run_zh);
+  // The numbers below are the median of the calibrated distribution, each end
+  // held to the cap; the cap itself binds them only where the median would pass it.
+  if (shown_mfu < m.used - 1e-9) {
+    return Note{fmt::format("The step-time model predicts {:.1f}% MFU, above {}. GPU count, time and cost below use {:.1f}%, the median of "
+                            "published runs of this kind against the model, no end of the range faster than the cap {:.1f}%.",
+                            m.raw * 100, where_en, shown_mfu * 100, m.used * 100),
+                fmt::format("步时模型预测 MFU 为 {:.1f}%，高于{}。下面的卡数、时间和费用按同类公开训练相对该模型的中位数 {:.1f}% 计算，"
+                            "区间任何一端都不超过封顶值 {:.1f}%。",
+                            m.raw * 100, where_zh, shown_mfu * 100, m.used * 100)};
+  }
   return Note{fmt::format("The step-time model predicts {:.1f}% MFU, above {}. GPU count, time and cost below use the capped {:.1f}%.",
                           m.raw * 100, where_en, m.used * 100),
               fmt::format("步时模型预测 MFU 为 {:.1f}%，高于{}。下面的卡数、时间和费用按封顶后的 {:.1f}% 计算。", m.raw * 100, where_zh,
                           m.used * 100)};
 }
 
+double mfu_at(const Confidence& c, const MfuCheck& m, double p) {
+  const double factor = error_quantile(shipped_interval_table(), c.time_ctx, p).value_or(1.0);
+  return capped(m, m.raw / factor);
+}
+
+MfuDistribution mfu_distribution(const Confidence& c, const MfuCheck& m) {
+  MfuDistribution d;
+  d.level = c.interval;
+  d.median = mfu_at(c, m, 0.5);
+  d.slow = mfu_at(c, m, (1 + c.interval) / 2);
+  d.fast = mfu_at(c, m, (1 - c.interval) / 2);
+  d.physics = m.raw;
+  return d;
+}
+
 namespace {
 
-void add(Report& rep, const std::string& section, const std::string& key, double low_factor, double high_factor, double level, bool rate) {
+// One row's range: `low_factor` ≤ 1 ≤ `high_factor` on a cost-like value (a
+// rate divides by them), and its physics at `physics_factor`.
+void add(Report& rep, const std::string& section, const std::string& key, double low_factor, double high_factor, double physics_factor,
+         double level, bool rate) {
   for (const Section& s : rep.sections) {
     if (s.key != section) continue;
     for (const Row& row : s.rows) {
       if (row.key != key || row.unit == Unit::kText || !std::isfinite(row.value)) continue;
-      // A cost-like quantity scales with the factors; a rate by their inverse.
       const double lo = rate ? row.value / high_factor : row.value * low_factor;
       const double hi = rate ? row.value / low_factor : row.value * high_factor;
-      rep.ranges.push_back(RowRange{section, key, lo, hi, level});
+      const double phys = rate ? row.value / physics_factor : row.value * physics_factor;
+      rep.ranges.push_back(RowRange{section, key, lo, hi, level, phys});
     }
   }
 }
 
 }  // namespace
 
-void add_train_ranges(Report& rep, const Confidence& c, bool time_predicted, double cap_ratio) {
-  if (time_predicted && c.time_range) {
-    const ErrorRange& t = *c.time_range;
-    // Factors on the raw prediction, no faster than the cap: time ≥ raw time / cap_ratio.
-    const double floor_raw = 1 / cap_ratio;
-    const double raw_lo = std::max(t.low, cap_ratio < 1 ? floor_raw : 0.0), raw_hi = std::max(t.high, cap_ratio < 1 ? floor_raw : 0.0);
-    // The same on the capped figures the time, GPU-hours and cost rows show.
-    const double lo = raw_lo * cap_ratio, hi = raw_hi * cap_ratio;
-    add(rep, "time", "wall_clock_s", lo, hi, t.level, false);
-    add(rep, "time", "mfu", lo, hi, t.level, true);
-    add(rep, "time", "achieved_flop_per_s_per_gpu", lo, hi, t.level, true);
-    add(rep, "gpu_hours", "total_gpu_hours", lo, hi, t.level, false);
-    add(rep, "gpu_hours", "total_gpu_days", lo, hi, t.level, false);
-    // The layout rows are the model's raw step and throughput.
-    add(rep, "layout", "step_s", raw_lo, raw_hi, t.level, false);
-    add(rep, "layout", "tokens_per_s_per_gpu", raw_lo, raw_hi, t.level, true);
-    add(rep, "layout", "predicted_mfu", raw_lo, raw_hi, t.level, true);
+void add_train_ranges(Report& rep, const Confidence& c, const std::optional<MfuDistribution>& mfu) {
+  if (mfu && c.time_range) {
+    const MfuDistribution& d = *mfu;
+    // Time ∝ 1 / MFU: on a row solved at the median MFU, the fast end is
+    // median/fast, the slow end median/slow, the physics median/physics.
+    const double lo = d.median / d.fast, hi = d.median / d.slow, phys = d.median / d.physics;
+    for (const char* key : {"wall_clock_s", "compute_s", "fault_budget_s"}) add(rep, "time", key, lo, hi, phys, d.level, false);
+    add(rep, "time", "mfu", lo, hi, phys, d.level, true);
+    add(rep, "time", "achieved_flop_per_s_per_gpu", lo, hi, phys, d.level, true);
+    for (const char* key : {"compute_gpu_hours", "fault_budget_gpu_hours", "total_gpu_hours", "total_gpu_days"}) {
+      add(rep, "gpu_hours", key, lo, hi, phys, d.level, false);
+    }
+    // The layout rows are shown at the median too (train_report scales them).
+    add(rep, "layout", "step_s", lo, hi, phys, d.level, false);
+    add(rep, "layout", "tokens_per_s_per_gpu", lo, hi, phys, d.level, true);
+    add(rep, "layout", "predicted_mfu", lo, hi, phys, d.level, true);
     // The money that scales with the run's time, in the cost object and its conversion.
     for (const char* section : {"cost", "cost.converted"}) {
-      for (const char* key : {"run", "total", "total_at_price_high"}) add(rep, section, key, lo, hi, t.level, false);
+      for (const char* key : {"compute", "fault_budget", "run", "total", "total_at_price_high"}) add(rep, section, key, lo, hi, phys, d.level, false);
     }
   }
-  if (c.memory_range) add(rep, "memory", "peak_bytes", c.memory_range->low, c.memory_range->high, c.memory_range->level, false);
+  if (c.memory_range) {
+    const ErrorRange& m = *c.memory_range;
+    // The peak shown is the physics × the median factor (1 where the table
+    // centres train_memory on the physics, as it does now: held out, the
+    // median correction predicted memory worse than the physics alone).
+    for (Section& s : rep.sections) {
+      if (s.key != "memory") continue;
+      for (Row& row : s.rows) {
+        if (row.key != "peak_bytes" || !std::isfinite(row.value)) continue;
+        const double physics = row.value;
+        row.value = physics * m.median;
+        rep.ranges.push_back(RowRange{"memory", "peak_bytes", physics * m.low, physics * m.high, m.level, physics});
+      }
+    }
+  }
 }
 
 void check_calibration(const Calibration& cal, const std::string& model_name, const GpuSpec& gpu, const std::string& planned_layout, Report& rep) {

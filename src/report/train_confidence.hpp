@@ -22,14 +22,20 @@ using MfuCheck = gpuplan::MfuCheck;  // train_estimate.hpp
 MfuCheck check_mfu(double predicted, const GpuSpec& gpu, Precision precision);
 // An MFU derived from the raw prediction, held to the same cap.
 double capped(const MfuCheck& m, double mfu);
-Note capped_mfu_note(const MfuCheck& m, const GpuSpec& gpu);
+// `shown_mfu`: the MFU the report's numbers are solved at (the median of its distribution).
+Note capped_mfu_note(const MfuCheck& m, const GpuSpec& gpu, double shown_mfu);
+
+// The MFU at probability p of the time factor: raw / factor(p), held to the cap.
+double mfu_at(const Confidence& c, const MfuCheck& m, double p);
+// The median, the interval's ends and the physics of a predicted MFU.
+MfuDistribution mfu_distribution(const Confidence& c, const MfuCheck& m);
 
 // Ranges for the rows the report shows: time and GPU-hours, costs, the
-// layout's step and throughput, and the peak memory. The time range is of
-// the model's raw prediction; `cap_ratio` = used / raw MFU (< 1 where the
-// published best capped it) moves it onto the capped figures shown, and no
-// end of it is faster than the cap allows.
-void add_train_ranges(Report& rep, const Confidence& c, bool time_predicted, double cap_ratio);
+// layout's step and throughput, and the peak memory. Every time row is
+// solved at the median MFU; its range ends and its physics follow from the
+// distribution's other MFUs (a time scales as 1 / MFU). Memory takes the
+// train_memory group's range, centred as the interval table says.
+void add_train_ranges(Report& rep, const Confidence& c, const std::optional<MfuDistribution>& mfu);
 
 // Where a calibration fitted on one model, GPU or layout is applied to
 // another: the blocking notes (model, GPU) and the warnings (layout).

@@ -32,7 +32,10 @@ void validate(const TrainRequest& r) {
   if (r.fault_budget) require_range(*r.fault_budget, 0, 10, "--fault-budget", "a fraction from 0 to 10 (0.2 = 20%)", "0 到 10 之间的比例（0.2 即 20%）");
   require_range(r.comm_margin, 0, 10, "--comm-margin", "a fraction from 0 to 10 (0.1 = 10%)", "0 到 10 之间的比例（0.1 即 10%）");
   require_range(r.workload.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs", "正的轮数（epoch）");
-  require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000", "1 到 100,000,000 之间的整数 token 数");
+  // 0 is "not given": estimate_train takes default_seq_len(model).
+  if (r.workload.seq_len != 0) {
+    require_range(static_cast<double>(r.workload.seq_len), 1, static_cast<double>(kMaxContext), "--seq-len", "a whole number of tokens from 1 to 100,000,000", "1 到 100,000,000 之间的整数 token 数");
+  }
   if (r.workload.tokens) require_range(*r.workload.tokens, 1, 1e18, "--tokens", "a positive token count up to 1e18", "不超过 1e18 的正 token 数");
   if (r.workload.samples) require_range(*r.workload.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18", "不超过 1e18 的正样本数");
   if (r.workload.tokens_per_sample) require_range(*r.workload.tokens_per_sample, 1, 1e9, "--tokens-per-sample", "a positive number up to 1e9", "不超过 1e9 的正数");
@@ -62,12 +65,16 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
 
 }  // namespace
 
-TrainEstimate estimate_train(const TrainRequest& r) {
-  validate(r);
+TrainEstimate estimate_train(const TrainRequest& request) {
+  validate(request);
   // A model, unless the workload gives its FLOPs per sample.
   ModelSpec model;
-  const bool have_model = !r.model.empty() || r.params || r.model_spec;
-  if (have_model || !r.flop_per_sample) model = choose_model(r.model, r.params, r.model_spec);
+  const bool have_model = !request.model.empty() || request.params || request.model_spec;
+  if (have_model || !request.flop_per_sample) model = choose_model(request.model, request.params, request.model_spec);
+  // No sequence length given: the one default every front end shares.
+  TrainRequest r = request;
+  const bool seq_len_defaulted = r.workload.seq_len == 0;
+  if (seq_len_defaulted) r.workload.seq_len = model.count_only ? kDefaultSeqLen : default_seq_len(model);
   if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
 
   const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).",
@@ -112,7 +119,7 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   // result.
   auto sizing_mfu = [&](double predicted) {
     const train_detail::MfuCheck m = train_detail::check_mfu(predicted, gpu, r.precision);
-    return size_by_confidence ? train_detail::capped(m, m.raw / conf.sizing_factor) : m.used;
+    return train_detail::mfu_at(conf, m, size_by_confidence ? conf.confidence : 0.5);
   };
   const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
   // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
@@ -120,7 +127,9 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   std::optional<PlanCandidate> layout;
   bool mfu_predicted = false;
   auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
-  if (!mfu && !(r.gpus && r.deadline_s) && can_plan) {
+  // Issue 25: with --gpus and --deadline both given the MFU is predicted
+  // too, and the deadline judged on it; it is never solved to meet it.
+  if (!mfu && can_plan) {
     if (r.gpus) {
       layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
       if (!layout) {
@@ -132,7 +141,9 @@ TrainEstimate estimate_train(const TrainRequest& r) {
                                      model.name, *r.gpus, gpu.id));
       }
       mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-      mfu = mfu_check->used;
+      // The central number: the raw prediction times the median factor of
+      // published runs of this kind (issue 25), held to the cap.
+      mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
       mfu_predicted = true;
     } else if (r.deadline_s) {
       // GPU count and MFU depend on each other: iterate from a typical 40%.
@@ -224,7 +235,7 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   // Sized for the slow end at the asked confidence; the numbers shown are
   // the model's point estimate (MFU capped where implausible) on that many
   // GPUs, with its range beside them.
-  std::optional<int64_t> gpus_at_median, gpus_model_alone;
+  std::optional<int64_t> gpus_at_median, gpus_model_alone, gpus_fast, gpus_slow;
   if (mfu_predicted && size_by_confidence && mfu_check) {
     // The counts at the median and on the model alone come from the same
     // prediction the sized count did, so --confidence 0.5 gives the median count.
@@ -235,13 +246,19 @@ TrainEstimate estimate_train(const TrainRequest& r) {
       mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
     }
     RunInput at = ri;
-    at.mfu = train_detail::capped(sizing_check, sizing_check.raw / conf.median_factor);
-    gpus_at_median = solve_run(at).gpus;
-    at.mfu = sizing_check.used;
-    gpus_model_alone = solve_run(at).gpus;
+    auto count_at = [&](double mfu_value) {
+      at.mfu = mfu_value;
+      return solve_run(at).gpus;
+    };
+    const MfuDistribution sized = train_detail::mfu_distribution(conf, sizing_check);
+    gpus_at_median = count_at(sized.median);
+    gpus_fast = count_at(sized.fast);
+    gpus_slow = count_at(sized.slow);
+    gpus_model_alone = count_at(sized.physics);
     RunInput shown = ri;
     shown.gpus = static_cast<double>(run.gpus);
-    shown.mfu = mfu_check->used;
+    // On the sized count, every number shown is the median of its distribution.
+    shown.mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
     RunEstimate point = solve_run(shown);
     point.gpus_solved = true;
     point.gpus_exact = run.gpus_exact;
@@ -250,6 +267,18 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   }
   // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
   if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
+  // A predicted run with a deadline is judged at the asked confidence: the
+  // wall-clock published runs of this kind stay within with that probability.
+  std::optional<double> wall_at_confidence;
+  if (mfu_predicted && mfu_check && run.deadline_s) {
+    RunInput at = ri;
+    at.gpus = static_cast<double>(run.gpus);
+    at.mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
+    const RunEstimate slow = solve_run(at);
+    wall_at_confidence = slow.wall_s;
+    run.deadline_slack_s = *run.deadline_s - slow.wall_s;
+    run.deadline_met = run.deadline_slack_s >= -1e-6 * *run.deadline_s;
+  }
 
   PriceInput price_in = r.price;
   std::optional<OperationsEstimate> spot_ops;
@@ -328,6 +357,7 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   }
 
   TrainEstimate e;
+  e.seq_len_defaulted = seq_len_defaulted;
   e.model = model;
   e.have_model = have_model;
   e.gpu = gpu;
@@ -347,6 +377,10 @@ TrainEstimate estimate_train(const TrainRequest& r) {
   e.confidence = conf;
   e.gpus_at_median = gpus_at_median;
   e.gpus_model_alone = gpus_model_alone;
+  e.gpus_fast = gpus_fast;
+  e.gpus_slow = gpus_slow;
+  e.wall_s_at_confidence = wall_at_confidence;
+  if (mfu_predicted && mfu_check) e.mfu_distribution = train_detail::mfu_distribution(conf, *mfu_check);
   e.run = run;
   e.fault_budget = fault_budget;
   e.operations = ops;

@@ -11,6 +11,7 @@
 #include "report/typed_inputs_section.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
+#include "gpuplan/inference.hpp"  // kDefaultSeqLen
 #include "train_confidence.hpp"
 
 namespace gpuplan {
@@ -114,7 +115,16 @@ Report train_report(const TrainRequest& r) {
   if (r.deadline_s) rep.inputs["deadline_s"] = *r.deadline_s;
   if (mfu && !run.mfu_solved) rep.inputs["mfu"] = *mfu;
 
-  if (auto echo = typed_inputs_section(r.typed_inputs)) rep.sections.push_back(*echo);
+  std::vector<TypedInput> echoed = r.typed_inputs;
+  if (e.seq_len_defaulted && w.seq_len != kDefaultSeqLen) {
+    // Said where it differs from the documented 4,096: the model's own context.
+    echoed.push_back(TypedInput{"--seq-len", "", static_cast<double>(w.seq_len), Unit::kCount,
+                                fmt::format("(not given: {}'s own context, max_position_embeddings; {} otherwise)", model.name,
+                                            format_thousands(static_cast<double>(kDefaultSeqLen))),
+                                fmt::format("（未给出：取 {} 自身的上下文长度 max_position_embeddings；其他模型默认 {}）", model.name,
+                                            format_thousands(static_cast<double>(kDefaultSeqLen)))});
+  }
+  if (auto echo = typed_inputs_section(echoed)) rep.sections.push_back(*echo);
   if (have_model) rep.sections.push_back(model_section(model));
 
   Section ws{"workload", "Workload", "训练数据", {}, {}, {}};
@@ -172,8 +182,8 @@ Report train_report(const TrainRequest& r) {
   if (layout) {
     const Layout& l = layout->layout;
     const StepTime& t = layout->time;
-    Section ls{"layout", mfu_predicted ? "Layout (planner's fastest that fits; its MFU is used)" : "Layout (planner's fastest that fits)",
-               mfu_predicted ? "并行方案（规划器最优，采用其 MFU）" : "并行方案（规划器最优）", {}, {}, {}};
+    Section ls{"layout", mfu_predicted ? "Layout (planner's fastest that fits; the MFU below is calibrated from it)" : "Layout (planner's fastest that fits)",
+               mfu_predicted ? "并行方案（规划器最优，下面的 MFU 由其校准得出）" : "并行方案（规划器最优）", {}, {}, {}};
     ls.rows.push_back(txt("parallel", "Parallelism", "并行方式",
                           fmt::format("tp {} × pp {} × dp {} × cp {}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
                                       l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")));
@@ -187,9 +197,12 @@ Report train_report(const TrainRequest& r) {
     ls.rows[ls.rows.size() - 2].audience = Audience::kPeople;
     ls.rows.back().audience = Audience::kPeople;
     for (Row& d : layout_rows(l)) ls.rows.push_back(std::move(d));
-    ls.rows.push_back(num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds));
-    ls.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount));
-    ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", *e.layout_mfu, Unit::kFraction));
+    // Predicted: the median of the calibrated distribution (the step-time
+    // model's figure is each row's physics, beside it).
+    const double to_median = e.mfu_distribution ? e.mfu_distribution->median / e.mfu_distribution->physics : 1.0;
+    ls.rows.push_back(num("step_s", "Step time", "单步时间", t.step_s / to_median, Unit::kSeconds));
+    ls.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu * to_median, Unit::kCount));
+    ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", *e.layout_mfu * to_median, Unit::kFraction));
     ls.rows.push_back(num("comm_share", "Exposed communication share", "暴露通信占比", t.comm_share, Unit::kFraction));
     ls.rows.push_back(num("bubble_share", "Pipeline bubble share", "流水线气泡占比", t.step_s > 0 ? t.bubble_s / t.step_s : 0, Unit::kFraction));
     rep.sections.push_back(ls);
@@ -225,6 +238,10 @@ Report train_report(const TrainRequest& r) {
     ts.rows.back().en = fmt::format("GPUs ({:.0f}% confidence, whole nodes)", conf.confidence * 100);
     ts.rows.back().zh = fmt::format("卡数（{:.0f}% 把握，整节点）", conf.confidence * 100);
     ts.rows.push_back(num("gpus_at_median", "GPUs at the median estimate", "按中位估计所需卡数", static_cast<double>(*gpus_at_median), Unit::kGpus));
+    if (e.gpus_fast && e.gpus_slow) {
+      rep.ranges.push_back(RowRange{"time", "gpus_at_median", static_cast<double>(*e.gpus_fast), static_cast<double>(*e.gpus_slow), conf.interval,
+                                    static_cast<double>(*gpus_model_alone)});
+    }
     ts.rows.push_back(num("gpus_model_alone", "GPUs on the model's own estimate", "按模型自身估计所需卡数", static_cast<double>(*gpus_model_alone), Unit::kGpus));
   }
   ts.rows.push_back(num("nodes", "Nodes", "节点数", static_cast<double>(run.nodes), Unit::kCount));
@@ -240,7 +257,14 @@ Report train_report(const TrainRequest& r) {
   ts.rows.push_back(num("wall_clock_s", "Wall-clock time", "总训练时间", run.wall_s, Unit::kSeconds));
   if (run.deadline_s) {
     ts.rows.push_back(num("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
-    ts.rows.push_back(num("deadline_met", "Deadline met", "能否按期完成", run.deadline_met ? 1 : 0, Unit::kFlag));
+    if (e.wall_s_at_confidence) {
+      // Judged where published runs of this kind stay with the asked probability.
+      ts.rows.push_back(num("wall_clock_at_confidence_s", fmt::format("Wall-clock at {:.0f}% confidence", conf.confidence * 100).c_str(),
+                            fmt::format("{:.0f}% 把握的总训练时间", conf.confidence * 100).c_str(), *e.wall_s_at_confidence, Unit::kSeconds));
+    }
+    ts.rows.push_back(num("deadline_met", e.wall_s_at_confidence ? fmt::format("Deadline met ({:.0f}% confidence)", conf.confidence * 100).c_str() : "Deadline met",
+                          e.wall_s_at_confidence ? fmt::format("能否按期完成（{:.0f}% 把握）", conf.confidence * 100).c_str() : "能否按期完成",
+                          run.deadline_met ? 1 : 0, Unit::kFlag));
     // Under a second of slack is rounding (the MFU or GPU count was solved for the deadline), not time to spare.
     const double slack = std::fabs(run.deadline_slack_s) < 1 ? 0 : std::fabs(run.deadline_slack_s);
     ts.rows.push_back(num("deadline_slack_s", run.deadline_met ? "Time to spare" : "Late by", run.deadline_met ? "富余时间" : "超期",
@@ -383,18 +407,18 @@ Report train_report(const TrainRequest& r) {
                                fmt::format("已按试跑校准：GEMM 效率上限 {:.3f}（未校准模型步时误差 {:+.1f}%）。", r.calibration->gemm_ceiling,
                                            r.calibration->step_error * 100)});
   }
-  if (mfu_predicted && mfu_check && mfu_check->capped) {
-    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is the step-time model's {:.1f}% for the layout shown, capped at the best published "
-                                           "(docs/step-time.md, data/published_mfu.json).",
-                                           run.mfu * 100, mfu_check->raw * 100),
-                               fmt::format("MFU {:.1f}% 为步时模型按所示并行方案预测的 {:.1f}%，按已公开最好水平封顶。", run.mfu * 100, mfu_check->raw * 100)});
-  } else if (mfu_predicted) {
-    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is predicted by the step-time model for the layout shown (docs/step-time.md).", run.mfu * 100),
-                               fmt::format("MFU {:.1f}% 由步时模型按所示并行方案预测。", run.mfu * 100)});
+  if (mfu_predicted && mfu_check) {
+    const std::string cap_en = mfu_check->capped ? fmt::format(", held to the best published {:.1f}%", mfu_check->used * 100) : "";
+    const std::string cap_zh = mfu_check->capped ? fmt::format("，并按已公开最好水平 {:.1f}% 封顶", mfu_check->used * 100) : "";
+    rep.assumptions.push_back({fmt::format("MFU {:.1f}% is the median of published runs of this kind against the step-time model's {:.1f}% for "
+                                           "the layout shown{} (docs/step-time.md, docs/intervals.md).",
+                                           run.mfu * 100, mfu_check->raw * 100, cap_en),
+                               fmt::format("MFU {:.1f}% 为同类公开训练相对步时模型（所示并行方案预测 {:.1f}%）的中位数{}。", run.mfu * 100,
+                                           mfu_check->raw * 100, cap_zh)});
   }
   // Plausibility first (issue 15): stated above every number that depends on it.
   if (mfu_check && mfu_check->capped) {
-    rep.blocking.insert(rep.blocking.begin(), train_detail::capped_mfu_note(*mfu_check, gpu));
+    rep.blocking.insert(rep.blocking.begin(), train_detail::capped_mfu_note(*mfu_check, gpu, run.mfu));
   } else if (!mfu_predicted && !run.mfu_solved) {
     const train_detail::MfuCheck given = train_detail::check_mfu(run.mfu, gpu, r.precision);
     if (given.capped) {
@@ -411,15 +435,18 @@ Report train_report(const TrainRequest& r) {
   }
   if (sizing_note) rep.assumptions.insert(rep.assumptions.begin(), *sizing_note);
   // Ranges beside the predicted numbers.
-  train_detail::add_train_ranges(rep, conf, mfu_predicted, mfu_check ? mfu_check->used / mfu_check->raw : 1.0);
+  train_detail::add_train_ranges(rep, conf, e.mfu_distribution);
   if (mfu_predicted && conf.time_range) {
     const ErrorRange& t = *conf.time_range;
-    rep.assumptions.push_back({fmt::format("{:.0f}% ranges on time, throughput, GPU-hours and cost: actual runs took {:.2f}–{:.2f}× the "
-                                           "predicted time, read from gpuplan's errors on {} published runs from {} sources ({}; docs/intervals.md).",
-                                           t.level * 100, t.low, t.high, t.cases, t.sources, t.group),
-                               fmt::format("时间、吞吐、卡时与费用的 {:.0f}% 区间：实际训练耗时为预测的 {:.2f}–{:.2f} 倍，取自 gpuplan 在 {} 个来源的 {} 个"
-                                           "公开训练上的误差（{}；见 docs/intervals.md）。",
-                                           t.level * 100, t.low, t.high, t.sources, t.cases, t.group_zh)});
+    rep.assumptions.push_back({fmt::format("Time, throughput, MFU, GPU-hours and cost are the median of what published runs of this kind "
+                                           "achieved against gpuplan's physics: actual runs took {:.2f}× the predicted time at the median and "
+                                           "{:.2f}–{:.2f}× over the {:.0f}% range, read from gpuplan's errors on {} published runs from {} sources "
+                                           "({}; docs/intervals.md). The ideal-stack physics, the step-time model alone, is shown beside each.",
+                                           t.median, t.low, t.high, t.level * 100, t.cases, t.sources, t.group),
+                               fmt::format("时间、吞吐、MFU、卡时与费用取公开训练相对 gpuplan 物理模型的中位数：实际耗时中位为预测的 {:.2f} 倍，"
+                                           "{:.0f}% 区间为 {:.2f}–{:.2f} 倍，取自 gpuplan 在 {} 个来源的 {} 个公开训练上的误差（{}；见 docs/intervals.md）。"
+                                           "每项旁注理想软件栈的物理估计（仅步时模型）。",
+                                           t.median, t.level * 100, t.low, t.high, t.sources, t.cases, t.group_zh)});
   } else if (!mfu_predicted) {
     rep.assumptions.push_back({"Times, GPU-hours and cost follow the MFU given, so they carry no prediction range; leave --mfu out to have it "
                                "predicted with one.",

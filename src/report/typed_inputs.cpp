@@ -32,11 +32,12 @@ std::optional<Section> typed_inputs_section(const std::vector<TypedInput>& echo)
     std::string key = t.flag.substr(t.flag.find_first_not_of('-'));
     for (char& c : key) if (c == '-') c = '_';
     key += t.unit == Unit::kSeconds ? "_as_read_s" : "_as_read";
-    const std::string label = fmt::format("{} {}", t.flag, t.typed);
+    const std::string label = t.typed.empty() ? t.flag : fmt::format("{} {}", t.flag, t.typed);
     // Counts show their digits (unambiguous in either language); durations
-    // days or hours and the exact seconds.
+    // days or hours and the exact seconds; a default why it was taken.
     Row r{key, label, label, t.value, t.unit,
-          t.unit == Unit::kSeconds ? fmt::format("(= {} s)", format_thousands(t.value, 0)) : ""};
+          !t.note.empty() ? t.note : t.unit == Unit::kSeconds ? fmt::format("(= {} s)", format_thousands(t.value, 0)) : ""};
+    if (!t.note_zh.empty()) r.text_zh = t.note_zh;
     s.rows.push_back(r);
   }
   return s;
