@@ -78,22 +78,27 @@ TEST(TrainConfidence, ImplausibleMfuIsStatedFirstAndCapped) {
 }
 
 TEST(TrainConfidence, HigherConfidenceNeedsMoreGpus) {
+  // Issue 25: the sized count is the smallest whole-layout count the search
+  // tries (nodes × {1, 3, 5, 7} × 2^k) whose wall-clock at the confidence
+  // meets the deadline; the median count is the continuous count the median
+  // MFU needs, so it never exceeds the count sized at 50%.
   const Report r50 = train_report(qwen_on_910b(0.5));
   const double g50 = row(r50, "time", "gpus")->value;
-  // At 50% confidence the sized count is the median count it states.
-  EXPECT_DOUBLE_EQ(row(r50, "time", "gpus_at_median")->value, g50);
+  EXPECT_LE(row(r50, "time", "gpus_at_median")->value, g50);
   const Report r80 = train_report(qwen_on_910b(0.8));
   const double g80 = row(r80, "time", "gpus")->value;
   const double g90 = row(train_report(qwen_on_910b(0.9)), "time", "gpus")->value;
-  EXPECT_LT(g50, g80);
-  EXPECT_LT(g80, g90);
-  // The median count is the 0.5 sizing, and it is said in words.
-  EXPECT_DOUBLE_EQ(row(r80, "time", "gpus_at_median")->value, g50);
+  EXPECT_LE(g50, g80);
+  EXPECT_LE(g80, g90);
+  EXPECT_LT(g50, g90);
+  // The wall-clock at the asked confidence grows with it on one count.
+  // The median count is the same at every confidence, and it is said in words.
+  EXPECT_DOUBLE_EQ(row(r80, "time", "gpus_at_median")->value, row(r50, "time", "gpus_at_median")->value);
   ASSERT_FALSE(r80.assumptions.empty());
   EXPECT_NE(r80.assumptions[0].en.find("finish by the deadline with 80% confidence"), std::string::npos) << r80.assumptions[0].en;
   // Published whole runs were slower than the model (data/intervals.json,
   // train_total): the model's own estimate needs the fewest GPUs.
-  EXPECT_LT(row(r80, "time", "gpus_model_alone")->value, g50);
+  EXPECT_LT(row(r80, "time", "gpus_model_alone")->value, row(r80, "time", "gpus_at_median")->value);
 }
 
 TEST(TrainConfidence, PredictedNumbersCarryRanges) {
@@ -128,7 +133,9 @@ TEST(TrainConfidence, CalibrationFromAnotherGpuWarns) {
   in.calibration = trial_on("h100-sxm5-80gb", 1.3);
   const Report other = train_report(make_train_request(in));
   ASSERT_FALSE(other.blocking.empty());
-  EXPECT_NE(other.blocking.back().en.find("fitted on h100-sxm5-80gb and is applied to a100-sxm4-80gb"), std::string::npos);
+  bool said = false;
+  for (const Note& n : other.blocking) said = said || n.en.find("fitted on h100-sxm5-80gb and is applied to a100-sxm4-80gb") != std::string::npos;
+  EXPECT_TRUE(said);
   in.calibration = trial_on("a100-sxm4-80gb", 1.3);
   for (const Note& n : train_report(make_train_request(in)).blocking) EXPECT_EQ(n.en.find("calibration"), std::string::npos) << n.en;
   // The file keeps what it was fitted on.

@@ -2,7 +2,15 @@
 // report; train_report renders exactly these.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/units.hpp"
 #include "gpuplan/train_estimate.hpp"
 #include "gpuplan/train_report.hpp"
 
@@ -50,3 +58,119 @@ TEST(TrainEstimate, BadInputThrowsBeforeAnyReport) {
   r.gpus = 8;
   EXPECT_THROW(estimate_train(r), InputError);
 }
+
+namespace gpuplan {
+namespace {
+
+// Issue 25's grid: the seeds' question at the sizes people rent. For each
+// model × tokens × GPU × deadline, `train --deadline` without --gpus either
+// sizes a count (a whole-node count the planner's best layout fits on at the
+// run's batch, whose wall-clock at 80% confidence meets the deadline), or
+// refuses with one sentence naming the limit (InputError). A sized count's
+// search walks counts upward with the wall-clock falling; where it rises the
+// report says why. Dense runs sized on 1,000+ GPUs predict ≥ 25% MFU.
+// Under ASan + UBSan every 7th point (the same code at a seventh of the cost).
+TEST(TrainSizing, DeadlineGridIsFeasibleMonotoneAndEfficient) {
+#ifdef GPUPLAN_SANITIZED
+  constexpr size_t kStride = 7;
+#else
+  constexpr size_t kStride = 1;
+#endif
+  size_t i = 0, sized = 0, refused = 0;
+  for (const char* model : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b", "gpt3-175b"}) {
+    for (const char* tokens : {"1T", "15T"}) {
+      for (const char* gpu : {"h100", "a800", "h20", "910b"}) {
+        for (const char* deadline : {"7d", "30d", "90d"}) {
+          if (i++ % kStride != 0) continue;
+          TrainInputs in;
+          in.model = model;
+          in.tokens = tokens;
+          in.gpu = gpu;
+          in.deadline = deadline;
+          const std::string what = fmt::format("{} {} {} {}", model, tokens, gpu, deadline);
+          TrainEstimate e;
+          try {
+            e = estimate_train(make_train_request(in));
+          } catch (const InputError& err) {
+            ++refused;
+            EXPECT_EQ(err.field(), "--deadline") << what << ": " << err.what();
+            continue;
+          }
+          ++sized;
+          ASSERT_TRUE(e.layout) << what;
+          EXPECT_EQ(e.layout->layout.gpus(), e.run.gpus) << what;
+          EXPECT_TRUE(e.layout->memory.fits) << what;
+          EXPECT_TRUE(e.run.deadline_met) << what;
+          ASSERT_TRUE(e.wall_s_at_confidence) << what;
+          EXPECT_LE(*e.wall_s_at_confidence, e.run.deadline_s.value() * (1 + 1e-6)) << what;
+          ASSERT_FALSE(e.sizing_trace.empty()) << what;
+          EXPECT_EQ(e.sizing_trace.back().gpus, e.run.gpus) << what;
+          // Along the counts tried the wall-clock falls, or the report says why.
+          std::optional<Report> rep;
+          for (size_t k = 1; k < e.sizing_trace.size(); ++k) {
+            const SizingStep& a = e.sizing_trace[k - 1];
+            const SizingStep& b = e.sizing_trace[k];
+            if (!a.fits || !b.fits || b.wall_s <= a.wall_s) continue;
+            if (!rep) rep = train_report(make_train_request(in));
+            bool said = false;
+            for (const Note& n : rep->warnings) said = said || n.en.find(fmt::format("{} GPUs would take longer", format_thousands(static_cast<double>(b.gpus)))) != std::string::npos;
+            EXPECT_TRUE(said) << what << ": " << b.gpus << " GPUs slower than " << a.gpus << " and not said";
+          }
+          if (!e.model.is_moe() && e.run.gpus >= 1000) EXPECT_GE(e.run.mfu, 0.25) << what << " on " << e.run.gpus << " GPUs";
+        }
+      }
+    }
+  }
+  std::printf("  %zu sized, %zu refused with the limit named\n", sized, refused);
+  EXPECT_GT(sized, refused);
+}
+
+// Llama-3.1-405B on 15T tokens in 90 days on H100: the count lands within
+// 0.7–1.5× of what 6·N·D needs at the planner's own (median) MFU, and the
+// output names the batch it assumed.
+TEST(TrainSizing, Llama405bIn90DaysMatchesSixNDAtItsOwnMfu) {
+  TrainInputs in;
+  in.model = "llama-3.1-405b";
+  in.tokens = "15T";
+  in.gpu = "h100";
+  in.deadline = "90d";
+  const TrainRequest r = make_train_request(in);
+  const TrainEstimate e = estimate_train(r);
+  // 6·N·D / (peak · MFU · deadline): N from the catalog, D = 15e12, 90 days.
+  const double six_nd_gpus = 6 * count_params(e.model).total * 15e12 / (e.peak_flop_per_s * e.run.mfu * 90 * 86400.0);
+  const double ratio = static_cast<double>(e.run.gpus) / six_nd_gpus;
+  std::printf("  %lld GPUs at %.1f%% MFU; 6·N·D at that MFU needs %.0f (ratio %.2f)\n", static_cast<long long>(e.run.gpus), e.run.mfu * 100,
+              six_nd_gpus, ratio);
+  EXPECT_GE(ratio, 0.7);
+  EXPECT_LE(ratio, 1.5);
+  ASSERT_TRUE(e.batch_rule_tokens);
+  const Report rep = train_report(r);
+  bool named = false;
+  for (const Note& n : rep.blocking) named = named || n.en.find("No global batch given") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+// GPT-3 175B, the articles' own example, runs at its own 2,048-token context.
+TEST(TrainSizing, Gpt3DefaultsToItsOwnContext) {
+  TrainInputs in;
+  in.model = "gpt3-175b";
+  in.tokens = "300B";
+  in.gpu = "a100-80g";
+  in.deadline = "30d";
+  const TrainEstimate e = estimate_train(make_train_request(in));
+  EXPECT_EQ(e.workload.seq_len, 2048);
+  EXPECT_TRUE(e.seq_len_defaulted);
+  // The library's own default is the same rule.
+  TrainRequest r;
+  r.model = "gpt3-175b";
+  r.workload.tokens = 300e9;
+  r.gpu = "a100-80g";
+  r.gpus = 1024;
+  r.mfu = 0.4;
+  EXPECT_EQ(estimate_train(r).workload.seq_len, 2048);
+  r.model = "llama-3.1-70b";
+  EXPECT_EQ(estimate_train(r).workload.seq_len, 4096);
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -131,6 +131,15 @@ struct TrainCost {
   std::optional<double> total_at_price_high;
 };
 
+// One GPU count the deadline search tried (issue 25), in the order tried.
+struct SizingStep {
+  int64_t gpus = 0;
+  double wall_s = 0;       // wall-clock at the asked confidence, failures included (0: not evaluated)
+  double mfu = 0;          // the MFU at that confidence on the planner's best layout there
+  bool fits = false;       // a layout fits at the run's batch
+  std::string stopped;     // "failures": the job fails faster than it checkpoints here
+};
+
 struct TrainEstimate {
   ModelSpec model;                       // none (have_model false) with --flops-per-sample alone
   bool have_model = false;
@@ -159,6 +168,8 @@ struct TrainEstimate {
   // A predicted run with a deadline: the wall-clock at the asked confidence,
   // against which run.deadline_met and run.deadline_slack_s are judged.
   std::optional<double> wall_s_at_confidence;
+  std::vector<SizingStep> sizing_trace;       // --deadline without --gpus: the counts tried, ascending
+  std::optional<double> batch_rule_tokens;    // no batch given: DeepSeek LLM's B_opt for this run, tokens
   // Time, GPU-hours and reliability.
   RunEstimate run;
   double fault_budget = 0;               // fraction of compute added for failures, checkpoints, restarts

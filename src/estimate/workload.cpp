@@ -1,5 +1,6 @@
 #include "gpuplan/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpuplan/error.hpp"
@@ -48,6 +49,19 @@ Workload make_workload(const WorkloadInput& in) {
     w.total_steps = w.steps_per_epoch * w.epochs;
   }
   return w;
+}
+
+double default_batch_tokens(double non_embedding_flop_per_token, double total_tokens) {
+  // DeepSeek LLM §3.1, eq. (1): B_opt = 0.2920 · C^0.3271 (tokens), C = M·D.
+  const double c = non_embedding_flop_per_token * total_tokens;
+  return c > 0 ? 0.2920 * std::pow(c, 0.3271) : 0.0;
+}
+
+int64_t default_batch_seqs(double batch_tokens, int64_t seq_len) {
+  if (!(batch_tokens > 0) || seq_len <= 0) return 1;
+  const double seqs = batch_tokens / static_cast<double>(seq_len);
+  const double e = std::round(std::log2(std::max(1.0, seqs)));
+  return static_cast<int64_t>(std::ldexp(1.0, static_cast<int>(std::min(e, 30.0))));
 }
 
 }  // namespace gpuplan

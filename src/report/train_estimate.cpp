@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -63,6 +64,65 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
   return res.groups.front().top.front();
 }
 
+// The whole-node GPU counts the deadline search tries, ascending from the
+// floor: nodes × {1, 3, 5, 7} × 2^k. A layout's degrees are powers of two
+// but its pipeline depth, which brings the odd factor, so these are the counts
+// a power-of-two batch admits; about four per doubling.
+std::vector<int64_t> deadline_search_counts(double floor_gpus, int gpus_per_node) {
+  std::vector<int64_t> out;
+  const double lo = std::max<double>(gpus_per_node, floor_gpus);
+  for (int64_t odd : {1, 3, 5, 7}) {
+    for (int64_t n = odd * gpus_per_node; n <= kMaxGpus; n *= 2) {
+      if (static_cast<double>(n) >= lo / 1.5) out.push_back(n);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  // Bounded work: 48 counts span more than ten doublings above the floor.
+  if (out.size() > 48) out.resize(48);
+  return out;
+}
+
+// No count meets the deadline: which limit binds, in one sentence (exit 2).
+InputError no_count_meets_deadline(const std::vector<SizingStep>& trace, bool failures_bind, int64_t dp, const Workload& w, double deadline_s,
+                                   double confidence) {
+  double best_wall = 0;
+  int64_t best_n = 0;
+  for (const SizingStep& s : trace) {
+    if (s.fits && s.wall_s > 0 && (best_wall == 0 || s.wall_s < best_wall)) {
+      best_wall = s.wall_s;
+      best_n = s.gpus;
+    }
+  }
+  const std::string when = format_duration(deadline_s), when_zh = format_duration_zh(deadline_s);
+  if (best_n == 0) {
+    return InputError("--deadline", fmt::format("--deadline: no parallel layout fits in memory on any GPU count tried ({} to {} GPUs) at a global "
+                                                "batch of {} sequences; choose a GPU with more memory or a shorter --seq-len.",
+                                                trace.empty() ? 0 : trace.front().gpus, trace.empty() ? 0 : trace.back().gpus, w.batch_tokens / w.seq_len),
+                      fmt::format("--deadline：在所试的卡数（{} 到 {} 张）下，全局批 {} 条序列时没有放得进显存的并行方案；请换显存更大的卡或缩短 --seq-len。",
+                                  trace.empty() ? 0 : trace.front().gpus, trace.empty() ? 0 : trace.back().gpus, w.batch_tokens / w.seq_len));
+  }
+  if (failures_bind) {
+    return InputError("--deadline", fmt::format("--deadline: no GPU count finishes in {} with {:.0f}% confidence: past {} GPUs (fastest: {}) the job "
+                                                "fails faster than it can checkpoint and restart. Allow more time, or give a better --gpu-mtbf-hours "
+                                                "or faster checkpoint storage.",
+                                                when, confidence * 100, best_n, format_duration(best_wall)),
+                      fmt::format("--deadline：没有任何卡数能以 {:.0f}% 的把握在 {} 内完成：超过 {} 张卡（最快 {}）后作业故障比保存检查点和重启还快。"
+                                  "请放宽期限，或给出更好的 --gpu-mtbf-hours 或更快的检查点存储。",
+                                  confidence * 100, when_zh, best_n, format_duration_zh(best_wall)));
+  }
+  const double batch_seqs = w.batch_tokens / static_cast<double>(w.seq_len);
+  return InputError("--deadline", fmt::format("--deadline: no GPU count finishes in {} with {:.0f}% confidence at a global batch of {} sequences "
+                                              "({} tokens): the fastest is {} GPUs at {} (data parallelism {}); more GPUs need a larger batch "
+                                              "(--global-batch or --batch-tokens) or more time.",
+                                              when, confidence * 100, format_thousands(batch_seqs), format_si(w.batch_tokens, ""), best_n,
+                                              format_duration(best_wall), dp),
+                    fmt::format("--deadline：全局批为 {} 条序列（{} token）时，没有任何卡数能以 {:.0f}% 的把握在 {} 内完成：最快为 {} 张卡、{}"
+                                "（数据并行 {}）；更多的卡需要更大的批（--global-batch 或 --batch-tokens）或更长的期限。",
+                                format_thousands(batch_seqs), format_si(w.batch_tokens, ""), confidence * 100, when_zh, best_n,
+                                format_duration_zh(best_wall), dp));
+}
+
 }  // namespace
 
 TrainEstimate estimate_train(const TrainRequest& request) {
@@ -83,7 +143,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   const double peak = gpu.peak(r.precision);
   const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
 
-  const Workload w = make_workload(r.workload);
+  Workload w = make_workload(r.workload);
 
   // FLOPs.
   double flop_per_token_used = 0;
@@ -104,6 +164,16 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     flop_per_token_used = (r.six_n || !f.exact) ? f.six_n_flop : f.model_flop;
     total_model_flop = flop_per_token_used * w.total_tokens;
     total_six_n_flop = f.six_n_flop * w.total_tokens;
+  }
+  // No batch given: the published rule that grows with the run (workload.hpp),
+  // in whole sequences, for the step count and every layout searched.
+  std::optional<double> batch_rule_tokens;
+  if (!r.flop_per_sample && !r.workload.global_batch_seqs && !r.workload.global_batch_tokens) {
+    // DeepSeek's M: non-embedding FLOPs per token, fwd+bwd (the LM head's 3 × 2·h·V left out).
+    const double m = f.exact ? f.model_flop - 3 * f.forward_lm_head_flop : f.six_n_flop;
+    batch_rule_tokens = default_batch_tokens(m, w.total_tokens);
+    r.workload.global_batch_seqs = static_cast<double>(default_batch_seqs(*batch_rule_tokens, w.seq_len));
+    w = make_workload(r.workload);
   }
 
   std::optional<double> mfu = r.mfu;
@@ -126,6 +196,33 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   // times the FLOPs per token this report counts (so any FLOP convention agrees).
   std::optional<PlanCandidate> layout;
   bool mfu_predicted = false;
+  std::vector<SizingStep> sizing_trace;    // the deadline search's counts, in order
+  std::optional<int64_t> sized_gpus;       // the count it chose
+  // The wall-clock on n GPUs at an MFU, failures and restarts included (the
+  // same fixed point the run below takes).
+  auto wall_with_failures = [&](int64_t n, double at_mfu) {
+    RunInput in;
+    in.total_model_flop = total_model_flop;
+    in.peak_flop_per_s = peak;
+    in.gpus = static_cast<double>(n);
+    in.mfu = at_mfu;
+    in.gpus_per_node = gpus_per_node;
+    in.comm_margin = r.comm_margin;
+    in.fault_budget = r.fault_budget.value_or(0.1);
+    RunEstimate est = solve_run(in);
+    Layout cl;
+    cl.precision = r.precision;
+    cl.zero_stage = 1;
+    cl.dp = static_cast<int>(std::min<int64_t>(n, 1 << 24));
+    for (int i = 0; i < 6 && !r.fault_budget; ++i) {
+      const OperationsEstimate o = estimate_operations(have_model ? &model : nullptr, cl, gpu, n, est.compute_s + est.comm_margin_s, r.ops, 0);
+      const double fb = (1.0 + r.comm_margin) * (1.0 / o.reliability.effective_time_ratio - 1.0);
+      if (std::fabs(fb - in.fault_budget) < 1e-9) break;
+      in.fault_budget = fb;
+      est = solve_run(in);
+    }
+    return est;
+  };
   auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
   // Issue 25: with --gpus and --deadline both given the MFU is predicted
   // too, and the deadline judged on it; it is never solved to meet it.
@@ -146,30 +243,44 @@ TrainEstimate estimate_train(const TrainRequest& request) {
       mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
       mfu_predicted = true;
     } else if (r.deadline_s) {
-      // GPU count and MFU depend on each other: iterate from a typical 40%.
-      double guess = 0.4;
-      for (int i = 0; i < 5; ++i) {
-        RunInput probe;
-        probe.total_model_flop = total_model_flop;
-        probe.peak_flop_per_s = peak;
-        probe.deadline_s = r.deadline_s;
-        probe.mfu = guess;
-        probe.gpus_per_node = gpus_per_node;
-        probe.comm_margin = r.comm_margin;
-        probe.fault_budget = r.fault_budget.value_or(0.1);
-        const RunEstimate est = solve_run(probe);
-        auto c = best_layout(r, model, gpu, est.gpus, w);
-        if (!c) break;
-        layout = c;
-        const double next = sizing_mfu(predicted_mfu(*c));
-        if (std::fabs(next - guess) < 1e-3) break;
-        guess = next;
+      // Issue 25: search whole-node GPU counts at the run's batch, smallest
+      // first, for the first whose wall-clock at the asked confidence
+      // (failures included) meets the deadline. No count below the one the
+      // best published MFU would need can, so the search starts there.
+      const train_detail::MfuCheck best = train_detail::check_mfu(1.0, gpu, r.precision);
+      const double fastest_mfu = best.used > 0 && best.used < 1 ? best.used : 0.6;
+      const double floor_gpus = total_model_flop * (1 + r.comm_margin) / (peak * fastest_mfu * *r.deadline_s);
+      const std::vector<int64_t> counts = deadline_search_counts(floor_gpus, gpus_per_node);
+      int64_t best_layout_dp = 0;
+      bool failures_bind = false;
+      for (int64_t n : counts) {
+        auto c = best_layout(r, model, gpu, n, w);
+        if (!c) {
+          sizing_trace.push_back({n, 0, 0, false, ""});
+          continue;
+        }
+        const train_detail::MfuCheck m = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
+        const double at_conf = train_detail::mfu_at(conf, m, conf.confidence);
+        std::optional<RunEstimate> est;
+        try {
+          est = wall_with_failures(n, at_conf);
+        } catch (const InputError&) {
+          failures_bind = true;  // the job would fail faster than it checkpoints: more GPUs only worsen it
+          sizing_trace.push_back({n, 0, at_conf, true, "failures"});
+          break;
+        }
+        sizing_trace.push_back({n, est->wall_s, at_conf, true, ""});
+        best_layout_dp = c->layout.dp;
+        if (est->wall_s <= *r.deadline_s * (1 + 1e-9)) {
+          layout = c;
+          sized_gpus = n;
+          break;
+        }
       }
-      if (layout) {
-        mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-        mfu = sizing_mfu(mfu_check->raw);
-        mfu_predicted = true;
-      }
+      if (!sized_gpus) throw no_count_meets_deadline(sizing_trace, failures_bind, best_layout_dp, w, *r.deadline_s, conf.confidence);
+      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+      mfu = sizing_mfu(mfu_check->raw);
+      mfu_predicted = true;
     }
   }
   if (!mfu && !(r.gpus && r.deadline_s)) {
@@ -197,7 +308,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   RunInput ri;
   ri.total_model_flop = total_model_flop;
   ri.peak_flop_per_s = peak;
-  ri.gpus = r.gpus;
+  ri.gpus = sized_gpus ? std::optional<double>(static_cast<double>(*sized_gpus)) : r.gpus;
   ri.deadline_s = r.deadline_s;
   ri.mfu = mfu;
   ri.gpus_per_node = gpus_per_node;
@@ -246,6 +357,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
       mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
     }
     RunInput at = ri;
+    at.gpus.reset();  // solved from each MFU: the count that MFU would need
     auto count_at = [&](double mfu_value) {
       at.mfu = mfu_value;
       return solve_run(at).gpus;
@@ -261,7 +373,10 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     shown.mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
     RunEstimate point = solve_run(shown);
     point.gpus_solved = true;
-    point.gpus_exact = run.gpus_exact;
+    // The continuous count the sized MFU would need; the count itself is the
+    // search's, a whole-node count a layout runs on.
+    at.mfu = sizing_check.used > 0 ? train_detail::mfu_at(conf, sizing_check, conf.confidence) : *mfu;
+    point.gpus_exact = solve_run(at).gpus_exact;
     run = point;
     ops = operations(run, 0);
   }
@@ -380,6 +495,8 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   e.gpus_fast = gpus_fast;
   e.gpus_slow = gpus_slow;
   e.wall_s_at_confidence = wall_at_confidence;
+  e.sizing_trace = std::move(sizing_trace);
+  e.batch_rule_tokens = batch_rule_tokens;
   if (mfu_predicted && mfu_check) e.mfu_distribution = train_detail::mfu_distribution(conf, *mfu_check);
   e.run = run;
   e.fault_budget = fault_budget;

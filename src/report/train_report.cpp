@@ -434,6 +434,52 @@ Report train_report(const TrainRequest& r) {
                                     layout ? calibration_layout_text(layout->layout) : std::string(), rep);
   }
   if (sizing_note) rep.assumptions.insert(rep.assumptions.begin(), *sizing_note);
+  if (e.batch_rule_tokens) {
+    // Issue 25: the batch every layout and the step count take, said first.
+    const double seqs = w.batch_tokens / static_cast<double>(w.seq_len);
+    // Read first where the predicted MFU and GPU count depend on it; with
+    // --mfu given it sets only the step count and the layout shown.
+    (mfu_predicted ? rep.blocking : rep.assumptions).push_back({fmt::format("No global batch given: {} sequences of {} tokens ({} tokens per step), the power of two nearest "
+                                        "DeepSeek LLM's fitted optimum B = 0.2920 · C^0.3271 = {} tokens for this run's C = {} FLOP "
+                                        "(arXiv:2401.02954 §3.1). Published runs often chose smaller (GPT-3 3.2M, Llama 2 4M, Llama 3 405B "
+                                        "16M tokens); a smaller batch caps the data parallelism and so the GPUs a run can use. "
+                                        "--global-batch or --batch-tokens sets yours.",
+                                        format_thousands(seqs), format_thousands(static_cast<double>(w.seq_len)), format_thousands(w.batch_tokens),
+                                        format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", std::pow(*e.batch_rule_tokens / 0.2920, 1 / 0.3271))),
+                            fmt::format("未给出全局批：取 {} 条 {} token 的序列（每步 {} token），即最接近 DeepSeek LLM 拟合最优批 "
+                                        "B = 0.2920 · C^0.3271 = {} token 的 2 的幂（本次训练 C = {} FLOP；arXiv:2401.02954 §3.1）。"
+                                        "公开训练常取更小的批（GPT-3 320 万、Llama 2 400 万、Llama 3 405B 1600 万 token）；批越小，"
+                                        "数据并行度和可用的卡数越受限。可用 --global-batch 或 --batch-tokens 指定。",
+                                        format_thousands(seqs), format_thousands(static_cast<double>(w.seq_len)), format_thousands(w.batch_tokens),
+                                        format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", std::pow(*e.batch_rule_tokens / 0.2920, 1 / 0.3271)))});
+  }
+  if (!e.sizing_trace.empty()) {
+    // The deadline search's counts, in the order tried (issue 25).
+    Section ss{"deadline_search", fmt::format("GPU counts tried for the deadline ({:.0f}% confidence)", conf.confidence * 100),
+               fmt::format("为满足期限试过的卡数（{:.0f}% 把握）", conf.confidence * 100), {}, {"GPUs", "fits", "MFU", "wall-clock"}, {}};
+    for (const SizingStep& st : e.sizing_trace) {
+      ss.records.push_back({num("gpus", "GPUs", "卡数", static_cast<double>(st.gpus), Unit::kGpus),
+                            Row{"fits", "fits", "放得下", st.fits ? 1.0 : 0.0, Unit::kFlag, ""},
+                            num("mfu", "MFU", "MFU", st.mfu, Unit::kFraction),
+                            num("wall_clock_s", "wall-clock", "总训练时间", st.wall_s, Unit::kSeconds)});
+    }
+    rep.sections.push_back(ss);
+    // A larger count that is slower than a smaller one: why, in words.
+    for (size_t i = 1; i < e.sizing_trace.size(); ++i) {
+      const SizingStep& a = e.sizing_trace[i - 1];
+      const SizingStep& b = e.sizing_trace[i];
+      if (!a.fits || !b.fits || !(b.wall_s > a.wall_s)) continue;
+      rep.warnings.push_back({fmt::format("{} GPUs would take longer than {} at this batch ({} sequences): the layouts that count admits "
+                                          "split the batch into fewer micro-batches per pipeline or need more model parallelism, so the "
+                                          "step does not shrink with the GPUs. A larger --global-batch lets more GPUs help.",
+                                          format_thousands(static_cast<double>(b.gpus)), format_thousands(static_cast<double>(a.gpus)),
+                                          format_thousands(w.batch_tokens / static_cast<double>(w.seq_len))),
+                              fmt::format("在此批大小（{} 条序列）下，{} 张卡比 {} 张卡更慢：该卡数可用的并行方案使每条流水线的微批更少或需要更多模型并行，"
+                                          "步时不随卡数缩短。更大的 --global-batch 能让更多的卡发挥作用。",
+                                          format_thousands(w.batch_tokens / static_cast<double>(w.seq_len)),
+                                          format_thousands(static_cast<double>(b.gpus)), format_thousands(static_cast<double>(a.gpus)))});
+    }
+  }
   // Ranges beside the predicted numbers.
   train_detail::add_train_ranges(rep, conf, e.mfu_distribution);
   if (mfu_predicted && conf.time_range) {

@@ -222,7 +222,7 @@ try {
   if (predictedReport.blocking_warnings) {
     assert.equal(await page.isVisible('#blocking'), true, 'a blocking warning is not shown');
     const box = await page.locator('#blocking').boundingBox();
-    const cards = await page.locator('.kpis').boundingBox();
+    const cards = await page.locator('.tab-train .kpis').boundingBox();  // the training tab's headline cards
     assert.ok(box.y + box.height <= cards.y + 1, 'the blocking warning is not above the headline cards');
     assert.ok((await page.textContent('#blocking')).includes('48.0%'), 'the warning does not name the published best');
   }
