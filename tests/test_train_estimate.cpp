@@ -11,6 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/units.hpp"
+#include "gpuplan/workload.hpp"
 #include "gpuplan/train_estimate.hpp"
 #include "gpuplan/train_report.hpp"
 
@@ -62,6 +63,29 @@ TEST(TrainEstimate, BadInputThrowsBeforeAnyReport) {
 namespace gpuplan {
 namespace {
 
+// DeepSeek LLM §3.1 eq. (1) by hand: C = 1e24 FLOP → B = 0.2920 · 10^(24 · 0.3271)
+// = 0.2920 · 10^7.8504 = 2.0691e7 tokens; at 4,096 tokens that is 5,051.5
+// sequences, log2 12.30, so 2^12 = 4,096 sequences.
+TEST(TrainSizing, DefaultBatchIsDeepSeeksRuleAsAPowerOfTwo) {
+  EXPECT_NEAR(default_batch_tokens(1e24), 2.0691e7, 0.0001e7);
+  EXPECT_EQ(default_batch_seqs(default_batch_tokens(1e24), 4096), 4096);
+  // 1.5 × 4,096 tokens is 1.5 sequences: log2 0.58 rounds to 2.
+  EXPECT_EQ(default_batch_seqs(6144, 4096), 2);
+  // No compute, no batch: one sequence, never zero.
+  EXPECT_EQ(default_batch_tokens(0), 0.0);
+  EXPECT_EQ(default_batch_seqs(0, 4096), 1);
+}
+
+// `train --model M --tokens T --gpu G --deadline D`, nothing else given.
+TrainInputs deadline_run(const char* model, const char* tokens, const char* gpu, const char* deadline) {
+  TrainInputs in;
+  in.model = model;
+  in.tokens = tokens;
+  in.gpu = gpu;
+  in.deadline = deadline;
+  return in;
+}
+
 // Issue 25's grid: the seeds' question at the sizes people rent. For each
 // model × tokens × GPU × deadline, `train --deadline` without --gpus either
 // sizes a count (a whole-node count the planner's best layout fits on at the
@@ -82,11 +106,7 @@ TEST(TrainSizing, DeadlineGridIsFeasibleMonotoneAndEfficient) {
       for (const char* gpu : {"h100", "a800", "h20", "910b"}) {
         for (const char* deadline : {"7d", "30d", "90d"}) {
           if (i++ % kStride != 0) continue;
-          TrainInputs in;
-          in.model = model;
-          in.tokens = tokens;
-          in.gpu = gpu;
-          in.deadline = deadline;
+          const TrainInputs in = deadline_run(model, tokens, gpu, deadline);
           const std::string what = fmt::format("{} {} {} {}", model, tokens, gpu, deadline);
           TrainEstimate e;
           try {
@@ -129,12 +149,7 @@ TEST(TrainSizing, DeadlineGridIsFeasibleMonotoneAndEfficient) {
 // 0.7–1.5× of what 6·N·D needs at the planner's own (median) MFU, and the
 // output names the batch it assumed.
 TEST(TrainSizing, Llama405bIn90DaysMatchesSixNDAtItsOwnMfu) {
-  TrainInputs in;
-  in.model = "llama-3.1-405b";
-  in.tokens = "15T";
-  in.gpu = "h100";
-  in.deadline = "90d";
-  const TrainRequest r = make_train_request(in);
+  const TrainRequest r = make_train_request(deadline_run("llama-3.1-405b", "15T", "h100", "90d"));
   const TrainEstimate e = estimate_train(r);
   // 6·N·D / (peak · MFU · deadline): N from the catalog, D = 15e12, 90 days.
   const double six_nd_gpus = 6 * count_params(e.model).total * 15e12 / (e.peak_flop_per_s * e.run.mfu * 90 * 86400.0);
@@ -152,12 +167,7 @@ TEST(TrainSizing, Llama405bIn90DaysMatchesSixNDAtItsOwnMfu) {
 
 // GPT-3 175B, the articles' own example, runs at its own 2,048-token context.
 TEST(TrainSizing, Gpt3DefaultsToItsOwnContext) {
-  TrainInputs in;
-  in.model = "gpt3-175b";
-  in.tokens = "300B";
-  in.gpu = "a100-80g";
-  in.deadline = "30d";
-  const TrainEstimate e = estimate_train(make_train_request(in));
+  const TrainEstimate e = estimate_train(make_train_request(deadline_run("gpt3-175b", "300B", "a100-80g", "30d")));
   EXPECT_EQ(e.workload.seq_len, 2048);
   EXPECT_TRUE(e.seq_len_defaulted);
   // The library's own default is the same rule.

@@ -81,8 +81,6 @@ struct TrainConfidence {
   PredictionContext memory_ctx;  // train_memory, planned layout
   std::optional<ErrorRange> time_range;
   std::optional<ErrorRange> memory_range;
-  double sizing_factor = 1;      // time factor at `confidence` (1: no residuals of the kind)
-  double median_factor = 1;      // at 0.5
 };
 
 // A predicted MFU held to the best published for the GPU class.
@@ -137,7 +135,6 @@ struct SizingStep {
   double wall_s = 0;       // wall-clock at the asked confidence, failures included (0: not evaluated)
   double mfu = 0;          // the MFU at that confidence on the planner's best layout there
   bool fits = false;       // a layout fits at the run's batch
-  std::string stopped;     // "failures": the job fails faster than it checkpoints here
 };
 
 struct TrainEstimate {
@@ -170,6 +167,7 @@ struct TrainEstimate {
   std::optional<double> wall_s_at_confidence;
   std::vector<SizingStep> sizing_trace;       // --deadline without --gpus: the counts tried, ascending
   std::optional<double> batch_rule_tokens;    // no batch given: DeepSeek LLM's B_opt for this run, tokens
+  std::optional<double> batch_rule_compute_flop;  // the C it was read at: non-embedding FLOPs per token × tokens, FLOPs
   // Time, GPU-hours and reliability.
   RunEstimate run;
   double fault_budget = 0;               // fraction of compute added for failures, checkpoints, restarts

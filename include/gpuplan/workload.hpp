@@ -34,10 +34,10 @@ Workload make_workload(const WorkloadInput& in);
 // The global batch a run takes when none is given (issue 25), in tokens:
 // DeepSeek LLM (DeepSeek-AI 2024, arXiv:2401.02954, §3.1 eq. 1) fitted the
 // optimal batch B_opt = 0.2920 · C^0.3271 tokens, C = M · D the compute
-// budget, M the non-embedding FLOPs per token (attention included), D the
-// tokens. It grows with the run: ~19M tokens for a 67B model on 2T (DeepSeek
-// LLM 67B ran 18.9M), ~68M for 405B on 15T (Llama 3 405B ended at 16M).
-double default_batch_tokens(double non_embedding_flop_per_token, double total_tokens);
+// budget in FLOPs, M the non-embedding FLOPs per token (attention included),
+// D the tokens. It grows with the run: ~19M tokens for a 67B model on 2T
+// (DeepSeek LLM 67B ran 18.9M), ~68M for 405B on 15T (Llama 3 405B ended at 16M).
+double default_batch_tokens(double compute_flop);
 // That batch in whole sequences of `seq_len` tokens, the nearest power of two
 // (in log2), so that the data-parallel degrees a layout takes divide it.
 int64_t default_batch_seqs(double batch_tokens, int64_t seq_len);

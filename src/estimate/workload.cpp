@@ -51,10 +51,9 @@ Workload make_workload(const WorkloadInput& in) {
   return w;
 }
 
-double default_batch_tokens(double non_embedding_flop_per_token, double total_tokens) {
-  // DeepSeek LLM §3.1, eq. (1): B_opt = 0.2920 · C^0.3271 (tokens), C = M·D.
-  const double c = non_embedding_flop_per_token * total_tokens;
-  return c > 0 ? 0.2920 * std::pow(c, 0.3271) : 0.0;
+double default_batch_tokens(double compute_flop) {
+  // DeepSeek LLM §3.1, eq. (1): B_opt = 0.2920 · C^0.3271 (tokens), C = M·D in FLOPs.
+  return compute_flop > 0 ? 0.2920 * std::pow(compute_flop, 0.3271) : 0.0;
 }
 
 int64_t default_batch_seqs(double batch_tokens, int64_t seq_len) {

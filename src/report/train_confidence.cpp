@@ -19,8 +19,6 @@ Confidence train_confidence(const TrainRequest& r, const GpuSpec& gpu) {
   const IntervalTable& t = shipped_interval_table();
   c.time_range = error_range(t, c.time_ctx, c.interval);
   c.memory_range = error_range(t, c.memory_ctx, c.interval);
-  c.sizing_factor = error_quantile(t, c.time_ctx, c.confidence).value_or(1.0);
-  c.median_factor = error_quantile(t, c.time_ctx, 0.5).value_or(1.0);
   return c;
 }
 

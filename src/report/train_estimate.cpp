@@ -167,11 +167,12 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   }
   // No batch given: the published rule that grows with the run (workload.hpp),
   // in whole sequences, for the step count and every layout searched.
-  std::optional<double> batch_rule_tokens;
+  std::optional<double> batch_rule_tokens, batch_rule_compute_flop;
   if (!r.flop_per_sample && !r.workload.global_batch_seqs && !r.workload.global_batch_tokens) {
     // DeepSeek's M: non-embedding FLOPs per token, fwd+bwd (the LM head's 3 × 2·h·V left out).
     const double m = f.exact ? f.model_flop - 3 * f.forward_lm_head_flop : f.six_n_flop;
-    batch_rule_tokens = default_batch_tokens(m, w.total_tokens);
+    batch_rule_compute_flop = m * w.total_tokens;
+    batch_rule_tokens = default_batch_tokens(*batch_rule_compute_flop);
     r.workload.global_batch_seqs = static_cast<double>(default_batch_seqs(*batch_rule_tokens, w.seq_len));
     w = make_workload(r.workload);
   }
@@ -185,12 +186,8 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   std::optional<train_detail::MfuCheck> mfu_check;
   const bool size_by_confidence = r.deadline_s && !r.gpus;
   // The residuals were measured on the model's own (uncapped) predictions,
-  // so the confidence factor applies to those; the published best caps the
-  // result.
-  auto sizing_mfu = [&](double predicted) {
-    const train_detail::MfuCheck m = train_detail::check_mfu(predicted, gpu, r.precision);
-    return train_detail::mfu_at(conf, m, size_by_confidence ? conf.confidence : 0.5);
-  };
+  // so the confidence factors apply to those (train_detail::mfu_at); the
+  // published best caps the result.
   const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
   // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
   // times the FLOPs per token this report counts (so any FLOP convention agrees).
@@ -198,30 +195,44 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   bool mfu_predicted = false;
   std::vector<SizingStep> sizing_trace;    // the deadline search's counts, in order
   std::optional<int64_t> sized_gpus;       // the count it chose
-  // The wall-clock on n GPUs at an MFU, failures and restarts included (the
-  // same fixed point the run below takes).
-  auto wall_with_failures = [&](int64_t n, double at_mfu) {
-    RunInput in;
-    in.total_model_flop = total_model_flop;
-    in.peak_flop_per_s = peak;
-    in.gpus = static_cast<double>(n);
-    in.mfu = at_mfu;
-    in.gpus_per_node = gpus_per_node;
-    in.comm_margin = r.comm_margin;
-    in.fault_budget = r.fault_budget.value_or(0.1);
+  // Failures, checkpoints and restarts. Their cost depends on the GPU count
+  // (the job's MTBF falls as 1/GPUs) and a solved GPU count depends on their
+  // cost, so a run is solved to the fixed point (it moves by a node or two at
+  // most); `in.fault_budget` ends at it. One place for the run below and for
+  // every count the deadline search tries.
+  Layout ckpt_layout;
+  ckpt_layout.precision = r.precision;
+  ckpt_layout.zero_stage = 1;
+  auto operations = [&](const RunEstimate& est, double extra_per_hour) {
+    ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
+    return estimate_operations(have_model ? &model : nullptr, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s,
+                               r.ops, extra_per_hour);
+  };
+  auto settle_failures = [&](RunInput& in, OperationsEstimate* ops_out) {
     RunEstimate est = solve_run(in);
-    Layout cl;
-    cl.precision = r.precision;
-    cl.zero_stage = 1;
-    cl.dp = static_cast<int>(std::min<int64_t>(n, 1 << 24));
-    for (int i = 0; i < 6 && !r.fault_budget; ++i) {
-      const OperationsEstimate o = estimate_operations(have_model ? &model : nullptr, cl, gpu, n, est.compute_s + est.comm_margin_s, r.ops, 0);
-      const double fb = (1.0 + r.comm_margin) * (1.0 / o.reliability.effective_time_ratio - 1.0);
+    OperationsEstimate ops = operations(est, 0);
+    for (int i = 0; i < 8 && !r.fault_budget; ++i) {
+      // fault time = useful·(1/ETTR − 1), as a fraction of pure compute.
+      const double fb = (1.0 + r.comm_margin) * (1.0 / ops.reliability.effective_time_ratio - 1.0);
       if (std::fabs(fb - in.fault_budget) < 1e-9) break;
       in.fault_budget = fb;
       est = solve_run(in);
+      ops = operations(est, 0);
     }
+    if (ops_out) *ops_out = ops;
     return est;
+  };
+  auto run_input = [&](std::optional<double> gpus, std::optional<double> at_mfu) {
+    RunInput in;
+    in.total_model_flop = total_model_flop;
+    in.peak_flop_per_s = peak;
+    in.gpus = gpus;
+    in.deadline_s = r.deadline_s;
+    in.mfu = at_mfu;
+    in.gpus_per_node = gpus_per_node;
+    in.comm_margin = r.comm_margin;
+    in.fault_budget = r.fault_budget.value_or(0.2);
+    return in;
   };
   auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
   // Issue 25: with --gpus and --deadline both given the MFU is predicted
@@ -247,8 +258,9 @@ TrainEstimate estimate_train(const TrainRequest& request) {
       // first, for the first whose wall-clock at the asked confidence
       // (failures included) meets the deadline. No count below the one the
       // best published MFU would need can, so the search starts there.
+      // (With nothing published to cap it, the bound is the peak itself.)
       const train_detail::MfuCheck best = train_detail::check_mfu(1.0, gpu, r.precision);
-      const double fastest_mfu = best.used > 0 && best.used < 1 ? best.used : 0.6;
+      const double fastest_mfu = best.capped ? best.used : 1.0;
       const double floor_gpus = total_model_flop * (1 + r.comm_margin) / (peak * fastest_mfu * *r.deadline_s);
       const std::vector<int64_t> counts = deadline_search_counts(floor_gpus, gpus_per_node);
       int64_t best_layout_dp = 0;
@@ -256,20 +268,20 @@ TrainEstimate estimate_train(const TrainRequest& request) {
       for (int64_t n : counts) {
         auto c = best_layout(r, model, gpu, n, w);
         if (!c) {
-          sizing_trace.push_back({n, 0, 0, false, ""});
+          sizing_trace.push_back({n, 0, 0, false});
           continue;
         }
         const train_detail::MfuCheck m = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
         const double at_conf = train_detail::mfu_at(conf, m, conf.confidence);
         std::optional<RunEstimate> est;
         try {
-          est = wall_with_failures(n, at_conf);
+          RunInput in = run_input(static_cast<double>(n), at_conf);
+          est = settle_failures(in, nullptr);
         } catch (const InputError&) {
           failures_bind = true;  // the job would fail faster than it checkpoints: more GPUs only worsen it
-          sizing_trace.push_back({n, 0, at_conf, true, "failures"});
           break;
         }
-        sizing_trace.push_back({n, est->wall_s, at_conf, true, ""});
+        sizing_trace.push_back({n, est->wall_s, at_conf, true});
         best_layout_dp = c->layout.dp;
         if (est->wall_s <= *r.deadline_s * (1 + 1e-9)) {
           layout = c;
@@ -279,7 +291,9 @@ TrainEstimate estimate_train(const TrainRequest& request) {
       }
       if (!sized_gpus) throw no_count_meets_deadline(sizing_trace, failures_bind, best_layout_dp, w, *r.deadline_s, conf.confidence);
       mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-      mfu = sizing_mfu(mfu_check->raw);
+      // The run is solved on the sized count at the asked confidence; the
+      // numbers shown are re-solved at the median below.
+      mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
       mfu_predicted = true;
     }
   }
@@ -305,64 +319,23 @@ TrainEstimate estimate_train(const TrainRequest& request) {
                      fmt::format("--tflops-per-gpu：{} TFLOP/s 超过了 {} 的 {} 稠密峰值 {} TFLOP/s。", *r.tflops_per_gpu, gpu.id,
                                  precision_name(r.precision), peak / kTera));
   }
-  RunInput ri;
-  ri.total_model_flop = total_model_flop;
-  ri.peak_flop_per_s = peak;
-  ri.gpus = sized_gpus ? std::optional<double>(static_cast<double>(*sized_gpus)) : r.gpus;
-  ri.deadline_s = r.deadline_s;
-  ri.mfu = mfu;
-  ri.gpus_per_node = gpus_per_node;
-  ri.comm_margin = r.comm_margin;
-  ri.fault_budget = r.fault_budget.value_or(0.2);
-  RunEstimate run = solve_run(ri);
-
-  // Failures, checkpoints and restarts. Their cost depends on the GPU count
-  // (the job's MTBF falls as 1/GPUs) and a solved GPU count depends on their
-  // cost, so iterate to the fixed point (it moves by a node or two at most).
-  Layout ckpt_layout;
-  ckpt_layout.precision = r.precision;
-  ckpt_layout.zero_stage = 1;
-  ckpt_layout.dp = static_cast<int>(std::min<int64_t>(run.gpus, 1 << 24));
-  auto operations = [&](const RunEstimate& est, double extra_per_hour) {
-    ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
-    return estimate_operations(have_model ? &model : nullptr, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s,
-                               r.ops, extra_per_hour);
-  };
-  auto computed_fault_budget = [&](const OperationsEstimate& ops) {
-    // fault time = useful·(1/ETTR − 1), as a fraction of pure compute.
-    return (1.0 + r.comm_margin) * (1.0 / ops.reliability.effective_time_ratio - 1.0);
-  };
-  OperationsEstimate ops = operations(run, 0);
-  if (!r.fault_budget) {
-    for (int i = 0; i < 8; ++i) {
-      const double f = computed_fault_budget(ops);
-      if (std::fabs(f - ri.fault_budget) < 1e-9) break;
-      ri.fault_budget = f;
-      run = solve_run(ri);
-      ops = operations(run, 0);
-    }
-  }
+  RunInput ri = run_input(sized_gpus ? std::optional<double>(static_cast<double>(*sized_gpus)) : r.gpus, mfu);
+  OperationsEstimate ops;
+  RunEstimate run = settle_failures(ri, &ops);
   const double fault_budget = ri.fault_budget;
-  // Sized for the slow end at the asked confidence; the numbers shown are
-  // the model's point estimate (MFU capped where implausible) on that many
-  // GPUs, with its range beside them.
+  // Sized at the asked confidence; the numbers shown are the median of the
+  // calibrated distribution on that many GPUs, with its range beside them.
   std::optional<int64_t> gpus_at_median, gpus_model_alone, gpus_fast, gpus_slow;
   if (mfu_predicted && size_by_confidence && mfu_check) {
-    // The counts at the median and on the model alone come from the same
-    // prediction the sized count did, so --confidence 0.5 gives the median count.
-    const auto sizing_check = *mfu_check;
-    // The layout shown is the planner's best on the sized count: its MFU is the one stated.
-    if (auto c = best_layout(r, model, gpu, run.gpus, w)) {
-      layout = c;
-      mfu_check = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
-    }
+    // The layout is the search's on the sized count: the counts at the
+    // median, the range's ends and the physics come from its prediction.
     RunInput at = ri;
     at.gpus.reset();  // solved from each MFU: the count that MFU would need
     auto count_at = [&](double mfu_value) {
       at.mfu = mfu_value;
       return solve_run(at).gpus;
     };
-    const MfuDistribution sized = train_detail::mfu_distribution(conf, sizing_check);
+    const MfuDistribution sized = train_detail::mfu_distribution(conf, *mfu_check);
     gpus_at_median = count_at(sized.median);
     gpus_fast = count_at(sized.fast);
     gpus_slow = count_at(sized.slow);
@@ -370,12 +343,12 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     RunInput shown = ri;
     shown.gpus = static_cast<double>(run.gpus);
     // On the sized count, every number shown is the median of its distribution.
-    shown.mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
+    shown.mfu = sized.median;
     RunEstimate point = solve_run(shown);
     point.gpus_solved = true;
     // The continuous count the sized MFU would need; the count itself is the
     // search's, a whole-node count a layout runs on.
-    at.mfu = sizing_check.used > 0 ? train_detail::mfu_at(conf, sizing_check, conf.confidence) : *mfu;
+    at.mfu = *mfu;
     point.gpus_exact = solve_run(at).gpus_exact;
     run = point;
     ops = operations(run, 0);
@@ -497,6 +470,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   e.wall_s_at_confidence = wall_at_confidence;
   e.sizing_trace = std::move(sizing_trace);
   e.batch_rule_tokens = batch_rule_tokens;
+  e.batch_rule_compute_flop = batch_rule_compute_flop;
   if (mfu_predicted && mfu_check) e.mfu_distribution = train_detail::mfu_distribution(conf, *mfu_check);
   e.run = run;
   e.fault_budget = fault_budget;

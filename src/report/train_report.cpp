@@ -434,7 +434,7 @@ Report train_report(const TrainRequest& r) {
                                     layout ? calibration_layout_text(layout->layout) : std::string(), rep);
   }
   if (sizing_note) rep.assumptions.insert(rep.assumptions.begin(), *sizing_note);
-  if (e.batch_rule_tokens) {
+  if (e.batch_rule_tokens && e.batch_rule_compute_flop) {
     // Issue 25: the batch every layout and the step count take, said first.
     const double seqs = w.batch_tokens / static_cast<double>(w.seq_len);
     // Read first where the predicted MFU and GPU count depend on it; with
@@ -445,13 +445,13 @@ Report train_report(const TrainRequest& r) {
                                         "16M tokens); a smaller batch caps the data parallelism and so the GPUs a run can use. "
                                         "--global-batch or --batch-tokens sets yours.",
                                         format_thousands(seqs), format_thousands(static_cast<double>(w.seq_len)), format_thousands(w.batch_tokens),
-                                        format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", std::pow(*e.batch_rule_tokens / 0.2920, 1 / 0.3271))),
+                                        format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", *e.batch_rule_compute_flop)),
                             fmt::format("未给出全局批：取 {} 条 {} token 的序列（每步 {} token），即最接近 DeepSeek LLM 拟合最优批 "
                                         "B = 0.2920 · C^0.3271 = {} token 的 2 的幂（本次训练 C = {} FLOP；arXiv:2401.02954 §3.1）。"
                                         "公开训练常取更小的批（GPT-3 320 万、Llama 2 400 万、Llama 3 405B 1600 万 token）；批越小，"
                                         "数据并行度和可用的卡数越受限。可用 --global-batch 或 --batch-tokens 指定。",
                                         format_thousands(seqs), format_thousands(static_cast<double>(w.seq_len)), format_thousands(w.batch_tokens),
-                                        format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", std::pow(*e.batch_rule_tokens / 0.2920, 1 / 0.3271)))});
+                                        format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", *e.batch_rule_compute_flop))});
   }
   if (!e.sizing_trace.empty()) {
     // The deadline search's counts, in the order tried (issue 25).

@@ -62,12 +62,16 @@ void add_ranges(ValidationResult& out, double level) {
     }
     without[r.source] = derive_interval_table(others);
   }
+  // A factor on a cost-like prediction: actual = predicted · factor; a rate divides by it.
+  auto apply = [](const CaseResult& r, double factor) {
+    return metric_is_rate(r.metric) ? r.predicted_physics / factor : r.predicted_physics * factor;
+  };
   // Pass 1: each kind's held-out error with the median correction and without.
   std::map<std::string, std::vector<double>> corrected, physics;
   for (const CaseResult& r : out.cases) {
     const std::optional<double> mid = error_quantile(without[r.source], r.context, 0.5);
     if (!mid) continue;
-    const double central = metric_is_rate(r.metric) ? r.predicted_physics / *mid : r.predicted_physics * *mid;
+    const double central = apply(r, *mid);
     corrected[r.kind].push_back(std::fabs(central / r.measured - 1));
     physics[r.kind].push_back(std::fabs(r.physics_error));
   }
@@ -80,14 +84,12 @@ void add_ranges(ValidationResult& out, double level) {
   for (CaseResult& r : out.cases) {
     const std::optional<ErrorRange> range = error_range(without[r.source], r.context, level);
     if (!range) continue;
-    // Cost-like: actual = predicted · factor; a rate divides by it. The
-    // physics is the base of all three.
+    // The physics is the base of all three; a rate's low end takes the high factor.
     const bool rate = metric_is_rate(r.metric);
-    const double phys = r.predicted_physics;
-    r.predicted = rate ? phys / range->median : phys * range->median;
+    r.predicted = apply(r, range->median);
     r.error = r.predicted / r.measured - 1;
-    r.predicted_low = rate ? phys / range->high : phys * range->low;
-    r.predicted_high = rate ? phys / range->low : phys * range->high;
+    r.predicted_low = apply(r, rate ? range->high : range->low);
+    r.predicted_high = apply(r, rate ? range->low : range->high);
     r.range_group = range->group;
     for (KindSummary& s : out.summary) {
       if (s.kind != r.kind) continue;
