@@ -117,6 +117,23 @@ TEST(WebApi, TrainEqualsTheLibraryReport) {
   EXPECT_EQ(r.body, to_json(train_report(q)).dump());
 }
 
+// No seq_len: the one default the library, CLI and Python share (issue 25):
+// GPT-3's own 2,048-token context, not 4,096, and equal to the library's
+// report with seq_len left at 0.
+TEST(WebApi, TrainWithoutSeqLenTakesTheModelsContext) {
+  const auto r = handle_request("POST", "/api/train", R"({"model":"gpt3-175b","tokens":"300B","gpu":"a100-80g","gpus":1024,"mfu":0.4})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(nlohmann::json::parse(r.body)["inputs"]["seq_len"], 2048);
+  TrainRequest q;
+  q.model = "gpt3-175b";
+  q.workload.tokens = 300e9;
+  q.gpu = "a100-80g";
+  q.gpus = 1024;
+  q.mfu = 0.4;
+  q.typed_inputs = {{"--tokens", "300B", 300e9, Unit::kCount}};
+  EXPECT_EQ(r.body, to_json(train_report(q)).dump());
+}
+
 TEST(WebApi, TrainEqualsForDeadlineRangePriceAndStrings) {
   const auto r = handle_request("POST", "/api/train",
       R"({"model":"Llama-3.1-8B","tokens":"1e12","gpu":"a100-80g","deadline":"30d","mfu":"40%","price":"15-30cny","seq_len":"8192"})");

@@ -101,7 +101,7 @@ const COLORS = ['#2f6fdf', '#e07b24', '#1f8a4c', '#b23a8f', '#7a5cd6', '#c2372c'
 // Form fields mirrored in the URL, with their defaults.
 const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
-  deadline: '90d', mfu: '0.4', price: '', seq_len: '4096', tp: '8', pp: '4', zero: '1', micro_batch: '1',
+  deadline: '90d', mfu: '0.4', price: '', seq_len: '', tp: '8', pp: '4', zero: '1', micro_batch: '1',
   recompute: 'none', global_batch: '0', framework: 'generic', market: '', currency: '', own: '', fleet: '',
   precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '', engine: '',
   epochs: '1', train_precision: 'bf16', fault_budget: '',
@@ -210,9 +210,11 @@ const market = () => state.market || (lang === 'zh' ? 'cn' : 'us');
 const currency = () => state.currency || (market() === 'cn' ? 'cny' : 'usd');
 function trainBody(over = {}) {
   // An empty MFU lets gpuplan predict it from the planner's layout, with a range (issue 15).
-  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, framework: state.framework, seq_len: state.seq_len, epochs: state.epochs,
+  const b = { ...modelPart(), tokens: state.tokens, gpu: state.gpu, framework: state.framework, epochs: state.epochs,
               precision: state.train_precision, market: market(), currency: currency() };
   if (state.mfu) b.mfu = state.mfu;
+  // Empty: the command's own default (train: 4,096, or the model's context where shorter).
+  if (state.seq_len) b.seq_len = state.seq_len;
   if (state.fault_budget) b.fault_budget = state.fault_budget;
   if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
   if (state.price) b.price = state.price;
@@ -223,19 +225,23 @@ function trainBody(over = {}) {
   return Object.assign(b, over);
 }
 function memoryBody() {
-  return { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, tp: state.tp, pp: state.pp,
-           zero: state.zero, micro_batch: state.micro_batch, recompute: state.recompute, framework: state.framework };
+  const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, tp: state.tp, pp: state.pp,
+              zero: state.zero, micro_batch: state.micro_batch, recompute: state.recompute, framework: state.framework };
+  if (state.seq_len) b.seq_len = state.seq_len;
+  return b;
 }
 function planBody() {
-  const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, seq_len: state.seq_len, global_batch: state.global_batch,
+  const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, global_batch: state.global_batch,
               framework: state.framework, market: market(), currency: currency() };
+  if (state.seq_len) b.seq_len = state.seq_len;
   return b;
 }
 
 // The fine-tuning tab: the keys of `gpuplan finetune` (POST /api/finetune, the same FinetuneInputs).
 function finetuneBody() {
-  const b = { ...modelPart(), gpu: state.gpu, method: state.ft_method, seq_len: state.seq_len, epochs: state.ft_epochs,
+  const b = { ...modelPart(), gpu: state.gpu, method: state.ft_method, epochs: state.ft_epochs,
               precision: state.ft_precision, framework: state.framework, market: market(), currency: currency() };
+  if (state.seq_len) b.seq_len = state.seq_len;  // empty: finetune's own default
   if (state.ft_rank && state.ft_method !== 'full') b.rank = state.ft_rank;
   if (state.ft_tokens) b.tokens = state.ft_tokens; else b.samples = state.ft_samples;
   if (state.ft_gpus) b.gpus = state.ft_gpus;
