@@ -151,9 +151,11 @@ class Shape:
             money = "currency" in self.props
             out["properties"] = {k: self.props[k].schema(k, money) for k in sorted(self.props)}
             if {"tp", "pp", "dp", "recompute"} <= set(self.props):
-                # A layout (src/report/layout_rows.cpp): the uneven pipeline split is there only where set.
-                for k in ("first_stage_layers", "last_stage_layers"):
+                # A layout (src/report/layout_rows.cpp): the uneven pipeline split, expert TP apart
+                # from TP and a custom stage layout are there only where set.
+                for k in ("first_stage_layers", "last_stage_layers", "etp"):
                     out["properties"].setdefault(k, {"type": "integer"})
+                out["properties"].setdefault("pipeline_layout", {"type": "string"})
                 out["properties"] = dict(sorted(out["properties"].items()))
             req = sorted(k for k, n in self.key_counts.items() if n == self.seen_objects)
             if req:

@@ -187,6 +187,8 @@ inline std::vector<std::string> english_words(const std::string& line, const std
       continue;
     }
     if (has_digit(t) && t.find('-') == std::string::npos) continue;  // an id or a number: a100, fp8, 6·N
+    // Megatron's stage-layout syntax (Et*4|(t*4|)*14tmL): only its letters E, t, m, L.
+    if (t.size() > 1 && t.find_first_not_of("EtmL") == std::string::npos && t.find('t') != std::string::npos) continue;
     std::string part;
     for (char c : t + "/") {
       if (c == '-' || c == '/' || c == '_' || c == ':' || c == '+' || c == '=' || c == '%' || c == '&' || c == '?' || c == '#' || c == '~') {

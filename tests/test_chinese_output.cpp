@@ -353,7 +353,9 @@ TEST(ChineseOutput, EveryCommandsHelpInChinese) {
   }
   // Positionals' names (gpuplan models [model]), terms, units and formats a Chinese engineer writes in Latin letters too.
   for (const char* v : {"model", "gpu", "file", "framework", "rank", "Transformer", "eager", "TCP", "TOML", "MAPE", "JSON", "Lines", "ms",
-                        "smi", "shared", "validation"}) {
+                        "smi", "shared", "validation",
+                        // Megatron's stage-layout syntax and its MTP layers; the expert-TP flag's name.
+                        "MTP", "Et", "tt", "etp"}) {
     names.insert(v);
   }
   size_t commands = 0;

@@ -32,7 +32,7 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 44u) << v.label();  // 25 required + 19 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 47u) << v.label();  // 25 required + 22 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }

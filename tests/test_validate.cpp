@@ -222,13 +222,20 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // physics, which predicts it better held out): measured 9.57 / 14.49, 8.57 /
 // 13.68, 14.34 / 18.35, 8.74 / 16.80. The physics alone is bounded too, at
 // the start-of-issue figures.
+// Issue 28 made the 9 MoE layouts load (Megatron's custom stage layouts, the
+// recipes' DeepSeek-V3 layouts, MoE parallel folding), gave GB200 its 72-GPU
+// NVLink domain and the all-to-all its node-local share: train_throughput
+// over 197 cases, 0 failing, central 9.93 / 13.79, physics 10.75 / 16.28; over
+// the 188 that loaded before, central 9.71 / 13.18 (was 9.57 / 14.49, the
+// median moved with the regenerated interval table). The median bound is
+// re-based for the 9 cases added to the scored set; every other bound tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 9.6, 14.5, 10.9, 17.3, 9}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
+  const Bound bounds[] = {{"train_throughput", 10.0, 13.8, 10.8, 16.3, 0}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
                           {"inference", 14.4, 18.4, 19.1, 25.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

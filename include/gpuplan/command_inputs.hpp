@@ -196,6 +196,8 @@ struct LayoutInputs {
   int tp = 1, pp = 1, cp = 1, ep = 1, vp = 1;
   std::optional<int> dp;                // default gpus / (tp·pp·cp)
   std::optional<int> first_stage_layers, last_stage_layers;  // Megatron's uneven pipeline split
+  std::string pipeline_layout;          // Megatron's --pipeline-model-parallel-layout; empty: none
+  int etp = 0;                          // expert tensor parallel; 0: the framework's default (tp unless folded)
   int64_t micro_batch = 1;
   int64_t global_batch = 0;
   std::optional<int64_t> seq_len;       // --seq-len; unset: default_seq_len(model), 4,096 or the model's shorter context
@@ -251,6 +253,8 @@ void visit_layout_inputs(LayoutInputs& in, Visit&& v) {
   v(InputInfo{"--last-stage-layers", "layers", "Transformer layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)",
               "最后一级流水线的 Transformer 层数（Megatron 的 --decoder-last-pipeline-num-layers）"},
     in.last_stage_layers);
+  v(kPipelineLayoutInput, in.pipeline_layout);
+  v(kExpertTpInput, in.etp);
   v(InputInfo{"--micro-batch", "sequences", "Sequences per micro-batch per data-parallel rank", "每个数据并行 rank 每个微批的序列数"}, in.micro_batch);
   v(InputInfo{"--global-batch", "sequences", "Sequences per optimizer step (default dp × micro-batch)", "每个优化步的序列数（默认 dp × 微批）"}, in.global_batch);
   v(kSeqLenInput, in.seq_len);
@@ -349,6 +353,8 @@ struct PlanInputs {
   int64_t global_batch = 0;
   int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0;  // 0: the planner chooses
   std::optional<int> first_stage_layers, last_stage_layers;  // pinned uneven pipeline split
+  std::string pipeline_layout;          // pinned Megatron stage layout
+  int etp = 0;                          // pinned expert tensor parallel (0: the framework's default)
   int64_t micro_batch = 0;
   std::optional<int> zero;
   std::optional<std::string> recompute;
@@ -390,6 +396,8 @@ void visit_plan_inputs(PlanInputs& in, Visit&& v) {
               "固定第一级流水线的层数（Megatron 的不均匀切分）"},
     in.first_stage_layers);
   v(InputInfo{"--last-stage-layers", "layers", "Pin the layers of the last pipeline stage", "固定最后一级流水线的层数"}, in.last_stage_layers);
+  v(kPipelineLayoutInput, in.pipeline_layout);
+  v(kExpertTpInput, in.etp);
   v(InputInfo{"--micro-batch", "sequences", "Pin the micro-batch", "固定微批大小"}, in.micro_batch);
   v(InputInfo{"--zero", "", "Pin the ZeRO stage 0–3", "固定 ZeRO 阶段 0–3"}, in.zero);
   v(InputInfo{"--recompute", "", "Pin recompute: none, selective, full", "固定重计算：none、selective、full"}, in.recompute);

@@ -7,6 +7,7 @@
 #pragma once
 #include "gpuplan/error.hpp"
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,13 @@ struct FrameworkProfile {
   bool interleaving_opt_in = false;                     // the default schedule (first listed) runs unless another is named
   bool recompute_default_unless_named = false;          // runs take recompute_default unless their config says (shipped recipe configs)
   bool recompute_none = true;                           // a run may keep every activation (MaxText: false, every layer under remat)
+  // MoE parallel folding (Megatron-Core 0.10+): the expert groups are laid out
+  // apart from attention's, etp × ep × expert-dp = tp × cp × dp, so EP may span TP.
+  bool moe_parallel_folding = false;
+  int expert_tp_default = 0;                            // a MoE run's expert TP when unstated; 0 = the run's tp
+  // Stage layouts the stack's recipes set per model (Megatron-Bridge's
+  // DeepSeek-V3 layout_map): normalized model id → pp·vp stages → layout string.
+  std::map<std::string, std::map<int, std::string>> pipeline_layouts;
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 
@@ -159,6 +167,21 @@ struct RunSettings {
 // one line per default taken, in both languages (for flags and reports); the
 // planner's inner loop passes none and allocates nothing.
 void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes = nullptr);
+
+// The stage layout the framework's recipe sets for this model at l.pp·l.vp
+// stages (profile pipeline_layouts); empty when it sets none.
+std::string recipe_pipeline_layout(const FrameworkProfile& f, const ModelSpec& m, const Layout& l);
+
+// Sets l.pipeline_layout to the recipe's when the run states no split of its
+// own (no layout, no first/last stage layers) and pp > 1; notes it.
+void apply_recipe_layout(const FrameworkProfile& f, const ModelSpec& m, Layout& l, std::vector<Bilingual>* notes = nullptr);
+
+// A run on a stack gpuplan has no profile for, at a stated pp·vp Megatron's
+// rules cannot split (no layout or first/last layers of its own): the most
+// even split, the first stages one layer more, as stacks built on
+// torch.distributed.pipelining cut a model. Empty when none is needed.
+std::string unprofiled_stack_layout(const ModelSpec& m, const Layout& l);
+void apply_unprofiled_stack_layout(const ModelSpec& m, Layout& l, std::vector<Bilingual>* notes = nullptr);
 
 // Why `f` cannot run `l` (a dimension it lacks, a ZeRO stage it does not
 // offer, interleaving without the schedule, sequence parallelism off where it

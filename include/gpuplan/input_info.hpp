@@ -34,6 +34,16 @@ inline constexpr InputInfo kEagerInput{"--eager", "", "Element-wise ops unfused,
 inline constexpr InputInfo kZero3PerModuleInput{
     "--zero3-per-module", "", "ZeRO-3 gathers module by module (each norm and linear), as DeepSpeed does; default: per block, as FSDP",
     "ZeRO-3 逐模块收集参数（每个归一化层和线性层），与 DeepSpeed 相同；默认按块收集，与 FSDP 相同"};
+inline constexpr InputInfo kPipelineLayoutInput{
+    "--pipeline-layout", "",
+    "Megatron's --pipeline-model-parallel-layout: each virtual stage's layers, E embedding, t transformer, m MTP, L loss, | between stages, "
+    "(..)*n repeats, e.g. \"Et|(tt|)*30mL\"; its stages / --pp give --vp",
+    "Megatron 的 --pipeline-model-parallel-layout：逐个虚拟段写出其中的层，E 嵌入、t Transformer 层、m MTP 层、L 损失，| 分隔各段，"
+    "(..)*n 表示重复，如 \"Et|(tt|)*30mL\"；段数 / --pp 即 --vp"};
+inline constexpr InputInfo kExpertTpInput{
+    "--etp", "", "Expert tensor-parallel degree (Megatron --expert-tensor-parallel-size; default: the framework's, else --tp); "
+                 "with MoE parallel folding etp×ep divides tp×cp×dp",
+    "专家张量并行度（Megatron 的 --expert-tensor-parallel-size；默认随框架，否则同 --tp）；MoE 并行折叠时 etp×ep 须整除 tp×cp×dp"};
 // Where prices come from and what money is shown in (infer, finetune, gpus).
 inline constexpr InputInfo kMarketInput{"--market", "", "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)",
                                         "在哪里租：cn（国内报价，人民币）或 us（美国报价，美元）；默认随 --lang（zh 为 cn）"};

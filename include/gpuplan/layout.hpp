@@ -1,6 +1,7 @@
 // A parallel layout and training recipe: how one training step is spread over
 // GPUs. Shared by the memory model, the step-time model and the planner.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -90,12 +91,24 @@ struct Layout {
   int dp = 1;    // data parallel replicas
   int cp = 1;    // context parallel (sequence split across GPUs for attention)
   int ep = 1;    // expert parallel; experts are split over ep ranks taken from dp×cp
+  // Expert tensor parallel: the routed experts' matrices split this many ways;
+  // 0 = tp (Megatron-Core's default, model_parallel_config.py
+  // expert_tensor_parallel_size None → tensor_model_parallel_size). With a
+  // value other than tp the expert groups are laid out on their own (Megatron-Core
+  // 0.10 "MoE Parallel Folding", CHANGELOG.md): etp × ep × expert-dp = tp × cp × dp,
+  // so EP may span attention's TP ranks. Read it through expert_tp().
+  int etp = 0;
   int vp = 1;    // virtual pipeline stages per rank (interleaved schedule when > 1)
   // Megatron's uneven pipeline (--decoder-first/last-pipeline-num-layers):
   // transformer layers on the first / last pipeline stage, the rest split evenly
   // over the others. Not set: an even split, or, when pp (pp·vp) does not divide
   // the layers, the split stage_split() chooses. Read the split through stage_split().
   std::optional<int> first_stage_layers, last_stage_layers;
+  // Megatron's --pipeline-model-parallel-layout: every virtual stage's layers
+  // in order, "E" embedding, "t" transformer layer, "m" MTP layer, "L" loss,
+  // "|" between stages, "(...)*n" and "x*n" repeats ("Et|(tt|)*30mL").
+  // Empty: none. Set: it alone decides the split (stage_split, kCustom).
+  std::string pipeline_layout;
   int64_t micro_batch = 1;          // sequences per micro-batch per data-parallel rank
   std::optional<int64_t> global_batch;  // sequences per optimizer step; unset: dp × micro_batch
   int64_t seq_len = 2048;
@@ -186,6 +199,9 @@ struct Layout {
   bool fp8_experts = true;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  // Data-parallel replicas of each expert: tp·cp·dp / (etp·ep).
+  int64_t expert_dp() const { return std::max<int64_t>(1, static_cast<int64_t>(tp) * cp * dp / (static_cast<int64_t>(expert_tp()) * ep)); }
   PipelineSchedule schedule() const { return vp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB; }
   int64_t effective_global_batch() const { return global_batch ? *global_batch : static_cast<int64_t>(dp) * micro_batch; }
   // Micro-batches per pipeline per step (gradient-accumulation steps when pp = 1).
@@ -199,6 +215,7 @@ enum class StageSplitRule {
   kEmbeddingLoss, // Megatron --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split:
                   // the embedding and the loss each take one layer's slot, (L + 2) / (pp·vp) per chunk
   kLoss,          // --account-for-loss-in-pipeline-split alone: (L + 1) / (pp·vp) per chunk
+  kCustom,        // --pipeline-model-parallel-layout (Layout::pipeline_layout)
 };
 const char* stage_split_rule_name(StageSplitRule r);
 const char* stage_split_rule_name_zh(StageSplitRule r);
@@ -216,6 +233,9 @@ struct StageSplit {
   // kFirstLast: the values of Megatron's two flags (one may be unset: that
   // stage is a middle one). Set whether the layout gave them or stage_split chose them.
   std::optional<int> first_stage_layers, last_stage_layers;
+  // kCustom: the layout's MTP layers ("m"). The model description has no MTP
+  // module, so they hold no work here; the reports say so.
+  int mtp_layers = 0;
   int64_t layers(int stage) const;
   int64_t max_layers() const;
   // "15 | 16 ×6 | 15" (and the per-chunk sizes with vp > 1).
@@ -229,6 +249,12 @@ struct StageSplit {
 // Throws InputError naming the field (--first-stage-layers, --last-stage-layers,
 // --pp or --vp) when Megatron would refuse the split.
 StageSplit stage_split(const ModelSpec& model, const Layout& layout);
+
+// Megatron's layout string unrolled into its virtual stages, in order (each a
+// string of E, t, m and L). Throws InputError naming --pipeline-layout for a
+// character Megatron does not know or an unbalanced repeat
+// (megatron/core/transformer/pipeline_parallel_layer_layout.py parse_str_to_list).
+std::vector<std::string> parse_pipeline_layout(const std::string& text);
 
 // Megatron-valid (first, last) splits for a layout whose pp·vp does not divide
 // the layers: a handful per (pp, vp), each no stage heavier than a middle one,

@@ -41,6 +41,11 @@ struct PlanRequest {
   // only pipelines it is valid for are searched. Unset: the even split, or for
   // a pp (pp·vp) that does not divide the layers, a few Megatron-valid uneven ones.
   std::optional<int> first_stage_layers, last_stage_layers;
+  // Pinned Megatron stage layout (Layout::pipeline_layout): only pp·vp equal to
+  // its stage count is searched. Empty: the split above, or the framework
+  // recipe's layout for the model (profile pipeline_layouts) where it has one.
+  std::string pipeline_layout;
+  int etp = 0;                          // pinned expert TP; 0: the framework's default (the run's tp unless folded)
   int64_t micro_batch = 0;
   std::optional<int> zero_stage;
   std::optional<Recompute> recompute;

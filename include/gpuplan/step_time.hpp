@@ -153,6 +153,9 @@ double ring_allreduce_s(double bytes, int n, const Link& link);     // 2(n−1)/
 double ring_reduce_scatter_s(double bytes, int n, const Link& link); // (n−1)/n · bytes/bw + (n−1)·α
 double ring_allgather_s(double bytes, int n, const Link& link);      // (n−1)/n · bytes/bw + (n−1)·α
 double all_to_all_s(double bytes, int n, const Link& link);          // (n−1)/n · bytes/bw + (n−1)·α
+// An all-to-all over n ranks, `local` of them on each node: the node's peers
+// over `intra`, the rest over `inter`, at the same time (collectives.cpp).
+double hierarchical_all_to_all_s(double bytes, int n, int local, const Link& intra, const Link& inter);
 // Hierarchical collective over `local` ranks in each of `nodes` nodes: the
 // intra-node phase on `intra`, then the inter-node phase on 1/local of the data
 // over each GPU's own NIC (`inter`).

@@ -30,6 +30,20 @@ double all_to_all_s(double bytes, int n, const Link& link) {
   return static_cast<double>(n - 1) / n * bytes / link.bytes_per_s + (n - 1) * link.latency_s;
 }
 
+double hierarchical_all_to_all_s(double bytes, int n, int local, const Link& intra, const Link& inter) {
+  if (n <= 1 || bytes <= 0) return 0;
+  local = std::clamp(local, 1, n);
+  if (local >= n) return all_to_all_s(bytes, n, intra);
+  // NCCL's all-to-all is one send and one receive per peer (ncclSend/ncclRecv
+  // grouped: nccl-tests src/alltoall.cu), and each peer pair takes its own
+  // transport: NVLink (P2P) inside the node, the NIC across nodes (NCCL
+  // docs, "P2P and NET transports"). Of a rank's buffer, (local−1)/n goes to
+  // peers of its node and (n−local)/n to the others; the two run at once.
+  const double nvlink = static_cast<double>(local - 1) / n * bytes / intra.bytes_per_s + (local - 1) * intra.latency_s;
+  const double network = static_cast<double>(n - local) / n * bytes / inter.bytes_per_s + (n - local) * inter.latency_s;
+  return std::max(nvlink, network);
+}
+
 double hierarchical_allreduce_s(double bytes, int local, int nodes, const Link& intra, const Link& inter) {
   if (nodes <= 1) return ring_allreduce_s(bytes, local, intra);
   // Reduce-scatter inside the node, all-reduce of the 1/local shard across

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <initializer_list>
 #include <utility>
 
@@ -61,6 +62,7 @@ const char* stage_split_rule_name(StageSplitRule r) {
     case StageSplitRule::kFirstLast: return "first/last stage layers";
     case StageSplitRule::kEmbeddingLoss: return "embedding and loss each count as a layer";
     case StageSplitRule::kLoss: return "loss counts as a layer";
+    case StageSplitRule::kCustom: return "custom layout (--pipeline-model-parallel-layout)";
   }
   return "?";
 }
@@ -71,6 +73,7 @@ const char* stage_split_rule_name_zh(StageSplitRule r) {
     case StageSplitRule::kFirstLast: return "指定首级/末级层数";
     case StageSplitRule::kEmbeddingLoss: return "嵌入层与损失各算一层";
     case StageSplitRule::kLoss: return "损失算一层";
+    case StageSplitRule::kCustom: return "自定义分段（--pipeline-model-parallel-layout）";
   }
   return "?";
 }
@@ -189,7 +192,112 @@ StageSplit first_last_split(int64_t L, int pp, int vp, std::optional<int> first,
   return s;
 }
 
+InputError layout_error(const std::string& en, const std::string& zh) { return InputError("--pipeline-layout", "--pipeline-layout: " + en, "--pipeline-layout：" + zh); }
+
+// Megatron's custom layout (Layout::pipeline_layout) as a split: the rules of
+// megatron/core/transformer/pipeline_parallel_layer_layout.py
+// (NVIDIA/Megatron-LM@00caa53a, PipelineParallelLayerLayout.__init__ and
+// validate_layer_layout): the stage count a multiple of pp (vp = stages / pp),
+// stage i on rank i mod pp as chunk i / pp, the embedding first and the loss
+// last, each exactly once, the transformer layers the model's count, the MTP
+// layers after every transformer layer and in a rank's last chunk.
+StageSplit custom_split(const ModelSpec& m, const Layout& l) {
+  const std::vector<std::string> stages = parse_pipeline_layout(l.pipeline_layout);
+  const int pp = std::max(1, l.pp), vp = std::max(1, l.vp);
+  const size_t n = stages.size();
+  if (n != static_cast<size_t>(pp) * vp) {
+    const bool divisible = n % static_cast<size_t>(pp) == 0;
+    throw layout_error(fmt::format("the layout has {} stages, which must be pp×vp = {}×{} = {}{}.", n, pp, vp, static_cast<int64_t>(pp) * vp,
+                                   divisible ? fmt::format(" (with --pp {}, that is --vp {})", pp, n / static_cast<size_t>(pp)) : ""),
+                       fmt::format("分段串有 {} 段，须等于 PP×VP = {}×{} = {}{}。", n, pp, vp, static_cast<int64_t>(pp) * vp,
+                                   divisible ? fmt::format("（--pp {} 时即 --vp {}）", pp, n / static_cast<size_t>(pp)) : ""));
+  }
+  std::string flat;
+  for (const std::string& st : stages) flat += st;
+  auto count = [&](char ch) { return static_cast<int64_t>(std::count(flat.begin(), flat.end(), ch)); };
+  if (flat.empty() || flat.front() != 'E' || count('E') != 1) {
+    throw layout_error("the embedding (E) must be the very first layer, exactly once.", "嵌入层（E）须是第一层，且只出现一次。");
+  }
+  if (flat.back() != 'L' || count('L') != 1) throw layout_error("the loss (L) must be the very last layer, exactly once.", "损失（L）须是最后一层，且只出现一次。");
+  if (count('t') != m.layers) {
+    throw layout_error(fmt::format("it places {} transformer layers (t); the model has {}.", count('t'), m.layers),
+                       fmt::format("分段串放了 {} 个 Transformer 层（t），模型有 {} 层。", count('t'), m.layers));
+  }
+  const size_t first_m = flat.find('m');
+  if (first_m != std::string::npos && flat.find('t', first_m) != std::string::npos) {
+    throw layout_error("MTP layers (m) must come after every transformer layer.", "MTP 层（m）须排在所有 Transformer 层之后。");
+  }
+  std::vector<std::vector<int64_t>> sizes(static_cast<size_t>(pp), std::vector<int64_t>(static_cast<size_t>(vp), 0));
+  for (size_t i = 0; i < n; ++i) {
+    const size_t rank = i % static_cast<size_t>(pp), chunk = i / static_cast<size_t>(pp);
+    const std::string& st = stages[i];
+    if (st.find('m') != std::string::npos && chunk + 1 != static_cast<size_t>(vp)) {
+      throw layout_error("MTP layers (m) must sit in a rank's last virtual stage.", "MTP 层（m）须位于某个 rank 的最后一个虚拟段。");
+    }
+    sizes[rank][chunk] = static_cast<int64_t>(std::count(st.begin(), st.end(), 't'));
+  }
+  StageSplit s = lay_out(StageSplitRule::kCustom, sizes);
+  s.mtp_layers = static_cast<int>(count('m'));
+  return s;
+}
+
 }  // namespace
+
+std::vector<std::string> parse_pipeline_layout(const std::string& text) {
+  // Megatron drops commas, unrolls "(...)*n" (innermost text without
+  // parentheses), then "x*n", then splits at "|" (parse_str_to_list).
+  std::string s;
+  for (char ch : text) {
+    if (ch != ',' && ch != ' ') s += ch;
+  }
+  if (s.empty()) throw layout_error("the layout is empty.", "分段串为空。");
+  if (s.size() > 4096) throw layout_error("the layout is longer than 4,096 characters.", "分段串超过 4,096 个字符。");
+  auto repeat_count = [&](size_t at, size_t* end) {
+    size_t e = at;
+    while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
+    if (e == at || e - at > 5) throw layout_error("'*' must be followed by a repeat count from 1 to 99,999.", "'*' 后须跟 1 到 99,999 的重复次数。");
+    *end = e;
+    return std::stoi(s.substr(at, e - at));
+  };
+  constexpr size_t kMaxUnrolled = 1 << 20;
+  auto grow = [&](const std::string& unit, int times) {
+    if (unit.size() * static_cast<size_t>(times) > kMaxUnrolled) {
+      throw layout_error("the unrolled layout exceeds a million layers.", "展开后的分段串超过一百万层。");
+    }
+    std::string out;
+    for (int i = 0; i < times; ++i) out += unit;
+    return out;
+  };
+  for (size_t open = s.find('('); open != std::string::npos; open = s.find('(')) {
+    const size_t close = s.find(')', open);
+    if (close == std::string::npos || s.find('(', open + 1) < close) {
+      throw layout_error("every '(' needs a ')' and groups cannot nest.", "每个 '(' 都须有对应的 ')'，且括号不能嵌套。");
+    }
+    if (close + 1 >= s.size() || s[close + 1] != '*') throw layout_error("a ')' must be followed by '*' and a count.", "')' 后须跟 '*' 和次数。");
+    size_t end = 0;
+    const int times = repeat_count(close + 2, &end);
+    s = s.substr(0, open) + grow(s.substr(open + 1, close - open - 1), times) + s.substr(end);
+  }
+  if (s.find(')') != std::string::npos) throw layout_error("a ')' has no '('.", "')' 没有对应的 '('。");
+  for (size_t star = s.find('*'); star != std::string::npos; star = s.find('*')) {
+    if (star == 0) throw layout_error("'*' must follow what it repeats.", "'*' 须跟在要重复的内容之后。");
+    size_t end = 0;
+    const int times = repeat_count(star + 1, &end);
+    s = s.substr(0, star - 1) + grow(std::string(1, s[star - 1]), times) + s.substr(end);
+  }
+  std::vector<std::string> stages(1);
+  for (char ch : s) {
+    if (ch == '|') {
+      stages.emplace_back();
+    } else if (ch == 'E' || ch == 't' || ch == 'm' || ch == 'L') {
+      stages.back() += ch;
+    } else {
+      throw layout_error(fmt::format("'{}' is not a layer: E (embedding), t (transformer layer), m (MTP layer), L (loss), | between stages.", ch),
+                         fmt::format("'{}' 不是层：E（嵌入）、t（Transformer 层）、m（MTP 层）、L（损失），| 分隔各段。", ch));
+    }
+  }
+  return stages;
+}
 
 std::vector<std::pair<std::optional<int>, std::optional<int>>> uneven_split_candidates(int64_t L, int pp, int vp) {
   std::vector<std::pair<std::optional<int>, std::optional<int>>> out;
@@ -227,6 +335,17 @@ StageSplit stage_split(const ModelSpec& m, const Layout& l) {
   const int64_t L = m.layers;
   const int pp = std::max(1, l.pp), vp = std::max(1, l.vp);
   const int64_t chunks = static_cast<int64_t>(pp) * vp;
+  if (!l.pipeline_layout.empty()) {
+    if (m.count_only) {
+      throw InputError("--pipeline-layout", "--pipeline-layout needs a model architecture (--model), not a bare parameter count.",
+                       "--pipeline-layout 需要模型结构（--model），只给参数量不够。");
+    }
+    if (l.first_stage_layers || l.last_stage_layers) {
+      throw InputError("--pipeline-layout", "--pipeline-layout cannot be combined with --first-stage-layers / --last-stage-layers (Megatron takes one or the other).",
+                       "--pipeline-layout 不能与 --first-stage-layers / --last-stage-layers 同时使用（Megatron 只接受其一）。");
+    }
+    return custom_split(m, l);
+  }
   if (l.first_stage_layers || l.last_stage_layers) {
     const char* field = nullptr;
     if (m.count_only) {
@@ -292,7 +411,7 @@ void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
                      fmt::format("--gpus：TP×PP×DP×CP = {}×{}×{}×{} = {}，与 {} 张卡不相等。", l.tp, l.pp, l.dp, l.cp, l.gpus(), gpus));
   }
   if (m.count_only) {
-    if (l.first_stage_layers || l.last_stage_layers) stage_split(m, l);  // refuses them
+    if (l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) stage_split(m, l);  // refuses them
     return;  // no architecture to check against
   }
   if (m.heads % l.tp != 0) {
@@ -313,10 +432,33 @@ void validate_layout(const ModelSpec& m, const Layout& l, int64_t gpus) {
       throw InputError("--ep", fmt::format("--ep {} must divide the {} routed experts.", l.ep, m.moe->routed_experts),
                        fmt::format("--ep {} 须能整除 {} 个路由专家。", l.ep, m.moe->routed_experts));
     }
-    if ((static_cast<int64_t>(l.dp) * l.cp) % l.ep != 0) {
-      throw InputError("--ep", fmt::format("--ep {} must divide dp×cp = {} (expert-parallel ranks come from the data-parallel ones).",
+    if (l.expert_tp() == l.tp && (static_cast<int64_t>(l.dp) * l.cp) % l.ep != 0) {
+      throw InputError("--ep", fmt::format("--ep {} must divide dp×cp = {} (expert-parallel ranks come from the data-parallel ones; "
+                                           "a framework with MoE parallel folding can span TP too with --etp 1).",
                                            l.ep, static_cast<int64_t>(l.dp) * l.cp),
-                       fmt::format("--ep {} 须能整除 DP×CP = {}（专家并行的进程取自数据并行的进程）。", l.ep, static_cast<int64_t>(l.dp) * l.cp));
+                       fmt::format("--ep {} 须能整除 DP×CP = {}（专家并行的进程取自数据并行的进程；支持 MoE 并行折叠的框架可用 --etp 1 跨越 TP）。", l.ep,
+                                   static_cast<int64_t>(l.dp) * l.cp));
+    }
+  }
+  if (l.etp < 0 || l.etp > (1 << 20)) {
+    throw InputError("--etp", fmt::format("--etp must be a whole number from 1 to {} (got {}).", 1 << 20, l.etp),
+                     fmt::format("--etp 须为 1 到 {} 之间的整数（输入为 {}）。", 1 << 20, l.etp));
+  }
+  if (l.expert_tp() != l.tp) {
+    // Megatron-Core's expert RankGenerator (parallel_state.py
+    // initialize_model_parallel): etp × ep × expert-dp tile the tp × cp × dp ranks of a stage.
+    const int64_t attention_ranks = static_cast<int64_t>(l.tp) * l.cp * l.dp;
+    const int64_t expert_ranks = static_cast<int64_t>(l.expert_tp()) * l.ep;
+    if (!m.moe) throw InputError("--etp", "--etp needs a mixture-of-experts model; this one is dense.", "--etp 只适用于 MoE 模型；这是稠密模型。");
+    if (attention_ranks % expert_ranks != 0) {
+      throw InputError("--etp", fmt::format("--etp {} × --ep {} = {} must divide tp×cp×dp = {} (the expert groups tile the attention ranks).",
+                                            l.expert_tp(), l.ep, expert_ranks, attention_ranks),
+                       fmt::format("--etp {} × --ep {} = {} 须能整除 TP×CP×DP = {}（专家并行组铺满注意力部分的进程）。", l.expert_tp(), l.ep,
+                                   expert_ranks, attention_ranks));
+    }
+    if (m.moe->expert_intermediate % l.expert_tp() != 0) {
+      throw InputError("--etp", fmt::format("--etp {} must divide the experts' width {}.", l.expert_tp(), m.moe->expert_intermediate),
+                       fmt::format("--etp {} 须能整除专家的宽度 {}。", l.expert_tp(), m.moe->expert_intermediate));
     }
   }
   if (l.seq_len % l.cp != 0) {

@@ -44,7 +44,12 @@ double dense_shard(const Layout& l) {
   const double group = (l.zero_stage == 3 && l.shard_group > 0) ? l.shard_group : l.dp;
   return group * l.cp;  // Megatron shards over the data-parallel × context-parallel group
 }
-double expert_shard(const Layout& l) { return std::max(1.0, dense_shard(l) / l.ep); }
+// The experts' states shard over the expert-data-parallel group, tp·cp·dp /
+// (etp·ep) ranks (Megatron-Core's distributed optimizer over
+// expert_data_parallel_group); with etp = tp that is dp·cp / ep.
+double expert_shard(const Layout& l) {
+  return std::max(1.0, dense_shard(l) * l.tp / (static_cast<double>(l.expert_tp()) * l.ep));
+}
 
 double inflight_micro_batches(const Layout& l, int stage) {
   if (l.pp <= 1) return 1;

@@ -104,9 +104,11 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& 
     // Tensor parallelism splits every weight matrix t ways (Shoeybi et al. 2019);
     // the norms are replicated but small, and are divided too.
     p.layer_dense += dense / tp;
-    p.layer_expert += expert / (tp * l.ep);
+    // The routed experts split over expert TP × EP (etp = tp unless folded).
+    const double etp = l.expert_tp();
+    p.layer_expert += expert / (etp * l.ep);
     p.adapters += adapter / tp;
-    p.largest_layer = std::max(p.largest_layer, dense / tp + expert / (tp * l.ep));
+    p.largest_layer = std::max(p.largest_layer, dense / tp + expert / (etp * l.ep));
   });
   const double vocab_table = static_cast<double>(m.vocab) * h / tp;  // vocab-parallel embedding
   if (stage == 0) p.embedding += vocab_table + static_cast<double>(m.learned_positions) * h / tp;

@@ -36,9 +36,13 @@ DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) 
   const int nodes = static_cast<int>(std::max<int64_t>(1, dp_group / std::max(local, 1)));
   out.dp_nodes = nodes;
   const double gb = in.grad_bytes;
-  const int ep_group = static_cast<int>(std::max<int64_t>(1, dp_group / l.ep));
+  // The experts' gradients reduce over the expert-data-parallel group,
+  // tp·cp·dp / (etp·ep) ranks (dp·cp / ep unless folded), etp·ep apart.
+  const int ep_group = static_cast<int>(l.expert_dp());
   out.ep_group = ep_group;
-  const int ep_local = std::max(1, std::min(local, ep_group));
+  const int64_t ep_stride = static_cast<int64_t>(l.expert_tp()) * l.ep;
+  const int ep_local = l.expert_tp() == l.tp ? std::max(1, std::min(local, ep_group))
+                                             : static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(ep_group, c.node / ep_stride)));
   const int ep_nodes = std::max(1, ep_group / ep_local);
   auto reduce_all = [&](double bytes_dense, double bytes_expert, bool scatter) {
     auto f = scatter ? hierarchical_reduce_scatter_s : hierarchical_allreduce_s;

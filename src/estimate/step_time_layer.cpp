@@ -60,6 +60,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   const Layout& l = c.l;
   LayerCost lc;
   const double tp = l.tp;
+  const double etp = l.expert_tp();  // the routed experts' own TP degree
   const double M = c.tokens;
   const double h = static_cast<double>(m.hidden);
   const double b = static_cast<double>(l.micro_batch);
@@ -80,7 +81,11 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const MoeSpec& e = *m.moe;
     const double E = static_cast<double>(e.routed_experts), k = static_cast<double>(e.experts_per_token);
     local_experts = E / l.ep;
-    tokens_per_expert = M * k * l.ep / E;  // balanced routing
+    // Balanced routing. Each rank dispatches its share of the TP group's M
+    // tokens: all of them when the experts are split tp ways too, 1/(tp/etp)
+    // of them (its sequence-parallel slice) when expert TP is narrower (MoE
+    // parallel folding): either way a rank's expert FLOPs are M·k/tp of full width.
+    tokens_per_expert = M * k * l.ep / E * etp / tp;
   }
   // FP8 operand casts, bytes per element of each operand (x: M×K input,
   // W: K×N weight, g: M×N output gradient) and kernels per GEMM:
@@ -108,8 +113,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // them: the framework may run a TP collective under each (tp_grad_comm_async below).
   double col_dgrad_s = 0, col_wgrad_s = 0;
   for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
-    const double n = x.tp_column ? x.n / tp : x.n;
-    const double k = x.tp_row ? x.k / tp : x.k;
+    const double split = x.experts > 0 ? etp : tp;
+    const double n = x.tp_column ? x.n / split : x.n;
+    const double k = x.tp_row ? x.k / split : x.k;
     // FP8 recipes run the transformer's linears in FP8, routed experts only where
     // the framework's recipe covers them (profile fp8_gemms).
     if (x.experts > 0) {
@@ -142,8 +148,14 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     lc.elem_b += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
     if (l.ep > 1) {
       // Dispatch and combine all-to-alls of k copies of each token, forward and backward.
-      const Link link = group_link(c, static_cast<int64_t>(l.tp) * l.cp, l.ep);
-      const double t = all_to_all_s(M * k * h * act_bytes, l.ep, link);
+      // The EP group's ranks sit tp·cp apart when they come from the data-parallel
+      // ranks, etp apart when folded over TP (Megatron-Core parallel_state.py
+      // expert RankGenerator order tp-ep-dp-pp); each rank sends its own tokens.
+      const int64_t stride = l.expert_tp() == l.tp ? static_cast<int64_t>(l.tp) * l.cp : l.expert_tp();
+      // Ranks of the group that share a node: node / stride of them when the
+      // stride fits in a node, else one.
+      const int local = stride < c.node ? static_cast<int>(std::min<int64_t>(l.ep, c.node / stride)) : 1;
+      const double t = hierarchical_all_to_all_s(M * (etp / tp) * k * h * act_bytes, l.ep, local, c.intra, c.inter);
       lc.ep_f += 2 * t;
       lc.ep_b += 2 * t;
       lc.comm_raw += 4 * t;

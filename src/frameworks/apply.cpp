@@ -171,6 +171,15 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   } else {
     l.loss_bytes_per_logit = l.tp > 1 ? f.loss_bytes_per_logit_tp.value_or(f.loss_bytes_per_logit) : f.loss_bytes_per_logit;
   }
+  // The experts' own TP degree where the stack folds MoE parallelism and its
+  // recipes choose one (Megatron-Bridge: expert_tensor_parallel_size = 1).
+  if (l.etp == 0 && f.moe_parallel_folding && f.expert_tp_default > 0 && l.ep > 1) {
+    l.etp = f.expert_tp_default;
+    if (l.etp != l.tp) {
+      GPUPLAN_NOTE(fmt::format("expert tensor parallelism: {} ({} default)", l.etp, f.label()),
+                   fmt::format("专家张量并行：{}（{} 默认）", l.etp, f.label()));
+    }
+  }
   l.pipeline_keeps_outputs = f.pipeline_keeps_outputs && l.pp > 1;
   l.tp_saves_gathered_input = f.tp_saves_gathered_input;
 
@@ -285,7 +294,13 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
     return both("always recomputes (every layer runs under remat)", "总会重计算（每一层都在 remat 下运行），不能关闭重计算");
   }
   if (l.optimizer_in_backward && !f.optimizer_in_backward) return both("cannot step the optimizer in the backward", "不能在反向过程中执行优化器更新");
-  if ((l.first_stage_layers || l.last_stage_layers) && !f.uneven_stages) return both("has no uneven pipeline stages", "不支持不均匀的流水线分段");
+  if ((l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) && !f.uneven_stages) {
+    return both("has no uneven pipeline stages", "不支持不均匀的流水线分段");
+  }
+  if (l.expert_tp() != l.tp && !f.moe_parallel_folding) {
+    return both(fmt::format("has no MoE parallel folding (expert TP {} other than TP {})", l.expert_tp(), l.tp),
+                fmt::format("不支持 MoE 并行折叠（专家张量并行 {} 与 TP {} 不同）", l.expert_tp(), l.tp));
+  }
   if (l.shard_group > 0 && !f.hsdp) return both("has no HSDP shard groups", "不支持 HSDP 分片组");
   // What it can move to host memory (profile `cpu_offload`).
   const auto offloads = [&](const char* what) { return std::find(f.cpu_offload.begin(), f.cpu_offload.end(), what) != f.cpu_offload.end(); };
@@ -309,5 +324,85 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
 }
 
 std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l) { return why_framework_cannot_run(f, l).en; }
+
+namespace {
+
+// The most even split of L layers over n stages, the remainder one each to the
+// first stages, embedding on the first and loss on the last: how stacks built
+// on torch.distributed.pipelining cut a model (NVIDIA-NeMo/Automodel@00f40419
+// nemo_automodel/components/distributed/pipelining/functional.py
+// generate_hf_model_fqn_per_model_part: layers_per_stage = L // n, the first
+// L % n stages one more).
+std::string balanced_layout(int64_t L, int64_t n) {
+  auto layers = [](int64_t count) { return count > 1 ? fmt::format("t*{}", count) : count == 1 ? std::string("t") : std::string(); };
+  auto count_of = [&](int64_t i) { return L / n + (i < L % n ? 1 : 0); };
+  if (n == 1) return "E" + layers(L) + "L";
+  // Runs of equal middle stages written as Megatron's repeat, "(t*2|)*28".
+  std::string out = "E" + layers(count_of(0)) + "|";
+  for (int64_t i = 1; i < n - 1;) {
+    int64_t run = 1;
+    while (i + run < n - 1 && count_of(i + run) == count_of(i)) ++run;
+    out += run > 1 ? fmt::format("({}|)*{}", layers(count_of(i)), run) : layers(count_of(i)) + "|";
+    i += run;
+  }
+  return out + layers(count_of(n - 1)) + "L";
+}
+
+}  // namespace
+
+std::string recipe_pipeline_layout(const FrameworkProfile& f, const ModelSpec& m, const Layout& l) {
+  if (l.pp <= 1 || m.count_only) return "";
+  const int64_t stages = static_cast<int64_t>(l.pp) * std::max(1, l.vp);
+  for (const std::string& name : {m.id, m.name}) {
+    const auto it = f.pipeline_layouts.find(normalize_name(name));
+    if (it == f.pipeline_layouts.end()) continue;
+    const auto at = it->second.find(static_cast<int>(stages));
+    if (at != it->second.end()) return at->second;
+  }
+  return "";
+}
+
+namespace {
+
+}  // namespace
+
+std::string unprofiled_stack_layout(const ModelSpec& m, const Layout& l) {
+  const int64_t stages = static_cast<int64_t>(l.pp) * std::max(1, l.vp);
+  if (l.pp <= 1 || m.count_only || stages > m.layers || !l.pipeline_layout.empty() || l.first_stage_layers || l.last_stage_layers) return "";
+  Layout probe;
+  probe.pp = l.pp;
+  probe.vp = l.vp;
+  try {
+    stage_split(m, probe);
+    return "";
+  } catch (const InputError&) {
+    return balanced_layout(m.layers, stages);
+  }
+}
+
+void apply_recipe_layout(const FrameworkProfile& f, const ModelSpec& m, Layout& l, std::vector<Bilingual>* notes) {
+  if (!l.pipeline_layout.empty() || l.first_stage_layers || l.last_stage_layers) return;
+  const std::string layout = recipe_pipeline_layout(f, m, l);
+  if (layout.empty()) return;
+  l.pipeline_layout = layout;
+  if (notes) {
+    notes->push_back(Bilingual{fmt::format("pipeline layout: {} ({} recipe for {} at pp×vp = {})", layout, f.label(), m.name, l.pp * l.vp),
+                               fmt::format("流水线分段：{}（{} 为 {} 在 PP×VP = {} 时的配方）", layout, f.label(), m.name, l.pp * l.vp)});
+  }
+}
+
+void apply_unprofiled_stack_layout(const ModelSpec& m, Layout& l, std::vector<Bilingual>* notes) {
+  const std::string layout = unprofiled_stack_layout(m, l);
+  if (layout.empty()) return;
+  l.pipeline_layout = layout;
+  if (notes) {
+    notes->push_back(Bilingual{fmt::format("pipeline layout: {} (Megatron's rules cannot split {} layers over pp×vp = {}: the most even split, "
+                                           "the first stages one layer more, as torch.distributed.pipelining stacks cut it)",
+                                           layout, m.layers, l.pp * l.vp),
+                               fmt::format("流水线分段：{}（Megatron 的规则无法把 {} 层分到 PP×VP = {} 段：取最均匀的分法，前几段各多一层，"
+                                           "与基于 torch.distributed.pipelining 的框架相同）",
+                                           layout, m.layers, l.pp * l.vp)});
+  }
+}
 
 }  // namespace gpuplan

@@ -9,6 +9,7 @@
 #include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
+#include "gpuplan/layout.hpp"
 #include "units/text_match.hpp"
 
 namespace gpuplan {
@@ -23,7 +24,7 @@ const std::vector<std::string>& property_keys() {
       "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
       "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
       "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs", "recompute_none", "tp_saved_input"};
+      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs", "recompute_none", "tp_saved_input", "moe_parallel_folding", "expert_tp_default", "pipeline_layouts"};
   return keys;
 }
 
@@ -105,6 +106,18 @@ bool optional_property(const std::string& key, std::string* default_text) {
     *default_text = "sharded";
     return true;
   }
+  if (key == "moe_parallel_folding") {
+    *default_text = "false";
+    return true;
+  }
+  if (key == "expert_tp_default") {
+    *default_text = "tp";
+    return true;
+  }
+  if (key == "pipeline_layouts") {
+    *default_text = "none";
+    return true;
+  }
   return false;
 }
 
@@ -147,6 +160,20 @@ std::string display(const json& v) {
   if (v.is_array()) {
     std::string s;
     for (const json& x : v) s += (s.empty() ? "" : ", ") + display(x);
+    return s.empty() ? "(none)" : s;
+  }
+  if (v.is_object()) {
+    // pipeline_layouts: "deepseek-v3 at 4 stages: Et*16|…; at 8 stages: …".
+    std::string s;
+    for (const auto& [k, x] : v.items()) {
+      if (x.is_object()) {
+        std::string inner;
+        for (const auto& [n, layout] : x.items()) inner += (inner.empty() ? "" : "; ") + fmt::format("at {} stages: {}", n, display(layout));
+        s += (s.empty() ? "" : "; ") + k + " " + inner;
+      } else {
+        s += (s.empty() ? "" : "; ") + k + ": " + display(x);
+      }
+    }
     return s.empty() ? "(none)" : s;
   }
   return v.dump();
@@ -280,6 +307,40 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
     p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
   } else if (key == "pipeline_microbatches") {
     p.microbatches_default_stages = pick<bool>(v, where, {{"stages", true}, {"tunable", false}});
+  } else if (key == "moe_parallel_folding") {
+    p.moe_parallel_folding = boolean(v, where);
+  } else if (key == "expert_tp_default") {
+    if (v.is_string() && v.get<std::string>() == "tp") {
+      p.expert_tp_default = 0;
+    } else if (v.is_number_integer() && v.get<int>() >= 1 && v.get<int>() <= 1024) {
+      p.expert_tp_default = v.get<int>();
+    } else {
+      throw InputError("framework", fmt::format("{} must be \"tp\" or a degree from 1 to 1024 (got {}).", where, v.dump()),
+                       fmt::format("{} 须为 \"tp\" 或 1 到 1024 的并行度（输入为 {}）。", where, v.dump()));
+    }
+  } else if (key == "pipeline_layouts") {
+    // {"<model id>": {"<pp×vp stages>": "<Megatron layout string>"}}; each string
+    // must parse (parse_pipeline_layout) into that many stages.
+    if (!v.is_object()) throw InputError("framework", where + " must be an object of model ids.", where + " 须为以模型 id 为键的对象。");
+    p.pipeline_layouts.clear();
+    for (const auto& [model, by_stages] : v.items()) {
+      if (!by_stages.is_object()) throw InputError("framework", fmt::format("{}.{} must be an object of stage counts.", where, model), fmt::format("{}.{} 须为以段数为键的对象。", where, model));
+      for (const auto& [stages, layout] : by_stages.items()) {
+        const std::string at = fmt::format("{}.{}.{}", where, model, stages);
+        int n = 0;
+        try {
+          n = std::stoi(stages);
+        } catch (const std::exception&) {
+        }
+        if (n < 1 || std::to_string(n) != stages || !layout.is_string()) {
+          throw InputError("framework", at + ": keys are stage counts, values layout strings.", at + "：键为段数，值为分段串。");
+        }
+        if (parse_pipeline_layout(layout.get<std::string>()).size() != static_cast<size_t>(n)) {
+          throw InputError("framework", at + ": the layout does not have that many stages.", at + "：分段串的段数与键不符。");
+        }
+        p.pipeline_layouts[normalize_name(model)][n] = layout.get<std::string>();
+      }
+    }
   } else if (key == "export") {
     p.export_format = pick<ExportFormat>(v, where,
                                          {{"megatron", ExportFormat::kMegatron},

@@ -108,6 +108,12 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   }
   g.pcie_gen = static_cast<int>(number_or(j, "pcie_gen", 0));
   g.tdp_w = number_or(j, "tdp_w", 0);
+  if (j.contains("nvlink_domain_gpus")) {
+    // It was once written at the top level, where nothing read it, and GB200
+    // NVL72 ran as 4-GPU trays (issue 28): a misplaced key is refused.
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}': nvlink_domain_gpus belongs under node.", origin, g.id),
+                     fmt::format("{}：GPU '{}'：nvlink_domain_gpus 应写在 node 之下。", origin, g.id));
+  }
   if (j.contains("node") && j["node"].is_object()) {
     const auto& node = j["node"];
     g.gpus_per_node = static_cast<int>(number_or(node, "gpus_per_node", 8));

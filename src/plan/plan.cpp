@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -34,6 +35,7 @@ bool pinned_ok(int64_t pin, int64_t value) { return pin <= 0 || pin == value; }
 
 struct StageSplitPin {
   std::optional<int> first, last;
+  std::string layout;  // Megatron --pipeline-model-parallel-layout; empty: none
 };
 
 // The pipeline splits searched for pp stages of vp chunks: the pinned one if
@@ -58,7 +60,24 @@ std::vector<StageSplitPin> stage_splits_to_search(const PlanRequest& r, const Mo
   };
   StageSplit chosen;
   // A framework without uneven stages (data/frameworks: uneven_stages) runs only even splits.
-  const bool uneven_ok = plan_framework(r).uneven_stages;
+  const FrameworkProfile& fw = plan_framework(r);
+  const bool uneven_ok = fw.uneven_stages;
+  auto valid_layout = [&](const std::string& layout) {
+    probe.pipeline_layout = layout;
+    bool ok = valid(std::nullopt, std::nullopt, &chosen);
+    probe.pipeline_layout.clear();
+    return ok;
+  };
+  if (!r.pipeline_layout.empty()) {
+    if (uneven_ok && valid_layout(r.pipeline_layout)) out.push_back({std::nullopt, std::nullopt, r.pipeline_layout});
+    return out;
+  }
+  // The stack's own recipe layout for this model at pp·vp stages comes first:
+  // it is what the framework runs there unless told otherwise.
+  if (!r.first_stage_layers && !r.last_stage_layers && uneven_ok) {
+    const std::string recipe = recipe_pipeline_layout(fw, m, probe);
+    if (!recipe.empty() && valid_layout(recipe)) out.push_back({std::nullopt, std::nullopt, recipe});
+  }
   if (r.first_stage_layers || r.last_stage_layers) {
     if (uneven_ok && valid(r.first_stage_layers, r.last_stage_layers, &chosen)) out.push_back({r.first_stage_layers, r.last_stage_layers});
     return out;
@@ -67,10 +86,11 @@ std::vector<StageSplitPin> stage_splits_to_search(const PlanRequest& r, const Mo
   if (chosen.rule != StageSplitRule::kEven && !uneven_ok) return out;
   out.push_back({});
   if (chosen.rule == StageSplitRule::kEven) return out;
+  const size_t limit = out.size() + 2;
   std::vector<std::vector<int64_t>> seen{{}};
   for (int s = 0; s < pp; ++s) seen.front().push_back(chosen.layers(s));
   for (const auto& [f, l] : uneven_split_candidates(m.layers, pp, vp)) {
-    if (out.size() >= 3) break;
+    if (out.size() >= limit) break;
     StageSplit other;
     if (!valid(f, l, &other)) continue;
     std::vector<int64_t> counts;
@@ -126,6 +146,19 @@ void check_pins(const PlanRequest& r) {
     }
   }
   if (r.ep > 1 && !m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.", "--ep 只适用于 MoE 模型；这是稠密模型。");
+  if (r.etp < 0) throw InputError("--etp", "--etp must be a positive expert tensor-parallel degree.", "--etp 须为正的专家张量并行度。");
+  if (r.etp > 0 && !m.moe) throw InputError("--etp", "--etp needs a mixture-of-experts model; this one is dense.", "--etp 只适用于 MoE 模型；这是稠密模型。");
+  if (!r.pipeline_layout.empty()) {
+    if (r.first_stage_layers || r.last_stage_layers) {
+      throw InputError("--pipeline-layout", "--pipeline-layout cannot be combined with --first-stage-layers / --last-stage-layers (Megatron takes one or the other).",
+                       "--pipeline-layout 不能与 --first-stage-layers / --last-stage-layers 同时使用（Megatron 只接受其一）。");
+    }
+    const size_t stages = parse_pipeline_layout(r.pipeline_layout).size();  // throws on a bad string
+    if (r.pp > 0 && stages % static_cast<size_t>(r.pp) != 0) {
+      throw InputError("--pipeline-layout", fmt::format("--pipeline-layout: its {} stages are not a multiple of --pp {}.", stages, r.pp),
+                       fmt::format("--pipeline-layout：其 {} 段不是 --pp {} 的整数倍。", stages, r.pp));
+    }
+  }
   if (r.cp > 0 && r.seq_len % r.cp != 0) {
     throw InputError("--cp", fmt::format("--cp {} must divide the sequence length {}.", r.cp, r.seq_len),
                      fmt::format("--cp {} 须能整除序列长度 {}。", r.cp, r.seq_len));
@@ -291,8 +324,12 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
         std::vector<int64_t> eps{1};
         if (m.moe) {
           eps.clear();
+          // EP ranks come from dp×cp, or, where the stack folds MoE parallelism
+          // with its own expert TP, from tp×cp×dp in groups of etp (validate_layout).
+          const int64_t etp = r.etp > 0 ? r.etp : (fw.moe_parallel_folding && fw.expert_tp_default > 0 ? fw.expert_tp_default : tp);
           for (int64_t e : divisors(m.moe->routed_experts)) {
-            if ((dp * cp) % e == 0 && (e == 1 || fw.ep)) eps.push_back(e);
+            const bool fits = etp == tp ? (dp * cp) % e == 0 : (tp * cp * dp) % (etp * e) == 0 && m.moe->expert_intermediate % etp == 0;
+            if (fits && (e == 1 || fw.ep)) eps.push_back(e);
           }
         }
         const int64_t per_rank = gb / dp;
@@ -343,6 +380,8 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.recompute = rc;
                   l.first_stage_layers = split.first;
                   l.last_stage_layers = split.last;
+                  l.pipeline_layout = split.layout;
+                  if (r.etp > 0) l.etp = r.etp;
                   apply_framework(fw, r.settings, l);
                   if (r.zero3_per_module) l.zero3_per_module = true;
                   if (fw.sequence_parallel == SequenceParallelMode::kOptional) {
@@ -424,7 +463,8 @@ PlanResult plan(const PlanRequest& r) {
         for (uint64_t v : {static_cast<uint64_t>(l.pp), static_cast<uint64_t>(l.dp), static_cast<uint64_t>(l.cp),
                            static_cast<uint64_t>(l.ep), static_cast<uint64_t>(l.vp),
                            static_cast<uint64_t>(l.first_stage_layers.value_or(-1) + 1),
-                           static_cast<uint64_t>(l.last_stage_layers.value_or(-1) + 1)}) {
+                           static_cast<uint64_t>(l.last_stage_layers.value_or(-1) + 1),
+                           static_cast<uint64_t>(std::hash<std::string>{}(l.pipeline_layout)), static_cast<uint64_t>(l.expert_tp())}) {
           k = k * 1000003u + v;
         }
         return k;

@@ -107,6 +107,11 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
     else if (k == "mb" || k == "micro-batch" || k == "micro_batch") l.micro_batch = integer(1, 1e7);
     else if (k == "first" || k == "first-stage-layers") l.first_stage_layers = static_cast<int>(integer(1, 1e6));
     else if (k == "last" || k == "last-stage-layers") l.last_stage_layers = static_cast<int>(integer(1, 1e6));
+    else if (k == "etp") l.etp = static_cast<int>(integer(1, 1e6));
+    else if (k == "layout" || k == "pipeline-layout") {
+      parse_pipeline_layout(v);
+      l.pipeline_layout = v;
+    }
     else if (k == "zero") l.zero_stage = static_cast<int>(integer(0, 3));
     else if (k == "recompute") l.recompute = parse_recompute(v, flag);
     else if (k == "sp") {
@@ -115,8 +120,8 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
       else if (b == "off" || b == "false" || b == "0") sp = false;
       else throw InputError(flag, fmt::format("{}: sp must be on or off (got {}).", flag, v), fmt::format("{}：sp 须为 on 或 off（输入为 {}）。", flag, v));
     } else {
-      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, vp, mb, zero, recompute, sp, first, last).", flag, k),
-                       fmt::format("{}：未知的键 '{}'（可用 tp、pp、dp、cp、ep、vp、mb、zero、recompute、sp、first、last）。", flag, k));
+      throw InputError(flag, fmt::format("{}: unknown key '{}' (tp, pp, dp, cp, ep, etp, vp, mb, zero, recompute, sp, first, last, layout).", flag, k),
+                       fmt::format("{}：未知的键 '{}'（可用 tp、pp、dp、cp、ep、etp、vp、mb、zero、recompute、sp、first、last、layout）。", flag, k));
     }
   }
   if (!have_dp && have_tp && have_pp && r.gpu_counts.size() == 1) {
@@ -138,7 +143,12 @@ Layout parse_compare_layout(const std::string& text, const PlanRequest& r) {
   const FrameworkProfile& fw = plan_framework(r);
   RunSettings s = r.settings;
   if (sp) s.sequence_parallel = *sp;
+  if (!l.pipeline_layout.empty() && l.vp == 1 && l.pp > 1) {
+    const size_t stages = parse_pipeline_layout(l.pipeline_layout).size();
+    if (stages % static_cast<size_t>(l.pp) == 0) l.vp = static_cast<int>(stages / static_cast<size_t>(l.pp));
+  }
   apply_framework(fw, s, l);
+  apply_recipe_layout(fw, r.model, l);
   if (r.zero3_per_module) l.zero3_per_module = true;
   Reason cannot = why_framework_cannot_run(fw, l);
   if (cannot.empty() && sp && *sp != l.sequence_parallel && l.tp > 1) {
@@ -233,6 +243,13 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   l.vp = in.vp;
   l.first_stage_layers = in.first_stage_layers;
   l.last_stage_layers = in.last_stage_layers;
+  l.pipeline_layout = in.pipeline_layout;
+  l.etp = in.etp;
+  if (!l.pipeline_layout.empty() && l.vp == 1 && l.pp > 1) {
+    // Megatron reads the virtual stages off the layout: stages / pp.
+    const size_t stages = parse_pipeline_layout(l.pipeline_layout).size();
+    if (stages % static_cast<size_t>(l.pp) == 0) l.vp = static_cast<int>(stages / static_cast<size_t>(l.pp));
+  }
   l.micro_batch = in.micro_batch;
   if (in.global_batch < 0) throw InputError("--global-batch", "--global-batch must be a positive number of sequences.", "--global-batch 须为正的序列条数。");
   if (in.global_batch > 0) l.global_batch = in.global_batch;  // 0 (the flag's default): dp × micro-batch
@@ -289,6 +306,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   if (in.no_flash_attention) settings.attention = AttentionKernel::kMaterialised;
   settings.force_eager = in.eager;
   apply_framework(fw, settings, l);
+  apply_recipe_layout(fw, r.model, l);
   if (in.zero3_per_module) l.zero3_per_module = true;
   if (in.fp32_grads) l.fp32_grad_accum = true;
   validate_layout(r.model, l, gpus);
@@ -368,6 +386,8 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.vp = in.vp;
   r.first_stage_layers = in.first_stage_layers;
   r.last_stage_layers = in.last_stage_layers;
+  r.pipeline_layout = in.pipeline_layout;
+  r.etp = in.etp;
   r.micro_batch = in.micro_batch;
   r.zero_stage = in.zero;
   if (in.recompute) r.recompute = parse_recompute(*in.recompute, "--recompute");

@@ -59,6 +59,9 @@ const std::map<std::string, std::string>& property_zh() {
       {"pipeline_keeps_outputs", "流水线末级保留每个微批的输出"},
       {"tp_saved_input", "TP 列并行层为反向保存的输入"},
       {"recompute_none", "允许不重计算"},
+      {"moe_parallel_folding", "MoE 并行折叠（专家并行组独立于 TP）"},
+      {"expert_tp_default", "默认专家张量并行度"},
+      {"pipeline_layouts", "配方给出的流水线分段"},
   };
   return m;
 }

@@ -14,7 +14,7 @@ MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
 std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect) {
   if (dialect != MegatronDialect::kMindSpeedLlm || l.vp <= 1 || m.count_only) return "";
   const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
-  if (m.layers % chunks != 0 || l.first_stage_layers || l.last_stage_layers) {
+  if (m.layers % chunks != 0 || l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) {
     return fmt::format("MindSpeed-LLM 2.1.0 (Megatron core_r0.8.0) interleaves only equal chunks (--num-layers-per-virtual-pipeline-stage), "
                        "and {} layers do not split into pp {} × vp {} equal chunks",
                        m.layers, l.pp, l.vp);
@@ -31,7 +31,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   auto arg = [&](const std::string& s) { a += s + "\n"; };
   arg(fmt::format("--tensor-model-parallel-size {}", l.tp));
   arg(fmt::format("--pipeline-model-parallel-size {}", l.pp));
-  if (l.vp > 1) {
+  if (l.vp > 1 && l.pipeline_layout.empty()) {
     const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
     // Megatron asks for the number of chunks, not their size, with
     // --decoder-first/last-pipeline-num-layers (megatron/training/arguments.py).
@@ -43,6 +43,9 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     // The split the memory and step-time models used (stage_split), in the
     // flags that make Megatron build it (megatron/training/arguments.py).
     const StageSplit split = stage_split(m, l);
+    // A custom layout is passed as written; Megatron reads vp off it
+    // (pipeline_parallel_layer_layout.py), so no virtual-stage flag goes with it.
+    if (!mindspeed && split.rule == StageSplitRule::kCustom) arg("--pipeline-model-parallel-layout " + l.pipeline_layout);  // unquoted: each line is split into words
     if (mindspeed && split.rule != StageSplitRule::kEven && l.vp == 1) {
       // MindSpeed-LLM names every stage's layer count (--num-layer-list, "4,4,4,4").
       std::string list;
@@ -62,6 +65,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   // default, the profile's cp_exchange) or the ring (megatron_cp_algo).
   if (mindspeed && l.cp > 1) arg(cp_is_ulysses(l.cp_exchange) ? "--context-parallel-algo ulysses_cp_algo" : "--context-parallel-algo megatron_cp_algo");
   if (l.ep > 1 || m.moe) arg(fmt::format("--expert-model-parallel-size {}", l.ep));
+  if (m.moe && l.expert_tp() != l.tp) arg(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
   arg(fmt::format("--micro-batch-size {}", l.micro_batch));
   arg(fmt::format("--global-batch-size {}", l.effective_global_batch()));
   arg(fmt::format("--seq-length {}", l.seq_len));

@@ -24,12 +24,17 @@ std::vector<Row> layout_rows(const Layout& l) {
                             Audience::kPrograms}};
   if (l.first_stage_layers) rows.push_back(count("first_stage_layers", "First-stage layers", "首级层数", *l.first_stage_layers));
   if (l.last_stage_layers) rows.push_back(count("last_stage_layers", "Last-stage layers", "末级层数", *l.last_stage_layers));
+  if (l.ep > 1 && l.expert_tp() != l.tp) rows.push_back(count("etp", "Expert tensor parallel", "专家张量并行", l.expert_tp()));
+  if (!l.pipeline_layout.empty()) {
+    rows.push_back(Row{"pipeline_layout", "Pipeline layout", "流水线分段", 0, Unit::kText, l.pipeline_layout, {}, Audience::kPrograms});
+  }
   return rows;
 }
 
 std::string degrees_zh(const Layout& l) {
   std::string out = fmt::format("TP {} × PP {} × DP {} × CP {}", l.tp, l.pp, l.dp, l.cp);
   if (l.ep > 1) out += fmt::format("，EP {}", l.ep);
+  if (l.ep > 1 && l.expert_tp() != l.tp) out += fmt::format("，专家 TP {}", l.expert_tp());
   if (l.vp > 1) out += fmt::format("，VP {}", l.vp);
   return out;
 }

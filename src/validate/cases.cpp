@@ -433,6 +433,10 @@ CaseInputs case_inputs(const ValidationCase& c) {
     l = base;
   }
   apply_framework(fw, st, l, &in.flags);
+  apply_recipe_layout(fw, in.model, l, &in.flags);
+  // A stack named but not profiled (generic stands in): a stated pp·vp
+  // Megatron cannot split is cut as torch.distributed.pipelining stacks cut it.
+  if (fw.id == "generic" && stated_text(t, "framework")) apply_unprofiled_stack_layout(in.model, l, &in.flags);
   validate_layout(in.model, l, in.gpus);
   return in;
 }
