@@ -380,10 +380,10 @@ StageSplit stage_split(const ModelSpec& m, const Layout& l) {
   }
   const char* field = vp > 1 ? "--vp" : "--pp";
   throw InputError(field, fmt::format("{}: {} layers do not split over pp×vp = {} chunks, evenly or by Megatron's uneven rules "
-                                      "(the embedding and loss counted as layers, or --first-stage-layers / --last-stage-layers).",
+                                      "(the embedding and loss counted as layers, or --first-stage-layers / --last-stage-layers); --pipeline-layout places every layer.",
                                       field, L, chunks),
                    fmt::format("{}：{} 层无法分到 PP×VP = {} 个块上，既不能均分，也不符合 Megatron 的不均匀规则"
-                               "（把嵌入层和损失计为层，或用 --first-stage-layers / --last-stage-layers）。",
+                               "（把嵌入层和损失计为层，或用 --first-stage-layers / --last-stage-layers）；--pipeline-layout 可逐层指定。",
                                field, L, chunks));
 }
 

@@ -378,6 +378,11 @@ void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o
     const StageSplit split = stage_split(m, l);
     br.stage_split = fmt::format("{} ({})", split.describe(), stage_split_rule_name(split.rule));
     br.stage_split_zh = fmt::format("{}（{}）", split.describe_zh(), stage_split_rule_name_zh(split.rule));
+    if (split.mtp_layers > 0) {
+      // The model descriptions have no MTP module (layout.hpp StageSplit::mtp_layers).
+      br.stage_split += fmt::format("; its {} MTP layer(s) are not modelled", split.mtp_layers);
+      br.stage_split_zh += fmt::format("；其中 {} 个 MTP 层未建模", split.mtp_layers);
+    }
     add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "
                     "the last the final norm, LM head and loss.",
                     split.describe(), stage_split_rule_name(split.rule)),
