@@ -16,6 +16,7 @@
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
+#include "units/json_input.hpp"
 
 using namespace gpuplan;
 using gpuplan::fuzz::check_finite;
@@ -27,8 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json_input(text, "--model", "fuzz/config.json");  // as the CLI reads a config file: nesting bounded
   } catch (const nlohmann::json::exception&) {
+    return 0;
+  } catch (const InputError&) {
     return 0;
   }
   try {

@@ -133,7 +133,9 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--tokens,-t", "", "Training tokens per epoch (1T, 15e12, 1万亿, 2000亿)", "每轮训练 token 数（1T、15e12、1万亿、2000亿）"}, in.tokens);
   v(InputInfo{"--samples", "", "Instead of --tokens: samples (sequences, images) per epoch", "代替 --tokens：每轮样本数（序列、图像）"}, in.samples);
   v(InputInfo{"--tokens-per-sample", "", "Tokens per sample (default: --seq-len); an image is its patch count", "每样本 token 数（默认 --seq-len）；图像按 patch 数计"}, in.tokens_per_sample);
-  v(InputInfo{"--dataset-bytes", "", "Instead of --tokens: raw text size in bytes (1T = 1 TB)", "代替 --tokens：原始文本字节数（1T = 1 TB）"}, in.dataset_bytes);
+  v(InputInfo{"--dataset-bytes", "", "Instead of --tokens: raw text size in bytes (500GB, 1TB, 1TiB; 1T = 1 TB)",
+              "代替 --tokens：原始文本字节数（500GB、1TB、1TiB；1T = 1 TB）"},
+    in.dataset_bytes);
   v(InputInfo{"--bytes-per-token", "bytes", "Bytes of raw text per token for --dataset-bytes", "--dataset-bytes 下每 token 对应的原始文本字节数"}, in.bytes_per_token);
   v(InputInfo{"--flops-per-sample", "", "Non-LLM workloads: training FLOPs of one sample (with --samples)", "非大语言模型任务：单样本训练计算量（配合 --samples）"}, in.flops_per_sample);
   v(InputInfo{"--epochs", "", "Passes over the data", "训练轮数"}, in.epochs);

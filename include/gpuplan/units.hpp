@@ -46,6 +46,10 @@ inline constexpr double kSecondsPerMonth = 30 * kSecondsPerDay;
 double parse_count(std::string_view text, const std::string& field);
 // The same for an optional input: nothing when it was not given.
 std::optional<double> parse_optional_count(const std::optional<std::string>& text, const std::string& field);
+// A size in bytes as people write it: a count as parse_count reads it ("1T",
+// "5e11"), or with a byte unit, decimal "500GB", "1TB", "2PB" (1e9, 1e12,
+// 1e15 bytes) or binary "1TiB", "64GiB" (2^40, 2^30). Throws InputError naming `field`.
+double parse_bytes(std::string_view text, const std::string& field);
 
 // Parses a duration: "90d", "12h", "30min", "2w", "1month", "3600s", and in
 // Chinese "30天", "2周", "1个月", "36小时", "90分钟"; a plain number = days.

@@ -1,7 +1,9 @@
 // gpuplan calibrate: fit the model to what a short trial run measured, save
 // the factors, and re-plan the full run with them.
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -48,6 +50,48 @@ Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
   return rep;
 }
 
+// --save's file, whole or not at all: the text goes to a temporary file in
+// the same folder, is flushed and checked, and is renamed over the target
+// (rename(2) is atomic), so a kill at any moment leaves the old file or the
+// new one. A target that is not a regular file (/dev/full, a FIFO) is written
+// in place, its errors reported. The --model file is never overwritten.
+void save_calibration_file(const std::string& path, const std::string& text, const std::string& model) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target(path);
+  if (!model.empty() && fs::exists(model, ec) && fs::exists(target, ec) && fs::equivalent(model, target, ec)) {
+    throw InputError("--save", fmt::format("--save: {} is the --model file; choose another file for the calibration.", path),
+                     fmt::format("--save：{} 就是 --model 的文件；请为校准结果另选一个文件。", path));
+  }
+  const fs::file_status st = fs::status(target, ec);
+  const bool regular_or_new = !fs::exists(st) || fs::is_regular_file(st);
+  const auto cannot = [&] {
+    return InputError("--save", fmt::format("--save: cannot write {}.", path), fmt::format("--save：无法写入 {}。", path));
+  };
+  if (!regular_or_new) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) throw cannot();
+    return;
+  }
+  const fs::path tmp = target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), static_cast<long>(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw cannot();
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw cannot();
+  }
+}
+
 void run(const CalibrateFlags& flags) {
   load_gpu_file(flags.out);
   const CalibrateInputs& f = flags.in;
@@ -58,13 +102,6 @@ void run(const CalibrateFlags& flags) {
   if (f.peak_memory_gib) t.peak_memory_bytes = *f.peak_memory_gib * kGiB;
   const Calibration c = calibrate(r.model, r.layout, r.gpu, t);
   Report rep = calibration_report(r, c);
-  if (const std::string& save = flags.save; !save.empty()) {
-    std::ofstream out(save);
-    if (!out) throw InputError("--save", fmt::format("--save: cannot write {}.", save), fmt::format("--save：无法写入 {}。", save));
-    out << calibration_to_json(c).dump(2) << "\n";
-    rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", save, save),
-                               fmt::format("已保存到 {}；之后用 --calibration {} 使用。", save, save)});
-  }
   if (f.tokens) {
     // Re-plan the full run with the calibrated model.
     TrainRequest tr;
@@ -89,6 +126,13 @@ void run(const CalibrateFlags& flags) {
     }
     for (const Note& n : full.assumptions) rep.assumptions.push_back(n);
     for (const Note& n : full.warnings) rep.warnings.push_back(n);
+  }
+  // Written last, once every input has been read and every estimate made: a
+  // bad flag leaves the old file as it was.
+  if (const std::string& save = flags.save; !save.empty()) {
+    save_calibration_file(save, calibration_to_json(c).dump(2) + "\n", f.layout.model);
+    rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", save, save),
+                               fmt::format("已保存到 {}；之后用 --calibration {} 使用。", save, save)});
   }
   print_report(rep, flags.out);
 }

@@ -13,6 +13,7 @@
 #include "gpuplan/memory.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan {
 namespace {
@@ -150,7 +151,7 @@ Calibration load_calibration_file(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   try {
-    return calibration_from_json(nlohmann::json::parse(buffer.str()), path);
+    return calibration_from_json(parse_json_input(buffer.str(), "--calibration", "--calibration: " + path), path);
   } catch (const nlohmann::json::parse_error&) {
     throw InputError("--calibration", fmt::format("--calibration: {} is not valid JSON.", path), fmt::format("--calibration：{} 不是合法的 JSON。", path));
   }

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include "gpuplan/workload.hpp"
 
 #include <algorithm>
@@ -42,6 +43,15 @@ Workload make_workload(const WorkloadInput& in) {
   if (in.global_batch_seqs) {
     const double per = in.tokens_per_sample.value_or(static_cast<double>(in.seq_len));
     w.batch_tokens = *in.global_batch_seqs * per;
+  }
+  if (w.batch_tokens > 0 && !(w.batch_tokens <= w.tokens_per_epoch)) {
+    // A step cannot take more tokens than the data holds (1e308 sequences made
+    // a run of 0 optimizer steps, issue 30).
+    const char* field = in.global_batch_seqs ? "--global-batch" : "--batch-tokens";
+    throw InputError(field, fmt::format("{}: a step of {:.4g} tokens exceeds the {:.4g} tokens of one epoch; give a batch of at most that many tokens.", field,
+                                        w.batch_tokens, w.tokens_per_epoch),
+                     fmt::format("{}：每步 {:.4g} 个 token，超过了一个 epoch 的 {:.4g} 个 token；批大小最多取这么多 token。", field, w.batch_tokens,
+                                 w.tokens_per_epoch));
   }
   if (w.batch_tokens > 0) {
     // A partial last batch is still a step.

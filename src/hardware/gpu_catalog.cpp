@@ -13,6 +13,7 @@
 #include "gpuplan/hardware.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan {
 
@@ -183,7 +184,7 @@ void load_user_gpu_file(const std::string& path) {
   buffer << in.rdbuf();
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(buffer.str());
+    doc = parse_json_input(buffer.str(), "--gpu-file", "--gpu-file: " + path);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError("--gpu-file", fmt::format("--gpu-file: {} is not valid JSON (byte {}).", path, e.byte),
                      fmt::format("--gpu-file：{} 不是合法的 JSON（第 {} 字节）。", path, e.byte));
@@ -202,8 +203,29 @@ void load_user_gpu_file(const std::string& path) {
   }
 }
 
-const GpuSpec& find_gpu(const std::string& name) {
-  const std::string key = normalize_name(name);
+namespace {
+
+// The name as nvidia-smi --query-gpu=name prints it ("NVIDIA H100 80GB HBM3",
+// "NVIDIA A800-SXM4-80GB", "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-32GB"):
+// without the vendor word in front and the memory type behind, it is an id
+// or an alias of the catalog.
+std::string without_vendor_words(std::string key) {
+  for (const char* prefix : {"nvidia-", "tesla-", "amd-", "huawei-"}) {
+    const std::string p(prefix);
+    if (key.size() > p.size() && key.compare(0, p.size(), p) == 0) key.erase(0, p.size());
+  }
+  for (const char* suffix : {"-hbm3e", "-hbm3", "-hbm2e", "-hbm2"}) {
+    const std::string x(suffix);
+    if (key.size() > x.size() && key.compare(key.size() - x.size(), x.size(), x) == 0) key.erase(key.size() - x.size());
+  }
+  return key;
+}
+
+}  // namespace
+
+const GpuSpec& find_gpu(const std::string& typed) {
+  const std::string& name = typed;
+  const std::string key = without_vendor_words(normalize_name(typed));
   const auto& catalog = gpu_catalog();
   for (const auto& g : catalog) {
     if (g.id == key) return g;

@@ -12,6 +12,7 @@
 #include "gpuplan/model.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan {
 namespace {
@@ -73,13 +74,20 @@ const std::vector<CatalogModel>& model_catalog() {
 namespace {
 
 ModelSpec load_config_file(const std::filesystem::path& path) {
+  // A config.json is a few kilobytes; a file far larger is not one (and is not read whole).
+  constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
+  std::error_code size_ec;
+  if (const std::uintmax_t size = std::filesystem::file_size(path, size_ec); !size_ec && size > kMaxConfigBytes) {
+    throw InputError("--model", fmt::format("--model: {} is {} bytes, far larger than any config.json (at most 16 MiB is read).", path.string(), size),
+                     fmt::format("--model：{} 有 {} 字节，远大于任何 config.json（最多读取 16 MiB）。", path.string(), size));
+  }
   std::ifstream in(path);
   if (!in) throw InputError("--model", fmt::format("--model: cannot read {}.", path.string()), fmt::format("--model：无法读取 {}。", path.string()));
   std::stringstream buffer;
   buffer << in.rdbuf();
   nlohmann::json config;
   try {
-    config = nlohmann::json::parse(buffer.str());
+    config = parse_json_input(buffer.str(), "--model", "--model: " + path.string());
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError("config.json", fmt::format("--model: {} is not valid JSON (error at byte {}); fix the file or pass a catalog model id.",
                                                 path.string(), e.byte),
@@ -98,6 +106,15 @@ ModelSpec load_config_file(const std::filesystem::path& path) {
 
 ModelSpec find_model(const std::string& name_or_path) {
   const std::string key = normalize_name(name_or_path);
+  std::error_code ec;
+  const std::filesystem::path path(name_or_path);
+  // A config that exists on disk wins over a catalog name, as transformers'
+  // from_pretrained resolves a local folder first (utils/hub.py cached_file:
+  // os.path.isdir(path_or_repo_id)): `huggingface-cli download --local-dir
+  // Qwen2.5-7B-Instruct` leaves a folder of the catalog's name, and its edits
+  // must be what is read.
+  if (std::filesystem::is_directory(path, ec) && std::filesystem::exists(path / "config.json", ec)) return load_config_file(path / "config.json");
+  if (std::filesystem::is_regular_file(path, ec)) return load_config_file(path);
   std::vector<std::string> names;
   for (const auto& entry : model_catalog()) {
     if (entry.spec.id == key) return entry.spec;
@@ -106,8 +123,6 @@ ModelSpec find_model(const std::string& name_or_path) {
     }
     names.push_back(entry.spec.id);
   }
-  std::error_code ec;
-  const std::filesystem::path path(name_or_path);
   if (std::filesystem::is_directory(path, ec)) {
     const auto config = path / "config.json";
     if (!std::filesystem::exists(config, ec)) {
@@ -116,7 +131,6 @@ ModelSpec find_model(const std::string& name_or_path) {
     }
     return load_config_file(config);
   }
-  if (std::filesystem::is_regular_file(path, ec)) return load_config_file(path);
 
   const auto near = closest_names(name_or_path, names);
   throw InputError("--model",

@@ -105,6 +105,29 @@ double parse_count(std::string_view text, const std::string& field) {
   return value;
 }
 
+double parse_bytes(std::string_view text, const std::string& field) {
+  const std::string s = trim_lower(text);
+  // Byte units: decimal (SI, as disk and dataset sizes are quoted) and binary (IEC).
+  static const std::pair<const char*, double> units[] = {
+      {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}, {"pib", 1125899906842624.0},
+      {"kb", 1e3},     {"mb", 1e6},        {"gb", 1e9},           {"tb", 1e12},              {"pb", 1e15}};
+  for (const auto& [unit, scale] : units) {
+    const size_t n = std::string(unit).size();
+    if (s.size() > n && s.compare(s.size() - n, n, unit) == 0) {
+      double number = 0;
+      std::string rest;
+      if (split_number(s.substr(0, s.size() - n), &number, &rest) && rest.empty() && std::isfinite(number * scale) && number > 0) return number * scale;
+      break;
+    }
+  }
+  try {
+    return parse_count(text, field);
+  } catch (const InputError&) {
+    throw InputError(field, fmt::format("{} must be a size in bytes such as 500GB, 1TB, 1TiB or 1e12 (got '{}').", field, std::string(text)),
+                     fmt::format("{} 须为字节数，如 500GB、1TB、1TiB 或 1e12（输入为 '{}'）。", field, std::string(text)));
+  }
+}
+
 std::optional<double> parse_optional_count(const std::optional<std::string>& text, const std::string& field) {
   if (!text) return std::nullopt;
   return parse_count(*text, field);

@@ -2,6 +2,8 @@
 // Every value a case leaves out is replaced by a stated default and flagged.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan {
 
@@ -28,7 +31,7 @@ std::vector<ValidationCase> parse_cases(const std::string& text, const std::stri
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     json j;
     try {
-      j = json::parse(line);
+      j = parse_json_input(line, "FILE", fmt::format("{} line {}", origin, n));
     } catch (const json::exception& e) {
       throw InputError("FILE", fmt::format("{} line {}: not valid JSON ({}).", origin, n, e.what()),
                        fmt::format("{} 第 {} 行：不是合法的 JSON（{}）。", origin, n, e.what()));
@@ -51,6 +54,11 @@ std::vector<ValidationCase> parse_cases(const std::string& text, const std::stri
 }
 
 std::vector<ValidationCase> read_cases(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError("FILE", fmt::format("'{}' is a folder; give a JSON-lines case file (one case per line).", path),
+                     fmt::format("'{}' 是文件夹；请给出 JSON Lines 案例文件（每行一个案例）。", path));
+  }
   std::ifstream f(path);
   if (!f) {
     throw InputError("FILE", fmt::format("cannot read '{}': no such file or not readable.", path),
@@ -58,7 +66,13 @@ std::vector<ValidationCase> read_cases(const std::string& path) {
   }
   std::stringstream ss;
   ss << f.rdbuf();
-  return parse_cases(ss.str(), path);
+  std::vector<ValidationCase> cases = parse_cases(ss.str(), path);
+  if (cases.empty()) {
+    // Nothing scored is not a pass (an empty file scored zero cases and exited 0).
+    throw InputError("FILE", fmt::format("'{}' holds no cases; give a JSON-lines case file (one case per line).", path),
+                     fmt::format("'{}' 中没有案例；请给出 JSON Lines 案例文件（每行一个案例）。", path));
+  }
+  return cases;
 }
 
 namespace {

@@ -37,6 +37,7 @@
 #include "gpuplan/report.hpp"
 #include "gpuplan/train_report.hpp"
 #include "units/text_match.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan::web {
 
@@ -432,7 +433,9 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   if (method != "POST") return error_response(405, "/api/" + route + " takes POST with a JSON object.", "", "/api/" + route + " 只接受带 JSON 对象的 POST 请求。");
   json j;
   try {
-    j = json::parse(body);
+    j = parse_json_input(body, "body", "The request body");
+  } catch (const InputError& e) {
+    return error_response(400, e.what(), "", e.zh());
   } catch (const json::parse_error& e) {
     return error_response(400, fmt::format("The request body is not valid JSON: {}", e.what()), "", fmt::format("请求体不是合法的 JSON：{}", e.what()));
   }

@@ -1,0 +1,182 @@
+// Issue 30, the parts fixed so far: inputs that crashed or misled. Each test
+// failed before its fix (noted beside it).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "chinese_words.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/hardware.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/units.hpp"
+#include "gpuplan/validate.hpp"
+#include "units/json_input.hpp"
+#include "web/web.hpp"
+
+using namespace gpuplan;
+using chinese_words::run_cli;
+
+namespace {
+
+std::string nested_arrays(int depth) { return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']'); }
+
+std::filesystem::path temp_file(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+TEST(HostileInputs, DeeplyNestedJsonIsOneSentenceNotACrash) {
+  // 90,000 nested arrays (180 KB) segfaulted --gpu-file, the web server and
+  // the model reader when the document was copied. The bound is 64 levels:
+  // 64 parse, 65 are refused.
+  EXPECT_NO_THROW(parse_json_input(nested_arrays(kMaxJsonDepth), "f", "f"));
+  try {
+    parse_json_input(nested_arrays(kMaxJsonDepth + 1), "--gpu-file", "--gpu-file: x.json");
+    ADD_FAILURE() << "65 levels accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--gpu-file");
+    EXPECT_NE(std::string(e.what()).find("more than 64 deep"), std::string::npos) << e.what();
+  }
+  const std::string deep = nested_arrays(90000);
+  const auto gpu_file = temp_file("deep-gpus.json", "{\"gpus\": " + deep + "}");
+  const auto model_file = temp_file("deep-config.json", "{\"text_config\": " + deep + "}");
+  const auto r1 = run_cli({"gpus", "--gpu-file", gpu_file.string()});
+  EXPECT_EQ(r1.status, 2);
+  EXPECT_NE(r1.err.find("nests objects or arrays more than 64 deep"), std::string::npos) << r1.err;
+  const auto r2 = run_cli({"train", "--model", model_file.string(), "--tokens", "1T", "--gpu", "h100", "--gpus", "8"});
+  EXPECT_EQ(r2.status, 2) << r2.err;
+  std::filesystem::remove(gpu_file);
+  std::filesystem::remove(model_file);
+  // The web API answers 400 with the sentence.
+  const web::ApiResponse w = web::handle_request("POST", "/api/train", "{\"model\": " + deep + "}");
+  EXPECT_EQ(w.status, 400);
+  EXPECT_NE(w.body.find("more than 64 deep"), std::string::npos) << w.body.substr(0, 300);
+}
+
+TEST(HostileInputs, ValidateRefusesAFolderAndAnEmptyFile) {
+  // Both exited 0 having scored nothing.
+  EXPECT_EQ(run_cli({"validate", std::filesystem::temp_directory_path().string()}).status, 2);
+  const auto empty = temp_file("empty-cases.jsonl", "\n\n");
+  const auto r = run_cli({"validate", empty.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("holds no cases"), std::string::npos) << r.err;
+  std::filesystem::remove(empty);
+}
+
+TEST(HostileInputs, ABatchLargerThanTheDataIsRefused) {
+  // --global-batch 1e308 made a run of 0 optimizer steps, exit 0.
+  const auto r = run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--gpu", "h100", "--gpus", "64", "--global-batch", "1e308"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--global-batch"), std::string::npos) << r.err;
+  // 1M tokens at 4,096 per sequence: 245 sequences (1,003,520 tokens) are more
+  // than the data, 244 (999,424) are one step.
+  EXPECT_EQ(run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1M", "--gpu", "h100", "--gpus", "8", "--global-batch", "245"}).status, 2);
+  const auto ok = run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1M", "--gpu", "h100", "--gpus", "8", "--global-batch", "244"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+TEST(HostileInputs, DatasetSizesAsPeopleWriteThem) {
+  // Only "1T" was read; 1TB, 500GB and 1TiB were refused.
+  EXPECT_DOUBLE_EQ(parse_bytes("1TB", "--dataset-bytes"), 1e12);
+  EXPECT_DOUBLE_EQ(parse_bytes("500GB", "--dataset-bytes"), 5e11);
+  EXPECT_DOUBLE_EQ(parse_bytes("1TiB", "--dataset-bytes"), 1099511627776.0);  // 2^40
+  EXPECT_DOUBLE_EQ(parse_bytes("64 GiB", "--dataset-bytes"), 68719476736.0);  // 2^36
+  EXPECT_DOUBLE_EQ(parse_bytes("1T", "--dataset-bytes"), 1e12);
+  EXPECT_DOUBLE_EQ(parse_bytes("2e11", "--dataset-bytes"), 2e11);
+  for (const char* bad : {"TB", "-1TB", "1XB", "1e400GB", "0GB"}) EXPECT_THROW(parse_bytes(bad, "--dataset-bytes"), InputError) << bad;
+  EXPECT_EQ(run_cli({"train", "--model", "llama-3.1-8b", "--dataset-bytes", "500GB", "--gpu", "h100", "--gpus", "64"}).status, 0);
+}
+
+TEST(HostileInputs, GpuNamesAsNvidiaSmiPrintsThem) {
+  // nvidia-smi --query-gpu=name: each was "unknown GPU".
+  EXPECT_EQ(find_gpu("NVIDIA H100 80GB HBM3").id, "h100-sxm5-80gb");
+  EXPECT_EQ(find_gpu("NVIDIA A800-SXM4-80GB").id, "a800-sxm4-80gb");
+  EXPECT_EQ(find_gpu("NVIDIA GeForce RTX 4090").id, "rtx4090-24gb");
+  EXPECT_EQ(find_gpu("NVIDIA A100-SXM4-80GB").id, "a100-sxm4-80gb");
+  EXPECT_EQ(find_gpu("NVIDIA A100 80GB PCIe").id, "a100-pcie-80gb");
+  EXPECT_EQ(find_gpu("NVIDIA H100 PCIe").id, "h100-pcie-80gb");
+  EXPECT_EQ(find_gpu("NVIDIA H800").id, "h800-sxm5-80gb");
+  EXPECT_EQ(find_gpu("NVIDIA H20").id, "h20-96gb");
+  EXPECT_EQ(find_gpu("Tesla V100-SXM2-32GB").id, "v100-sxm2-32gb");
+  EXPECT_THROW(find_gpu("NVIDIA"), InputError);
+}
+
+TEST(HostileInputs, CalibrateSaveIsAtomicAndChecked) {
+  const auto dir = std::filesystem::temp_directory_path() / ("calib-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "calib.json").string();
+  const std::vector<std::string> base = {"calibrate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "2",
+                                         "--global-batch", "32", "--micro-batch", "2"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(run_cli(with({"--step-time", "2.4", "--save", file})).status, 0);
+  std::ifstream in(file);
+  const std::string saved((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_FALSE(saved.empty());
+  // A bad input read after the fit leaves the old file whole: it was written
+  // first, so this run (another step time, other factors) replaced it and then failed.
+  EXPECT_EQ(run_cli(with({"--step-time", "3.1", "--save", file, "--tokens", "-1"})).status, 2);
+  std::ifstream again(file);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), {}), saved);
+  // No temporary file is left beside it.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1);
+  // A device that refuses the bytes is an error, not "Saved" (exit 0 before).
+  if (std::filesystem::exists("/dev/full")) {
+    const auto r = run_cli(with({"--step-time", "2.4", "--save", "/dev/full"}));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+  }
+  // Killed at any moment, the file is the old one or the new one (here the
+  // same text), whole: the text goes to a temporary file renamed over it. 100
+  // kills, each a little later into the run (a guard: the write window is
+  // microseconds, so this rarely caught the old truncate-then-write).
+  for (int i = 0; i < 100; ++i) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      run_cli(with({"--step-time", "2.4", "--save", file}));
+      ::_exit(0);
+    }
+    ::usleep(static_cast<useconds_t>(200 * i));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::ifstream now(file);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(now)), {}), saved) << "kill " << i;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HostileInputs, ALocalConfigFolderWinsOverTheCatalogName) {
+  // `huggingface-cli download Qwen/Qwen2.5-7B-Instruct --local-dir Qwen2.5-7B-Instruct`
+  // leaves a folder named as the catalog's alias; its (edited) config was
+  // ignored for the catalog entry. As transformers' from_pretrained does, the
+  // folder wins: here its config keeps 4 of the 28 layers.
+  const auto dir = std::filesystem::temp_directory_path() / ("local-model-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "Qwen2.5-7B-Instruct");
+  const ModelSpec catalog = find_model("Qwen2.5-7B-Instruct");
+  ASSERT_EQ(catalog.layers, 28);
+  std::ofstream(dir / "Qwen2.5-7B-Instruct" / "config.json")
+      << R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":3584,"intermediate_size":18944,)"
+         R"("num_attention_heads":28,"num_key_value_heads":4,"num_hidden_layers":4,"vocab_size":152064,"hidden_act":"silu",)"
+         R"("max_position_embeddings":32768,"tie_word_embeddings":false})";
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  const ModelSpec local = find_model("Qwen2.5-7B-Instruct");
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(local.layers, 4);
+  EXPECT_EQ(local.name, "Qwen2.5-7B-Instruct");
+  std::filesystem::remove_all(dir);
+}
