@@ -80,6 +80,14 @@ TEST(HostileInputs, ABatchLargerThanTheDataIsRefused) {
   EXPECT_EQ(run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1M", "--gpu", "h100", "--gpus", "8", "--global-batch", "245"}).status, 2);
   const auto ok = run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1M", "--gpu", "h100", "--gpus", "8", "--global-batch", "244"});
   EXPECT_EQ(ok.status, 0) << ok.err;
+  // With no batch given, the default never exceeds the data (100k tokens:
+  // 24 whole sequences of 4,096), and less data than one sequence blames the data.
+  const auto small = run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "100k", "--gpu", "h100", "--gpus", "8"});
+  EXPECT_EQ(small.status, 0) << small.err;
+  const auto tiny = run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1000", "--gpu", "h100", "--gpus", "8"});
+  EXPECT_EQ(tiny.status, 2);
+  EXPECT_EQ(tiny.err.find("--global-batch"), std::string::npos) << tiny.err;
+  EXPECT_NE(tiny.err.find("--tokens: 1000 tokens are fewer than one sequence"), std::string::npos) << tiny.err;
 }
 
 TEST(HostileInputs, DatasetSizesAsPeopleWriteThem) {

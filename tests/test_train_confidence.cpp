@@ -22,11 +22,16 @@ const Row* row(const Report& rep, const std::string& section, const std::string&
   return nullptr;
 }
 
-TrainRequest qwen_on_910b(double confidence) {
+TrainInputs qwen_on_910b_inputs() {
   TrainInputs in;
   in.model = "qwen2.5-7b";
   in.tokens = "2T";
   in.gpu = "910b";
+  return in;
+}
+
+TrainRequest qwen_on_910b(double confidence) {
+  TrainInputs in = qwen_on_910b_inputs();
   in.deadline = "7d";
   in.confidence = confidence;
   return make_train_request(in);
@@ -52,10 +57,7 @@ Calibration trial_on(const char* gpu, double slowdown) {
 TEST(TrainConfidence, ImplausibleMfuIsStatedFirstAndCapped) {
   // On 256 910Bs (pure data parallelism fits) the step-time model predicts
   // 65.5% MFU (ideal-stack physics).
-  TrainInputs in;
-  in.model = "qwen2.5-7b";
-  in.tokens = "2T";
-  in.gpu = "910b";
+  TrainInputs in = qwen_on_910b_inputs();
   in.gpus = "256";
   const Report rep = train_report(make_train_request(in));
   // The step-time model puts Qwen2.5-7B on 910B above 60% MFU; nothing is

@@ -44,6 +44,13 @@ Workload make_workload(const WorkloadInput& in) {
     const double per = in.tokens_per_sample.value_or(static_cast<double>(in.seq_len));
     w.batch_tokens = *in.global_batch_seqs * per;
   }
+  const double per_sequence = in.tokens_per_sample.value_or(static_cast<double>(in.seq_len));
+  if (w.batch_tokens > 0 && w.tokens_per_epoch < per_sequence && !(w.batch_tokens <= w.tokens_per_epoch)) {
+    // Less data than one sequence: no batch can be a whole step of it.
+    const std::string field = std::string("--") + (w.tokens_from == "dataset_bytes" ? "dataset-bytes" : w.tokens_from);
+    throw InputError(field, fmt::format("{}: {:.4g} tokens are fewer than one sequence of {:.4g} tokens (--seq-len).", field, w.tokens_per_epoch, per_sequence),
+                     fmt::format("{}：{:.4g} 个 token 还不到一条 {:.4g} token 的序列（--seq-len）。", field, w.tokens_per_epoch, per_sequence));
+  }
   if (w.batch_tokens > 0 && !(w.batch_tokens <= w.tokens_per_epoch)) {
     // A step cannot take more tokens than the data holds (1e308 sequences made
     // a run of 0 optimizer steps, issue 30).

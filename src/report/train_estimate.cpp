@@ -173,7 +173,9 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     const double m = f.exact ? f.model_flop - 3 * f.forward_lm_head_flop : f.six_n_flop;
     batch_rule_compute_flop = m * w.total_tokens;
     batch_rule_tokens = default_batch_tokens(*batch_rule_compute_flop);
-    r.workload.global_batch_seqs = static_cast<double>(default_batch_seqs(*batch_rule_tokens, w.seq_len));
+    // Never more sequences than the data holds (a tiny test run gets one step).
+    const double whole_sequences = std::max(1.0, std::floor(w.tokens_per_epoch / static_cast<double>(w.seq_len)));
+    r.workload.global_batch_seqs = std::min(static_cast<double>(default_batch_seqs(*batch_rule_tokens, w.seq_len)), whole_sequences);
     w = make_workload(r.workload);
   }
 
