@@ -64,6 +64,11 @@ TEST(PipelineLayout, ParsesMegatronsSyntax) {
   for (const char* bad : {"Ex|L", "E(tt|L", "Et|tt)*2L", "Et|(tt|)L", "E*|L", "", "Et|(tt|)*999999L"}) {
     EXPECT_EQ(error_field([&] { parse_pipeline_layout(bad); }), "--pipeline-layout") << bad;
   }
+  // The unrolled whole is bounded, not each repeat alone: 300 repeats of
+  // 40,000 layers each (4 KB of text) would unroll to 12 million.
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += "(tttt)*9999|";
+  EXPECT_EQ(error_field([&] { parse_pipeline_layout("E" + many + "L"); }), "--pipeline-layout");
 }
 
 TEST(PipelineLayout, DeepSeekV3OnEightByFourAsMegatronBridgesH100Config) {

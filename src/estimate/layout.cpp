@@ -259,10 +259,13 @@ std::vector<std::string> parse_pipeline_layout(const std::string& text) {
     *end = e;
     return std::stoi(s.substr(at, e - at));
   };
-  constexpr size_t kMaxUnrolled = 1 << 20;
+  // The whole unrolled layout, not each repeat, is bounded: a layout names
+  // each layer once (a model's layers plus E, m, L and the bars), so 65,536
+  // characters is far beyond any model and keeps every request's work small.
+  constexpr size_t kMaxUnrolled = 1 << 16;
   auto grow = [&](const std::string& unit, int times) {
-    if (unit.size() * static_cast<size_t>(times) > kMaxUnrolled) {
-      throw layout_error("the unrolled layout exceeds a million layers.", "展开后的分段串超过一百万层。");
+    if (unit.size() * static_cast<size_t>(times) + s.size() > kMaxUnrolled) {
+      throw layout_error("the unrolled layout exceeds 65,536 characters.", "展开后的分段串超过 65,536 个字符。");
     }
     std::string out;
     for (int i = 0; i < times; ++i) out += unit;
