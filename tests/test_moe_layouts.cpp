@@ -217,6 +217,26 @@ TEST(MoeParallelFolding, ExpertGroupsTileTheAttentionRanks) {
   d.etp = 0;
   apply_framework(find_framework("megatron-bridge"), RunSettings{}, d);
   EXPECT_EQ(d.etp, 1);
+  // The planner offers a folded layout only where the stack folds: pinned
+  // --etp 1 on a Megatron-LM 0.9.0 plan at tp 2 is refused, and without tp
+  // pinned it plans tp = etp = 1 only.
+  PlanRequest r;
+  r.model = find_model("qwen3-30b-a3b");
+  r.gpus = {find_gpu("h100")};
+  r.gpu_counts = {16};
+  r.seq_len = 4096;
+  r.etp = 1;
+  r.framework = &find_framework("megatron-lm@0.9.0");
+  r.tp = 2;
+  EXPECT_EQ(error_field([&] { plan(r); }), "--etp");
+  r.tp = 0;
+  for (const Layout& x : enumerate_layouts(r, r.gpus[0], 16)) {
+    if (x.ep > 1) EXPECT_EQ(x.expert_tp(), x.tp) << x.tp;
+  }
+  r.framework = &find_framework("megatron-lm@0.10.0");
+  bool folded = false;
+  for (const Layout& x : enumerate_layouts(r, r.gpus[0], 16)) folded = folded || (x.ep > 1 && x.tp == 2 && x.expert_tp() == 1);
+  EXPECT_TRUE(folded);
 }
 
 TEST(MoeParallelFolding, ExpertShardsAreOneOverEtpTimesEp) {

@@ -181,6 +181,10 @@ void check_pins(const PlanRequest& r) {
                      fmt::format("--cp {}：{}（--framework {}）。", r.cp, why.zh, fw.label()));
   }
   if (r.ep > 1 && !fw.ep) refuse("--ep", "no expert parallelism", "不支持专家并行");
+  if (r.etp > 0 && !fw.moe_parallel_folding && r.tp > 0 && r.etp != r.tp) {
+    refuse("--etp", fmt::format("expert TP {} other than TP {} needs MoE parallel folding, which it lacks", r.etp, r.tp),
+           fmt::format("专家张量并行 {} 与 TP {} 不同需要 MoE 并行折叠，该框架不支持", r.etp, r.tp));
+  }
   if (r.vp > 1 && !fw.interleaving()) refuse("--vp", "no interleaved pipeline schedule", "不支持交错流水线调度");
   if (r.pp > 1 && r.zero_stage && *r.zero_stage > fw.zero_max_with_pp) {
     refuse("--zero",
@@ -327,7 +331,9 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
           // EP ranks come from dp×cp, or, where the stack folds MoE parallelism
           // with its own expert TP, from tp×cp×dp in groups of etp (validate_layout).
           const int64_t etp = r.etp > 0 ? r.etp : (fw.moe_parallel_folding && fw.expert_tp_default > 0 ? fw.expert_tp_default : tp);
+          // A stack without folding runs expert TP = TP only (a pinned --etp then fixes tp).
           for (int64_t e : divisors(m.moe->routed_experts)) {
+            if (etp != tp && !fw.moe_parallel_folding) break;
             const bool fits = etp == tp ? (dp * cp) % e == 0 : (tp * cp * dp) % (etp * e) == 0 && m.moe->expert_intermediate % etp == 0;
             if (fits && (e == 1 || fw.ep)) eps.push_back(e);
           }
