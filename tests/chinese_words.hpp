@@ -29,7 +29,7 @@ inline const std::set<std::string> kAllowed = {
     "CNY", "USD", "RMB",
     // hardware and interconnects
     "GPU", "CPU", "NPU", "HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "IB",
-    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "TGP", "SM", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX", "NVLS", "SHARP", "busbw",
+    "RoCE", "RDMA", "NIC", "SXM", "NVL", "TDP", "TGP", "SM", "TPU", "SRAM", "DRAM", "SSD", "NVMe", "HCCS", "CX", "NVLS", "SHARP", "busbw",
     // parts, systems, networks and tools the GPU catalog's notes and networks name
     "algbw", "GCD", "MXU", "TensorCore", "ROCm", "Grace", "Slingshot", "npu-smi", "XGMI", "ICI", "OCS", "DCN", "UB", "DGX", "HGX",
     "EDR", "HDR", "NDR", "GbE", "ConnectX", "HPE", "Cray", "EX", "Frontier", "LUMI",

@@ -200,7 +200,8 @@ TEST(CliErrors, ModelFolderAndUserGpuFile) {
   std::ofstream(dir + "/config.json") << R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
     "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000})";
   const std::string gpus = temp_file("my_gpus.json",
-      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "aliases": ["mine"]}]})");
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "aliases": ["mine"],
+        "architecture": "hopper", "compute_units": 132}]})");
   const Result r = run_stdout("train --model " + dir + " --tokens 1T --gpu mine --gpu-file " + gpus +
                               " --gpus 8 --mfu 0.5 --price 1usd --format json");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -215,9 +216,20 @@ TEST(CliErrors, ModelFolderAndUserGpuFile) {
   EXPECT_NE(np["blocking_warnings"][0].get<std::string>().find("--price"), std::string::npos);
   // A GEMM efficiency is a fraction of peak.
   const std::string bad = temp_file("bad_gpus.json",
-      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "gemm_sustained_efficiency": 1.5}]})");
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "gemm_sustained_efficiency": 1.5,
+        "architecture": "hopper", "compute_units": 132}]})");
   expect_input_error("train --model " + dir + " --tokens 1T --gpu my-accel --gpu-file " + bad + " --gpus 8 --mfu 0.5 --price 1usd",
                      "gemm_sustained_efficiency");
+  // No SM count is guessed (issue 31): an entry without compute_units, or with
+  // an architecture the kernel tables do not know, fails naming the field.
+  const std::string no_units = temp_file("no_units_gpus.json",
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "architecture": "hopper"}]})");
+  expect_input_error("train --model " + dir + " --tokens 1T --gpu my-accel --gpu-file " + no_units + " --gpus 8 --mfu 0.5 --price 1usd",
+                     "compute_units");
+  const std::string bad_arch = temp_file("bad_arch_gpus.json",
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "architecture": "pascal", "compute_units": 56}]})");
+  expect_input_error("train --model " + dir + " --tokens 1T --gpu my-accel --gpu-file " + bad_arch + " --gpus 8 --mfu 0.5 --price 1usd",
+                     "architecture");
 }
 
 TEST(Cli, CalibrateSavesFactorsThatTrainUses) {

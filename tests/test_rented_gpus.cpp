@@ -4,6 +4,7 @@
 // number the planner uses, and listed by `gpuplan gpus`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,37 @@ TEST(RentedGpus, EveryNumberTheModelUsesHasASource) {
       EXPECT_GT(g.sources.at(key).size(), 20u) << g.id << " " << key;
     }
   }
+}
+
+// Issue 31 bug 2: the SM count sets wave quantization in every GEMM, and it
+// once came from a C++ id-prefix table whose fallback gave five parts the
+// A100's 108. Now every catalog GPU states its architecture and compute units
+// in data/gpus.json with a source for each, and a missing value fails at load.
+TEST(RentedGpus, EveryGpuStatesItsArchitectureAndComputeUnitsWithSources) {
+  const std::vector<std::string> known = {"volta", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci", "tpu"};
+  ASSERT_EQ(gpu_catalog().size(), 31u);
+  for (const GpuSpec& g : gpu_catalog()) {
+    EXPECT_GT(g.compute_units, 0) << g.id;
+    EXPECT_NE(std::find(known.begin(), known.end(), g.architecture), known.end()) << g.id << ": " << g.architecture;
+    for (const char* key : {"architecture", "compute_units"}) {
+      ASSERT_TRUE(g.sources.count(key)) << g.id << " has no source for " << key;
+      EXPECT_GT(g.sources.at(key).size(), 20u) << g.id << " " << key;
+    }
+  }
+  // The five that took 108, and two the prefix table had wrong, at their
+  // datasheet counts: L40 142 SMs (AD102, 18,176 CUDA cores / 128); RTX 3090
+  // 82; RTX A6000 84; RTX 5090 170 (GB202); RTX 4090 D 114 (the 4090's 128
+  // cut for export); Ascend 910C 48 AI cores (two 24-core dies); 910B3 20.
+  const std::pair<const char*, int> fixed[] = {{"l40", 142}, {"3090", 82}, {"a6000", 84}, {"5090", 170},
+                                               {"4090d", 114}, {"910c", 48}, {"910b3", 20}};
+  for (const auto& [alias, units] : fixed) EXPECT_EQ(find_gpu(alias).compute_units, units) << alias;
+  // Unchanged by the move: H100 SXM 132, A100 108, 4090 128, MI300X 304.
+  EXPECT_EQ(find_gpu("h100").compute_units, 132);
+  EXPECT_EQ(find_gpu("a100-80g").compute_units, 108);
+  EXPECT_EQ(find_gpu("4090").compute_units, 128);
+  EXPECT_EQ(find_gpu("mi300x").compute_units, 304);
+  EXPECT_EQ(find_gpu("l40").architecture, "ada");
+  EXPECT_EQ(find_gpu("910c").architecture, "davinci");
 }
 
 TEST(RentedGpus, DatasheetNumbers) {

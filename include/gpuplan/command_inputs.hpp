@@ -143,7 +143,7 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--force", "", "Plan a --seq-len longer than the model supports", "允许 --seq-len 超过模型支持的上下文长度"}, in.force);
   v(InputInfo{"--global-batch", "", "Sequences per optimizer step (for the step count)", "每个优化步的序列数（用于计算步数）"}, in.global_batch);
   v(InputInfo{"--batch-tokens", "", "Or: tokens per optimizer step", "或：每个优化步的 token 数"}, in.batch_tokens);
-  v(InputInfo{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)", "GPU id 或别名：h100、a100-80g、h800、910b、4090（gpuplan gpus）"}, in.gpu);
+  v(kGpuInput, in.gpu);
   v(InputInfo{"--gpus,-n", "", "Number of GPUs", "卡数"}, in.gpus);
   v(InputInfo{"--deadline,-d", "", "Wall-clock deadline: 90d, 36h, 2w, 1month, 30天, 2周, 1个月 (a month is 30 days)", "工期：90d、36h、2w、1month、30天、2周、1个月（一个月按 30 天）"}, in.deadline);
   v(InputInfo{"--mfu", "", "Model FLOPs utilisation, 0.4 or 40%", "算力利用率 MFU，0.4 或 40%"}, in.mfu);
@@ -240,7 +240,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in);
 // model (--model, --params), as for train.
 template <class Visit>
 void visit_layout_inputs(LayoutInputs& in, Visit&& v) {
-  v(InputInfo{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)", "GPU id 或别名：h100、a100-80g、h800、910b、4090（gpuplan gpus）"}, in.gpu);
+  v(kGpuInput, in.gpu);
   v(InputInfo{"--gpus,-n", "", "Number of GPUs (default tp×pp×dp×cp)", "卡数（默认 tp×pp×dp×cp）"}, in.gpus);
   v(InputInfo{"--tp", "", "Tensor-parallel degree", "张量并行度"}, in.tp);
   v(InputInfo{"--pp", "", "Pipeline-parallel stages", "流水线并行级数"}, in.pp);
@@ -280,7 +280,7 @@ void visit_layout_inputs(LayoutInputs& in, Visit&& v) {
     in.pure_bf16);
   v(InputInfo{"--fp32-grads", "", "Megatron fp32 main-grad buffer (4 bytes/param of gradients)", "Megatron 的 fp32 主梯度缓冲区（梯度每参数 4 字节）"},
     in.fp32_grads);
-  v(InputInfo{"--optimizer", "", "adamw, adamw8bit, paged_adamw8bit, sgd", "优化器：adamw、adamw8bit、paged_adamw8bit、sgd"}, in.optimizer);
+  v(kOptimizerInput, in.optimizer);
   v(InputInfo{"--offload-optimizer", "", "Optimizer states, master weights and gradients in host memory (ZeRO-Offload)",
               "优化器状态、主权重与梯度放在主机内存（ZeRO-Offload）"},
     in.offload_optimizer);
@@ -288,8 +288,7 @@ void visit_layout_inputs(LayoutInputs& in, Visit&& v) {
               "参数也放在主机内存（ZeRO-Infinity / FSDP offload_params）"},
     in.offload_params);
   v(InputInfo{"--offload-activations", "", "Saved activations streamed to host memory", "保存的激活卸载到主机内存"}, in.offload_activations);
-  v(InputInfo{"--no-flash-attention", "", "Keep the s×s attention scores (no FlashAttention)", "保存 s×s 注意力分数（不用 FlashAttention）"},
-    in.no_flash_attention);
+  v(kNoFlashAttentionInput, in.no_flash_attention);
   v(kZero3PerModuleInput, in.zero3_per_module);
   v(kEagerInput, in.eager);
   visit_framework_inputs(in.software, v);
@@ -365,7 +364,7 @@ struct PlanInputs {
   std::string rank_by = "time";
   int top = 5;
   bool cross_node_tp = false;
-  bool no_flash = false;
+  bool no_flash_attention = false;
   bool eager = false;
   bool zero3_per_module = false;
   std::optional<int> gpus_per_node;
@@ -407,7 +406,7 @@ void visit_plan_inputs(PlanInputs& in, Visit&& v) {
               "bf16、fp16、fp8（默认 bf16；不支持的 GPU 按其 16 位格式规划）"},
     in.precision);
   v(kForceInput, in.force);
-  v(InputInfo{"--optimizer", "", "adamw, adamw8bit, sgd", "优化器：adamw、adamw8bit、sgd"}, in.optimizer);
+  v(kOptimizerInput, in.optimizer);
   v(InputInfo{"--market", "", "Prices from this market only: cn (CNY listings) or us (USD listings); default from --lang",
               "只用该市场的报价：cn（人民币报价）或 us（美元报价）；默认随 --lang"},
     in.market);
@@ -416,8 +415,7 @@ void visit_plan_inputs(PlanInputs& in, Visit&& v) {
   v(InputInfo{"--rank-by", "", "time or cost (GPU-seconds per step)", "排序依据：time（时间）或 cost（每步卡秒）"}, in.rank_by);
   v(InputInfo{"--top", "layouts", "Layouts shown per GPU type", "每种 GPU 显示的方案数"}, in.top);
   v(InputInfo{"--cross-node-tp", "", "Also search TP larger than one node", "也搜索跨节点的张量并行"}, in.cross_node_tp);
-  v(InputInfo{"--no-flash", "", "Attention without FlashAttention (materialised scores)", "注意力不用 FlashAttention（显式保存分数矩阵）"},
-    in.no_flash);
+  v(kNoFlashAttentionInput, in.no_flash_attention);
   v(kZero3PerModuleInput, in.zero3_per_module);
   v(kEagerInput, in.eager);
   visit_framework_inputs(in.software, v);

@@ -55,7 +55,7 @@ Report finetune_report_for(const FinetuneInputs& in);
 // config) and the language (--lang, an output option).
 template <class Visit>
 void visit_finetune_inputs(FinetuneInputs& in, Visit&& v) {
-  v(InputInfo{"--gpu,-g", "", "GPU id or alias", "GPU id 或别名"}, in.gpu);
+  v(kGpuInput, in.gpu);
   v(InputInfo{"--method", "", "full, lora or qlora", "full（全参数）、lora 或 qlora"}, in.method);
   v(InputInfo{"--rank", "", "LoRA rank (default 8 for LoRA, 64 for QLoRA)", "LoRA 秩（LoRA 默认 8，QLoRA 默认 64）"}, in.rank);
   v(InputInfo{"--modules", "", "Adapted modules: q,k,v,o,gate,up,down, attn, mlp or all (default q,k,v,o for LoRA, all for QLoRA)",
@@ -76,9 +76,7 @@ void visit_finetune_inputs(FinetuneInputs& in, Visit&& v) {
   v(InputInfo{"--deadline,-d", "", "Finish within: 3d, 12h, 1w, 3天, 1周; without --gpus, picks the fewest GPUs that do",
               "完成期限：3d、12h、1w、3天、1周；不给 --gpus 时选能按期完成的最少卡数"},
     in.deadline);
-  v(InputInfo{"--optimizer", "", "adamw, adamw8bit, paged_adamw8bit, sgd (default adamw; paged_adamw8bit for QLoRA)",
-              "adamw、adamw8bit、paged_adamw8bit、sgd（默认 adamw；QLoRA 默认 paged_adamw8bit）"},
-    in.optimizer);
+  v(kOptimizerInput, in.optimizer);
   v(InputInfo{"--precision", "", "Compute precision: bf16, fp16 (default bf16; fp16 on a GPU without bf16)",
               "计算精度：bf16、fp16（默认 bf16；不支持 bf16 的 GPU 用 fp16）"},
     in.precision);

@@ -1,5 +1,6 @@
 // Accelerator and cluster descriptions.
 #pragma once
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +18,14 @@ struct GpuSpec {
   std::string id;
   std::string name;
   std::string vendor;
+  // The chip family (data field architecture): volta, ampere, ada, hopper,
+  // blackwell, cdna2, cdna3, davinci, tpu. Picks the measured attention-kernel
+  // table (attention_kernels.cpp); required in every catalog entry.
+  std::string architecture;
+  // The units a GEMM's output tiles are spread over (data field compute_units):
+  // SMs on NVIDIA, compute units on AMD (one GCD of an MI250X), AI cores on
+  // Ascend, MXUs on TPU. Sets wave quantization (gemm_efficiency.cpp); required.
+  int compute_units = 0;
   double memory_bytes = 0;           // vendor capacity, e.g. 80 GiB
   double hbm_bytes_per_s = 0;
   // Dense peak per precision in FLOP/s (OP/s for int8); absent = the part lacks it.
@@ -55,8 +64,27 @@ struct GpuSpec {
 
 const std::vector<GpuSpec>& gpu_catalog();
 
-// Adds or overrides GPUs from a user's JSON file in the data/gpus.json format.
+// Adds or overrides GPUs from a user's JSON file in the data/gpus.json format,
+// for the calling thread only, until the innermost UserGpuScope around the
+// call ends; with no scope open, until the thread ends. The built-in catalog
+// itself never changes, so one request's file is never seen by another.
 void load_user_gpu_file(const std::string& path);
+
+// Within its lifetime, files loaded on this thread by load_user_gpu_file
+// apply; when it ends, gpu_catalog() and find_gpu() are what they were when it
+// began. One per request: run_cli and run_command (the CLI, its tests and the
+// Python module) open one around each command. GpuSpec references taken
+// inside it are invalid after it.
+class UserGpuScope {
+ public:
+  UserGpuScope();
+  ~UserGpuScope();
+  UserGpuScope(const UserGpuScope&) = delete;
+  UserGpuScope& operator=(const UserGpuScope&) = delete;
+
+ private:
+  size_t outer_depth_;
+};
 
 // Accepts an id or an alias (case-insensitive). Unknown names and ambiguous
 // aliases throw InputError listing the candidates.

@@ -53,7 +53,7 @@ Report infer_report_for(const InferInputs& in);
 // config) and the language (--lang, an output option).
 template <class Visit>
 void visit_infer_inputs(InferInputs& in, Visit&& v) {
-  v(InputInfo{"--gpu,-g", "", "GPU id or alias", "GPU id 或别名"}, in.gpu);
+  v(kGpuInput, in.gpu);
   v(InputInfo{"--precision", "", "Weights: fp16, bf16, fp8, int8 (W8A16), int4 (W4A16, AWQ/GPTQ)",
               "权重精度：fp16、bf16、fp8、int8（W8A16）、int4（W4A16，AWQ/GPTQ）"},
     in.precision);

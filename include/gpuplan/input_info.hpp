@@ -44,6 +44,16 @@ inline constexpr InputInfo kExpertTpInput{
     "--etp", "", "Expert tensor-parallel degree (Megatron --expert-tensor-parallel-size; default: the framework's, else --tp); "
                  "with MoE parallel folding etp×ep divides tp×cp×dp",
     "专家张量并行度（Megatron 的 --expert-tensor-parallel-size；默认随框架，否则同 --tp）；MoE 并行折叠时 etp×ep 须整除 tp×cp×dp"};
+// One GPU type (plan's --gpu takes a list and is declared there).
+inline constexpr InputInfo kGpuInput{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)",
+                                     "GPU id 或别名：h100、a100-80g、h800、910b、4090（gpuplan gpus）"};
+// Every value parse_optimizer (src/estimate/layout.cpp) accepts, in one list
+// (issue 31: plan's copy had lost paged_adamw8bit).
+inline constexpr InputInfo kOptimizerInput{"--optimizer", "", "adamw, adamw8bit, paged_adamw8bit, sgd (default adamw; fine-tuning with QLoRA: paged_adamw8bit)",
+                                           "优化器：adamw、adamw8bit、paged_adamw8bit、sgd（默认 adamw；用 QLoRA 微调时为 paged_adamw8bit）"};
+// One name on every command (plan once called it --no-flash).
+inline constexpr InputInfo kNoFlashAttentionInput{"--no-flash-attention", "", "Keep the s×s attention scores (no FlashAttention)",
+                                                  "保存 s×s 注意力分数（不用 FlashAttention）"};
 // Where prices come from and what money is shown in (infer, finetune, gpus).
 inline constexpr InputInfo kMarketInput{"--market", "", "Where you rent: cn (China listings, CNY) or us (US listings, USD); default from --lang (zh: cn)",
                                         "在哪里租：cn（国内报价，人民币）或 us（美国报价，美元）；默认随 --lang（zh 为 cn）"};

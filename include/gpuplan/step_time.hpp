@@ -138,8 +138,6 @@ const char* training_gemm_ceiling_basis(const GpuSpec& gpu);
 const char* training_gemm_ceiling_basis_zh(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
 double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch = 1);
-// Streaming multiprocessors (or compute units) of a part, for wave quantisation.
-int compute_units(const GpuSpec& gpu);
 
 // A link as collectives see it: achieved bandwidth per GPU (one direction, bus
 // bandwidth for rings) and latency per ring step.

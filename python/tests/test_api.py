@@ -173,3 +173,41 @@ def test_serving_layouts_and_cheapest_gpus_as_dataframes():
     assert len(df) == len(i.layouts) > 0 and df["feasible"].dtype == bool
     f = gpuplan.finetune(model="qwen2.5-7b", method="qlora", gpu="4090", samples=50000)
     assert len(f.to_dataframe()) == len(f.cheapest) > 0
+
+
+def _slower_h100_file(tmp_path):
+    # The built-in H100 with half its BF16 peak, under its own id: a --gpu-file
+    # entry replaces the catalog's for the call that names the file.
+    from pathlib import Path
+    catalog = json.loads((Path(__file__).resolve().parents[2] / "data" / "gpus.json").read_text(encoding="utf-8"))
+    h100 = next(g for g in catalog["gpus"] if g["id"] == "h100-sxm5-80gb")
+    h100["peak_tflops"]["bf16"] /= 2
+    path = tmp_path / "slow_h100.json"
+    path.write_text(json.dumps({"gpus": [h100]}), encoding="utf-8")
+    return str(path)
+
+
+def test_a_gpu_file_applies_to_its_own_call_only(tmp_path):
+    # Issue 31 bug 1: a gpu_file once appended to the process's one catalog, so
+    # every later call without it still used the user's GPU (4,824,662 →
+    # 9,649,324 GPU-hours, twice). Now a call is independent of earlier calls.
+    # At a fixed MFU the GPU-hours scale with 1/peak: half the peak, twice the hours.
+    request = dict(model="llama-3.1-70b", tokens="15T", gpu="h100", gpus=2048, mfu=0.4)
+    before = gpuplan.train(**request).to_dict()["gpu_hours"]["compute_gpu_hours"]
+    with_file = gpuplan.train(**request, gpu_file=_slower_h100_file(tmp_path)).to_dict()["gpu_hours"]["compute_gpu_hours"]
+    after = gpuplan.train(**request).to_dict()["gpu_hours"]["compute_gpu_hours"]
+    assert with_file == pytest.approx(2 * before, rel=1e-9)
+    assert after == before
+
+
+def test_a_gpu_file_in_one_thread_is_not_seen_by_another(tmp_path):
+    # Two threads at once, one naming the file and one not: each gets what it
+    # gets alone (the catalog override is per call and per thread).
+    slow = _slower_h100_file(tmp_path)
+    request = dict(model="llama-3.1-8b", gpu="h100", gpus=64, seq_len=4096, global_batch=256, top=1)
+    alone = [without_timing(gpuplan.plan(**request).to_dict()), without_timing(gpuplan.plan(**request, gpu_file=slow).to_dict())]
+    assert alone[0] != alone[1]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        together = list(pool.map(lambda k: without_timing(gpuplan.plan(**request, **({"gpu_file": slow} if k else {})).to_dict()),
+                                 [0, 1] * 4))
+    assert together == alone * 4

@@ -119,6 +119,25 @@ Section prices_section(const GpuSpec& g, Currency shown) {
   return s;
 }
 
+// An architecture as its vendor names it, in English and as Chinese writes it
+// (Huawei's 达芬奇 for Da Vinci); data/gpus.json holds the lower-case id.
+struct ArchitectureName {
+  const char* id;
+  const char* en;
+  const char* zh;
+};
+constexpr ArchitectureName kArchitectureNames[] = {
+    {"volta", "Volta", "Volta"},         {"ampere", "Ampere", "Ampere"},       {"ada", "Ada Lovelace", "Ada"},
+    {"hopper", "Hopper", "Hopper"},      {"blackwell", "Blackwell", "Blackwell"}, {"cdna2", "CDNA 2", "CDNA 2"},
+    {"cdna3", "CDNA 3", "CDNA 3"},       {"davinci", "Da Vinci", "达芬奇"},     {"tpu", "TPU", "TPU"}};
+
+ArchitectureName architecture_name(const std::string& id) {
+  for (const auto& a : kArchitectureNames) {
+    if (id == a.id) return a;
+  }
+  return {id.c_str(), id.c_str(), id.c_str()};  // unreachable: the catalog accepts only these ids
+}
+
 Report gpus_report(const std::string& show, Market market, Currency shown) {
   Report rep;
   rep.command = "gpus";
@@ -128,6 +147,9 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     rep.title_zh = g.name;
     Section s{"gpu", "Specification", "规格", {}, {}, {}};
     s.rows.push_back(Row{"id", "Id", "编号", 0, Unit::kText, g.id});
+    const ArchitectureName arch = architecture_name(g.architecture);
+    s.rows.push_back(Row{"architecture", "Architecture", "架构", 0, Unit::kText, arch.en, {}, Audience::kAll, arch.zh});
+    s.rows.push_back(Row{"compute_units", "Compute units (SMs, CUs or AI cores)", "计算单元数", static_cast<double>(g.compute_units), Unit::kCount});
     s.rows.push_back(Row{"memory_bytes", "Memory", "显存", g.memory_bytes, Unit::kBytes});
     s.rows.push_back(Row{"hbm_bytes_per_s", "Memory bandwidth", "显存带宽", g.hbm_bytes_per_s, Unit::kBytesPerS});
     const std::pair<const char*, Precision> kinds[] = {{"fp32", Precision::kFp32}, {"tf32", Precision::kTf32}, {"bf16", Precision::kBf16},
@@ -157,7 +179,8 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
     rep.sections.push_back(s);
     Section src{"sources", "Sources", "来源", {}, {}, {}};
     // Each source quoted as published, labelled as a quote in Chinese (来源：…).
-    for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k, 0, Unit::kText, v, {}, Audience::kAll, "来源：" + v});
+  // Labelled by the data field; the one plain word among them in Chinese.
+    for (const auto& [k, v] : g.sources) src.rows.push_back(Row{k, k, k == "architecture" ? "架构" : k, 0, Unit::kText, v, {}, Audience::kAll, "来源：" + v});
     if (!g.notes.empty()) src.rows.push_back(Row{"notes", "Notes", "备注", 0, Unit::kText, g.notes, {}, Audience::kAll, g.notes_zh});
     rep.sections.push_back(src);
     if (!prices_for(g.id).empty()) rep.sections.push_back(prices_section(g, shown));

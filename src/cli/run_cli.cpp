@@ -15,6 +15,7 @@
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune_inputs.hpp"
+#include "gpuplan/hardware.hpp"
 #include "gpuplan/infer_inputs.hpp"
 #include "parse_errors.hpp"
 #include "units/text_match.hpp"
@@ -94,6 +95,7 @@ void run_command(const std::vector<std::string>& args, std::string* out) {
   CLI::App app;
   configure(app, Lang::kEn);
   CaptureGuard guard(out);
+  const UserGpuScope gpus;  // a --gpu-file applies to this call only, on this thread (issue 31 bug 1)
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
   try {
     app.parse(reversed);
@@ -158,6 +160,7 @@ int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   const Lang lang = lang_on_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
   configure(app, lang);
   CaptureGuard guard(out);
+  const UserGpuScope gpus;  // a --gpu-file applies to this command only (tests and fuzzing call run_cli many times)
   // A mistyped command ("trian") gets the nearest real ones, not CLI11's "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;

@@ -59,7 +59,7 @@ const std::vector<Table>& tables() {
             throw InputError("kernels/attention.json thread_blocks", "needs one entry per seq entry",
                              "kernels/attention.json 的 thread_blocks 必须与 seq 一一对应。");
           }
-          const double units = compute_units(find_gpu(t.reference_gpu));
+          const double units = find_gpu(t.reference_gpu).compute_units;
           for (double b : blocks) t.wave_fill.push_back(b / (std::ceil(b / units) * units));
         }
         const GpuSpec& ref = find_gpu(t.reference_gpu);
@@ -106,7 +106,7 @@ const Table* find(const std::string& kernel, const std::string& arch, const std:
 struct Choice { std::string kernel, arch; bool borrowed = false; };
 Choice choose(const GpuSpec& g, AttentionKernel k) {
   std::string kernel = k == AttentionKernel::kFlash3 ? "flash3" : k == AttentionKernel::kCudnn ? "cudnn" : "flash2";
-  std::string arch = gpu_architecture(g);
+  std::string arch = g.architecture;  // data/gpus.json
   bool borrowed = false;
   if (arch == "ada") arch = "ampere";
   if (arch != "ampere" && arch != "hopper") { arch = "hopper"; borrowed = true; }
@@ -115,19 +115,6 @@ Choice choose(const GpuSpec& g, AttentionKernel k) {
 }
 
 }  // namespace
-
-const char* gpu_architecture(const GpuSpec& g) {
-  const std::string& id = g.id;
-  auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
-  if (starts("a100") || starts("a800") || starts("a10-") || starts("a30") || starts("a40") || starts("rtx3090") ||
-      starts("rtx-a6000") || starts("rtxa6000") || starts("a6000")) {
-    return "ampere";
-  }
-  if (starts("h100") || starts("h800") || starts("h200") || starts("h20-") || starts("gh200")) return "hopper";
-  if (starts("rtx4090") || starts("l40") || starts("l20") || starts("l4-")) return "ada";
-  if (starts("b200") || starts("gb200") || starts("b300") || starts("gb300") || starts("rtx5090")) return "blackwell";
-  return "";
-}
 
 double attention_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, AttentionPass pass, bool causal, double head_dim,
                                  double key_len) {

@@ -36,8 +36,4 @@ double attention_table_wave_fill(const GpuSpec& gpu, AttentionKernel kernel, Att
 std::string attention_rate_basis(const GpuSpec& gpu, AttentionKernel kernel);
 std::string attention_rate_basis_zh(const GpuSpec& gpu, AttentionKernel kernel);
 
-// The GPU's architecture family as the kernel tables name it: "ampere",
-// "ada", "hopper", "blackwell", or "" when the id names none of them.
-const char* gpu_architecture(const GpuSpec& gpu);
-
 }  // namespace gpuplan

@@ -34,47 +34,10 @@
 
 namespace gpuplan {
 
-namespace {
-int compute_units_by_id(const std::string& id);
-}  // namespace
-
-// The planner asks this for every GEMM of every layout it scores (millions per
-// search) and almost always for the same GPU: remember the last answer rather
-// than run the prefix table each time.
-int compute_units(const GpuSpec& g) {
-  thread_local std::string last_id;
-  thread_local int last_units = 0;
-  if (last_units > 0 && g.id == last_id) return last_units;
-  last_units = compute_units_by_id(g.id);
-  last_id = g.id;
-  return last_units;
-}
-
-namespace {
-int compute_units_by_id(const std::string& id) {
-  auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
-  if (starts("v100")) return 80;
-  if (starts("a10-")) return 72;
-  if (starts("a100") || starts("a800")) return 108;
-  if (starts("l40s")) return 142;
-  if (starts("l20")) return 92;
-  if (starts("rtx4090")) return 128;
-  if (starts("h20-")) return 78;
-  if (starts("h100-pcie")) return 114;
-  if (starts("h100") || starts("h800") || starts("h200")) return 132;
-  if (starts("b200") || starts("gb200")) return 148;
-  if (starts("mi250x")) return 110;   // one GCD runs one GEMM
-  if (starts("mi300x") || starts("mi325x")) return 304;
-  if (starts("ascend910b")) return 24;  // AI cores (Da Vinci cubes are larger tiles)
-  if (starts("tpu")) return 8;          // MXUs per chip (128×128 systolic arrays)
-  return 108;
-}
-}  // namespace
-
 double gemm_efficiency(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling, double batch) {
   if (m < 1 || n < 1 || k < 1) return ceiling;
   batch = std::max(1.0, batch);
-  const double units = compute_units(g);
+  const double units = g.compute_units;  // SMs / CUs / AI cores, from data/gpus.json
   struct Tile { double tm, tn, rel; };
   // Relative efficiency of each tile shape: 256×128 reuses data best; smaller
   // tiles halve the arithmetic intensity of each step.

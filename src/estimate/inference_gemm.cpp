@@ -37,7 +37,7 @@ double inference_gemm_efficiency(const GpuSpec& g, Precision p, double m, double
   const double padded = kTokenTileRows * std::ceil(m / kTokenTileRows);
   // Weight-side tiles of 64 over every group's n, in waves over the SMs.
   const double tiles = std::ceil(n / 64.0) * groups;
-  const double units = compute_units(g);
+  const double units = g.compute_units;
   const double waves = std::ceil(tiles / units);
   const double wave_use = tiles / (waves * units);
   double eff = ceiling * kSkinnyTileRelative * (m / padded) * wave_use * k / (k + kPipelineK0);

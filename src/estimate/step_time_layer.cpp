@@ -207,7 +207,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // call's rate is read at the length its blocks loop over. That grid's own
     // last wave was 97% full on the H100 it ran on, a loss the measured rate
     // already holds: it is divided out and the call's own fill applied.
-    const double units = compute_units(c.g);
+    const double units = c.g.compute_units;
     auto wave_util = [&](double heads, double tiled_len) {
       const double blocks = b * heads * std::ceil(tiled_len / 128.0);
       return blocks / (std::ceil(blocks / units) * units);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -55,6 +56,12 @@ double GpuSpec::peak(Precision p) const {
 
 namespace {
 
+// The architectures attention_kernels.cpp knows (ampere and hopper have
+// measured tables; ada runs Ampere's kernels; the rest borrow Hopper's).
+constexpr const char* kArchitectures[] = {"volta", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci", "tpu"};
+
+std::vector<std::string> architecture_names() { return {std::begin(kArchitectures), std::end(kArchitectures)}; }
+
 std::string string_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return fallback;
@@ -76,6 +83,19 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   g.id = normalize_name(j["id"].get<std::string>());
   g.name = string_or(j, "name", g.id);
   g.vendor = string_or(j, "vendor", "");
+  // No fallback (issue 31): a GPU without its SM count once took the A100's
+  // 108 from a prefix table, silently, for five catalog parts.
+  g.architecture = string_or(j, "architecture", "");
+  if (std::find(std::begin(kArchitectures), std::end(kArchitectures), g.architecture) == std::end(kArchitectures)) {
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs architecture, one of {} (got '{}').", origin, g.id, join(architecture_names(), ", "), g.architecture),
+                     fmt::format("{}：GPU '{}' 需要 architecture，取值为 {} 之一（输入为 '{}'）。", origin, g.id, join(architecture_names(), "、"), g.architecture));
+  }
+  const double units = number_or(j, "compute_units", 0);
+  if (!(units >= 1 && units <= 10000 && units == std::floor(units))) {
+    throw InputError("--gpu-file", fmt::format("{}: GPU '{}' needs compute_units, a whole number from 1 to 10000: the SMs (NVIDIA), compute units (AMD), AI cores (Ascend) or MXUs (TPU) a GEMM's tiles spread over.", origin, g.id),
+                     fmt::format("{}：GPU '{}' 需要 compute_units，1 到 10000 的整数：GEMM 分块所分布的 SM（NVIDIA）、计算单元（AMD）、AI Core（昇腾）或 MXU（TPU）个数。", origin, g.id));
+  }
+  g.compute_units = static_cast<int>(units);
   const double mem_gib = number_or(j, "memory_gib", 0);
   const double hbm_tbps = number_or(j, "hbm_tbps", 0);
   if (!(mem_gib > 0 && mem_gib < 1e5)) {
@@ -160,8 +180,9 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   return g;
 }
 
-std::vector<GpuSpec>& mutable_catalog() {
-  static std::vector<GpuSpec> catalog = [] {
+// data/gpus.json, parsed once; never changed afterwards.
+const std::vector<GpuSpec>& builtin_catalog() {
+  static const std::vector<GpuSpec> catalog = [] {
     std::vector<GpuSpec> out;
     for (const auto& f : embedded_files()) {
       if (f.path != "gpus.json") continue;
@@ -173,9 +194,20 @@ std::vector<GpuSpec>& mutable_catalog() {
   return catalog;
 }
 
+// The catalogs --gpu-file made for the command running on this thread, the
+// last one in force (issue 31 bug 1: a file once appended to the one global
+// catalog, so in the Python module every later call, in every thread, still
+// saw the user's GPU). Earlier ones are kept until the command ends, because
+// a GpuSpec& from find_gpu may still be held.
+thread_local std::vector<std::unique_ptr<const std::vector<GpuSpec>>> t_user_catalogs;
+
 }  // namespace
 
-const std::vector<GpuSpec>& gpu_catalog() { return mutable_catalog(); }
+const std::vector<GpuSpec>& gpu_catalog() { return t_user_catalogs.empty() ? builtin_catalog() : *t_user_catalogs.back(); }
+
+UserGpuScope::UserGpuScope() : outer_depth_(t_user_catalogs.size()) {}
+
+UserGpuScope::~UserGpuScope() { t_user_catalogs.resize(outer_depth_); }
 
 void load_user_gpu_file(const std::string& path) {
   std::ifstream in(path);
@@ -194,13 +226,14 @@ void load_user_gpu_file(const std::string& path) {
     throw InputError("--gpu-file", fmt::format("--gpu-file: {} must hold {{\"gpus\": [...]}} or an array of GPU objects.", path),
                      fmt::format("--gpu-file：{} 的内容须为 {{\"gpus\": [...]}} 或 GPU 对象的数组。", path));
   }
-  auto& catalog = mutable_catalog();
+  auto catalog = std::make_unique<std::vector<GpuSpec>>(gpu_catalog());
   for (const auto& j : list) {
     GpuSpec g = parse_gpu(j, path);
-    auto it = std::find_if(catalog.begin(), catalog.end(), [&](const GpuSpec& x) { return x.id == g.id; });
-    if (it != catalog.end()) *it = std::move(g);
-    else catalog.push_back(std::move(g));
+    auto it = std::find_if(catalog->begin(), catalog->end(), [&](const GpuSpec& x) { return x.id == g.id; });
+    if (it != catalog->end()) *it = std::move(g);
+    else catalog->push_back(std::move(g));
   }
+  t_user_catalogs.push_back(std::move(catalog));
 }
 
 namespace {

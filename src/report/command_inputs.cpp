@@ -410,7 +410,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.zero3_per_module = in.zero3_per_module;
   r.framework = &resolve_framework(in.software);
   r.settings = make_run_settings(in.software);
-  if (in.no_flash) r.settings.attention = AttentionKernel::kMaterialised;
+  if (in.no_flash_attention) r.settings.attention = AttentionKernel::kMaterialised;
   r.settings.force_eager = in.eager;
   if (in.gpus_per_node) {
     if (*in.gpus_per_node < 1 || *in.gpus_per_node > 1024) throw InputError("--gpus-per-node", "--gpus-per-node must be from 1 to 1024.", "--gpus-per-node 须在 1 到 1024 之间。");
