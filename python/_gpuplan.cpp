@@ -1,9 +1,10 @@
 // gpuplan._gpuplan: the compiled half of the Python module (python/gpuplan/).
 //
-// It exposes the command line itself, in-process: run() parses the same
-// arguments through the same CLI11 declarations (src/cli/cmd_*.cpp) and runs
-// the same library calls as `gpuplan <command> ... --format json`, so a Python
-// result is that command's JSON document, field for field, by construction.
+// run_json() runs train, memory, plan, infer and finetune through the library
+// chain the web API uses (src/inputs/json_inputs.cpp: the inputs' one
+// declaration, the library's checks, the report), so a Python result is that
+// command's JSON document, field for field. run() drives the command line
+// in-process for the rest (calibrate, validate, the catalogs, plan --export).
 // commands() describes every subcommand's options, from which the Python side
 // builds its functions' keyword arguments: no list of inputs is written here.
 #include <pybind11/pybind11.h>
@@ -13,8 +14,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/run_cli.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/report.hpp"
+#include "inputs/json_inputs.hpp"
 
 namespace py = pybind11;
 
@@ -30,6 +35,28 @@ py::tuple run(const std::vector<std::string>& args) {
     py::gil_scoped_release unlocked;  // a plan search takes milliseconds to seconds; other Python threads run meanwhile
     try {
       gpuplan::cli::run_command(args, &out);
+    } catch (const gpuplan::InputError& e) {
+      error = e.what();
+      field = e.field();
+    }
+  }
+  return py::make_tuple(out, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none());
+}
+
+// The library chain itself for train, memory, plan, infer and finetune:
+// `request` is a JSON object keyed as the command's flags (the Python side
+// builds it from the keyword arguments), read by the same declarations the CLI
+// binds (report_from_json), the report returned as the JSON document
+// `gpuplan <command> --format json` prints. No CLI11, no state kept between
+// calls: a gpu_file applies to its own call. Same tuple as run().
+py::tuple run_json(const std::string& command, const std::string& request) {
+  std::string out;
+  std::optional<std::string> error, field;
+  {
+    py::gil_scoped_release unlocked;
+    try {
+      const gpuplan::Report rep = gpuplan::report_from_json(command, nlohmann::json::parse(request), gpuplan::JsonCaller::kLocal);
+      out = gpuplan::to_json(rep).dump();
     } catch (const gpuplan::InputError& e) {
       error = e.what();
       field = e.field();
@@ -84,6 +111,8 @@ PYBIND11_MODULE(_gpuplan, m) {
   m.doc() = "gpuplan's command line, in-process (use the gpuplan package, not this module)";
   m.def("run", &run, py::arg("args"),
         "Runs `gpuplan ARGS...`; returns (stdout, error sentence or None, error field or None).");
+  m.def("run_json", &run_json, py::arg("command"), py::arg("request"),
+        "Runs train, memory, plan, infer or finetune on a JSON request keyed as its flags; returns (JSON document, error or None, field or None).");
   m.def("commands", &commands, "Every subcommand with its options, as the CLI declares them.");
   m.def("declared_inputs", &declared_inputs, "Each command's declared inputs (C++ visit_*_inputs) as their canonical CLI flags.");
   m.attr("version") = "0.1.0";

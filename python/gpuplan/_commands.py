@@ -3,10 +3,15 @@
 Every function here (gpuplan.train, gpuplan.plan, ...) is built from the options
 the CLI declares (src/cli/cmd_*.cpp, read through _gpuplan.commands()): a keyword
 argument is a flag's name with dashes as underscores (--seq-len is seq_len), so a
-flag added to the CLI is a keyword argument here without a second list. A call
-turns its arguments into the command line `gpuplan <command> ... --format json`
-and runs it in-process (_gpuplan.run): the result is that command's JSON
-document, field for field.
+flag added to the CLI is a keyword argument here without a second list.
+
+train, memory, plan, infer and finetune run the library chain itself
+(_gpuplan.run_json: the arguments as a JSON object keyed as the flags, read by
+the inputs' one declaration, checked by the library, the report as JSON), with
+no command-line parser and no state kept between calls; the other commands
+(calibrate, validate, the catalogs, export) run their command line in-process
+(_gpuplan.run). Either way the result is that command's JSON document, field
+for field.
 """
 from __future__ import annotations
 
@@ -26,6 +31,10 @@ from ._results import result_for
 _OUTPUT_OPTIONS = {"--format", "--lang"}          # always JSON; labels are the caller's business
 _NOT_A_RESULT = {"plan": {"--export", "--rank"},   # gpuplan.export() prints launch configurations
                  "frameworks": {"--docs"}}         # a Markdown document, not a result
+
+
+# The commands whose inputs, checks and report are the library's own chain (src/inputs/json_inputs.cpp).
+_LIBRARY_COMMANDS = {"train", "memory", "plan", "infer", "finetune"}
 
 
 def keyword_of(option_name: str) -> str:
@@ -117,6 +126,31 @@ class Command:
             argv += ["--"] + tail  # after --, a positional that starts with '-' is still one
         return argv
 
+    def request(self, kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """The JSON request of _gpuplan.run_json for these keyword arguments (no positionals on its commands)."""
+        for k in kwargs:
+            if k not in self.by_keyword:
+                near = difflib.get_close_matches(k, self.by_keyword, n=3)
+                hint = f"; did you mean {', '.join(near)}?" if near else f"; help(gpuplan.{self.name}) lists them"
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'{hint}")
+        request: Dict[str, Any] = {}
+        for o in self.options:  # in the CLI's order, so errors come in the order the CLI checks
+            v = kwargs.get(o.keyword)
+            if v is None:
+                if o.required:
+                    raise InputError(f"{o.name} is required", o.name)  # CLI11's sentence for a required option
+                continue
+            if o.flag:
+                if not isinstance(v, bool):
+                    raise InputError(f"{o.name} is a switch: give True or False (got {v!r}).", o.name)
+                if v:
+                    request[o.keyword] = True  # False: left out, as a switch not given
+            elif o.repeatable:
+                request[o.keyword] = [_text(o, e) for e in v] if isinstance(v, (list, tuple)) else [_text(o, v)]
+            else:
+                request[o.keyword] = _text(o, v)  # the text the CLI would read, through the same parsers
+        return request
+
     def run_text(self, argv: List[str]) -> str:
         out, error, field = _gpuplan.run(argv)
         if error is not None:
@@ -124,6 +158,12 @@ class Command:
         return out
 
     def __call__(self, *args: Any, **kwargs: Any):
+        if self.name in _LIBRARY_COMMANDS and not args:
+            out, error, field = _gpuplan.run_json(self.name, json.dumps(self.request(kwargs)))
+            if error is not None:
+                # The library names a flag ("--seq-len"), the request reader its key ("seq_len").
+                raise InputError(error, (field if field.startswith("-") else "--" + field.replace("_", "-")) if field else None)
+            return result_for(self.name, json.loads(out))
         text = self.run_text(self.arguments(args, kwargs))
         return result_for(self.name, json.loads(text))
 
