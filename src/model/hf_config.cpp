@@ -115,6 +115,134 @@ class ConfigReader {
 
 namespace {
 
+// Attention layer types: which layers attend within a sliding window.
+void read_layer_types(ConfigReader& r, const json& config, const std::string& type, ModelSpec& m) {
+  // Attention layer types. `layer_types` (transformers ≥ 4.53; gpt-oss, Gemma 3)
+  // names each layer; Gemma 3 files older than that give `sliding_window_pattern`
+  // instead: layer i is global when (i+1) % pattern == 0, default 6
+  // (Gemma3TextConfig in configuration_gemma3.py). Files with only a
+  // `sliding_window` (Mistral 7B v0.1, Gemma 2, Qwen2) keep every layer global
+  // here, as before, so their estimates do not move.
+  std::vector<bool> local;
+  if (auto lt = config.find("layer_types"); lt != config.end() && !lt->is_null()) {
+    if (!lt->is_array()) {
+      r.fail("layer_types must be a list of attention types, one per layer", "layer_types 须为注意力类型的列表，每层一项");
+    } else {
+      for (const auto& t : *lt) {
+        const std::string kind = t.is_string() ? t.get<std::string>() : "";
+        if (kind == "sliding_attention") {
+          local.push_back(true);
+        } else if (kind == "full_attention" || kind == "chunked_attention") {
+          // Llama 4's chunked local attention (attention_chunk_size) is counted as
+          // global: an upper bound on its KV cache and attention FLOPs.
+          local.push_back(false);
+        } else {
+          r.fail(fmt::format("layer_types has {} (gpuplan models full_attention and sliding_attention layers only; "
+                             "linear-attention hybrids such as Qwen3-Next are not supported)", t.dump()),
+                 fmt::format("layer_types 含有 {}（只支持 full_attention 和 sliding_attention 层；"
+                             "Qwen3-Next 这类线性注意力混合结构暂不支持）", t.dump()));
+          local.clear();
+          break;
+        }
+      }
+      if (!local.empty() && m.layers > 0 && static_cast<int64_t>(local.size()) != m.layers) {
+        r.fail(fmt::format("layer_types lists {} layers but num_hidden_layers is {}", local.size(), m.layers),
+               fmt::format("layer_types 列了 {} 层，而 num_hidden_layers 为 {}", local.size(), m.layers));
+        local.clear();
+      }
+    }
+  } else if (type == "gemma3_text") {
+    const int64_t pattern = r.get_int({"sliding_window_pattern", "_sliding_window_pattern"}).value_or(6);
+    if (pattern < 1) r.fail("sliding_window_pattern must be positive", "sliding_window_pattern 须为正数");
+    // (A layer count beyond kMaxLayers is refused below; never build its table.)
+    else for (int64_t i = 0; i < std::min(m.layers, kMaxLayers); ++i) local.push_back((i + 1) % pattern != 0);
+  }
+  if (std::find(local.begin(), local.end(), true) != local.end()) {
+    if (auto w = r.get_int({"sliding_window"}); w && *w > 0) {
+      m.sliding_window = *w;
+      m.sliding_layers = local;
+    } else {
+      r.fail("sliding_window must be a positive number of tokens when layer_types has sliding_attention layers",
+             "layer_types 含 sliding_attention 层时，sliding_window 须为正的 token 数");
+    }
+  }
+}
+
+// Mixture of experts: routed and shared experts, their widths and which layers they are.
+void read_moe(ConfigReader& r, const std::string& type, ModelSpec& m) {
+  if (auto routed = r.get_int({"n_routed_experts", "num_local_experts", "num_experts"}); routed && *routed > 1) {
+    MoeSpec e;
+    e.routed_experts = *routed;
+    if (auto k = r.get_int({"num_experts_per_tok", "num_experts_per_token", "moe_topk"})) e.experts_per_token = *k;
+    else r.fail("num_experts_per_tok is required for a mixture-of-experts model", "MoE 模型必须给出 num_experts_per_tok");
+    if (auto w = r.get_int({"moe_intermediate_size"})) e.expert_intermediate = *w;
+    else e.expert_intermediate = m.intermediate;  // Mixtral: intermediate_size is the expert width
+    e.shared_experts = r.get_int({"n_shared_experts"}).value_or(0);
+    if (auto sw = r.get_int({"shared_expert_intermediate_size"}); sw && *sw > 0) {
+      e.shared_intermediate = *sw;  // Qwen2-MoE
+      e.shared_experts = std::max<int64_t>(e.shared_experts, 1);
+      e.shared_expert_gate = true;
+    } else {
+      e.shared_intermediate = e.shared_experts * e.expert_intermediate;  // DeepSeek
+    }
+    e.first_dense_layers = r.get_int({"first_k_dense_replace"}).value_or(0);
+    e.layer_frequency = r.get_int({"moe_layer_freq", "decoder_sparse_step"}).value_or(1);
+    e.router_bias = r.get_string({"topk_method"}) == "noaux_tc" || type == "gpt_oss";
+    if (type == "llama4_text") {
+      // modeling_llama4.py: Llama4TextMoe = routed experts of width
+      // intermediate_size, a router Linear(h, E, bias=False) and one always-on
+      // shared_expert Llama4TextMLP of the same width (no gate). MoE layers are
+      // every interleave_moe_layer_step-th (config.moe_layers = range(step-1, L,
+      // step), Llama4TextConfig); the others are dense MLPs of width
+      // intermediate_size_mlp. Counts do not depend on which layers they are.
+      e.shared_experts = 1;
+      e.shared_intermediate = e.expert_intermediate;
+      e.layer_frequency = r.get_int({"interleave_moe_layer_step"}).value_or(1);
+      if (e.layer_frequency < 1) r.fail("interleave_moe_layer_step must be positive", "interleave_moe_layer_step 须为正数");
+      if (auto mlp = r.get_int({"intermediate_size_mlp"})) m.intermediate = *mlp;
+      else if (e.layer_frequency > 1) r.require_int({"intermediate_size_mlp"});
+    }
+    if (e.experts_per_token > e.routed_experts) {
+      r.fail(fmt::format("num_experts_per_tok ({}) cannot exceed the number of experts ({})", e.experts_per_token, e.routed_experts),
+             fmt::format("num_experts_per_tok（{}）不能超过专家数（{}）", e.experts_per_token, e.routed_experts));
+    }
+    if (e.expert_intermediate <= 0) r.fail("moe_intermediate_size must be positive", "moe_intermediate_size 须为正数");
+    m.moe = e;
+  }
+}
+
+// The shape's consistency, and sizes beyond any real model (size_limits.hpp):
+// each a reason the reader reports at finish().
+void check_shape(ConfigReader& r, const ModelSpec& m) {
+  if (m.intermediate <= 0 && !(m.moe && m.moe->first_dense_layers == 0)) {
+    r.require_int({"intermediate_size"});
+  }
+  if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+    r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads),
+           fmt::format("num_attention_heads（{}）须为 num_key_value_heads（{}）的整数倍", m.heads, m.kv_heads));
+  }
+  if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size", "num_attention_heads 不能超过 hidden_size");
+  // Sizes beyond any real model (size_limits.hpp): refused with the limit named,
+  // so that no pasted config can make a request's work unbounded.
+  auto at_most = [&](const char* key, int64_t v, int64_t limit, const char* why, const char* why_zh) {
+    if (v > limit) {
+      r.fail(fmt::format("{} {} exceeds gpuplan's limit of {} ({})", key, v, limit, why),
+             fmt::format("{} {} 超过了上限 {}（{}）", key, v, limit, why_zh));
+    }
+  };
+  at_most("num_hidden_layers", m.layers, kMaxLayers, "the deepest real models have 126 layers, the deepest published Transformer 1,000",
+          "现有最深的模型是 126 层，已发表的最深 Transformer 是 1,000 层");
+  at_most("hidden_size", m.hidden, kMaxHidden, "the widest real model has 20,480", "现有最宽的模型是 20,480");
+  at_most("intermediate_size", m.intermediate, kMaxIntermediate, "the widest real FFN has 73,728", "现有最宽的前馈层是 73,728");
+  at_most("num_attention_heads", m.heads, kMaxHeads, "real models have at most 128", "现有模型最多 128 个头");
+  at_most("vocab_size", m.vocab, kMaxVocab, "the largest real vocabulary has 262,208 tokens", "现有最大的词表是 262,208 个 token");
+  if (m.moe) {
+    at_most("n_routed_experts", m.moe->routed_experts, kMaxExperts, "real models have at most 384", "现有模型最多 384 个专家");
+    at_most("moe_intermediate_size", m.moe->expert_intermediate, kMaxIntermediate, "the widest real FFN has 73,728", "现有最宽的前馈层是 73,728");
+  }
+  if (m.head_dim <= 0 && m.heads > 0 && m.hidden > 0) r.fail("head_dim must be positive", "head_dim 须为正数");  // (hidden 0: already reported)
+}
+
 // One flat (text-model) config: the keys model_from_hf_config reads.
 ModelSpec model_from_flat_config(const json& config, const std::string& origin) {
   ConfigReader r(config, origin);
@@ -215,96 +343,9 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
   if (auto tied = r.get_bool("tie_word_embeddings")) m.tied_embeddings = *tied;
   else m.tied_embeddings = is_one_of(type, {"gpt2", "opt", "bloom", "falcon", "gemma", "gemma2", "gemma3_text", "gptj"});
 
-  // Attention layer types. `layer_types` (transformers ≥ 4.53; gpt-oss, Gemma 3)
-  // names each layer; Gemma 3 files older than that give `sliding_window_pattern`
-  // instead: layer i is global when (i+1) % pattern == 0, default 6
-  // (Gemma3TextConfig in configuration_gemma3.py). Files with only a
-  // `sliding_window` (Mistral 7B v0.1, Gemma 2, Qwen2) keep every layer global
-  // here, as before, so their estimates do not move.
-  std::vector<bool> local;
-  if (auto lt = config.find("layer_types"); lt != config.end() && !lt->is_null()) {
-    if (!lt->is_array()) {
-      r.fail("layer_types must be a list of attention types, one per layer", "layer_types 须为注意力类型的列表，每层一项");
-    } else {
-      for (const auto& t : *lt) {
-        const std::string kind = t.is_string() ? t.get<std::string>() : "";
-        if (kind == "sliding_attention") {
-          local.push_back(true);
-        } else if (kind == "full_attention" || kind == "chunked_attention") {
-          // Llama 4's chunked local attention (attention_chunk_size) is counted as
-          // global: an upper bound on its KV cache and attention FLOPs.
-          local.push_back(false);
-        } else {
-          r.fail(fmt::format("layer_types has {} (gpuplan models full_attention and sliding_attention layers only; "
-                             "linear-attention hybrids such as Qwen3-Next are not supported)", t.dump()),
-                 fmt::format("layer_types 含有 {}（只支持 full_attention 和 sliding_attention 层；"
-                             "Qwen3-Next 这类线性注意力混合结构暂不支持）", t.dump()));
-          local.clear();
-          break;
-        }
-      }
-      if (!local.empty() && m.layers > 0 && static_cast<int64_t>(local.size()) != m.layers) {
-        r.fail(fmt::format("layer_types lists {} layers but num_hidden_layers is {}", local.size(), m.layers),
-               fmt::format("layer_types 列了 {} 层，而 num_hidden_layers 为 {}", local.size(), m.layers));
-        local.clear();
-      }
-    }
-  } else if (type == "gemma3_text") {
-    const int64_t pattern = r.get_int({"sliding_window_pattern", "_sliding_window_pattern"}).value_or(6);
-    if (pattern < 1) r.fail("sliding_window_pattern must be positive", "sliding_window_pattern 须为正数");
-    // (A layer count beyond kMaxLayers is refused below; never build its table.)
-    else for (int64_t i = 0; i < std::min(m.layers, kMaxLayers); ++i) local.push_back((i + 1) % pattern != 0);
-  }
-  if (std::find(local.begin(), local.end(), true) != local.end()) {
-    if (auto w = r.get_int({"sliding_window"}); w && *w > 0) {
-      m.sliding_window = *w;
-      m.sliding_layers = local;
-    } else {
-      r.fail("sliding_window must be a positive number of tokens when layer_types has sliding_attention layers",
-             "layer_types 含 sliding_attention 层时，sliding_window 须为正的 token 数");
-    }
-  }
+  read_layer_types(r, config, type, m);
 
-  // Mixture of experts.
-  if (auto routed = r.get_int({"n_routed_experts", "num_local_experts", "num_experts"}); routed && *routed > 1) {
-    MoeSpec e;
-    e.routed_experts = *routed;
-    if (auto k = r.get_int({"num_experts_per_tok", "num_experts_per_token", "moe_topk"})) e.experts_per_token = *k;
-    else r.fail("num_experts_per_tok is required for a mixture-of-experts model", "MoE 模型必须给出 num_experts_per_tok");
-    if (auto w = r.get_int({"moe_intermediate_size"})) e.expert_intermediate = *w;
-    else e.expert_intermediate = m.intermediate;  // Mixtral: intermediate_size is the expert width
-    e.shared_experts = r.get_int({"n_shared_experts"}).value_or(0);
-    if (auto sw = r.get_int({"shared_expert_intermediate_size"}); sw && *sw > 0) {
-      e.shared_intermediate = *sw;  // Qwen2-MoE
-      e.shared_experts = std::max<int64_t>(e.shared_experts, 1);
-      e.shared_expert_gate = true;
-    } else {
-      e.shared_intermediate = e.shared_experts * e.expert_intermediate;  // DeepSeek
-    }
-    e.first_dense_layers = r.get_int({"first_k_dense_replace"}).value_or(0);
-    e.layer_frequency = r.get_int({"moe_layer_freq", "decoder_sparse_step"}).value_or(1);
-    e.router_bias = r.get_string({"topk_method"}) == "noaux_tc" || type == "gpt_oss";
-    if (type == "llama4_text") {
-      // modeling_llama4.py: Llama4TextMoe = routed experts of width
-      // intermediate_size, a router Linear(h, E, bias=False) and one always-on
-      // shared_expert Llama4TextMLP of the same width (no gate). MoE layers are
-      // every interleave_moe_layer_step-th (config.moe_layers = range(step-1, L,
-      // step), Llama4TextConfig); the others are dense MLPs of width
-      // intermediate_size_mlp. Counts do not depend on which layers they are.
-      e.shared_experts = 1;
-      e.shared_intermediate = e.expert_intermediate;
-      e.layer_frequency = r.get_int({"interleave_moe_layer_step"}).value_or(1);
-      if (e.layer_frequency < 1) r.fail("interleave_moe_layer_step must be positive", "interleave_moe_layer_step 须为正数");
-      if (auto mlp = r.get_int({"intermediate_size_mlp"})) m.intermediate = *mlp;
-      else if (e.layer_frequency > 1) r.require_int({"intermediate_size_mlp"});
-    }
-    if (e.experts_per_token > e.routed_experts) {
-      r.fail(fmt::format("num_experts_per_tok ({}) cannot exceed the number of experts ({})", e.experts_per_token, e.routed_experts),
-             fmt::format("num_experts_per_tok（{}）不能超过专家数（{}）", e.experts_per_token, e.routed_experts));
-    }
-    if (e.expert_intermediate <= 0) r.fail("moe_intermediate_size must be positive", "moe_intermediate_size 须为正数");
-    m.moe = e;
-  }
+  read_moe(r, type, m);
 
   // Multi-head latent attention.
   if (r.has("kv_lora_rank")) {
@@ -319,33 +360,7 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
   }
 
-  if (m.intermediate <= 0 && !(m.moe && m.moe->first_dense_layers == 0)) {
-    r.require_int({"intermediate_size"});
-  }
-  if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
-    r.fail(fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads),
-           fmt::format("num_attention_heads（{}）须为 num_key_value_heads（{}）的整数倍", m.heads, m.kv_heads));
-  }
-  if (m.hidden > 0 && m.heads > m.hidden) r.fail("num_attention_heads cannot exceed hidden_size", "num_attention_heads 不能超过 hidden_size");
-  // Sizes beyond any real model (size_limits.hpp): refused with the limit named,
-  // so that no pasted config can make a request's work unbounded.
-  auto at_most = [&](const char* key, int64_t v, int64_t limit, const char* why, const char* why_zh) {
-    if (v > limit) {
-      r.fail(fmt::format("{} {} exceeds gpuplan's limit of {} ({})", key, v, limit, why),
-             fmt::format("{} {} 超过了上限 {}（{}）", key, v, limit, why_zh));
-    }
-  };
-  at_most("num_hidden_layers", m.layers, kMaxLayers, "the deepest real models have 126 layers, the deepest published Transformer 1,000",
-          "现有最深的模型是 126 层，已发表的最深 Transformer 是 1,000 层");
-  at_most("hidden_size", m.hidden, kMaxHidden, "the widest real model has 20,480", "现有最宽的模型是 20,480");
-  at_most("intermediate_size", m.intermediate, kMaxIntermediate, "the widest real FFN has 73,728", "现有最宽的前馈层是 73,728");
-  at_most("num_attention_heads", m.heads, kMaxHeads, "real models have at most 128", "现有模型最多 128 个头");
-  at_most("vocab_size", m.vocab, kMaxVocab, "the largest real vocabulary has 262,208 tokens", "现有最大的词表是 262,208 个 token");
-  if (m.moe) {
-    at_most("n_routed_experts", m.moe->routed_experts, kMaxExperts, "real models have at most 384", "现有模型最多 384 个专家");
-    at_most("moe_intermediate_size", m.moe->expert_intermediate, kMaxIntermediate, "the widest real FFN has 73,728", "现有最宽的前馈层是 73,728");
-  }
-  if (m.head_dim <= 0 && m.heads > 0 && m.hidden > 0) r.fail("head_dim must be positive", "head_dim 须为正数");  // (hidden 0: already reported)
+  check_shape(r, m);
   r.finish();
 
   if (m.name.empty()) m.name = origin;

@@ -166,21 +166,9 @@ std::string pipeline_schedule_zh(const std::string& id) {
   return id;
 }
 
-}  // namespace
-
-CaseInputs case_inputs(const ValidationCase& c) {
-  CaseInputs in;
-  auto flag = [&in](std::string en, std::string zh) { in.flags.push_back({std::move(en), std::move(zh)}); };
-  const json& raw = c.raw;
-  if (!raw.contains("model") || !raw["model"].is_object()) throw InputError("model", c.id + ": the case has no model object.", c.id + "：案例缺少 model 对象。");
-  if (!raw.contains("hardware") || !raw["hardware"].is_object()) {
-    throw InputError("hardware", c.id + ": the case has no hardware object.", c.id + "：案例缺少 hardware 对象。");
-  }
-  in.model = case_model(c, in.flags);
-
-  // Hardware.
-  const json& hw = raw["hardware"];
-  in.gpu = find_gpu(hw.value("gpu", ""));
+// The case's GPU, with the overrides it states (memory, bandwidth, peak, power limit) and its node size.
+GpuSpec case_gpu(const json& hw) {
+  GpuSpec gpu = find_gpu(hw.value("gpu", ""));
   if (hw.contains("gpu_overrides") && hw["gpu_overrides"].is_object()) {
     const json& o = hw["gpu_overrides"];
     auto positive = [&](const char* k, double hi) {
@@ -193,83 +181,21 @@ CaseInputs case_inputs(const ValidationCase& c) {
     };
     // A stated capacity that is another memory configuration of the part (H100
     // with 96 GB of HBM2e) brings that configuration's bandwidth (data/gpus.json).
-    if (o.contains("memory_gib")) set_gpu_memory(in.gpu, positive("memory_gib", 1e5) * kGiB, o.contains("hbm_tbps"));
-    if (o.contains("hbm_tbps")) in.gpu.hbm_bytes_per_s = positive("hbm_tbps", 1e3) * kTera;
-    if (o.contains("bf16_tflops")) in.gpu.peak_flop_per_s[Precision::kBf16] = positive("bf16_tflops", 1e5) * kTera;
+    if (o.contains("memory_gib")) set_gpu_memory(gpu, positive("memory_gib", 1e5) * kGiB, o.contains("hbm_tbps"));
+    if (o.contains("hbm_tbps")) gpu.hbm_bytes_per_s = positive("hbm_tbps", 1e3) * kTera;
+    if (o.contains("bf16_tflops")) gpu.peak_flop_per_s[Precision::kBf16] = positive("bf16_tflops", 1e5) * kTera;
     // The case's power figure is the limit the boards ran at (nvidia-smi -pl).
-    if (o.contains("tdp_w")) in.gpu.power_limit_w = positive("tdp_w", 1e5);
+    if (o.contains("tdp_w")) gpu.power_limit_w = positive("tdp_w", 1e5);
   }
-  if (hw.contains("gpus_per_node")) in.gpu.gpus_per_node = static_cast<int>(whole(hw["gpus_per_node"], "hardware.gpus_per_node", 1, 1024));
+  if (hw.contains("gpus_per_node")) gpu.gpus_per_node = static_cast<int>(whole(hw["gpus_per_node"], "hardware.gpus_per_node", 1, 1024));
+  return gpu;
+}
 
-  const json t = raw.contains("train") && raw["train"].is_object() ? raw["train"] : json::object();
+// The recipe the case states (precision, optimizer, fine-tuning, offload, the
+// memory figure it reports), each default taken flagged.
+void read_recipe(const ValidationCase& c, const json& t, const FrameworkProfile& fw, bool zero_stated, int zero_value, CaseInputs& in) {
+  auto flag = [&in](std::string en, std::string zh) { in.flags.push_back({std::move(en), std::move(zh)}); };
   Layout& l = in.layout;
-  in.gpus = hw.contains("count") ? whole(hw["count"], "hardware.count", 1, 1e7) : 0;
-  if (c.kind == "inference") {
-    // Serving cases have no training layout; the inference predictor reads `infer`.
-    const json inf = raw.contains("infer") && raw["infer"].is_object() ? raw["infer"] : json::object();
-    l.seq_len = inf.contains("input_len") ? whole(inf["input_len"], "infer.input_len", 1, 1e8) : 2048;
-    return in;
-  }
-
-  // ---- What the case states. Each unstated tunable is the planner's (below).
-  in.framework = &case_framework(t, in.flags);
-  const FrameworkProfile& fw = *in.framework;
-  auto degree = [&](const char* key, double hi) -> std::optional<int> {
-    if (!t.contains(key)) return std::nullopt;
-    return static_cast<int>(whole(t[key], std::string("train.") + key, 1, hi));
-  };
-  const std::optional<int> tp = degree("tp", 1e6), pp = degree("pp", 1e6), dp = degree("dp", 1e7), cp = degree("cp", 1e6),
-                           ep = degree("ep", 1e6), vp = degree("vp", 1e3);
-  if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.", c.id + "：缺少 train.seq_len。");
-  l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
-  // Plain integers with a "stated" bit (GCC 12 warns falsely on std::optional here, PR 80635).
-  int64_t mb_value = 0;
-  bool mb_stated = false;
-  if (t.contains("micro_batch")) {
-    mb_value = whole(t["micro_batch"], "train.micro_batch", 1, 1e6);
-    mb_stated = true;
-  }
-  std::optional<int64_t> gbs;
-  if (t.contains("global_batch_seqs")) gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
-  if (!mb_stated && pp && *pp > 1 && dp && gbs && in.framework->microbatches_default_stages) {
-    // The framework splits each rank's batch into as many micro-batches as
-    // there are pipeline stages unless told otherwise (torchtitan).
-    const int64_t per_rank = *gbs / *dp;
-    if (per_rank % *pp == 0 && per_rank / *pp >= 1) {
-      mb_value = per_rank / *pp;
-      mb_stated = true;  // by the framework's default, flagged
-      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", mb_value, *pp, in.framework->label()),
-           fmt::format("未给出 micro_batch：{}（{} 默认微批数等于流水线级数 {}）", mb_value, in.framework->label(), *pp));
-    }
-  }
-  int zero_value = 0;
-  bool zero_stated = false;
-  if (t.contains("zero_stage")) {
-    zero_value = static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3));
-    zero_stated = true;
-  }
-  std::optional<Recompute> recompute;
-  if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
-  if (!recompute && in.framework->recompute_default_unless_named) {
-    // The stack is run from its shipped recipe configs, which set recompute
-    // (torchtune's enable_activation_checkpointing): not a per-run tunable.
-    recompute = in.framework->recompute_default;
-    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), in.framework->label()),
-         fmt::format("未给出 train.recompute：{}（{} 默认）", recompute_name_zh(*recompute), in.framework->label()));
-  }
-  const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
-
-  if (in.gpus == 0) {
-    if (tp && pp && dp) {
-      in.gpus = static_cast<int64_t>(*tp) * *pp * *dp * cp.value_or(1);
-    } else {
-      in.gpus = static_cast<int64_t>(tp.value_or(1)) * pp.value_or(1) * cp.value_or(1) * dp.value_or(1);
-      flag(fmt::format("GPU count not stated: {} assumed from the stated degrees", in.gpus),
-           fmt::format("未给出卡数：按给定并行度之积 {} 张卡计", in.gpus));
-    }
-  }
-
-  // Recipe.
   if (const auto p = stated_text(t, "precision")) {
     l.precision = parse_precision(*p, "train.precision");
   } else {
@@ -341,6 +267,92 @@ CaseInputs case_inputs(const ValidationCase& c) {
                        reserved ? "峰值预留显存" : allocated ? "峰值已分配显存" : "整卡显存占用"));
     }
   }
+}
+
+}  // namespace
+
+CaseInputs case_inputs(const ValidationCase& c) {
+  CaseInputs in;
+  auto flag = [&in](std::string en, std::string zh) { in.flags.push_back({std::move(en), std::move(zh)}); };
+  const json& raw = c.raw;
+  if (!raw.contains("model") || !raw["model"].is_object()) throw InputError("model", c.id + ": the case has no model object.", c.id + "：案例缺少 model 对象。");
+  if (!raw.contains("hardware") || !raw["hardware"].is_object()) {
+    throw InputError("hardware", c.id + ": the case has no hardware object.", c.id + "：案例缺少 hardware 对象。");
+  }
+  in.model = case_model(c, in.flags);
+
+  in.gpu = case_gpu(raw["hardware"]);
+  const json& hw = raw["hardware"];
+
+  const json t = raw.contains("train") && raw["train"].is_object() ? raw["train"] : json::object();
+  Layout& l = in.layout;
+  in.gpus = hw.contains("count") ? whole(hw["count"], "hardware.count", 1, 1e7) : 0;
+  if (c.kind == "inference") {
+    // Serving cases have no training layout; the inference predictor reads `infer`.
+    const json inf = raw.contains("infer") && raw["infer"].is_object() ? raw["infer"] : json::object();
+    l.seq_len = inf.contains("input_len") ? whole(inf["input_len"], "infer.input_len", 1, 1e8) : 2048;
+    return in;
+  }
+
+  // ---- What the case states. Each unstated tunable is the planner's (below).
+  in.framework = &case_framework(t, in.flags);
+  const FrameworkProfile& fw = *in.framework;
+  auto degree = [&](const char* key, double hi) -> std::optional<int> {
+    if (!t.contains(key)) return std::nullopt;
+    return static_cast<int>(whole(t[key], std::string("train.") + key, 1, hi));
+  };
+  const std::optional<int> tp = degree("tp", 1e6), pp = degree("pp", 1e6), dp = degree("dp", 1e7), cp = degree("cp", 1e6),
+                           ep = degree("ep", 1e6), vp = degree("vp", 1e3);
+  if (!t.contains("seq_len")) throw InputError("train.seq_len", c.id + ": train.seq_len is required.", c.id + "：缺少 train.seq_len。");
+  l.seq_len = whole(t["seq_len"], "train.seq_len", 1, 1e8);
+  // Plain integers with a "stated" bit (GCC 12 warns falsely on std::optional here, PR 80635).
+  int64_t mb_value = 0;
+  bool mb_stated = false;
+  if (t.contains("micro_batch")) {
+    mb_value = whole(t["micro_batch"], "train.micro_batch", 1, 1e6);
+    mb_stated = true;
+  }
+  std::optional<int64_t> gbs;
+  if (t.contains("global_batch_seqs")) gbs = whole(t["global_batch_seqs"], "train.global_batch_seqs", 1, 1e9);
+  if (!mb_stated && pp && *pp > 1 && dp && gbs && in.framework->microbatches_default_stages) {
+    // The framework splits each rank's batch into as many micro-batches as
+    // there are pipeline stages unless told otherwise (torchtitan).
+    const int64_t per_rank = *gbs / *dp;
+    if (per_rank % *pp == 0 && per_rank / *pp >= 1) {
+      mb_value = per_rank / *pp;
+      mb_stated = true;  // by the framework's default, flagged
+      flag(fmt::format("micro_batch not stated: {} ({} micro-batches = pipeline stages, {} default)", mb_value, *pp, in.framework->label()),
+           fmt::format("未给出 micro_batch：{}（{} 默认微批数等于流水线级数 {}）", mb_value, in.framework->label(), *pp));
+    }
+  }
+  int zero_value = 0;
+  bool zero_stated = false;
+  if (t.contains("zero_stage")) {
+    zero_value = static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3));
+    zero_stated = true;
+  }
+  std::optional<Recompute> recompute;
+  if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
+  if (!recompute && in.framework->recompute_default_unless_named) {
+    // The stack is run from its shipped recipe configs, which set recompute
+    // (torchtune's enable_activation_checkpointing): not a per-run tunable.
+    recompute = in.framework->recompute_default;
+    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), in.framework->label()),
+         fmt::format("未给出 train.recompute：{}（{} 默认）", recompute_name_zh(*recompute), in.framework->label()));
+  }
+  const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
+
+  if (in.gpus == 0) {
+    if (tp && pp && dp) {
+      in.gpus = static_cast<int64_t>(*tp) * *pp * *dp * cp.value_or(1);
+    } else {
+      in.gpus = static_cast<int64_t>(tp.value_or(1)) * pp.value_or(1) * cp.value_or(1) * dp.value_or(1);
+      flag(fmt::format("GPU count not stated: {} assumed from the stated degrees", in.gpus),
+           fmt::format("未给出卡数：按给定并行度之积 {} 张卡计", in.gpus));
+    }
+  }
+
+  read_recipe(c, t, fw, zero_stated, zero_value, in);
 
   // Software settings the case states; the rest are the framework's defaults.
   RunSettings& st = in.settings;
