@@ -51,6 +51,273 @@ double group_rs_ag_s(const Ctx& c, double bytes, int64_t stride, int64_t n) {
   return 2 * hierarchical_reduce_scatter_s(bytes, static_cast<int>(local), static_cast<int>(n / local), c.intra, c.inter);
 }
 
+// What a KV transfer of ring attention can hide behind: the causal diagonal
+// step's share of each pass and one unmasked backward step.
+struct CpOverlap {
+  double diag_f = 0, diag_b = 0, step_b = 0;
+};
+
+// The attention core in a fused kernel (FlashAttention-2/3, cuDNN, SDPA), with
+// ring attention's or Ulysses's split of it and PyTorch's ring glue.
+CpOverlap add_fused_attention(const Ctx& c, LayerCost& lc, double qk_dim, double v_dim) {
+  const ModelSpec& m = c.m;
+  const Layout& l = c.l;
+  const double tp = l.tp;
+  const double b = static_cast<double>(l.micro_batch);
+  const double s = static_cast<double>(l.seq_len);
+  const double heads_local = static_cast<double>(m.heads) / tp;
+  const double q_rows = s / l.cp;
+  const bool ulysses = l.cp > 1 && cp_is_ulysses(l.cp_exchange);
+  CpOverlap ov;
+  // A fused kernel (FlashAttention-2/3, cuDNN, SDPA) skips fully masked
+  // blocks: the causal half is computed (Dao 2023, FlashAttention-2 §3.1).
+  // Its rate is the measured one for that kernel, pass, mask, head dim and
+  // key length (attention_kernels.cpp, data/kernels/attention.json); the
+  // backward counts 2.5 forward FLOPs (five matmuls, one recomputing QKᵀ),
+  // as the kernel papers count it.
+  //
+  // Context parallelism (ring attention, Liu et al. 2023) with causal load
+  // balancing as PyTorch's context_parallel and TransformerEngine's ring lay
+  // it out (torch/distributed/tensor/experimental/_attention.py
+  // _templated_ring_attention, round-robin balance on by default;
+  // TransformerEngine v1.11 transformer_engine/pytorch/attention.py
+  // AttnFuncWithCPAndKVP2P, l.1711): the sequence is cut into 2·cp chunks and
+  // rank r holds chunks r and 2cp−1−r, s/cp queries. Of its cp steps one is
+  // the causal diagonal (its own s/cp keys); in each of the cp − 1 others the
+  // rank either runs all its queries against the first half of the arriving
+  // keys (a step i ≤ r: s/cp × s/(2cp)) or the second half of its queries
+  // against all of them (i > r: s/(2cp) × s/cp), unmasked. Every step is 1/cp
+  // of the rank's FLOPs; rank cp−1 runs only the first shape and rank 0 only
+  // the second, and the next layer waits for the slowest rank, so each
+  // unmasked step costs the slower of the two.
+  const double keys = (s + 1) / 2;
+  const double flop = 2.0 * b * q_rows * keys * heads_local * (qk_dim + v_dim);
+  const double diag = 1.0 / l.cp;
+  const double hd = 0.5 * (qk_dim + v_dim);
+  // Thread blocks and waves of one call: the forward runs one thread block per
+  // 128 query rows of each (sequence, head) pair and loops over the keys
+  // (FlashAttention-2's forward tile, Dao 2023 §3.2); the backward runs one
+  // per 128 key columns and loops over the queries (Dao-AILab/flash-attention
+  // csrc/flash_attn/src/flash_bwd_launch_template.h @073afd5
+  // run_mha_bwd_hdim128: Flash_bwd_kernel_traits<128, 64, 128, …>, a grid of
+  // ⌈seqlen_k/128⌉ × batch × heads). The tables were measured at a fixed grid
+  // (batch·seq = 16k, FA3 Fig. 5–6) with the loop length as their `seq`, so a
+  // call's rate is read at the length its blocks loop over. That grid's own
+  // last wave was 97% full on the H100 it ran on, a loss the measured rate
+  // already holds: it is divided out and the call's own fill applied.
+  const double units = c.g.compute_units;
+  auto wave_util = [&](double heads, double tiled_len) {
+    const double blocks = b * heads * std::ceil(tiled_len / 128.0);
+    return blocks / (std::ceil(blocks / units) * units);
+  };
+  // One call of `q` queries against `k` keys over `heads` heads per sequence,
+  // carrying `share` of the pass's FLOPs.
+  auto call_s = [&](AttentionPass pass, bool masked, double share, double f, double q, double k, double heads) {
+    const bool fwd = pass == AttentionPass::kForward;
+    const double loop = fwd ? k : q;
+    const double rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, masked, hd, loop);
+    return f * share / rate / wave_util(heads, fwd ? q : k) * attention_table_wave_fill(c.g, l.attention, pass, hd, loop);
+  };
+  // A pass's time on the causal diagonal step and on the cp − 1 unmasked ones.
+  struct PassSplit { double diagonal_s, rest_s; };
+  auto pass_s = [&](AttentionPass pass, double f) {
+    if (ulysses) {
+      // Ulysses (Jacobs et al. 2023 §3.1): after the all-to-alls each rank
+      // holds all s tokens of heads/(tp·cp) heads and runs the framework's
+      // ordinary causal kernel once per pass, no load imbalance: the whole
+      // pass's FLOPs in one call of s queries against s keys. Same FLOPs as
+      // the ring's s/cp × (s+1)/2 over heads/tp.
+      return PassSplit{call_s(pass, true, 1.0, f, s, s, heads_local / l.cp), 0.0};
+    }
+    PassSplit p{call_s(pass, true, diag, f, q_rows, q_rows, heads_local), 0.0};
+    if (l.cp > 1) {
+      const double half = q_rows / 2;
+      p.rest_s = (l.cp - 1) * std::max(call_s(pass, false, diag, f, q_rows, half, heads_local),
+                                       call_s(pass, false, diag, f, half, q_rows, heads_local));
+    }
+    return p;
+  };
+  const double steps = ulysses ? 1 : l.cp;
+  const PassSplit fwd = pass_s(AttentionPass::kForward, flop);
+  const PassSplit bwd = pass_s(AttentionPass::kBackward, 2.5 * flop);
+  lc.attn_f += fwd.diagonal_s + fwd.rest_s + steps * c.o.kernel_overhead_s;
+  lc.attn_b += bwd.diagonal_s + bwd.rest_s + 2 * steps * c.o.kernel_overhead_s;
+  if (l.cp > 1 && !ulysses) {
+    // The diagonal step's share of the pass, and one unmasked step's: what a
+    // KV transfer waited for before or after that step can hide behind.
+    ov.diag_f = fwd.diagonal_s;
+    ov.diag_b = bwd.diagonal_s;
+    ov.step_b = (lc.attn_b - ov.diag_b) / (l.cp - 1);
+  }
+  if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather) {
+    // PyTorch's ring (torch/distributed/tensor/experimental/_attention.py at
+    // torch 1963fc8, torchtitan's 2024-12 benchmark), eager ops around the
+    // kernels, bytes per element (E: this rank's output elements, KV: its K
+    // and V elements after torchtitan's repeat_kv):
+    //  forward, each step after the first: the step's output to fp32 (2+4),
+    //   _SDPAMerger's out − sigmoid(lse_b − lse)·(out − out_b): a subtract
+    //   (4+4+4), the product (4+4) and the subtract (4+4+4) = 38 B over E
+    //   (the slowest rank merges whole blocks), and torch.cat of K and V for
+    //   the rotater (2+2 over KV, issued every step although only the first
+    //   all-gathers); the first step's output to fp32 (6) and the result back
+    //   to bf16 (6): 12 B over E;
+    //  backward: fp32 zeros for dQ, dK, dV (4 B); each step dQ += (4+2+4) and
+    //   dK, dV += (10) then torch.cat for the all-to-all (4+4); after the first
+    //   step _partial_update's chunk add (10 over half) and torch.cat (4+4):
+    //   21 B over KV; K, V cat (4) as forward; dQ and dK, dV back to bf16 (6).
+    const double E = b * q_rows * heads_local * v_dim;
+    const double KV = b * q_rows * heads_local * (qk_dim + v_dim);
+    const double n = l.cp;
+    const double fwd_bytes = (n - 1) * (38.0 * E + 4.0 * KV) + 12.0 * E;
+    const double bwd_bytes = 4.0 * (E + KV) + n * 10.0 * E + 18.0 * KV + (n - 1) * (21.0 + 4.0) * KV + 6.0 * (E + KV);
+    lc.attn_f += stream_s(c, fwd_bytes, 5 * (n - 1) + 2);
+    lc.attn_b += stream_s(c, bwd_bytes, 6 * n + 4);
+  }
+  return ov;
+}
+
+// Context parallelism: ring exchange of K and V chunks (cp−1 steps),
+// overlapped with the attention blocks it feeds (Liu et al. 2023, Ring
+// Attention); backward sends K, V and their gradients. Or Ulysses's
+// all-to-alls, which nothing hides.
+void add_cp_exchange(const Ctx& c, LayerCost& lc, double qk_dim, double v_dim, const CpOverlap& ov) {
+  const ModelSpec& m = c.m;
+  const Layout& l = c.l;
+  const double tp = l.tp;
+  const double M = c.tokens;
+  const double act_bytes = 2.0;
+  const double heads_local = static_cast<double>(m.heads) / tp;
+  const bool ulysses = l.cp > 1 && cp_is_ulysses(l.cp_exchange);
+  if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather && !keeps_attention_scores(l)) {
+    // PyTorch's context_parallel with torchtitan's default rotate method
+    // "allgather" (torchtitan@3f20451 config_manager.py
+    // --experimental.context_parallel_rotate_method; _attention.py
+    // _AllGatherRotater: "Only one communication will be done"): the
+    // all-gather of every rank's K and V (repeated to all heads by torchtitan's
+    // repeat_kv) is issued before the first step and waited for before the
+    // second, so only the diagonal step hides it. The backward all-gathers K
+    // and V again the same way and passes the fp32 dK, dV accumulators to the
+    // next rank by one all-to-all per step (_AllToAllRotater, permute_tensor),
+    // each waited for after the next step; the last is waited for at the end.
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv_bytes = M * heads_local * (qk_dim + v_dim) * act_bytes;
+    const double ag = ring_allgather_s(l.cp * kv_bytes, l.cp, link);
+    const double pass_on = 2.0 * kv_bytes / link.bytes_per_s + link.latency_s;  // fp32 dK, dV to one peer
+    const double hide = c.o.overlap_efficiency;
+    lc.cp_f += std::max(0.0, ag - hide * ov.diag_f);
+    lc.cp_b += std::max(0.0, ag - hide * ov.diag_b) + (l.cp - 1) * std::max(0.0, pass_on - hide * ov.step_b) + pass_on;
+    lc.comm_raw += 2 * ag + l.cp * pass_on;
+  } else if (ulysses) {
+    // DeepSpeed-Ulysses (Jacobs et al. 2023 §3.1; DeepSpeed v0.10.2
+    // deepspeed/sequence/layer.py DistributedAttention.forward): an all-to-all
+    // over the cp group for each of Q, K and V (scatter the heads, gather the
+    // sequence) and one for the output (back); the backward runs the conjugate
+    // all-to-all of each one's gradient (_SeqAllToAll.backward): four each way,
+    // each moving (cp−1)/cp of this rank's tensor (all_to_all_s). K and V carry
+    // the key/value heads the framework moves (ulysses_kv_heads_per_tp_rank:
+    // GQA's own, or the query heads where MindSpeed-LLM repeats them). None is
+    // overlapped with compute: each is a blocking dist.all_to_all /
+    // all_to_all_single at the profiles' versions (DeepSpeed v0.10.2 and
+    // v0.16.4, whose sp_stream overlap of #5691 is off unless the caller passes
+    // a stream, which Megatron-DeepSpeed @f4157bea does not; MindSpeed
+    // @2c085cc9 ulysses_context_parallel.py; Colossal-AI v0.4.9
+    // shardformer/layer/_operation.py _AllToAll).
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv_heads = ulysses_kv_heads_per_tp_rank(m, l.tp, l.cp_exchange);
+    const double q_elems = M * heads_local * qk_dim, o_elems = M * heads_local * v_dim;
+    const double k_elems = M * kv_heads * qk_dim, v_elems = M * kv_heads * v_dim;
+    const double one_way = all_to_all_s(q_elems * act_bytes, l.cp, link) + all_to_all_s(k_elems * act_bytes, l.cp, link) +
+                           all_to_all_s(v_elems * act_bytes, l.cp, link) + all_to_all_s(o_elems * act_bytes, l.cp, link);
+    lc.cp_f += one_way;
+    lc.cp_b += one_way;
+    lc.comm_raw += 2 * one_way;
+    // Each all-to-all first copies its tensor with the scattered dimension
+    // outermost (.contiguous(), 2 B read + 2 B written per element): DeepSpeed
+    // v0.10.2 tensor_split(...).contiguous() chunks, v0.16.4 pre_all2all_fun,
+    // MindSpeed single_all_to_all and Colossal-AI _all_to_all_single
+    // reshape/transpose(...).contiguous(). The copies some of them make after
+    // it differ by framework and direction and are not counted.
+    double copy_bytes = 2 * act_bytes * (q_elems + k_elems + v_elems + o_elems), copy_kernels = 4;
+    const double own_kv_heads = m.mla ? heads_local : static_cast<double>(m.kv_heads) / tp;
+    if (kv_heads > own_kv_heads) {
+      // MindSpeed-LLM's repeat_interleave of K and V to the query heads
+      // (ulysses_context_parallel_forward_wrapper): reads them at their own
+      // heads, writes them at the query heads; its backward sums the gradient's
+      // groups back, the same bytes.
+      copy_bytes += act_bytes * M * (own_kv_heads + kv_heads) * (qk_dim + v_dim);
+      copy_kernels += 2;
+    }
+    lc.attn_f += stream_s(c, copy_bytes, copy_kernels);
+    lc.attn_b += stream_s(c, copy_bytes, copy_kernels);
+    lc.kernels_f += copy_kernels + 4;  // the copies and four all-to-all launches
+  } else if (l.cp > 1) {
+    const Link link = group_link(c, l.tp, l.cp);
+    const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;
+    const double tf = (l.cp - 1) * (kv / link.bytes_per_s + link.latency_s);
+    const double tb = 2 * tf;
+    lc.cp_f += std::max(0.0, tf - c.o.overlap_efficiency * lc.attn_f);
+    lc.cp_b += std::max(0.0, tb - c.o.overlap_efficiency * lc.attn_b);
+    lc.comm_raw += tf + tb;
+  }
+}
+
+// Element-wise work. Per token: two norms (read and write h), two fused
+// bias-dropout-residual adds (read 2h, write h, mask) ≈ 11h elements,
+// replicated on every TP rank unless sequence parallelism splits them; the
+// activation function and rotary embedding on the TP-split widths.
+// act_elems: activation-function elements per token on this rank; mlp_mats: matrices on the MLP's input side.
+void add_elementwise(const Ctx& c, LayerCost& lc, double act_elems, double mlp_mats) {
+  const ModelSpec& m = c.m;
+  const Layout& l = c.l;
+  const double tp = l.tp;
+  const double M = c.tokens;
+  const double h = static_cast<double>(m.hidden);
+  const double act_bytes = 2.0;
+  const double sp_div = l.sequence_parallel ? tp : 1.0;
+  const bool rotary = m.learned_positions == 0 && !m.mla;
+  double elem_bytes = 0, elem_kernels = 0;  // per token, forward
+  if (!l.eager) {
+    double elems = 11.0 * h / sp_div + act_elems;
+    if (rotary) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
+    elem_bytes = elems * act_bytes;
+    elem_kernels = 10;
+  } else {
+    // Eager PyTorch runs each operator as its own kernel, and every one reads
+    // and writes HBM. Bytes per element, forward, from the operators of the
+    // reference implementations (Hugging Face Llama, torchtune):
+    //   RMSNorm: to(fp32) 2+4, pow 4+4, mean 4, x·rsqrt 4+4, to(bf16) 4+2,
+    //            ·weight 2+2 = 36 B over h (7 kernels); LayerNorm is one native
+    //            kernel, 2+2 = 4 B;
+    //   residual add 2+2+2 = 6 B over h, twice;
+    //   SwiGLU: silu 2+2, ·up 2+2+2 = 10 B over f (2 kernels); GELU 2+2 = 4 B;
+    //   rotary on q and k: x·cos 4, rotate_half (neg 2, cat 4), ·sin 4, add 6
+    //            = 20 B over q+kv (6 kernels per tensor);
+    //   attention glue: the output transposed back to contiguous 2+2 over q,
+    //            and grouped-query K and V repeated to all heads (read kv, write q, each).
+    // Backward costs twice the forward's bytes and kernels, as for the fused ops.
+    const bool rms = m.norm == NormKind::kRms;
+    const double norms = static_cast<double>(m.norms_per_layer);
+    elem_bytes += norms * (rms ? 36.0 : 4.0) * h / sp_div + 2 * 6.0 * h / sp_div;
+    elem_kernels += norms * (rms ? 7 : 1) + 2;
+    const double width = act_elems / (mlp_mats + 1);  // f per rank (k·f for MoE)
+    elem_bytes += (m.mlp == MlpKind::kGated ? 10.0 : 4.0) * width;
+    elem_kernels += m.mlp == MlpKind::kGated ? 2 : 1;
+    if (rotary) {
+      elem_bytes += 20.0 * (m.q_width() + m.kv_width()) / tp;
+      elem_kernels += 12;
+    }
+    elem_bytes += 4.0 * m.q_width() / tp;
+    elem_kernels += 1;
+    if (!m.mla && m.kv_heads < m.heads) {
+      elem_bytes += 2 * 2.0 * (m.kv_width() + m.q_width()) / tp;
+      elem_kernels += 2;
+    }
+  }
+  lc.kernels_f += elem_kernels + (keeps_attention_scores(l) ? 4 : 1);
+  lc.elem_f += stream_s(c, elem_bytes * M, elem_kernels);
+  lc.elem_b += stream_s(c, 2.0 * elem_bytes * M, 2 * elem_kernels);
+}
+
 }  // namespace
 
 Link group_link(const Ctx& c, int64_t stride, int64_t n) { return stride * n <= c.node ? c.intra : c.inter; }
@@ -169,112 +436,9 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   const double heads_local = static_cast<double>(m.heads) / tp;
   const double q_rows = s / l.cp;
   const bool ulysses = l.cp > 1 && cp_is_ulysses(l.cp_exchange);
-  double cp_diag_f = 0, cp_diag_b = 0, cp_step_b = 0;  // ring attention: the diagonal step, one other backward step
+  CpOverlap ov;  // ring attention: the diagonal step, one other backward step
   if (!keeps_attention_scores(l)) {
-    // A fused kernel (FlashAttention-2/3, cuDNN, SDPA) skips fully masked
-    // blocks: the causal half is computed (Dao 2023, FlashAttention-2 §3.1).
-    // Its rate is the measured one for that kernel, pass, mask, head dim and
-    // key length (attention_kernels.cpp, data/kernels/attention.json); the
-    // backward counts 2.5 forward FLOPs (five matmuls, one recomputing QKᵀ),
-    // as the kernel papers count it.
-    //
-    // Context parallelism (ring attention, Liu et al. 2023) with causal load
-    // balancing as PyTorch's context_parallel and TransformerEngine's ring lay
-    // it out (torch/distributed/tensor/experimental/_attention.py
-    // _templated_ring_attention, round-robin balance on by default;
-    // TransformerEngine v1.11 transformer_engine/pytorch/attention.py
-    // AttnFuncWithCPAndKVP2P, l.1711): the sequence is cut into 2·cp chunks and
-    // rank r holds chunks r and 2cp−1−r, s/cp queries. Of its cp steps one is
-    // the causal diagonal (its own s/cp keys); in each of the cp − 1 others the
-    // rank either runs all its queries against the first half of the arriving
-    // keys (a step i ≤ r: s/cp × s/(2cp)) or the second half of its queries
-    // against all of them (i > r: s/(2cp) × s/cp), unmasked. Every step is 1/cp
-    // of the rank's FLOPs; rank cp−1 runs only the first shape and rank 0 only
-    // the second, and the next layer waits for the slowest rank, so each
-    // unmasked step costs the slower of the two.
-    const double keys = (s + 1) / 2;
-    const double flop = 2.0 * b * q_rows * keys * heads_local * (qk_dim + v_dim);
-    const double diag = 1.0 / l.cp;
-    const double hd = 0.5 * (qk_dim + v_dim);
-    // Thread blocks and waves of one call: the forward runs one thread block per
-    // 128 query rows of each (sequence, head) pair and loops over the keys
-    // (FlashAttention-2's forward tile, Dao 2023 §3.2); the backward runs one
-    // per 128 key columns and loops over the queries (Dao-AILab/flash-attention
-    // csrc/flash_attn/src/flash_bwd_launch_template.h @073afd5
-    // run_mha_bwd_hdim128: Flash_bwd_kernel_traits<128, 64, 128, …>, a grid of
-    // ⌈seqlen_k/128⌉ × batch × heads). The tables were measured at a fixed grid
-    // (batch·seq = 16k, FA3 Fig. 5–6) with the loop length as their `seq`, so a
-    // call's rate is read at the length its blocks loop over. That grid's own
-    // last wave was 97% full on the H100 it ran on, a loss the measured rate
-    // already holds: it is divided out and the call's own fill applied.
-    const double units = c.g.compute_units;
-    auto wave_util = [&](double heads, double tiled_len) {
-      const double blocks = b * heads * std::ceil(tiled_len / 128.0);
-      return blocks / (std::ceil(blocks / units) * units);
-    };
-    // One call of `q` queries against `k` keys over `heads` heads per sequence,
-    // carrying `share` of the pass's FLOPs.
-    auto call_s = [&](AttentionPass pass, bool masked, double share, double f, double q, double k, double heads) {
-      const bool fwd = pass == AttentionPass::kForward;
-      const double loop = fwd ? k : q;
-      const double rate = attention_training_rate_flop_per_s(c.g, l.attention, pass, masked, hd, loop);
-      return f * share / rate / wave_util(heads, fwd ? q : k) * attention_table_wave_fill(c.g, l.attention, pass, hd, loop);
-    };
-    // A pass's time on the causal diagonal step and on the cp − 1 unmasked ones.
-    struct PassSplit { double diagonal_s, rest_s; };
-    auto pass_s = [&](AttentionPass pass, double f) {
-      if (ulysses) {
-        // Ulysses (Jacobs et al. 2023 §3.1): after the all-to-alls each rank
-        // holds all s tokens of heads/(tp·cp) heads and runs the framework's
-        // ordinary causal kernel once per pass, no load imbalance: the whole
-        // pass's FLOPs in one call of s queries against s keys. Same FLOPs as
-        // the ring's s/cp × (s+1)/2 over heads/tp.
-        return PassSplit{call_s(pass, true, 1.0, f, s, s, heads_local / l.cp), 0.0};
-      }
-      PassSplit p{call_s(pass, true, diag, f, q_rows, q_rows, heads_local), 0.0};
-      if (l.cp > 1) {
-        const double half = q_rows / 2;
-        p.rest_s = (l.cp - 1) * std::max(call_s(pass, false, diag, f, q_rows, half, heads_local),
-                                         call_s(pass, false, diag, f, half, q_rows, heads_local));
-      }
-      return p;
-    };
-    const double steps = ulysses ? 1 : l.cp;
-    const PassSplit fwd = pass_s(AttentionPass::kForward, flop);
-    const PassSplit bwd = pass_s(AttentionPass::kBackward, 2.5 * flop);
-    lc.attn_f += fwd.diagonal_s + fwd.rest_s + steps * c.o.kernel_overhead_s;
-    lc.attn_b += bwd.diagonal_s + bwd.rest_s + 2 * steps * c.o.kernel_overhead_s;
-    if (l.cp > 1 && !ulysses) {
-      // The diagonal step's share of the pass, and one unmasked step's: what a
-      // KV transfer waited for before or after that step can hide behind.
-      cp_diag_f = fwd.diagonal_s;
-      cp_diag_b = bwd.diagonal_s;
-      cp_step_b = (lc.attn_b - cp_diag_b) / (l.cp - 1);
-    }
-    if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather) {
-      // PyTorch's ring (torch/distributed/tensor/experimental/_attention.py at
-      // torch 1963fc8, torchtitan's 2024-12 benchmark), eager ops around the
-      // kernels, bytes per element (E: this rank's output elements, KV: its K
-      // and V elements after torchtitan's repeat_kv):
-      //  forward, each step after the first: the step's output to fp32 (2+4),
-      //   _SDPAMerger's out − sigmoid(lse_b − lse)·(out − out_b): a subtract
-      //   (4+4+4), the product (4+4) and the subtract (4+4+4) = 38 B over E
-      //   (the slowest rank merges whole blocks), and torch.cat of K and V for
-      //   the rotater (2+2 over KV, issued every step although only the first
-      //   all-gathers); the first step's output to fp32 (6) and the result back
-      //   to bf16 (6): 12 B over E;
-      //  backward: fp32 zeros for dQ, dK, dV (4 B); each step dQ += (4+2+4) and
-      //   dK, dV += (10) then torch.cat for the all-to-all (4+4); after the first
-      //   step _partial_update's chunk add (10 over half) and torch.cat (4+4):
-      //   21 B over KV; K, V cat (4) as forward; dQ and dK, dV back to bf16 (6).
-      const double E = b * q_rows * heads_local * v_dim;
-      const double KV = b * q_rows * heads_local * (qk_dim + v_dim);
-      const double n = l.cp;
-      const double fwd_bytes = (n - 1) * (38.0 * E + 4.0 * KV) + 12.0 * E;
-      const double bwd_bytes = 4.0 * (E + KV) + n * 10.0 * E + 18.0 * KV + (n - 1) * (21.0 + 4.0) * KV + 6.0 * (E + KV);
-      lc.attn_f += stream_s(c, fwd_bytes, 5 * (n - 1) + 2);
-      lc.attn_b += stream_s(c, bwd_bytes, 6 * n + 4);
-    }
+    ov = add_fused_attention(c, lc, qk_dim, v_dim);
   } else {
     // Materialised scores: batched GEMMs over the full s×s matrix (the mask is
     // applied after), then a fused scale-mask-softmax and dropout that stream
@@ -294,53 +458,8 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     lc.attn_b += stream_s(c, 12.0 * scores, 2);
   }
 
-  // ---- Element-wise work. Per token: two norms (read and write h), two fused
-  // bias-dropout-residual adds (read 2h, write h, mask) ≈ 11h elements,
-  // replicated on every TP rank unless sequence parallelism splits them; the
-  // activation function and rotary embedding on the TP-split widths.
-  const double sp_div = l.sequence_parallel ? tp : 1.0;
-  const bool rotary = m.learned_positions == 0 && !m.mla;
-  double elem_bytes = 0, elem_kernels = 0;  // per token, forward
-  if (!l.eager) {
-    double elems = 11.0 * h / sp_div + act_elems;
-    if (rotary) elems += 2.0 * (m.q_width() + m.kv_width()) / tp;
-    elem_bytes = elems * act_bytes;
-    elem_kernels = 10;
-  } else {
-    // Eager PyTorch runs each operator as its own kernel, and every one reads
-    // and writes HBM. Bytes per element, forward, from the operators of the
-    // reference implementations (Hugging Face Llama, torchtune):
-    //   RMSNorm: to(fp32) 2+4, pow 4+4, mean 4, x·rsqrt 4+4, to(bf16) 4+2,
-    //            ·weight 2+2 = 36 B over h (7 kernels); LayerNorm is one native
-    //            kernel, 2+2 = 4 B;
-    //   residual add 2+2+2 = 6 B over h, twice;
-    //   SwiGLU: silu 2+2, ·up 2+2+2 = 10 B over f (2 kernels); GELU 2+2 = 4 B;
-    //   rotary on q and k: x·cos 4, rotate_half (neg 2, cat 4), ·sin 4, add 6
-    //            = 20 B over q+kv (6 kernels per tensor);
-    //   attention glue: the output transposed back to contiguous 2+2 over q,
-    //            and grouped-query K and V repeated to all heads (read kv, write q, each).
-    // Backward costs twice the forward's bytes and kernels, as for the fused ops.
-    const bool rms = m.norm == NormKind::kRms;
-    const double norms = static_cast<double>(m.norms_per_layer);
-    elem_bytes += norms * (rms ? 36.0 : 4.0) * h / sp_div + 2 * 6.0 * h / sp_div;
-    elem_kernels += norms * (rms ? 7 : 1) + 2;
-    const double width = act_elems / (mlp_mats + 1);  // f per rank (k·f for MoE)
-    elem_bytes += (m.mlp == MlpKind::kGated ? 10.0 : 4.0) * width;
-    elem_kernels += m.mlp == MlpKind::kGated ? 2 : 1;
-    if (rotary) {
-      elem_bytes += 20.0 * (m.q_width() + m.kv_width()) / tp;
-      elem_kernels += 12;
-    }
-    elem_bytes += 4.0 * m.q_width() / tp;
-    elem_kernels += 1;
-    if (!m.mla && m.kv_heads < m.heads) {
-      elem_bytes += 2 * 2.0 * (m.kv_width() + m.q_width()) / tp;
-      elem_kernels += 2;
-    }
-  }
-  lc.kernels_f += elem_kernels + (keeps_attention_scores(l) ? 4 : 1);
-  lc.elem_f += stream_s(c, elem_bytes * M, elem_kernels);
-  lc.elem_b += stream_s(c, 2.0 * elem_bytes * M, 2 * elem_kernels);
+  // ---- Element-wise work: norms, residual adds, activation, rotary (add_elementwise).
+  add_elementwise(c, lc, act_elems, mlp_mats);
 
   // ---- Tensor-parallel collectives: two all-reduces forward and two backward
   // of the b·s·h activation (Shoeybi et al. 2019, Fig. 4), or as many
@@ -386,81 +505,8 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     }
   }
 
-  // ---- Context parallelism: ring exchange of K and V chunks (cp−1 steps),
-  // overlapped with the attention blocks it feeds (Liu et al. 2023, Ring
-  // Attention); backward sends K, V and their gradients. Or Ulysses's
-  // all-to-alls, which nothing hides.
-  if (l.cp > 1 && l.cp_exchange == CpExchange::kPytorchAllGather && !keeps_attention_scores(l)) {
-    // PyTorch's context_parallel with torchtitan's default rotate method
-    // "allgather" (torchtitan@3f20451 config_manager.py
-    // --experimental.context_parallel_rotate_method; _attention.py
-    // _AllGatherRotater: "Only one communication will be done"): the
-    // all-gather of every rank's K and V (repeated to all heads by torchtitan's
-    // repeat_kv) is issued before the first step and waited for before the
-    // second, so only the diagonal step hides it. The backward all-gathers K
-    // and V again the same way and passes the fp32 dK, dV accumulators to the
-    // next rank by one all-to-all per step (_AllToAllRotater, permute_tensor),
-    // each waited for after the next step; the last is waited for at the end.
-    const Link link = group_link(c, l.tp, l.cp);
-    const double kv_bytes = M * heads_local * (qk_dim + v_dim) * act_bytes;
-    const double ag = ring_allgather_s(l.cp * kv_bytes, l.cp, link);
-    const double pass_on = 2.0 * kv_bytes / link.bytes_per_s + link.latency_s;  // fp32 dK, dV to one peer
-    const double hide = c.o.overlap_efficiency;
-    lc.cp_f += std::max(0.0, ag - hide * cp_diag_f);
-    lc.cp_b += std::max(0.0, ag - hide * cp_diag_b) + (l.cp - 1) * std::max(0.0, pass_on - hide * cp_step_b) + pass_on;
-    lc.comm_raw += 2 * ag + l.cp * pass_on;
-  } else if (ulysses) {
-    // DeepSpeed-Ulysses (Jacobs et al. 2023 §3.1; DeepSpeed v0.10.2
-    // deepspeed/sequence/layer.py DistributedAttention.forward): an all-to-all
-    // over the cp group for each of Q, K and V (scatter the heads, gather the
-    // sequence) and one for the output (back); the backward runs the conjugate
-    // all-to-all of each one's gradient (_SeqAllToAll.backward): four each way,
-    // each moving (cp−1)/cp of this rank's tensor (all_to_all_s). K and V carry
-    // the key/value heads the framework moves (ulysses_kv_heads_per_tp_rank:
-    // GQA's own, or the query heads where MindSpeed-LLM repeats them). None is
-    // overlapped with compute: each is a blocking dist.all_to_all /
-    // all_to_all_single at the profiles' versions (DeepSpeed v0.10.2 and
-    // v0.16.4, whose sp_stream overlap of #5691 is off unless the caller passes
-    // a stream, which Megatron-DeepSpeed @f4157bea does not; MindSpeed
-    // @2c085cc9 ulysses_context_parallel.py; Colossal-AI v0.4.9
-    // shardformer/layer/_operation.py _AllToAll).
-    const Link link = group_link(c, l.tp, l.cp);
-    const double kv_heads = ulysses_kv_heads_per_tp_rank(m, l.tp, l.cp_exchange);
-    const double q_elems = M * heads_local * qk_dim, o_elems = M * heads_local * v_dim;
-    const double k_elems = M * kv_heads * qk_dim, v_elems = M * kv_heads * v_dim;
-    const double one_way = all_to_all_s(q_elems * act_bytes, l.cp, link) + all_to_all_s(k_elems * act_bytes, l.cp, link) +
-                           all_to_all_s(v_elems * act_bytes, l.cp, link) + all_to_all_s(o_elems * act_bytes, l.cp, link);
-    lc.cp_f += one_way;
-    lc.cp_b += one_way;
-    lc.comm_raw += 2 * one_way;
-    // Each all-to-all first copies its tensor with the scattered dimension
-    // outermost (.contiguous(), 2 B read + 2 B written per element): DeepSpeed
-    // v0.10.2 tensor_split(...).contiguous() chunks, v0.16.4 pre_all2all_fun,
-    // MindSpeed single_all_to_all and Colossal-AI _all_to_all_single
-    // reshape/transpose(...).contiguous(). The copies some of them make after
-    // it differ by framework and direction and are not counted.
-    double copy_bytes = 2 * act_bytes * (q_elems + k_elems + v_elems + o_elems), copy_kernels = 4;
-    const double own_kv_heads = m.mla ? heads_local : static_cast<double>(m.kv_heads) / tp;
-    if (kv_heads > own_kv_heads) {
-      // MindSpeed-LLM's repeat_interleave of K and V to the query heads
-      // (ulysses_context_parallel_forward_wrapper): reads them at their own
-      // heads, writes them at the query heads; its backward sums the gradient's
-      // groups back, the same bytes.
-      copy_bytes += act_bytes * M * (own_kv_heads + kv_heads) * (qk_dim + v_dim);
-      copy_kernels += 2;
-    }
-    lc.attn_f += stream_s(c, copy_bytes, copy_kernels);
-    lc.attn_b += stream_s(c, copy_bytes, copy_kernels);
-    lc.kernels_f += copy_kernels + 4;  // the copies and four all-to-all launches
-  } else if (l.cp > 1) {
-    const Link link = group_link(c, l.tp, l.cp);
-    const double kv = M * 2.0 * (m.mla ? (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) : static_cast<double>(m.kv_width()) / tp) * act_bytes;
-    const double tf = (l.cp - 1) * (kv / link.bytes_per_s + link.latency_s);
-    const double tb = 2 * tf;
-    lc.cp_f += std::max(0.0, tf - c.o.overlap_efficiency * lc.attn_f);
-    lc.cp_b += std::max(0.0, tb - c.o.overlap_efficiency * lc.attn_b);
-    lc.comm_raw += tf + tb;
-  }
+  // ---- Context parallelism: K and V exchange (ring, all-gather or Ulysses all-to-alls).
+  add_cp_exchange(c, lc, qk_dim, v_dim, ov);
   // Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
   // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
   // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
