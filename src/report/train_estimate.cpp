@@ -123,94 +123,25 @@ InputError no_count_meets_deadline(const std::vector<SizingStep>& trace, bool fa
                                 format_duration_zh(best_wall), dp));
 }
 
-}  // namespace
-
-TrainEstimate estimate_train(const TrainRequest& request) {
-  validate(request);
-  // A model, unless the workload gives its FLOPs per sample.
-  ModelSpec model;
-  const bool have_model = !request.model.empty() || request.params || request.model_spec;
-  if (have_model || !request.flop_per_sample) model = choose_model(request.model, request.params, request.model_spec);
-  // No sequence length given: the one default every front end shares.
-  TrainRequest r = request;
-  const bool seq_len_defaulted = r.workload.seq_len == 0;
-  if (seq_len_defaulted) r.workload.seq_len = model.count_only ? kDefaultSeqLen : default_seq_len(model);
-  if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
-
-  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).",
-                                                                  "缺少 --gpu：请给出 GPU 的 id 或别名，如 h100、a100-80g、910b（gpuplan gpus 列出全部）。")
-                                               : r.gpu);
-  const double peak = gpu.peak(r.precision);
-  const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
-
-  Workload w = make_workload(r.workload);
-
-  // FLOPs.
-  double flop_per_token_used = 0;
+// A run solved with its failures (solve_run, estimate_operations): their
+// cost depends on the GPU count (the job's MTBF falls as 1/GPUs) and a solved
+// GPU count depends on their cost, so a run is solved to the fixed point (it
+// moves by a node or two at most); `in.fault_budget` ends at it. One place for
+// the run estimate_train shows and for every count the deadline search tries.
+struct RunSolver {
+  const TrainRequest& r;
+  const ModelSpec* model;  // nullptr with --flops-per-sample alone
+  const GpuSpec& gpu;
   double total_model_flop = 0;
-  double total_six_n_flop = 0;
-  FlopsPerToken f;
-  if (r.flop_per_sample) {
-    if (!r.workload.samples) {
-      throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).", "--flops-per-sample 需要同时给出 --samples（每轮的样本数）。");
-    }
-    total_model_flop = *r.flop_per_sample * *r.workload.samples * w.epochs;
-  } else {
-    FlopOptions fo;
-    fo.seq_len = w.seq_len;
-    fo.causal_half = r.causal_half;
-    fo.recompute = r.recompute;
-    f = flops_per_token(model, fo);
-    flop_per_token_used = (r.six_n || !f.exact) ? f.six_n_flop : f.model_flop;
-    total_model_flop = flop_per_token_used * w.total_tokens;
-    total_six_n_flop = f.six_n_flop * w.total_tokens;
-  }
-  // No batch given: the published rule that grows with the run (workload.hpp),
-  // in whole sequences, for the step count and every layout searched.
-  std::optional<double> batch_rule_tokens, batch_rule_compute_flop;
-  if (!r.flop_per_sample && !r.workload.global_batch_seqs && !r.workload.global_batch_tokens) {
-    // DeepSeek's M: non-embedding FLOPs per token, fwd+bwd (the LM head's 3 × 2·h·V left out).
-    const double m = f.exact ? f.model_flop - 3 * f.forward_lm_head_flop : f.six_n_flop;
-    batch_rule_compute_flop = m * w.total_tokens;
-    batch_rule_tokens = default_batch_tokens(*batch_rule_compute_flop);
-    // Never more sequences than the data holds (a tiny test run gets one step).
-    const double whole_sequences = std::max(1.0, std::floor(w.tokens_per_epoch / static_cast<double>(w.seq_len)));
-    r.workload.global_batch_seqs = std::min(static_cast<double>(default_batch_seqs(*batch_rule_tokens, w.seq_len)), whole_sequences);
-    w = make_workload(r.workload);
-  }
-
-  std::optional<double> mfu = r.mfu;
-  if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
-  // Issue 15: a predicted MFU is held to the best published for the GPU
-  // class, and a deadline run is sized for the slow end of gpuplan's own
-  // errors on published runs at the asked confidence.
-  const train_detail::Confidence conf = train_detail::train_confidence(r, gpu);
-  std::optional<train_detail::MfuCheck> mfu_check;
-  const bool size_by_confidence = r.deadline_s && !r.gpus;
-  // The residuals were measured on the model's own (uncapped) predictions,
-  // so the confidence factors apply to those (train_detail::mfu_at); the
-  // published best caps the result.
-  const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
-  // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
-  // times the FLOPs per token this report counts (so any FLOP convention agrees).
-  std::optional<PlanCandidate> layout;
-  bool mfu_predicted = false;
-  std::vector<SizingStep> sizing_trace;    // the deadline search's counts, in order
-  std::optional<int64_t> sized_gpus;       // the count it chose
-  // Failures, checkpoints and restarts. Their cost depends on the GPU count
-  // (the job's MTBF falls as 1/GPUs) and a solved GPU count depends on their
-  // cost, so a run is solved to the fixed point (it moves by a node or two at
-  // most); `in.fault_budget` ends at it. One place for the run below and for
-  // every count the deadline search tries.
+  double peak = 0;
+  int gpus_per_node = 0;
   Layout ckpt_layout;
-  ckpt_layout.precision = r.precision;
-  ckpt_layout.zero_stage = 1;
-  auto operations = [&](const RunEstimate& est, double extra_per_hour) {
+
+  OperationsEstimate operations(const RunEstimate& est, double extra_per_hour) {
     ckpt_layout.dp = static_cast<int>(std::min<int64_t>(est.gpus, 1 << 24));
-    return estimate_operations(have_model ? &model : nullptr, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s,
-                               r.ops, extra_per_hour);
-  };
-  auto settle_failures = [&](RunInput& in, OperationsEstimate* ops_out) {
+    return estimate_operations(model, ckpt_layout, gpu, est.gpus, est.compute_s + est.comm_margin_s, r.ops, extra_per_hour);
+  }
+  RunEstimate settle_failures(RunInput& in, OperationsEstimate* ops_out) {
     RunEstimate est = solve_run(in);
     OperationsEstimate ops = operations(est, 0);
     for (int i = 0; i < 8 && !r.fault_budget; ++i) {
@@ -223,8 +154,8 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     }
     if (ops_out) *ops_out = ops;
     return est;
-  };
-  auto run_input = [&](std::optional<double> gpus, std::optional<double> at_mfu) {
+  }
+  RunInput run_input(std::optional<double> gpus, std::optional<double> at_mfu) const {
     RunInput in;
     in.total_model_flop = total_model_flop;
     in.peak_flop_per_s = peak;
@@ -235,184 +166,83 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     in.comm_margin = r.comm_margin;
     in.fault_budget = r.fault_budget.value_or(0.2);
     return in;
-  };
-  auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
-  // Issue 25: with --gpus and --deadline both given the MFU is predicted
-  // too, and the deadline judged on it; it is never solved to meet it.
-  if (!mfu && can_plan) {
-    if (r.gpus) {
-      layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
-      if (!layout) {
-        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
-                                               "larger GPU, or give --mfu to skip the layout search.",
-                                               model.name, *r.gpus, gpu.id),
-                         fmt::format("--gpus：{} 在 {} 张 {} 上没有任何并行布局放得进显存；请加卡、换显存更大的 GPU，"
-                                     "或给出 --mfu 跳过布局搜索。",
-                                     model.name, *r.gpus, gpu.id));
-      }
-      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-      // The central number: the raw prediction times the median factor of
-      // published runs of this kind (issue 25), held to the cap.
-      mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
-      mfu_predicted = true;
-    } else if (r.deadline_s) {
-      // Issue 25: search whole-node GPU counts at the run's batch, smallest
-      // first, for the first whose wall-clock at the asked confidence
-      // (failures included) meets the deadline. No count below the one the
-      // best published MFU would need can, so the search starts there.
-      // (With nothing published to cap it, the bound is the peak itself.)
-      const train_detail::MfuCheck best = train_detail::check_mfu(1.0, gpu, r.precision);
-      const double fastest_mfu = best.capped ? best.used : 1.0;
-      const double floor_gpus = total_model_flop * (1 + r.comm_margin) / (peak * fastest_mfu * *r.deadline_s);
-      const std::vector<int64_t> counts = deadline_search_counts(floor_gpus, gpus_per_node);
-      int64_t best_layout_dp = 0;
-      bool failures_bind = false;
-      for (int64_t n : counts) {
-        auto c = best_layout(r, model, gpu, n, w);
-        if (!c) {
-          sizing_trace.push_back({n, 0, 0, false});
-          continue;
-        }
-        const train_detail::MfuCheck m = train_detail::check_mfu(predicted_mfu(*c), gpu, r.precision);
-        const double at_conf = train_detail::mfu_at(conf, m, conf.confidence);
-        std::optional<RunEstimate> est;
-        try {
-          RunInput in = run_input(static_cast<double>(n), at_conf);
-          est = settle_failures(in, nullptr);
-        } catch (const InputError&) {
-          failures_bind = true;  // the job would fail faster than it checkpoints: more GPUs only worsen it
-          break;
-        }
-        sizing_trace.push_back({n, est->wall_s, at_conf, true});
-        best_layout_dp = c->layout.dp;
-        if (est->wall_s <= *r.deadline_s * (1 + 1e-9)) {
-          layout = c;
-          sized_gpus = n;
-          break;
-        }
-      }
-      if (!sized_gpus) throw no_count_meets_deadline(sizing_trace, failures_bind, best_layout_dp, w, *r.deadline_s, conf.confidence);
-      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
-      // The run is solved on the sized count at the asked confidence; the
-      // numbers shown are re-solved at the median below.
-      mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
-      mfu_predicted = true;
+  }
+};
+
+// The GPU count a --deadline run needs: the sizing search.
+struct DeadlineSizing {
+  std::optional<PlanCandidate> layout;  // the planner's best at the count chosen
+  std::optional<int64_t> gpus;           // the count chosen
+  std::vector<SizingStep> trace;         // the counts tried, in order
+};
+
+// Issue 25: search whole-node GPU counts at the run's batch, smallest
+// first, for the first whose wall-clock at the asked confidence
+// (failures included) meets the deadline. No count below the one the
+// best published MFU would need can, so the search starts there.
+// (With nothing published to cap it, the bound is the peak itself.)
+DeadlineSizing size_for_deadline(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, const Workload& w,
+                                 const train_detail::Confidence& conf, RunSolver& solver, double flop_per_token_used) {
+  const double total_model_flop = solver.total_model_flop, peak = solver.peak;
+  const int gpus_per_node = solver.gpus_per_node;
+  DeadlineSizing out;
+  const train_detail::MfuCheck best = train_detail::check_mfu(1.0, gpu, r.precision);
+  const double fastest_mfu = best.capped ? best.used : 1.0;
+  const double floor_gpus = total_model_flop * (1 + r.comm_margin) / (peak * fastest_mfu * *r.deadline_s);
+  const std::vector<int64_t> counts = deadline_search_counts(floor_gpus, gpus_per_node);
+  int64_t best_layout_dp = 0;
+  bool failures_bind = false;
+  for (int64_t n : counts) {
+    auto c = best_layout(r, model, gpu, n, w);
+    if (!c) {
+      out.trace.push_back({n, 0, 0, false});
+      continue;
+    }
+    const train_detail::MfuCheck m = train_detail::check_mfu(c->time.tokens_per_s_per_gpu * flop_per_token_used / peak, gpu, r.precision);
+    const double at_conf = train_detail::mfu_at(conf, m, conf.confidence);
+    std::optional<RunEstimate> est;
+    try {
+      RunInput in = solver.run_input(static_cast<double>(n), at_conf);
+      est = solver.settle_failures(in, nullptr);
+    } catch (const InputError&) {
+      failures_bind = true;  // the job would fail faster than it checkpoints: more GPUs only worsen it
+      break;
+    }
+    out.trace.push_back({n, est->wall_s, at_conf, true});
+    best_layout_dp = c->layout.dp;
+    if (est->wall_s <= *r.deadline_s * (1 + 1e-9)) {
+      out.layout = c;
+      out.gpus = n;
+      break;
     }
   }
-  if (!mfu && !(r.gpus && r.deadline_s)) {
-    if (!r.gpus && !r.deadline_s) {
-      throw InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
-                                          : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
-                                            "(--mfu is predicted only for a model with an architecture).",
-                       can_plan ? "--gpus：请给出 --gpus 或 --deadline（MFU 由程序预测，也可同时给 --mfu）。"
-                                : "--gpus：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个"
-                                  "（只有给了模型结构才能预测 --mfu）。");
-    }
-    throw InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
-                                       : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
-                                         "(--mfu is predicted only for a model with an architecture).",
-                     can_plan ? "--mfu：按期限所需的卡数，没有任何并行布局放得进显存；请给出 --mfu 或 --gpus。"
-                              : "--mfu：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个"
+  if (!out.gpus) throw no_count_meets_deadline(out.trace, failures_bind, best_layout_dp, w, *r.deadline_s, conf.confidence);
+  return out;
+}
+
+// Neither the MFU nor a layout to predict it: what is missing, as bad input.
+InputError missing_run_inputs(const TrainRequest& r, bool can_plan) {
+  if (!r.gpus && !r.deadline_s) {
+    return InputError("--gpus", can_plan ? "--gpus: give --gpus or --deadline (gpuplan then predicts the MFU, or give --mfu as well)."
+                                        : "--gpus: give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                          "(--mfu is predicted only for a model with an architecture).",
+                     can_plan ? "--gpus：请给出 --gpus 或 --deadline（MFU 由程序预测，也可同时给 --mfu）。"
+                              : "--gpus：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个"
                                 "（只有给了模型结构才能预测 --mfu）。");
   }
-  if (mfu && *mfu > 1) {
-    throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
-                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera),
-                     fmt::format("--tflops-per-gpu：{} TFLOP/s 超过了 {} 的 {} 稠密峰值 {} TFLOP/s。", *r.tflops_per_gpu, gpu.id,
-                                 precision_name(r.precision), peak / kTera));
-  }
-  RunInput ri = run_input(sized_gpus ? std::optional<double>(static_cast<double>(*sized_gpus)) : r.gpus, mfu);
-  OperationsEstimate ops;
-  RunEstimate run = settle_failures(ri, &ops);
-  const double fault_budget = ri.fault_budget;
-  // Sized at the asked confidence; the numbers shown are the median of the
-  // calibrated distribution on that many GPUs, with its range beside them.
-  std::optional<int64_t> gpus_at_median, gpus_model_alone, gpus_fast, gpus_slow;
-  if (mfu_predicted && size_by_confidence && mfu_check) {
-    // The layout is the search's on the sized count: the counts at the
-    // median, the range's ends and the physics come from its prediction.
-    RunInput at = ri;
-    at.gpus.reset();  // solved from each MFU: the count that MFU would need
-    auto count_at = [&](double mfu_value) {
-      at.mfu = mfu_value;
-      return solve_run(at).gpus;
-    };
-    const MfuDistribution sized = train_detail::mfu_distribution(conf, *mfu_check);
-    gpus_at_median = count_at(sized.median);
-    gpus_fast = count_at(sized.fast);
-    gpus_slow = count_at(sized.slow);
-    gpus_model_alone = count_at(sized.physics);
-    RunInput shown = ri;
-    shown.gpus = static_cast<double>(run.gpus);
-    // On the sized count, every number shown is the median of its distribution.
-    shown.mfu = sized.median;
-    RunEstimate point = solve_run(shown);
-    point.gpus_solved = true;
-    // The continuous count the sized MFU would need; the count itself is the
-    // search's, a whole-node count a layout runs on.
-    at.mfu = *mfu;
-    point.gpus_exact = solve_run(at).gpus_exact;
-    run = point;
-    ops = operations(run, 0);
-  }
-  // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
-  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
-  // A predicted run with a deadline is judged at the asked confidence: the
-  // wall-clock published runs of this kind stay within with that probability.
-  std::optional<double> wall_at_confidence;
-  if (mfu_predicted && mfu_check && run.deadline_s) {
-    RunInput at = ri;
-    at.gpus = static_cast<double>(run.gpus);
-    at.mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
-    const RunEstimate slow = solve_run(at);
-    wall_at_confidence = slow.wall_s;
-    run.deadline_slack_s = *run.deadline_s - slow.wall_s;
-    run.deadline_met = run.deadline_slack_s >= -1e-6 * *run.deadline_s;
-  }
+  return InputError("--mfu", can_plan ? "--mfu: no layout fits in memory at the GPU count the deadline needs; give --mfu or --gpus."
+                                     : "give two of --gpus, --deadline and --mfu (or --tflops-per-gpu): gpuplan solves the third "
+                                       "(--mfu is predicted only for a model with an architecture).",
+                   can_plan ? "--mfu：按期限所需的卡数，没有任何并行布局放得进显存；请给出 --mfu 或 --gpus。"
+                            : "--mfu：请在 --gpus、--deadline、--mfu（或 --tflops-per-gpu）中给出两个，程序求第三个"
+                              "（只有给了模型结构才能预测 --mfu）。");
+}
 
-  PriceInput price_in = r.price;
-  std::optional<OperationsEstimate> spot_ops;
-  if (r.price.spot && !r.price.spot_overhead) {
-    // Spot: preemptions of any of the job's nodes add to the failures.
-    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours", "正的小时数");
-    spot_ops = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
-    price_in.spot_overhead = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
-    // At this many nodes preemptions would take more than ten times the
-    // run's GPU-hours: say so about --spot itself, not about a flag nobody gave.
-    if (!(*price_in.spot_overhead <= 10)) {
-      throw InputError("--spot", fmt::format("--spot: with {} nodes each preempted every {:g} hours on average, preemptions would add {:.0f}× the "
-                                             "run's GPU-hours; price on-demand or reserved capacity, or give --spot-mtbf-hours or --spot-overhead.",
-                                             run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead),
-                       fmt::format("--spot：{} 个节点、每个节点平均每 {:g} 小时被抢占一次，抢占会多出 {:.0f} 倍的卡时；"
-                                   "请按按需或包年包月价格估算，或给出 --spot-mtbf-hours 或 --spot-overhead。",
-                                   run.nodes, r.ops.spot_node_mtbf_hours, *price_in.spot_overhead));
-    }
-  }
-  // No price in the catalog and none given: the report still stands, its
-  // cost does not, and that is said first.
-  const bool price_known = r.price.text || (r.price.market ? default_price(gpu.id, *r.price.market) : default_price(gpu.id)) != nullptr;
-  Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
-
-  // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
-  // Extra GPU-hours spot preemptions would add, relative to on-demand
-  // (--spot-overhead fixes it). When preemptions would stop the run from
-  // progressing, the estimate refuses; unasked-for, spot is then left out.
-  double spot_overhead_cmp = std::numeric_limits<double>::infinity();
-  if (r.price.spot_overhead) {
-    spot_overhead_cmp = *r.price.spot_overhead;
-  } else if (spot_ops) {
-    spot_overhead_cmp = ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
-  } else {
-    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours", "正的小时数");
-    try {
-      const OperationsEstimate s = operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
-      spot_overhead_cmp = ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;
-    } catch (const InputError&) {
-      // spot_overhead_cmp stays infinite: spot left out below.
-    }
-  }
+// The ways of renting side by side (on-demand, reserved, spot), in the price's currency;
+// spot is left out (*spot_left_out) when preemptions would multiply the run by more than 11.
+RentOptions rent_options(const TrainRequest& r, const GpuSpec& gpu, const PriceInput& price_in, const Price& price, bool price_known,
+                         double spot_overhead_cmp, bool* spot_left_out) {
   RentOptions rent;
-  bool spot_left_out = false;
   rent.currency = price.currency;
   if (price_known) {
     PriceInput on = price_in;
@@ -442,9 +272,278 @@ TrainEstimate estimate_train(const TrainRequest& request) {
       rent.spot_overhead = r.price.spot ? price.spot_overhead : spot_overhead_cmp;
       rent.spot_source = spp.source;
     } else {
-      spot_left_out = true;
+      *spot_left_out = true;
     }
   }
+  return rent;
+}
+
+// Each GPU-hour line times the price, in the price's currency, and the extra phases.
+TrainCost train_cost(const TrainRequest& r, const Price& price, const RunEstimate& run, double run_gpu_hours, double spot_overhead_gpu_hours) {
+  // Each GPU-hour line times the price, in the price's currency.
+  TrainCost c;
+  c.currency = price.currency;
+  c.per_gpu_hour = price.low_per_gpu_hour;
+  const bool range = price.high_per_gpu_hour > price.low_per_gpu_hour;
+  if (range) c.per_gpu_hour_high = price.high_per_gpu_hour;
+  c.compute = run.gpu_hours_compute * price.low_per_gpu_hour;
+  c.comm_margin = run.gpu_hours_comm_margin * price.low_per_gpu_hour;
+  c.fault_budget = run.gpu_hours_fault_budget * price.low_per_gpu_hour;
+  if (price.spot) c.spot_overhead = spot_overhead_gpu_hours * price.low_per_gpu_hour;
+  c.run = run_gpu_hours * price.low_per_gpu_hour;
+  double phases_low = 0, phases_high = 0;
+  for (const auto& text : r.phases) {
+    const Phase ph = parse_phase(text);
+    PhaseCost pc{ph.name, ph.gpu_id, ph.gpus, ph.hours, ph.gpu_hours(), convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, c.currency),
+                 convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, c.currency)};
+    phases_low += pc.total;
+    phases_high += pc.total_high;
+    c.phases.push_back(std::move(pc));
+  }
+  c.total = run_gpu_hours * price.low_per_gpu_hour + phases_low;
+  if (range) c.total_at_price_high = run_gpu_hours * price.high_per_gpu_hour + phases_high;
+  return c;
+}
+
+// The run's FLOPs: per token (6·N or the exact count, whichever times the run)
+// and in all. With no batch given, the published rule that grows with the run
+// (workload.hpp) sets it, in whole sequences, for the step count and every
+// layout searched: r.workload and w are updated.
+struct RunFlops {
+  double flop_per_token_used = 0;
+  double total_model_flop = 0;
+  double total_six_n_flop = 0;
+  FlopsPerToken f;
+  std::optional<double> batch_rule_tokens, batch_rule_compute_flop;
+};
+
+RunFlops run_flops(TrainRequest& r, const ModelSpec& model, Workload& w) {
+  RunFlops x;
+  if (r.flop_per_sample) {
+    if (!r.workload.samples) {
+      throw InputError("--samples", "--flops-per-sample needs --samples (how many samples per epoch).", "--flops-per-sample 需要同时给出 --samples（每轮的样本数）。");
+    }
+    x.total_model_flop = *r.flop_per_sample * *r.workload.samples * w.epochs;
+  } else {
+    FlopOptions fo;
+    fo.seq_len = w.seq_len;
+    fo.causal_half = r.causal_half;
+    fo.recompute = r.recompute;
+    x.f = flops_per_token(model, fo);
+    x.flop_per_token_used = (r.six_n || !x.f.exact) ? x.f.six_n_flop : x.f.model_flop;
+    x.total_model_flop = x.flop_per_token_used * w.total_tokens;
+    x.total_six_n_flop = x.f.six_n_flop * w.total_tokens;
+  }
+  // No batch given: the published rule that grows with the run (workload.hpp),
+  // in whole sequences, for the step count and every layout searched.
+  if (!r.flop_per_sample && !r.workload.global_batch_seqs && !r.workload.global_batch_tokens) {
+    // DeepSeek's M: non-embedding FLOPs per token, fwd+bwd (the LM head's 3 × 2·h·V left out).
+    const double m = x.f.exact ? x.f.model_flop - 3 * x.f.forward_lm_head_flop : x.f.six_n_flop;
+    x.batch_rule_compute_flop = m * w.total_tokens;
+    x.batch_rule_tokens = default_batch_tokens(*x.batch_rule_compute_flop);
+    // Never more sequences than the data holds (a tiny test run gets one step).
+    const double whole_sequences = std::max(1.0, std::floor(w.tokens_per_epoch / static_cast<double>(w.seq_len)));
+    r.workload.global_batch_seqs = std::min(static_cast<double>(default_batch_seqs(*x.batch_rule_tokens, w.seq_len)), whole_sequences);
+    w = make_workload(r.workload);
+  }
+  return x;
+}
+
+// --spot without --spot-overhead: the failures with the job's nodes' preemptions
+// added, and the overhead they put on the run (into price_in).
+OperationsEstimate spot_operations(const TrainRequest& r, RunSolver& solver, const RunEstimate& run, const OperationsEstimate& ops,
+                                   PriceInput* price_in) {
+  // Spot: preemptions of any of the job's nodes add to the failures.
+  require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours", "正的小时数");
+  const OperationsEstimate spot = solver.operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+  price_in->spot_overhead = ops.reliability.effective_time_ratio / spot.reliability.effective_time_ratio - 1.0;
+  // At this many nodes preemptions would take more than ten times the
+  // run's GPU-hours: say so about --spot itself, not about a flag nobody gave.
+  if (!(*price_in->spot_overhead <= 10)) {
+    throw InputError("--spot", fmt::format("--spot: with {} nodes each preempted every {:g} hours on average, preemptions would add {:.0f}× the "
+                                           "run's GPU-hours; price on-demand or reserved capacity, or give --spot-mtbf-hours or --spot-overhead.",
+                                           run.nodes, r.ops.spot_node_mtbf_hours, *price_in->spot_overhead),
+                     fmt::format("--spot：{} 个节点、每个节点平均每 {:g} 小时被抢占一次，抢占会多出 {:.0f} 倍的卡时；"
+                                 "请按按需或包年包月价格估算，或给出 --spot-mtbf-hours 或 --spot-overhead。",
+                                 run.nodes, r.ops.spot_node_mtbf_hours, *price_in->spot_overhead));
+  }
+  return spot;
+}
+
+// Extra GPU-hours spot preemptions would add, relative to on-demand, for the
+// side-by-side rent options (--spot-overhead fixes it); infinite where
+// preemptions would stop the run from progressing.
+double spot_overhead_compared(const TrainRequest& r, RunSolver& solver, const RunEstimate& run, const OperationsEstimate& ops,
+                              const std::optional<OperationsEstimate>& spot_ops) {
+  if (r.price.spot_overhead) {
+    return *r.price.spot_overhead;
+  } else if (spot_ops) {
+    return ops.reliability.effective_time_ratio / spot_ops->reliability.effective_time_ratio - 1.0;
+  } else {
+    require_range(r.ops.spot_node_mtbf_hours, 0.01, 1e7, "--spot-mtbf-hours", "a positive number of hours", "正的小时数");
+    try {
+      const OperationsEstimate s = solver.operations(run, static_cast<double>(run.nodes) / r.ops.spot_node_mtbf_hours);
+      return ops.reliability.effective_time_ratio / s.reliability.effective_time_ratio - 1.0;
+    } catch (const InputError&) {
+      // infinite: spot left out
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+TrainEstimate estimate_train(const TrainRequest& request) {
+  validate(request);
+  // A model, unless the workload gives its FLOPs per sample.
+  ModelSpec model;
+  const bool have_model = !request.model.empty() || request.params || request.model_spec;
+  if (have_model || !request.flop_per_sample) model = choose_model(request.model, request.params, request.model_spec);
+  // No sequence length given: the one default every front end shares.
+  TrainRequest r = request;
+  const bool seq_len_defaulted = r.workload.seq_len == 0;
+  if (seq_len_defaulted) r.workload.seq_len = model.count_only ? kDefaultSeqLen : default_seq_len(model);
+  if (!model.count_only) require_supported_context(model, r.workload.seq_len, r.force_context, "--seq-len");
+
+  const GpuSpec& gpu = find_gpu(r.gpu.empty() ? throw InputError("--gpu", "--gpu is required: a GPU id or alias such as h100, a100-80g or 910b (gpuplan gpus lists them).",
+                                                                  "缺少 --gpu：请给出 GPU 的 id 或别名，如 h100、a100-80g、910b（gpuplan gpus 列出全部）。")
+                                               : r.gpu);
+  const double peak = gpu.peak(r.precision);
+  const int gpus_per_node = r.gpus_per_node.value_or(gpu.gpus_per_node);
+
+  Workload w = make_workload(r.workload);
+
+  RunFlops flops = run_flops(r, model, w);
+  const double flop_per_token_used = flops.flop_per_token_used;
+  const double total_model_flop = flops.total_model_flop;
+  const double total_six_n_flop = flops.total_six_n_flop;
+  const FlopsPerToken& f = flops.f;
+  const std::optional<double> batch_rule_tokens = flops.batch_rule_tokens, batch_rule_compute_flop = flops.batch_rule_compute_flop;
+
+  std::optional<double> mfu = r.mfu;
+  if (r.tflops_per_gpu) mfu = *r.tflops_per_gpu * kTera / peak;
+  // Issue 15: a predicted MFU is held to the best published for the GPU
+  // class, and a deadline run is sized for the slow end of gpuplan's own
+  // errors on published runs at the asked confidence.
+  const train_detail::Confidence conf = train_detail::train_confidence(r, gpu);
+  std::optional<train_detail::MfuCheck> mfu_check;
+  const bool size_by_confidence = r.deadline_s && !r.gpus;
+  // The residuals were measured on the model's own (uncapped) predictions,
+  // so the confidence factors apply to those (train_detail::mfu_at); the
+  // published best caps the result.
+  const bool can_plan = r.layout_search && have_model && !model.count_only && !r.flop_per_sample;
+  // Without --mfu the planner predicts it: the best layout's tokens/s per GPU
+  // times the FLOPs per token this report counts (so any FLOP convention agrees).
+  std::optional<PlanCandidate> layout;
+  bool mfu_predicted = false;
+  std::vector<SizingStep> sizing_trace;    // the deadline search's counts, in order
+  std::optional<int64_t> sized_gpus;       // the count it chose
+  // Failures, checkpoints and restarts (RunSolver).
+  RunSolver solver{r, have_model ? &model : nullptr, gpu, total_model_flop, peak, gpus_per_node, {}};
+  solver.ckpt_layout.precision = r.precision;
+  solver.ckpt_layout.zero_stage = 1;
+  auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
+  // Issue 25: with --gpus and --deadline both given the MFU is predicted
+  // too, and the deadline judged on it; it is never solved to meet it.
+  if (!mfu && can_plan) {
+    if (r.gpus) {
+      layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
+      if (!layout) {
+        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
+                                               "larger GPU, or give --mfu to skip the layout search.",
+                                               model.name, *r.gpus, gpu.id),
+                         fmt::format("--gpus：{} 在 {} 张 {} 上没有任何并行布局放得进显存；请加卡、换显存更大的 GPU，"
+                                     "或给出 --mfu 跳过布局搜索。",
+                                     model.name, *r.gpus, gpu.id));
+      }
+      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+      // The central number: the raw prediction times the median factor of
+      // published runs of this kind (issue 25), held to the cap.
+      mfu = train_detail::mfu_at(conf, *mfu_check, 0.5);
+      mfu_predicted = true;
+    } else if (r.deadline_s) {
+      DeadlineSizing sized = size_for_deadline(r, model, gpu, w, conf, solver, flop_per_token_used);
+      layout = sized.layout;
+      sized_gpus = sized.gpus;
+      sizing_trace = std::move(sized.trace);
+      mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
+      // The run is solved on the sized count at the asked confidence; the
+      // numbers shown are re-solved at the median below.
+      mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
+      mfu_predicted = true;
+    }
+  }
+  if (!mfu && !(r.gpus && r.deadline_s)) throw missing_run_inputs(r, can_plan);
+  if (mfu && *mfu > 1) {
+    throw InputError("--tflops-per-gpu", fmt::format("--tflops-per-gpu: {} TFLOP/s exceeds the {} dense {} peak of {} TFLOP/s.",
+                                                     *r.tflops_per_gpu, gpu.id, precision_name(r.precision), peak / kTera),
+                     fmt::format("--tflops-per-gpu：{} TFLOP/s 超过了 {} 的 {} 稠密峰值 {} TFLOP/s。", *r.tflops_per_gpu, gpu.id,
+                                 precision_name(r.precision), peak / kTera));
+  }
+  RunInput ri = solver.run_input(sized_gpus ? std::optional<double>(static_cast<double>(*sized_gpus)) : r.gpus, mfu);
+  OperationsEstimate ops;
+  RunEstimate run = solver.settle_failures(ri, &ops);
+  const double fault_budget = ri.fault_budget;
+  // Sized at the asked confidence; the numbers shown are the median of the
+  // calibrated distribution on that many GPUs, with its range beside them.
+  std::optional<int64_t> gpus_at_median, gpus_model_alone, gpus_fast, gpus_slow;
+  if (mfu_predicted && size_by_confidence && mfu_check) {
+    // The layout is the search's on the sized count: the counts at the
+    // median, the range's ends and the physics come from its prediction.
+    RunInput at = ri;
+    at.gpus.reset();  // solved from each MFU: the count that MFU would need
+    auto count_at = [&](double mfu_value) {
+      at.mfu = mfu_value;
+      return solve_run(at).gpus;
+    };
+    const MfuDistribution sized = train_detail::mfu_distribution(conf, *mfu_check);
+    gpus_at_median = count_at(sized.median);
+    gpus_fast = count_at(sized.fast);
+    gpus_slow = count_at(sized.slow);
+    gpus_model_alone = count_at(sized.physics);
+    RunInput shown = ri;
+    shown.gpus = static_cast<double>(run.gpus);
+    // On the sized count, every number shown is the median of its distribution.
+    shown.mfu = sized.median;
+    RunEstimate point = solve_run(shown);
+    point.gpus_solved = true;
+    // The continuous count the sized MFU would need; the count itself is the
+    // search's, a whole-node count a layout runs on.
+    at.mfu = *mfu;
+    point.gpus_exact = solve_run(at).gpus_exact;
+    run = point;
+    ops = solver.operations(run, 0);
+  }
+  // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
+  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
+  // A predicted run with a deadline is judged at the asked confidence: the
+  // wall-clock published runs of this kind stay within with that probability.
+  std::optional<double> wall_at_confidence;
+  if (mfu_predicted && mfu_check && run.deadline_s) {
+    RunInput at = ri;
+    at.gpus = static_cast<double>(run.gpus);
+    at.mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
+    const RunEstimate slow = solve_run(at);
+    wall_at_confidence = slow.wall_s;
+    run.deadline_slack_s = *run.deadline_s - slow.wall_s;
+    run.deadline_met = run.deadline_slack_s >= -1e-6 * *run.deadline_s;
+  }
+
+  PriceInput price_in = r.price;
+  std::optional<OperationsEstimate> spot_ops;
+  if (r.price.spot && !r.price.spot_overhead) spot_ops = spot_operations(r, solver, run, ops, &price_in);
+  // No price in the catalog and none given: the report still stands, its
+  // cost does not, and that is said first.
+  const bool price_known = r.price.text || (r.price.market ? default_price(gpu.id, *r.price.market) : default_price(gpu.id)) != nullptr;
+  Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
+
+  // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.
+  // Extra GPU-hours spot preemptions would add, relative to on-demand
+  // (--spot-overhead fixes it). When preemptions would stop the run from
+  // progressing, the estimate refuses; unasked-for, spot is then left out.
+  const double spot_overhead_cmp = spot_overhead_compared(r, solver, run, ops, spot_ops);
+  bool spot_left_out = false;
+  const RentOptions rent = rent_options(r, gpu, price_in, price, price_known, spot_overhead_cmp, &spot_left_out);
 
   TrainEstimate e;
   e.seq_len_defaulted = seq_len_defaulted;
@@ -485,29 +584,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   e.spot_left_out = spot_left_out;
   if (price_known) {
     e.price = price;
-    // Each GPU-hour line times the price, in the price's currency.
-    TrainCost c;
-    c.currency = price.currency;
-    c.per_gpu_hour = price.low_per_gpu_hour;
-    const bool range = price.high_per_gpu_hour > price.low_per_gpu_hour;
-    if (range) c.per_gpu_hour_high = price.high_per_gpu_hour;
-    c.compute = run.gpu_hours_compute * price.low_per_gpu_hour;
-    c.comm_margin = run.gpu_hours_comm_margin * price.low_per_gpu_hour;
-    c.fault_budget = run.gpu_hours_fault_budget * price.low_per_gpu_hour;
-    if (price.spot) c.spot_overhead = e.spot_overhead_gpu_hours * price.low_per_gpu_hour;
-    c.run = e.run_gpu_hours * price.low_per_gpu_hour;
-    double phases_low = 0, phases_high = 0;
-    for (const auto& text : r.phases) {
-      const Phase ph = parse_phase(text);
-      PhaseCost pc{ph.name, ph.gpu_id, ph.gpus, ph.hours, ph.gpu_hours(), convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, c.currency),
-                   convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, c.currency)};
-      phases_low += pc.total;
-      phases_high += pc.total_high;
-      c.phases.push_back(std::move(pc));
-    }
-    c.total = e.run_gpu_hours * price.low_per_gpu_hour + phases_low;
-    if (range) c.total_at_price_high = e.run_gpu_hours * price.high_per_gpu_hour + phases_high;
-    e.cost = std::move(c);
+    e.cost = train_cost(r, price, run, e.run_gpu_hours, e.spot_overhead_gpu_hours);
   }
   return e;
 }
