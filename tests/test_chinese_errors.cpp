@@ -125,14 +125,14 @@ std::vector<BadInput> bad_inputs() {
       {words("plan " + llama + " --gpu h100 --gpus 8 --export bogus"), {"bogus"}},
       {words("plan " + llama + " --gpu h100 --gpus 8 --rank 3")},
       {words("plan " + llama + " --gpu h100 --gpus 8 --export megatron --rank 0")},
-      // inference (inference_memory.cpp validate_inference, infer_inputs.cpp)
+      // inference (inference_memory.cpp validate_inference, src/inputs/infer_inputs.cpp, src/commands/infer.cpp)
       {words("infer " + llama + " --gpu h100 --input 0 --output 128")},
       {words("infer " + llama + " --gpu h100 --tp 16")},
       {words("infer " + llama + " --gpu h100 --ep 8")},
       {words("infer " + llama + " --gpu h100 --max-throughput --rps 2")},
       {words("infer " + llama + " --gpu h100 --input 200000 --output 128")},
       {words("infer " + llama + " --gpu v100 --precision bf16")},
-      // fine-tuning (finetune_inputs.cpp, finetune.cpp)
+      // fine-tuning (src/inputs/finetune_inputs.cpp, src/commands/finetune.cpp, estimate/finetune.cpp)
       {words("finetune " + llama + " --gpu a100-80g --method half"), {"full", "lora", "qlora", "half"}},
       {words("finetune " + llama + " --gpu a100-80g --method lora --rank 0")},
       {words("finetune " + llama + " --gpu a100-80g --seq-len 1048576")},

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "report/launch_config.hpp"
+#include "frameworks/launch_config.hpp"
 
 using namespace gpuplan;
 

@@ -17,7 +17,7 @@
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/step_time.hpp"
-#include "report/launch_config.hpp"
+#include "frameworks/launch_config.hpp"
 
 using namespace gpuplan;
 

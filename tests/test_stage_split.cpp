@@ -8,7 +8,7 @@
 #include "estimate/memory_internal.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "report/launch_config.hpp"
+#include "frameworks/launch_config.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"

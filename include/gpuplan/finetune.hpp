@@ -18,6 +18,7 @@
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/step_time.hpp"
+#include "gpuplan/typed_inputs.hpp"
 
 namespace gpuplan {
 
@@ -106,5 +107,37 @@ std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& model, const Fine
 
 // Throws InputError naming the field for rank 0, no modules, a bad sequence length etc.
 void validate_finetune(const ModelSpec& model, const FinetuneJob& job);
+
+// `gpuplan finetune` as a request (make_finetune_request turns the front
+// ends' text into it) and its answer (run_finetune): the job on the chosen or
+// smallest fitting GPU count, or the fewest that meet the deadline.
+struct FinetuneRequest {
+  ModelSpec model;
+  GpuSpec gpu;
+  FinetuneJob job;                    // as given (GPU-count independent)
+  std::string method_name;            // "full", "lora", "qlora": as the sentences name it
+  std::optional<int64_t> gpus;        // unset: the smallest count that fits (that meets the deadline, with one)
+  std::optional<double> deadline_s;
+  std::string deadline_text;          // as typed, for the sentences
+  // The price as typed: read once the run is sized (run_finetune), so a
+  // job that fits nowhere is said before a price is questioned.
+  std::optional<std::string> price_text, market_text, provider, currency_text;
+  std::string lang = "en";            // picks the default market (zh: cn)
+  bool rank_gpus = true;              // rank every catalog GPU by cost
+  std::vector<TypedInput> typed_inputs;  // how a typed count or duration was read
+};
+
+struct FinetuneRun {
+  FinetuneEstimate estimate;          // on `gpus` GPUs
+  int64_t gpus = 0;
+  int64_t smallest_gpus = 0;          // the smallest count that fits (0: none up to 1,024)
+  std::vector<GpuChoice> ranking;     // cheapest first; empty unless asked
+  Price price;
+};
+
+// Sizes and estimates the run. A job that fits on no count up to 1,024 (with
+// no count given), or misses the deadline on every count, is an InputError
+// with one sentence saying what to change.
+FinetuneRun run_finetune(const FinetuneRequest& request);
 
 }  // namespace gpuplan

@@ -51,6 +51,11 @@ struct FinetuneInputs {
 // InputError with one sentence saying what to change.
 Report finetune_report_for(const FinetuneInputs& in);
 
+struct FinetuneRequest;  // finetune.hpp
+// The checks of finetune_report_for's first step: the inputs as a request
+// (InputError naming the flag), before any GPU count is tried.
+FinetuneRequest make_finetune_request(const FinetuneInputs& in);
+
 // Every input of `gpuplan finetune` but the model (--model; the web's model or
 // config) and the language (--lang, an output option).
 template <class Visit>

@@ -49,6 +49,11 @@ struct InferInputs {
 // InputError with one sentence saying why.
 Report infer_report_for(const InferInputs& in);
 
+struct InferRequest;  // inference.hpp
+// The checks of infer_report_for's first step: the inputs as a request
+// (InputError naming the flag), before any deployment is planned.
+InferRequest make_infer_request(const InferInputs& in);
+
 // Every input of `gpuplan infer` but the model (--model; the web's model or
 // config) and the language (--lang, an output option).
 template <class Visit>

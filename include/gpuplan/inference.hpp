@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuplan/bilingual.hpp"
+#include "gpuplan/cost.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
 
@@ -321,5 +322,33 @@ void require_supported_context(const ModelSpec& model, int64_t tokens, bool forc
 
 // Throws InputError naming the field when the options cannot run this model on this GPU.
 void validate_inference(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o);
+
+// `gpuplan infer` as a request (make_infer_request turns the front ends' text
+// into it) and its run (run_infer): the best max-throughput run over the TP
+// degrees to try, or the serving deployment for the target.
+struct InferRequest {
+  ModelSpec model;
+  GpuSpec gpu;
+  InferenceOptions options;              // checked (validate_inference)
+  bool max_throughput = false;
+  std::vector<int> max_throughput_tps;   // the TP degrees an offline run tries
+  ServingTarget target;                  // the serving deployment's (input and output lengths for both)
+  std::string engine;                    // ENGINE@VERSION, empty: the generic engine
+  double confidence = 0.8;               // replicas sized to keep up with this probability
+  // The price as typed: read once a deployment is found, so an infeasible
+  // target is said before a price is questioned.
+  std::optional<std::string> price_text, market_text, provider, currency_text;
+  std::string lang = "en";               // picks the default market (zh: cn)
+};
+
+struct InferRun {
+  InferenceOptions options;              // max-throughput: the best TP's
+  MaxThroughputRun best;                 // max-throughput only
+  ServingPlan plan;                      // serving only
+  PriceInput price;                      // serving only: the price terms read
+};
+
+// Throws InputError with one sentence where no deployment meets the target.
+InferRun run_infer(const InferRequest& request);
 
 }  // namespace gpuplan

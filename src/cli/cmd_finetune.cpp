@@ -1,5 +1,5 @@
 // gpuplan finetune: memory, time and cost of full, LoRA and QLoRA fine-tuning.
-// The flags bind to FinetuneInputs; finetune_report_for (src/report/finetune_inputs.cpp)
+// The flags bind to FinetuneInputs; finetune_report_for (src/report/finetune_run_report.cpp: inputs/finetune_inputs.cpp, commands/finetune.cpp)
 // checks them and builds the report, as it does for POST /api/finetune.
 #include <memory>
 

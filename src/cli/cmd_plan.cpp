@@ -11,7 +11,7 @@
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
-#include "report/launch_config.hpp"
+#include "frameworks/launch_config.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
 #include "units/text_match.hpp"

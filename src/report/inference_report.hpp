@@ -34,5 +34,8 @@ Report max_throughput_report(const ModelSpec& model, const GpuSpec& gpu, const I
 
 Report finetune_report(const ModelSpec& model, const GpuSpec& gpu, const FinetuneEstimate& estimate,
                        int64_t smallest_gpus, const std::vector<GpuChoice>& cheapest, const Price& price);
+// The report of a sized fine-tuning run: finetune_report's sections, the
+// deadline rows where one was given, and how typed inputs were read first.
+Report finetune_run_report(const FinetuneRequest& request, const FinetuneRun& run);
 
 }  // namespace gpuplan

@@ -172,7 +172,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.workload.tokens_per_sample = parse_count_echoed(in.tokens_per_sample, "--tokens-per-sample", echo);
   if (in.dataset_bytes) {
     r.workload.dataset_bytes = parse_bytes(*in.dataset_bytes, "--dataset-bytes");
-    if (echo && !is_plain_number(*in.dataset_bytes)) echo->push_back({"--dataset-bytes", *in.dataset_bytes, *r.workload.dataset_bytes, Unit::kCount});
+    if (echo && !is_plain_number(*in.dataset_bytes)) echo->push_back({"--dataset-bytes", *in.dataset_bytes, *r.workload.dataset_bytes, Unit::kCount, "", ""});
   }
   require_range(in.bytes_per_token, 0.1, 1e6, "--bytes-per-token", "a positive number of bytes per token", "正的每个 token 字节数");
   r.workload.bytes_per_token = in.bytes_per_token;

@@ -1,4 +1,4 @@
-// The echo of typed inputs (gpuplan/typed_inputs.hpp, report/typed_inputs_section.hpp).
+// The section echoing typed inputs as they were read (report/typed_inputs_section.hpp).
 #include "report/typed_inputs_section.hpp"
 
 #include <fmt/format.h>
@@ -6,22 +6,6 @@
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
-
-std::optional<double> parse_count_echoed(const std::optional<std::string>& text, const std::string& flag,
-                                         std::vector<TypedInput>* echo) {
-  if (!text) return std::nullopt;
-  const double v = parse_count(*text, flag);
-  if (echo && !is_plain_number(*text)) echo->push_back({flag, *text, v, Unit::kCount});
-  return v;
-}
-
-std::optional<double> parse_duration_echoed(const std::optional<std::string>& text, const std::string& flag,
-                                            std::vector<TypedInput>* echo) {
-  if (!text) return std::nullopt;
-  const double v = parse_duration_s(*text, flag);
-  if (echo) echo->push_back({flag, *text, v, Unit::kSeconds});
-  return v;
-}
 
 std::optional<Section> typed_inputs_section(const std::vector<TypedInput>& echo) {
   if (echo.empty()) return std::nullopt;

@@ -13,7 +13,7 @@
 #include "gpuplan/inference.hpp"  // require_supported_context
 #include "model/size_limits.hpp"
 #include "gpuplan/units.hpp"
-#include "train_confidence.hpp"
+#include "commands/train_confidence.hpp"
 
 namespace gpuplan {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/launch_config.hpp"
+#include "frameworks/launch_config.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,112 @@
+// `gpuplan finetune` run: the GPU count (given, the smallest that fits, or the
+// fewest that meet the deadline), the estimate on it, the price and the
+// cheapest GPU types (finetune.hpp run_finetune).
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/finetune.hpp"
+#include "gpuplan/market.hpp"
+#include "gpuplan/report.hpp"  // format_value: a duration in the sentences, as the report shows it
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+namespace {
+
+// The search's ceiling (smallest_fitting_gpus' default): what the sentences name.
+constexpr int64_t kMaxGpus = 1024;
+
+// A fixed global batch that n GPUs cannot split evenly is re-derived as
+// micro-batch × n, as smallest_fitting_gpus does for the counts it tries.
+FinetuneJob job_on(FinetuneJob j, int64_t n) {
+  if (j.global_batch > 0 && j.global_batch % (j.micro_batch * n) != 0) j.global_batch = 0;
+  return j;
+}
+
+// The method as a Chinese sentence names it: 全参数 / LoRA / QLoRA (微调 follows).
+const char* method_zh(FineTune m) {
+  switch (m) {
+    case FineTune::kFull: return "全参数";
+    case FineTune::kLora: return " LoRA ";
+    case FineTune::kQlora: return " QLoRA ";
+    case FineTune::kNone: break;  // not a fine-tune (make_finetune_request never sets it)
+  }
+  return "";
+}
+
+std::string days_or_hours(double s, Lang lang) {
+  Row r{"t", "", "", s, Unit::kSeconds, ""};
+  return format_value(r, lang);
+}
+
+}  // namespace
+
+FinetuneRun run_finetune(const FinetuneRequest& q) {
+  const ModelSpec& m = q.model;
+  const GpuSpec& g = q.gpu;
+  const FinetuneJob& j = q.job;
+  FinetuneRun run;
+  const int64_t smallest = smallest_fitting_gpus(m, g, j, kMaxGpus);
+  if (smallest == 0 && !q.gpus) {
+    // No count up to the search's limit fits: a time and a cost for a run
+    // that cannot start would be nonsense, so say what to change instead.
+    // What is left to change: a lighter method than the one asked for, else a bigger GPU.
+    const char* change = j.method == FineTune::kFull ? "use --method lora or qlora, or a GPU with more memory"
+                         : j.method == FineTune::kLora ? "use --method qlora, or a GPU with more memory"
+                                                       : "use a GPU with more memory, or a shorter --seq-len";
+    const char* change_zh = j.method == FineTune::kFull ? "请改用 --method lora 或 --method qlora，或换显存更大的 GPU"
+                            : j.method == FineTune::kLora ? "请改用 --method qlora，或换显存更大的 GPU"
+                                                          : "请换显存更大的 GPU，或缩短 --seq-len";
+    throw InputError("--gpu", fmt::format("--gpu: {} fine-tuning of {} does not fit on any count of {} up to 1,024 ({} GiB each, ZeRO-3); {}.",
+                                          q.method_name, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3), change),
+                     fmt::format("--gpu：{} 的{}微调在 1,024 张以内任何数量的 {} 上都放不下（每张 {} GiB，ZeRO-3）；{}。", m.name,
+                                 method_zh(j.method), g.id, format_sig(g.memory_bytes / kGiB, 3), change_zh));
+  }
+  int64_t n = q.gpus ? *q.gpus : smallest;
+  FinetuneJob jn = j;  // as given (a --gpus count or the smallest that fits)
+  if (q.deadline_s && !q.gpus) {
+    // The fewest GPUs (the counts smallest_fitting_gpus tries, from the
+    // smallest that fits) that finish by the deadline.
+    bool met = false;
+    double fastest_s = 0;
+    int64_t fastest_n = smallest;
+    for (int64_t k = smallest; k <= kMaxGpus; k *= 2) {
+      const FinetuneEstimate e = estimate_finetune(m, g, job_on(j, k), k);
+      if (!e.fits) continue;
+      if (fastest_s == 0 || e.wall_s < fastest_s) {
+        fastest_s = e.wall_s;
+        fastest_n = k;
+      }
+      if (e.wall_s <= *q.deadline_s) {
+        n = k;
+        met = true;
+        break;
+      }
+    }
+    if (!met) {
+      throw InputError("--deadline", fmt::format("--deadline {}: {} fine-tuning of {} takes at least {} on {} (on {} GPUs); "
+                                                 "give a longer deadline, fewer samples or epochs, or a faster GPU.",
+                                                 q.deadline_text, q.method_name, m.name, days_or_hours(fastest_s, Lang::kEn), g.id,
+                                                 format_thousands(static_cast<double>(fastest_n), 0)),
+                       fmt::format("--deadline {}：{} 的{}微调用 {} 张 {} 也至少要 {}；请放宽期限、减少样本或轮数，或换更快的 GPU。",
+                                   q.deadline_text, m.name, method_zh(j.method), format_thousands(static_cast<double>(fastest_n), 0), g.id,
+                                   days_or_hours(fastest_s, Lang::kZh)));
+    }
+    jn = job_on(j, n);
+  }
+  run.estimate = estimate_finetune(m, g, jn, n);
+  run.gpus = n;
+  run.smallest_gpus = smallest;
+  PriceInput pi;
+  pi.text = q.price_text;
+  pi.market = q.market_text ? parse_market(*q.market_text, "--market") : default_market_for_lang(q.lang);
+  if (q.provider && !q.provider->empty()) pi.provider = q.provider;
+  if (q.currency_text) pi.currency = parse_currency(*q.currency_text, "--currency");
+  if (q.rank_gpus) run.ranking = rank_gpus_for_finetune(m, j, kMaxGpus, pi.market);
+  run.price = resolve_price(g.id, pi);
+  return run;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,67 @@
+// `gpuplan infer` run (inference.hpp run_infer): the max-throughput batch on
+// the best TP, or the serving deployment for a request rate and latency target.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "gpuplan/cost.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/inference.hpp"
+#include "gpuplan/market.hpp"
+
+namespace gpuplan {
+namespace {
+
+Currency bare_currency(const std::string& text) {
+  return text.find("cny") != std::string::npos || text.find("CNY") != std::string::npos || text.find("¥") != std::string::npos ? Currency::kCny : Currency::kUsd;
+}
+
+}  // namespace
+
+InferRun run_infer(const InferRequest& q) {
+  const ModelSpec& m = q.model;
+  const GpuSpec& g = q.gpu;
+  InferenceOptions o = q.options;
+  const ServingTarget& t = q.target;
+  InferRun run;
+  if (q.max_throughput) {
+    // TP: the one asked for, else the one of 1, 2, 4, 8 with the most output tokens/s per GPU.
+    MaxThroughputRun& best = run.best;
+    run.options = o;
+    InferenceOptions& best_o = run.options;
+    for (int tp : q.max_throughput_tps) {
+      o.tp = tp;
+      const MaxThroughputRun tried = max_throughput_run(m, g, o, engine_defaults(q.engine, m, g, o, q.target.input_len, q.target.output_len), q.target.input_len, q.target.output_len);
+      const bool better = tried.feasible && (!best.feasible || tried.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu);
+      if (better || (best.why_not.empty() && !best.feasible)) {
+        best = tried;
+        best_o = o;
+      }
+    }
+    return run;
+  }
+  ServingPlan& p = run.plan;
+  p = plan_serving(m, g, o, t);
+  if (!p.feasible) {
+    // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
+    const bool target = t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
+    std::string why = p.why_not;
+    while (!why.empty() && why.back() == '.') why.pop_back();
+    std::string why_zh = p.why_not_zh.empty() ? why : p.why_not_zh;
+    while (why_zh.size() >= 3 && why_zh.compare(why_zh.size() - 3, 3, "。") == 0) why_zh.resize(why_zh.size() - 3);
+    throw InputError(target ? "--latency-target-ms" : "--gpu",
+                     target ? fmt::format("No deployment found that meets --latency-target-ms {:g}: {}.", 1e3 * t.tpot_target_s, why)
+                            : fmt::format("No deployment found on --gpu {}: {}.", g.id, why),
+                     target ? fmt::format("找不到满足 --latency-target-ms {:g} 的部署方案：{}。", 1e3 * t.tpot_target_s, why_zh)
+                            : fmt::format("在 --gpu {} 上找不到可行的部署方案：{}。", g.id, why_zh));
+  }
+  PriceInput& pi = run.price;
+  pi.text = q.price_text;
+  if (q.price_text) pi.currency = bare_currency(*q.price_text);
+  pi.market = q.market_text ? parse_market(*q.market_text, "--market") : default_market_for_lang(q.lang);
+  if (q.provider && !q.provider->empty()) pi.provider = q.provider;
+  if (q.currency_text) pi.currency = parse_currency(*q.currency_text, "--currency");
+  return run;
+}
+
+}  // namespace gpuplan

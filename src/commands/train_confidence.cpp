@@ -1,0 +1,52 @@
+// The honest-budget numbers of `gpuplan train` (train_confidence.hpp).
+#include "commands/train_confidence.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuplan::train_detail {
+
+Confidence train_confidence(const TrainRequest& r, const GpuSpec& gpu) {
+  Confidence c;
+  c.interval = check_level(r.interval, "--interval");
+  c.confidence = check_level(r.confidence, "--confidence");
+  const bool fw = r.framework && r.framework->id != "generic";
+  // The layout is the planner's: a whole run predicted from it carries the
+  // gap between planned and achieved throughput that published totals show.
+  c.time_ctx = PredictionContext{"train_total", false, fw, gpu_class(gpu.id)};
+  c.memory_ctx = PredictionContext{"train_memory", false, fw, gpu_class(gpu.id)};
+  const IntervalTable& t = shipped_interval_table();
+  c.time_range = error_range(t, c.time_ctx, c.interval);
+  c.memory_range = error_range(t, c.memory_ctx, c.interval);
+  return c;
+}
+
+MfuCheck check_mfu(double predicted, const GpuSpec& gpu, Precision precision) {
+  MfuCheck m;
+  m.raw = predicted;
+  m.published = published_mfu(gpu.id, precision);
+  m.capped = m.published.best_mfu > 0 && predicted > m.published.best_mfu;
+  m.used = m.capped ? m.published.best_mfu : predicted;
+  return m;
+}
+
+double capped(const MfuCheck& m, double mfu) { return m.published.best_mfu > 0 ? std::min(mfu, m.published.best_mfu) : mfu; }
+
+double mfu_at(const Confidence& c, const MfuCheck& m, double p) {
+  const double factor = error_quantile(shipped_interval_table(), c.time_ctx, p).value_or(1.0);
+  return capped(m, m.raw / factor);
+}
+
+MfuDistribution mfu_distribution(const Confidence& c, const MfuCheck& m) {
+  MfuDistribution d;
+  d.level = c.interval;
+  d.median = mfu_at(c, m, 0.5);
+  d.slow = mfu_at(c, m, (1 + c.interval) / 2);
+  d.fast = mfu_at(c, m, (1 - c.interval) / 2);
+  d.physics = m.raw;
+  return d;
+}
+
+}  // namespace gpuplan::train_detail
