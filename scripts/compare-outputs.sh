@@ -7,6 +7,7 @@
 #   ... change, rebuild ...
 #   bash scripts/compare-outputs.sh build/gpuplan /tmp/after && diff -r /tmp/before /tmp/after
 set -uo pipefail
+export GPUPLAN_LANG=en  # the language without --lang follows it (else the locale)
 bin="$(realpath "$1")"; out="$2"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"

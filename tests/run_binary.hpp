@@ -15,8 +15,9 @@ struct Result {
 };
 
 // `redirect` says what happens to stderr: "2>&1" keeps it in `out`, "2>/dev/null" drops it.
-inline Result run_binary(const std::string& args, const char* redirect = "2>&1") {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " " + redirect;
+// `env`: variables set for this run only ("GPUPLAN_LANG=zh LANG=C").
+inline Result run_binary(const std::string& args, const char* redirect = "2>&1", const std::string& env = "") {
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(GPUPLAN_BINARY) + " " + args + " " + redirect;
   Result r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

@@ -264,3 +264,47 @@ TEST(Cli, InferMaxThroughputPrintsBatchTokensPerSecondAndTpot) {
   expect_input_error("infer --model llama-3.1-8b --gpu h100 --max-throughput --batch 8", "--batch");
   expect_input_error("infer --model llama-3.1-8b --gpu h100 --max-throughput --rps 3", "--rps");
 }
+
+namespace gpuplan {
+namespace {
+
+// Issue 30: a mistyped flag gets the nearest flag of that command, in both
+// languages, as a mistyped command gets the nearest commands; a name that
+// shares only a few letters is not offered.
+TEST(CliErrors, AMistypedFlagGetsTheNearestOne) {
+  const gpuplan_test::Result seq = gpuplan_test::run_binary("plan --model llama-3.1-8b --gpu h100 --gpus 64 --seqlen=4096");
+  EXPECT_EQ(seq.status, 2);
+  EXPECT_NE(seq.out.find("(did you mean --seq-len?)"), std::string::npos) << seq.out;
+  const gpuplan_test::Result flash = gpuplan_test::run_binary("plan --model llama-3.1-8b --gpu h100 --gpus 64 --no-flash");
+  EXPECT_NE(flash.out.find("(did you mean --no-flash-attention?)"), std::string::npos) << flash.out;
+  const gpuplan_test::Result zh = gpuplan_test::run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 64 --mfuu 0.4 --lang zh");
+  EXPECT_EQ(zh.status, 2);
+  EXPECT_NE(zh.out.find("是否指 --mfu？"), std::string::npos) << zh.out;
+  // plan has no --mfu, and --gpu is too far from --mfuu to be meant.
+  const gpuplan_test::Result none = gpuplan_test::run_binary("plan --model llama-3.1-8b --gpu h100 --gpus 64 --mfuu 0.4");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_EQ(none.out.find("did you mean"), std::string::npos) << none.out;
+}
+
+// Issue 30: without --lang the language is GPUPLAN_LANG's, else the locale's
+// (zh_CN.UTF-8 → zh; LC_ALL before LANG), else en; --lang still wins, and a
+// GPUPLAN_LANG that is neither en nor zh is bad input naming it.
+TEST(Cli, LanguageDefaultsFromGpuplanLangThenTheLocale) {
+  const std::string card = "gpus h100";
+  EXPECT_NE(gpuplan_test::run_binary(card, "2>&1", "GPUPLAN_LANG=zh LANG=C LC_ALL= LC_MESSAGES=").out.find("规格"), std::string::npos);
+  EXPECT_NE(gpuplan_test::run_binary(card, "2>&1", "GPUPLAN_LANG= LANG=zh_CN.UTF-8 LC_ALL= LC_MESSAGES=").out.find("规格"), std::string::npos);
+  EXPECT_NE(gpuplan_test::run_binary(card, "2>&1", "GPUPLAN_LANG= LANG=zh_CN.UTF-8 LC_ALL=C LC_MESSAGES=").out.find("Specification"), std::string::npos);
+  EXPECT_NE(gpuplan_test::run_binary(card + " --lang en", "2>&1", "GPUPLAN_LANG=zh").out.find("Specification"), std::string::npos);
+  EXPECT_NE(gpuplan_test::run_binary(card, "2>&1", "GPUPLAN_LANG= LANG=C.UTF-8 LC_ALL= LC_MESSAGES=").out.find("Specification"), std::string::npos);
+  // The market follows the language: a Chinese default prices in CNY.
+  const gpuplan_test::Result train = gpuplan_test::run_binary("train --model llama-3.1-8b --tokens 1T --gpu h800 --gpus 64 --mfu 0.4 --format json", "2>&1",
+                                  "GPUPLAN_LANG=zh");
+  ASSERT_EQ(train.status, 0) << train.out;
+  EXPECT_EQ(nlohmann::json::parse(train.out)["cost"]["currency"], "CNY");
+  const gpuplan_test::Result bad = gpuplan_test::run_binary(card, "2>&1", "GPUPLAN_LANG=fr");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.out, "error: GPUPLAN_LANG must be en or zh (got 'fr').\n");
+}
+
+}  // namespace
+}  // namespace gpuplan

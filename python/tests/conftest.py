@@ -22,6 +22,9 @@ if "GPUPLAN_BINARY" not in os.environ:
     sys.path.insert(0, _built)
     os.environ["PYTHONPATH"] = _built + os.pathsep + os.environ.get("PYTHONPATH", "")
 
+# The CLI's language (and so its default market) follows GPUPLAN_LANG and the
+# locale; the module's answers do not. Compared with the module, the CLI runs in en.
+os.environ["GPUPLAN_LANG"] = "en"
 SOURCE_DIR = Path(os.environ.get("GPUPLAN_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 BINARY = Path(os.environ.get("GPUPLAN_BINARY", SOURCE_DIR / "build" / "gpuplan"))
 SHARED_DIR = Path(os.environ.get("GPUPLAN_SHARED_DIR", SOURCE_DIR.parent / "shared"))

@@ -1,7 +1,11 @@
 #include "common.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
+#include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/input_info.hpp"
 #include "gpuplan/units.hpp"
@@ -11,7 +15,29 @@ namespace gpuplan::cli {
 
 namespace {
 thread_local Lang g_help_lang = Lang::kEn;  // per thread, as the output capture below
+thread_local Lang g_default_lang = Lang::kEn;
 }  // namespace
+
+Lang environment_lang() {
+  if (const char* v = std::getenv("GPUPLAN_LANG"); v && *v) {
+    try {
+      return parse_lang(v);
+    } catch (const InputError&) {
+      throw InputError("GPUPLAN_LANG", fmt::format("GPUPLAN_LANG must be en or zh (got '{}').", v),
+                       fmt::format("GPUPLAN_LANG 须为 en（英文）或 zh（中文）（当前为 '{}'）。", v));
+    }
+  }
+  // POSIX precedence: the first of these that is set and not empty names the locale.
+  for (const char* name : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) continue;
+    const std::string locale = v;
+    return locale.rfind("zh", 0) == 0 ? Lang::kZh : Lang::kEn;
+  }
+  return Lang::kEn;
+}
+
+void set_default_lang(Lang lang) { g_default_lang = lang; }
 
 void set_help_lang(Lang lang) { g_help_lang = lang; }
 Lang help_lang() { return g_help_lang; }
@@ -43,7 +69,10 @@ void localize_help(CLI::App& app) {
 void add_output_options(CLI::App* app, OutputOptions* out) {
   app->add_option("--format", out->format, help_text("Output: table, json, csv or markdown", "输出格式：table、json、csv 或 markdown"))
       ->capture_default_str();
-  app->add_option("--lang", out->lang, help_text("Labels: en or zh (中文)", "语言：en（英文）或 zh（中文）"))->capture_default_str();
+  out->lang = g_default_lang == Lang::kZh ? "zh" : "en";
+  app->add_option("--lang", out->lang, help_text("Labels: en or zh (中文); default: GPUPLAN_LANG, else the locale (zh_*: zh), else en",
+                                                 "语言：en（英文）或 zh（中文）；默认取 GPUPLAN_LANG，否则按系统语言环境（zh_*：zh），否则 en"))
+      ->capture_default_str();
   app->add_option("--gpu-file", out->gpu_file,
                   help_text("JSON file adding or overriding GPUs (format: docs/data-formats.md)", "增加或覆盖 GPU 的 JSON 文件（格式见 docs/data-formats.md）"));
 }

@@ -11,7 +11,7 @@ namespace gpuplan::cli {
 
 struct OutputOptions {
   std::string format = "table";
-  std::string lang = "en";
+  std::string lang = "en";  // add_output_options sets it to default_lang() first
   std::string gpu_file;
 };
 
@@ -27,6 +27,14 @@ void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, Pric
 // commands are declared and sets the language their help texts are taken in;
 // every option is declared once, with both texts: help_text("Number of GPUs", "卡数").
 void set_help_lang(Lang lang);
+
+// The language without --lang: GPUPLAN_LANG (en or zh; another value is bad
+// input naming it), else the locale (LC_ALL, then LC_MESSAGES, then LANG:
+// zh_CN.UTF-8 and the like give zh), else en.
+Lang environment_lang();
+// The --lang default the commands declared after it take (per thread): run_cli
+// sets environment_lang(), run_command (the Python module) en.
+void set_default_lang(Lang lang);
 Lang help_lang();
 std::string help_text(const char* en, const char* zh);
 // Help's own words (Usage, OPTIONS, REQUIRED, the option groups) in the help language.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -48,8 +49,8 @@ std::string app_help() {
       "列出模型：gpuplan models      列出 GPU：gpuplan gpus");
 }
 
-// The language --help is written in: what --lang says on the command line (en when absent or unreadable).
-Lang lang_on_command_line(const std::vector<std::string>& args) {
+// The language --help is written in: what --lang says on the command line (`fallback` when absent, en when unreadable).
+Lang lang_on_command_line(const std::vector<std::string>& args, Lang fallback) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string value;
     if (args[i] == "--lang" && i + 1 < args.size()) value = args[i + 1];
@@ -61,7 +62,7 @@ Lang lang_on_command_line(const std::vector<std::string>& args) {
       return Lang::kEn;
     }
   }
-  return Lang::kEn;
+  return fallback;
 }
 
 // The one command line every caller parses with, its help in `lang`.
@@ -89,10 +90,41 @@ std::string option_named_in(const std::string& message) {
   return message.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
+// A flag the command does not have ("--mfuu", "--seqlen=4096"): the nearest of
+// its own, as a mistyped command gets the nearest commands. Empty unless the
+// parse error is about arguments not expected.
+struct FlagHint {
+  std::string en, zh;
+};
+FlagHint unknown_flag_hint(const CLI::App& app, const CLI::ParseError& e) {
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return {};
+  const auto parsed = app.get_subcommands();
+  if (parsed.empty()) return {};
+  std::vector<std::string> names;
+  for (const CLI::Option* o : parsed.front()->get_options()) {
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  }
+  std::vector<std::string> near;
+  std::istringstream words(std::string(e.what()).substr(std::string(e.what()).find(':') + 1));
+  for (std::string w; words >> w;) {
+    if (w.rfind("--", 0) != 0) continue;
+    w = w.substr(0, w.find('='));
+    for (const std::string& n : closest_names(w, names, 1)) {
+      // A typo keeps the first letter (--mfuu, --seqlen); a name sharing only a
+      // few letters (--gpu for --mfuu) would mislead.
+      if (w.size() > 2 && n.size() > 2 && n[2] != std::tolower(static_cast<unsigned char>(w[2]))) continue;
+      if (std::find(near.begin(), near.end(), n) == near.end()) near.push_back(n);
+    }
+  }
+  if (near.empty()) return {};
+  return {" (did you mean " + join(near, ", ") + "?)", "是否指 " + join(near, "、") + "？"};
+}
+
 }  // namespace
 
 void run_command(const std::vector<std::string>& args, std::string* out) {
   CLI::App app;
+  set_default_lang(Lang::kEn);  // a program's call: its answer does not depend on the caller's locale
   configure(app, Lang::kEn);
   CaptureGuard guard(out);
   const UserGpuScope gpus;  // a --gpu-file applies to this call only, on this thread (issue 31 bug 1)
@@ -107,7 +139,8 @@ void run_command(const std::vector<std::string>& args, std::string* out) {
   } catch (const CLI::CallForVersion&) {
     throw InputError("--version", "--version prints the program's version; it has no result to return.", "--version 只打印版本号，没有结果可返回。");
   } catch (const CLI::ParseError& e) {
-    throw InputError(option_named_in(e.what()), e.what(), parse_error_zh(e));
+    const FlagHint hint = unknown_flag_hint(app, e);
+    throw InputError(option_named_in(e.what()), e.what() + hint.en, parse_error_zh(e) + hint.zh);
   } catch (const nlohmann::json::exception& e) {
     throw InputError("", std::string("malformed JSON input: ") + e.what(), std::string("JSON 输入格式有误：") + e.what());
   }
@@ -115,6 +148,7 @@ void run_command(const std::vector<std::string>& args, std::string* out) {
 
 std::vector<CommandSpec> command_specs() {
   CLI::App app;
+  set_default_lang(Lang::kEn);
   configure(app, Lang::kEn);
   std::vector<CommandSpec> specs;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
@@ -156,8 +190,17 @@ std::vector<DeclaredInputs> declared_inputs() {
 
 int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   CLI::App app;
-  // --lang chooses the help's language and the error sentences' too.
-  const Lang lang = lang_on_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+  // --lang chooses the help's language and the error sentences' too; without
+  // it GPUPLAN_LANG or the locale does (issue 30).
+  Lang env_lang = Lang::kEn;
+  try {
+    env_lang = environment_lang();
+  } catch (const InputError& e) {
+    write_err(err, bad_input_line(e, Lang::kEn));
+    return 2;
+  }
+  set_default_lang(env_lang);
+  const Lang lang = lang_on_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc), env_lang);
   configure(app, lang);
   CaptureGuard guard(out);
   const UserGpuScope gpus;  // a --gpu-file applies to this command only (tests and fuzzing call run_cli many times)
@@ -191,8 +234,9 @@ int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   } catch (const CLI::CallForVersion& e) {
     return exit_with(e);
   } catch (const CLI::ParseError& e) {
-    write_err(err, lang == Lang::kZh ? "错误：" + parse_error_zh(e) + "用法见 gpuplan --help 或 gpuplan <命令> --help。\n"
-                                     : std::string("error: ") + e.what() + " Run 'gpuplan --help' or 'gpuplan <command> --help'.\n");
+    const FlagHint hint = unknown_flag_hint(app, e);
+    write_err(err, lang == Lang::kZh ? "错误：" + parse_error_zh(e) + hint.zh + "用法见 gpuplan --help 或 gpuplan <命令> --help。\n"
+                                     : std::string("error: ") + e.what() + hint.en + " Run 'gpuplan --help' or 'gpuplan <command> --help'.\n");
     return 2;
   } catch (const gpuplan::InputError& e) {
     write_err(err, bad_input_line(e, lang));
