@@ -75,6 +75,10 @@ TEST(HostileInputs, ABatchLargerThanTheDataIsRefused) {
   const auto r = run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--gpu", "h100", "--gpus", "64", "--global-batch", "1e308"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--global-batch"), std::string::npos) << r.err;
+  // Said in sequences, as given: 1T tokens hold 1e12 / 4,096 = 244,140,625 sequences.
+  EXPECT_NE(r.err.find("1e+308 sequences of 4096 tokens exceed the 1e+12 tokens of one epoch; give at most 2.441e+08 sequences."),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("inf"), std::string::npos) << r.err;
   // 1M tokens at 4,096 per sequence: 245 sequences (1,003,520 tokens) are more
   // than the data, 244 (999,424) are one step.
   EXPECT_EQ(run_cli({"train", "--model", "llama-3.1-8b", "--tokens", "1M", "--gpu", "h100", "--gpus", "8", "--global-batch", "245"}).status, 2);

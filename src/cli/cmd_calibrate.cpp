@@ -12,7 +12,8 @@
 #include "gpuplan/calibration.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/train_report.hpp"
+#include "gpuplan/calibrate.hpp"
+#include "report/calibration_report.hpp"
 #include "gpuplan/units.hpp"
 #include "input_flags.hpp"
 
@@ -24,31 +25,6 @@ struct CalibrateFlags {
   CalibrateInputs in;
   std::string save;  // a file to write: the CLI's own
 };
-
-Report calibration_report(const ResolvedLayout& r, const Calibration& c) {
-  Report rep;
-  rep.command = "calibrate";
-  rep.title_en = "Calibration from a trial run";
-  rep.title_zh = "按试跑结果校准";
-  rep.inputs = {{"model", r.model.name}, {"gpu", r.gpu.id}, {"gpus", r.gpus}};
-  Section s{"calibration", "Trial run: predicted vs measured", "试跑：预测与实测", {}, {}, {}};
-  s.rows.push_back(Row{"predicted_step_s", "Predicted step (uncalibrated)", "预测单步时间（未校准）", c.predicted_step_s, Unit::kSeconds, ""});
-  s.rows.push_back(Row{"measured_step_s", "Measured step", "实测单步时间", c.measured_step_s, Unit::kSeconds, ""});
-  s.rows.push_back(Row{"step_error", "Prediction error (predicted / measured − 1)", "预测误差", c.step_error, Unit::kFraction, ""});
-  s.rows.push_back(Row{"gemm_ceiling", "Fitted GEMM efficiency ceiling", "拟合的 GEMM 效率上限", c.gemm_ceiling, Unit::kFraction,
-                       c.step_clamped ? "(clamped: the layout alone cannot explain the measurement)" : ""});
-  if (c.step_clamped) s.rows.back().text_zh = "（已截断：仅凭并行方案解释不了实测值）";
-  if (c.measured_peak_bytes > 0) {
-    s.rows.push_back(Row{"predicted_peak_bytes", "Predicted peak memory", "预测显存峰值", c.predicted_peak_bytes, Unit::kBytes, ""});
-    s.rows.push_back(Row{"measured_peak_bytes", "Measured peak memory", "实测显存峰值", c.measured_peak_bytes, Unit::kBytes, ""});
-    s.rows.push_back(Row{"memory_error", "Memory prediction error", "显存预测误差", c.memory_error, Unit::kFraction, ""});
-    s.rows.push_back(Row{"fragmentation", "Fitted memory overhead (fraction of allocated)", "拟合的显存额外开销", c.fragmentation, Unit::kFraction,
-                         c.memory_clamped ? "(the model over-predicts even with no overhead; kept at 0)" : ""});
-    if (c.memory_clamped) s.rows.back().text_zh = "（不加额外开销时模型已高估，取 0）";
-  }
-  rep.sections.push_back(s);
-  return rep;
-}
 
 // --save's file, whole or not at all: the text goes to a temporary file in
 // the same folder, is flushed and checked, and is renamed over the target
@@ -95,38 +71,9 @@ void save_calibration_file(const std::string& path, const std::string& text, con
 void run(const CalibrateFlags& flags) {
   load_gpu_file(flags.out);
   const CalibrateInputs& f = flags.in;
-  const ResolvedLayout r = resolve_layout(f.layout);
-  TrialMeasurement t;
-  t.step_s = f.step_time;
-  t.tokens_per_s_per_gpu = f.tokens_per_s_per_gpu;
-  if (f.peak_memory_gib) t.peak_memory_bytes = *f.peak_memory_gib * kGiB;
-  const Calibration c = calibrate(r.model, r.layout, r.gpu, t);
-  Report rep = calibration_report(r, c);
-  if (f.tokens) {
-    // Re-plan the full run with the calibrated model.
-    TrainRequest tr;
-    tr.model = f.layout.model;
-    tr.gpu = r.gpu.id;
-    tr.workload.tokens = parse_optional_count(f.tokens, "--tokens");
-    tr.workload.seq_len = r.layout.seq_len;
-    tr.precision = r.layout.precision;
-    tr.gpus = f.full_gpus ? parse_optional_count(f.full_gpus, "--full-gpus") : std::optional<double>(static_cast<double>(r.gpus));
-    if (f.deadline) {
-      tr.deadline_s = parse_duration_s(*f.deadline, "--deadline");
-      if (!f.full_gpus) tr.gpus.reset();
-    }
-    tr.calibration = c;
-    const Report full = train_report(tr);
-    for (const Section& s : full.sections) {
-      Section copy = s;
-      copy.key = "full_run_" + s.key;
-      copy.en = "Full run: " + s.en;
-      copy.zh = "完整训练：" + s.zh;
-      rep.sections.push_back(copy);
-    }
-    for (const Note& n : full.assumptions) rep.assumptions.push_back(n);
-    for (const Note& n : full.warnings) rep.warnings.push_back(n);
-  }
+  const CalibrationRun run = run_calibration(f);
+  const Calibration& c = run.calibration;
+  Report rep = calibration_report(run);
   // Written last, once every input has been read and every estimate made: a
   // bad flag leaves the old file as it was.
   if (const std::string& save = flags.save; !save.empty()) {

@@ -47,16 +47,25 @@ Workload make_workload(const WorkloadInput& in) {
   const double per_sequence = in.tokens_per_sample.value_or(static_cast<double>(in.seq_len));
   if (w.batch_tokens > 0 && w.tokens_per_epoch < per_sequence && !(w.batch_tokens <= w.tokens_per_epoch)) {
     // Less data than one sequence: no batch can be a whole step of it.
-    const std::string field = std::string("--") + (w.tokens_from == "dataset_bytes" ? "dataset-bytes" : w.tokens_from);
+    const std::string field = std::string("--") + (std::string(w.tokens_from) == "dataset_bytes" ? "dataset-bytes" : w.tokens_from);
     throw InputError(field, fmt::format("{}: {:.4g} tokens are fewer than one sequence of {:.4g} tokens (--seq-len).", field, w.tokens_per_epoch, per_sequence),
                      fmt::format("{}：{:.4g} 个 token 还不到一条 {:.4g} token 的序列（--seq-len）。", field, w.tokens_per_epoch, per_sequence));
   }
   if (w.batch_tokens > 0 && !(w.batch_tokens <= w.tokens_per_epoch)) {
     // A step cannot take more tokens than the data holds (1e308 sequences made
     // a run of 0 optimizer steps, issue 30).
+    // Said in the unit the batch was given in (1e308 sequences once read "inf tokens").
     const char* field = in.global_batch_seqs ? "--global-batch" : "--batch-tokens";
-    throw InputError(field, fmt::format("{}: a step of {:.4g} tokens exceeds the {:.4g} tokens of one epoch; give a batch of at most that many tokens.", field,
-                                        w.batch_tokens, w.tokens_per_epoch),
+    if (in.global_batch_seqs) {
+      const double most = std::floor(w.tokens_per_epoch / per_sequence);
+      throw InputError(field,
+                       fmt::format("{}: {:.4g} sequences of {:.4g} tokens exceed the {:.4g} tokens of one epoch; give at most {:.4g} sequences.",
+                                   field, *in.global_batch_seqs, per_sequence, w.tokens_per_epoch, most),
+                       fmt::format("{}：{:.4g} 条 {:.4g} token 的序列超过了一个 epoch 的 {:.4g} 个 token；最多给 {:.4g} 条序列。",
+                                   field, *in.global_batch_seqs, per_sequence, w.tokens_per_epoch, most));
+    }
+    throw InputError(field, fmt::format("{}: a step of {:.4g} tokens exceeds the {:.4g} tokens of one epoch; give a batch of at most that many tokens.",
+                                        field, w.batch_tokens, w.tokens_per_epoch),
                      fmt::format("{}：每步 {:.4g} 个 token，超过了一个 epoch 的 {:.4g} 个 token；批大小最多取这么多 token。", field, w.batch_tokens,
                                  w.tokens_per_epoch));
   }

@@ -17,109 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-// Every property of the format, in the order docs/frameworks.md lists them.
-const std::vector<std::string>& property_keys() {
-  static const std::vector<std::string> keys = {
-      "parallel", "zero_stages", "hsdp", "zero_default", "sequence_parallel", "sequence_parallel_default",
-      "recompute_default", "recompute_selective", "attention", "elementwise", "compile_default", "loss",
-      "tp_comm_overlap", "dp_comm_overlap_default", "zero3_gather_unit", "zero3_prefetch", "grad_accum_dtype",
-      "master_weights", "pipeline_schedules", "uneven_stages", "fp8_gemms", "cuda_graphs", "optimizer_in_backward",
-      "cpu_offload", "export", "memory_reported", "zero3_keep_gathered_with_pp", "pipeline_microbatches", "pipeline_schedule_choice", "recompute_choice", "zero3_gather_per_rank_copies", "fp8_scaling", "host_calls_per_layer", "gradient_accumulation", "cp_exchange", "tp_grad_comm_async", "zero_max_with_pp", "optimizer_loop", "zero2_mode", "loss_bytes_per_logit", "loss_bytes_per_logit_tp", "pipeline_keeps_outputs", "recompute_none", "tp_saved_input", "moe_parallel_folding", "expert_tp_default", "pipeline_layouts"};
-  return keys;
-}
 
-// Properties a file may leave out, with the value they then take.
-bool optional_property(const std::string& key, std::string* default_text) {
-  if (key == "memory_reported") {
-    *default_text = "none";
-    return true;
-  }
-  if (key == "zero3_keep_gathered_with_pp") {
-    *default_text = "false";
-    return true;
-  }
-  if (key == "pipeline_microbatches") {
-    *default_text = "tunable";
-    return true;
-  }
-  if (key == "pipeline_schedule_choice") {
-    *default_text = "tunable";
-    return true;
-  }
-  if (key == "recompute_choice") {
-    *default_text = "tunable";
-    return true;
-  }
-  if (key == "zero3_gather_per_rank_copies") {
-    *default_text = "false";
-    return true;
-  }
-  if (key == "fp8_scaling") {
-    *default_text = "delayed";
-    return true;
-  }
-  if (key == "host_calls_per_layer") {
-    *default_text = "0";
-    return true;
-  }
-  if (key == "gradient_accumulation") {
-    *default_text = "true";
-    return true;
-  }
-  if (key == "cp_exchange") {
-    *default_text = "p2p_ring";
-    return true;
-  }
-  if (key == "tp_grad_comm_async") {
-    *default_text = "false";
-    return true;
-  }
-  if (key == "loss_bytes_per_logit") {
-    *default_text = "10";
-    return true;
-  }
-  if (key == "loss_bytes_per_logit_tp") {
-    *default_text = "as loss_bytes_per_logit";
-    return true;
-  }
-  if (key == "pipeline_keeps_outputs") {
-    *default_text = "false";
-    return true;
-  }
-  if (key == "zero_max_with_pp") {
-    *default_text = "3";
-    return true;
-  }
-  if (key == "optimizer_loop") {
-    *default_text = "foreach";
-    return true;
-  }
-  if (key == "zero2_mode") {
-    *default_text = "bucketed";
-    return true;
-  }
-  if (key == "recompute_none") {
-    *default_text = "true";
-    return true;
-  }
-  if (key == "tp_saved_input") {
-    *default_text = "sharded";
-    return true;
-  }
-  if (key == "moe_parallel_folding") {
-    *default_text = "false";
-    return true;
-  }
-  if (key == "expert_tp_default") {
-    *default_text = "tp";
-    return true;
-  }
-  if (key == "pipeline_layouts") {
-    *default_text = "none";
-    return true;
-  }
-  return false;
-}
 
 template <class E>
 E pick(const json& v, const std::string& where, const std::vector<std::pair<const char*, E>>& allowed) {
@@ -179,178 +77,323 @@ std::string display(const json& v) {
   return v.dump();
 }
 
+// Every property of the format, declared once, in the order docs/frameworks.md
+// lists them: its key, the value a file that leaves it out takes (nullptr:
+// every profile states it), and how its JSON value sets the profile; each
+// error names the property's place in the file (`where`).
+using Setter = void (*)(FrameworkProfile& p, const json& v, const std::string& where);
+struct Property {
+  const char* key;
+  const char* default_text;
+  Setter set;
+};
+
+constexpr Property kProperties[] = {
+  {"parallel", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      const auto dims = strings(v, where, {"tp", "pp", "dp", "cp", "ep", "vp"});
+      auto has = [&](const char* d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+      p.tp = has("tp"), p.pp = has("pp"), p.dp = has("dp"), p.cp = has("cp"), p.ep = has("ep"), p.vp = has("vp");
+    }},
+  {"zero_stages", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_array() || v.empty()) throw InputError("framework", where + " must be a non-empty list of 0-3.", where + " 须为非空列表，元素取 0 到 3。");
+      p.zero_stages.clear();
+      for (const json& x : v) {
+        if (!x.is_number_integer() || x.get<int>() < 0 || x.get<int>() > 3) throw InputError("framework", where + " may hold only 0, 1, 2, 3.", where + " 只能包含 0、1、2、3。");
+        p.zero_stages.push_back(x.get<int>());
+      }
+    }},
+  {"hsdp", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.hsdp = boolean(v, where);
+    }},
+  {"zero_default", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
+      p.zero_default = v.get<int>();
+    }},
+  {"sequence_parallel", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.sequence_parallel = pick<SequenceParallelMode>(
+          v, where, {{"with_tp", SequenceParallelMode::kWithTp}, {"optional", SequenceParallelMode::kOptional}, {"none", SequenceParallelMode::kNone}});
+    }},
+  {"sequence_parallel_default", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.sequence_parallel_default = boolean(v, where);
+    }},
+  {"recompute_default", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.recompute_default = pick<Recompute>(v, where, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
+    }},
+  {"recompute_selective", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.recompute_selective = pick<SelectiveRecompute>(v, where,
+                                                       {{"attention_core", SelectiveRecompute::kAttentionCore},
+                                                        {"op", SelectiveRecompute::kOp},
+                                                        {"layer", SelectiveRecompute::kLayer},
+                                                        {"minimal", SelectiveRecompute::kSaveDots},
+                                                        {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
+                                                        {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
+                                                        {"none", SelectiveRecompute::kNone}});
+    }},
+  {"attention", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.attention = pick<AttentionKernel>(v, where,
+                                          {{"materialised", AttentionKernel::kMaterialised},
+                                           {"flash2", AttentionKernel::kFlash2},
+                                           {"flash3", AttentionKernel::kFlash3},
+                                           {"cudnn", AttentionKernel::kCudnn},
+                                           {"sdpa", AttentionKernel::kSdpa},
+                                           {"npu_fusion", AttentionKernel::kNpuFusion}});
+    }},
+  {"elementwise", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.elementwise = pick<ElementwiseMode>(
+          v, where, {{"fused", ElementwiseMode::kFused}, {"compiled", ElementwiseMode::kCompiled}, {"eager", ElementwiseMode::kEager}});
+    }},
+  {"compile_default", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.compile_default = boolean(v, where);
+    }},
+  {"loss", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.loss = pick<LossKernel>(v, where, {{"full", LossKernel::kFull}, {"fused", LossKernel::kFused}, {"chunked", LossKernel::kChunked}, {"vocab_parallel", LossKernel::kVocabParallel}});
+    }},
+  {"tp_comm_overlap", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      const Availability a = pick<Availability>(
+          v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
+      p.tp_comm_overlap = a;
+    }},
+  {"dp_comm_overlap_default", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.dp_comm_overlap_default = boolean(v, where);
+    }},
+  {"zero3_gather_unit", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.zero3_gather_unit = pick<GatherUnit>(v, where, {{"block", GatherUnit::kBlock}, {"module", GatherUnit::kModule}, {"none", GatherUnit::kNone}});
+    }},
+  {"zero3_prefetch", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.zero3_prefetch = boolean(v, where);
+    }},
+  {"grad_accum_dtype", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.grad_accum_dtype = pick<GradAccumDtype>(v, where, {{"fp32", GradAccumDtype::kFp32}, {"bf16", GradAccumDtype::kBf16}, {"param", GradAccumDtype::kParam}});
+    }},
+  {"master_weights", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.master_weights_fp32 = pick<bool>(v, where, {{"fp32", true}, {"none", false}});
+    }},
+  {"pipeline_schedules", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.pipeline_schedules = strings(v, where, {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe"});
+    }},
+  {"uneven_stages", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.uneven_stages = boolean(v, where);
+    }},
+  {"fp8_gemms", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.fp8_gemms = pick<Fp8Gemms>(v, where, {{"none", Fp8Gemms::kNone}, {"linear", Fp8Gemms::kLinear}, {"linear_and_experts", Fp8Gemms::kLinearAndExperts}});
+    }},
+  {"cuda_graphs", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      const Availability a = pick<Availability>(
+          v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
+      p.cuda_graphs = a;
+    }},
+  {"optimizer_in_backward", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.optimizer_in_backward = boolean(v, where);
+    }},
+  {"cpu_offload", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.cpu_offload = strings(v, where, {"parameters", "gradients", "optimizer", "activations"});
+    }},
+  {"export", nullptr,
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.export_format = pick<ExportFormat>(v, where,
+                                           {{"megatron", ExportFormat::kMegatron},
+                                            {"deepspeed", ExportFormat::kDeepSpeed},
+                                            {"torchtitan", ExportFormat::kTorchtitan},
+                                            {"none", ExportFormat::kNone}});
+    }},
+  {"memory_reported", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.memory_reported = pick<MemoryMetric>(v, where,
+                                             {{"allocated", MemoryMetric::kAllocated},
+                                              {"reserved", MemoryMetric::kReserved},
+                                              {"device", MemoryMetric::kDevice},
+                                              {"none", MemoryMetric::kNone}});
+    }},
+  {"zero3_keep_gathered_with_pp", "false",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.zero3_keep_gathered_with_pp = boolean(v, where);
+    }},
+  {"pipeline_microbatches", "tunable",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.microbatches_default_stages = pick<bool>(v, where, {{"stages", true}, {"tunable", false}});
+    }},
+  {"pipeline_schedule_choice", "tunable",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+    }},
+  {"recompute_choice", "tunable",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
+    }},
+  {"zero3_gather_per_rank_copies", "false",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.zero3_gather_copies_per_rank = boolean(v, where);
+    }},
+  {"fp8_scaling", "delayed",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
+    }},
+  {"host_calls_per_layer", "0",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 10000) {
+        throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 0 到 10000 之间的整数调用次数（输入为 {}）。", where, v.dump()));
+      }
+      p.host_calls_per_layer = v.get<int>();
+    }},
+  {"gradient_accumulation", "true",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.gradient_accumulation = boolean(v, where);
+    }},
+  {"cp_exchange", "p2p_ring",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing},
+                                                  {"pytorch_allgather", CpExchange::kPytorchAllGather},
+                                                  {"ulysses_all_to_all", CpExchange::kUlysses},
+                                                  {"ulysses_all_to_all_repeat_kv", CpExchange::kUlyssesRepeatKv},
+                                                  {"ulysses_all_to_all_mha", CpExchange::kUlyssesMha}});
+    }},
+  {"tp_grad_comm_async", "false",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.tp_grad_comm_async = boolean(v, where);
+    }},
+  {"zero_max_with_pp", "3",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
+      p.zero_max_with_pp = v.get<int>();
+    }},
+  {"optimizer_loop", "foreach",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});
+    }},
+  {"zero2_mode", "bucketed",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.zero2_per_unit = pick<bool>(v, where, {{"bucketed", false}, {"fsdp_unit", true}});
+    }},
+  {"loss_bytes_per_logit", "10",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
+      if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
+        throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
+      }
+      p.loss_bytes_per_logit = v.get<double>();
+    }},
+  {"loss_bytes_per_logit_tp", "as loss_bytes_per_logit",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
+      if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
+        throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
+      }
+      p.loss_bytes_per_logit_tp = v.get<double>();
+    }},
+  {"pipeline_keeps_outputs", "false",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.pipeline_keeps_outputs = boolean(v, where);
+    }},
+  {"recompute_none", "true",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.recompute_none = boolean(v, where);
+    }},
+  {"tp_saved_input", "sharded",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.tp_saves_gathered_input = pick<bool>(v, where, {{"sharded", false}, {"gathered", true}});
+    }},
+  {"moe_parallel_folding", "false",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.moe_parallel_folding = boolean(v, where);
+    }},
+  {"expert_tp_default", "tp",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (v.is_string() && v.get<std::string>() == "tp") {
+        p.expert_tp_default = 0;
+      } else if (v.is_number_integer() && v.get<int>() >= 1 && v.get<int>() <= 1024) {
+        p.expert_tp_default = v.get<int>();
+      } else {
+        throw InputError("framework", fmt::format("{} must be \"tp\" or a degree from 1 to 1024 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 \"tp\" 或 1 到 1024 的并行度（输入为 {}）。", where, v.dump()));
+      }
+    }},
+  {"pipeline_layouts", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // {"<model id>": {"<pp×vp stages>": "<Megatron layout string>"}}; each string
+      // must parse (parse_pipeline_layout) into that many stages.
+      if (!v.is_object()) throw InputError("framework", where + " must be an object of model ids.", where + " 须为以模型 id 为键的对象。");
+      p.pipeline_layouts.clear();
+      for (const auto& [model, by_stages] : v.items()) {
+        if (!by_stages.is_object()) throw InputError("framework", fmt::format("{}.{} must be an object of stage counts.", where, model), fmt::format("{}.{} 须为以段数为键的对象。", where, model));
+        for (const auto& [stages, layout] : by_stages.items()) {
+          const std::string at = fmt::format("{}.{}.{}", where, model, stages);
+          int n = 0;
+          try {
+            n = std::stoi(stages);
+          } catch (const std::exception&) {
+          }
+          if (n < 1 || std::to_string(n) != stages || !layout.is_string()) {
+            throw InputError("framework", at + ": keys are stage counts, values layout strings.", at + "：键为段数，值为分段串。");
+          }
+          if (parse_pipeline_layout(layout.get<std::string>()).size() != static_cast<size_t>(n)) {
+            throw InputError("framework", at + ": the layout does not have that many stages.", at + "：分段串的段数与键不符。");
+          }
+          p.pipeline_layouts[normalize_name(model)][n] = layout.get<std::string>();
+        }
+      }
+    }},
+};
+
+const Property* find_property(const std::string& key) {
+  for (const Property& p : kProperties) {
+    if (key == p.key) return &p;
+  }
+  return nullptr;
+}
+
+// Every property's key, in the table's order.
+const std::vector<std::string>& property_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const Property& p : kProperties) out.push_back(p.key);
+    return out;
+  }();
+  return keys;
+}
+
+// Properties a file may leave out, with the value they then take.
+bool optional_property(const std::string& key, std::string* default_text) {
+  const Property* p = find_property(key);
+  if (!p || !p->default_text) return false;
+  *default_text = p->default_text;
+  return true;
+}
+
 // Sets one property of `p` from its JSON value.
 void set_property(FrameworkProfile& p, const std::string& key, const json& v, const std::string& where) {
-  if (key == "parallel") {
-    const auto dims = strings(v, where, {"tp", "pp", "dp", "cp", "ep", "vp"});
-    auto has = [&](const char* d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
-    p.tp = has("tp"), p.pp = has("pp"), p.dp = has("dp"), p.cp = has("cp"), p.ep = has("ep"), p.vp = has("vp");
-  } else if (key == "zero_stages") {
-    if (!v.is_array() || v.empty()) throw InputError("framework", where + " must be a non-empty list of 0-3.", where + " 须为非空列表，元素取 0 到 3。");
-    p.zero_stages.clear();
-    for (const json& x : v) {
-      if (!x.is_number_integer() || x.get<int>() < 0 || x.get<int>() > 3) throw InputError("framework", where + " may hold only 0, 1, 2, 3.", where + " 只能包含 0、1、2、3。");
-      p.zero_stages.push_back(x.get<int>());
-    }
-  } else if (key == "hsdp") {
-    p.hsdp = boolean(v, where);
-  } else if (key == "zero_default") {
-    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
-    p.zero_default = v.get<int>();
-  } else if (key == "sequence_parallel") {
-    p.sequence_parallel = pick<SequenceParallelMode>(
-        v, where, {{"with_tp", SequenceParallelMode::kWithTp}, {"optional", SequenceParallelMode::kOptional}, {"none", SequenceParallelMode::kNone}});
-  } else if (key == "sequence_parallel_default") {
-    p.sequence_parallel_default = boolean(v, where);
-  } else if (key == "recompute_default") {
-    p.recompute_default = pick<Recompute>(v, where, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
-  } else if (key == "recompute_selective") {
-    p.recompute_selective = pick<SelectiveRecompute>(v, where,
-                                                     {{"attention_core", SelectiveRecompute::kAttentionCore},
-                                                      {"op", SelectiveRecompute::kOp},
-                                                      {"layer", SelectiveRecompute::kLayer},
-                                                      {"minimal", SelectiveRecompute::kSaveDots},
-                                                      {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
-                                                      {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
-                                                      {"none", SelectiveRecompute::kNone}});
-  } else if (key == "attention") {
-    p.attention = pick<AttentionKernel>(v, where,
-                                        {{"materialised", AttentionKernel::kMaterialised},
-                                         {"flash2", AttentionKernel::kFlash2},
-                                         {"flash3", AttentionKernel::kFlash3},
-                                         {"cudnn", AttentionKernel::kCudnn},
-                                         {"sdpa", AttentionKernel::kSdpa},
-                                         {"npu_fusion", AttentionKernel::kNpuFusion}});
-  } else if (key == "elementwise") {
-    p.elementwise = pick<ElementwiseMode>(
-        v, where, {{"fused", ElementwiseMode::kFused}, {"compiled", ElementwiseMode::kCompiled}, {"eager", ElementwiseMode::kEager}});
-  } else if (key == "compile_default") {
-    p.compile_default = boolean(v, where);
-  } else if (key == "loss") {
-    p.loss = pick<LossKernel>(v, where, {{"full", LossKernel::kFull}, {"fused", LossKernel::kFused}, {"chunked", LossKernel::kChunked}, {"vocab_parallel", LossKernel::kVocabParallel}});
-  } else if (key == "tp_comm_overlap" || key == "cuda_graphs") {
-    const Availability a = pick<Availability>(
-        v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
-    (key == "tp_comm_overlap" ? p.tp_comm_overlap : p.cuda_graphs) = a;
-  } else if (key == "dp_comm_overlap_default") {
-    p.dp_comm_overlap_default = boolean(v, where);
-  } else if (key == "zero3_gather_unit") {
-    p.zero3_gather_unit = pick<GatherUnit>(v, where, {{"block", GatherUnit::kBlock}, {"module", GatherUnit::kModule}, {"none", GatherUnit::kNone}});
-  } else if (key == "zero3_prefetch") {
-    p.zero3_prefetch = boolean(v, where);
-  } else if (key == "grad_accum_dtype") {
-    p.grad_accum_dtype = pick<GradAccumDtype>(v, where, {{"fp32", GradAccumDtype::kFp32}, {"bf16", GradAccumDtype::kBf16}, {"param", GradAccumDtype::kParam}});
-  } else if (key == "master_weights") {
-    p.master_weights_fp32 = pick<bool>(v, where, {{"fp32", true}, {"none", false}});
-  } else if (key == "pipeline_schedules") {
-    p.pipeline_schedules = strings(v, where, {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe"});
-  } else if (key == "uneven_stages") {
-    p.uneven_stages = boolean(v, where);
-  } else if (key == "fp8_gemms") {
-    p.fp8_gemms = pick<Fp8Gemms>(v, where, {{"none", Fp8Gemms::kNone}, {"linear", Fp8Gemms::kLinear}, {"linear_and_experts", Fp8Gemms::kLinearAndExperts}});
-  } else if (key == "optimizer_in_backward") {
-    p.optimizer_in_backward = boolean(v, where);
-  } else if (key == "cpu_offload") {
-    p.cpu_offload = strings(v, where, {"parameters", "gradients", "optimizer", "activations"});
-  } else if (key == "memory_reported") {
-    p.memory_reported = pick<MemoryMetric>(v, where,
-                                           {{"allocated", MemoryMetric::kAllocated},
-                                            {"reserved", MemoryMetric::kReserved},
-                                            {"device", MemoryMetric::kDevice},
-                                            {"none", MemoryMetric::kNone}});
-  } else if (key == "zero3_keep_gathered_with_pp") {
-    p.zero3_keep_gathered_with_pp = boolean(v, where);
-  } else if (key == "gradient_accumulation") {
-    p.gradient_accumulation = boolean(v, where);
-  } else if (key == "pipeline_schedule_choice") {
-    p.interleaving_opt_in = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
-  } else if (key == "host_calls_per_layer") {
-    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 10000) {
-      throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()),
-                       fmt::format("{} 须为 0 到 10000 之间的整数调用次数（输入为 {}）。", where, v.dump()));
-    }
-    p.host_calls_per_layer = v.get<int>();
-  } else if (key == "loss_bytes_per_logit" || key == "loss_bytes_per_logit_tp") {
-    // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
-    if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
-      throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
-                       fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
-    }
-    if (key == "loss_bytes_per_logit") p.loss_bytes_per_logit = v.get<double>();
-    else p.loss_bytes_per_logit_tp = v.get<double>();
-  } else if (key == "pipeline_keeps_outputs") {
-    p.pipeline_keeps_outputs = boolean(v, where);
-  } else if (key == "tp_saved_input") {
-    p.tp_saves_gathered_input = pick<bool>(v, where, {{"sharded", false}, {"gathered", true}});
-  } else if (key == "cp_exchange") {
-    p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing},
-                                                {"pytorch_allgather", CpExchange::kPytorchAllGather},
-                                                {"ulysses_all_to_all", CpExchange::kUlysses},
-                                                {"ulysses_all_to_all_repeat_kv", CpExchange::kUlyssesRepeatKv},
-                                                {"ulysses_all_to_all_mha", CpExchange::kUlyssesMha}});
-  } else if (key == "fp8_scaling") {
-    p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
-  } else if (key == "zero3_gather_per_rank_copies") {
-    p.zero3_gather_copies_per_rank = boolean(v, where);
-  } else if (key == "tp_grad_comm_async") {
-    p.tp_grad_comm_async = boolean(v, where);
-  } else if (key == "zero_max_with_pp") {
-    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
-    p.zero_max_with_pp = v.get<int>();
-  } else if (key == "zero2_mode") {
-    p.zero2_per_unit = pick<bool>(v, where, {{"bucketed", false}, {"fsdp_unit", true}});
-  } else if (key == "optimizer_loop") {
-    p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});
-  } else if (key == "recompute_none") {
-    p.recompute_none = boolean(v, where);
-  } else if (key == "recompute_choice") {
-    p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
-  } else if (key == "pipeline_microbatches") {
-    p.microbatches_default_stages = pick<bool>(v, where, {{"stages", true}, {"tunable", false}});
-  } else if (key == "moe_parallel_folding") {
-    p.moe_parallel_folding = boolean(v, where);
-  } else if (key == "expert_tp_default") {
-    if (v.is_string() && v.get<std::string>() == "tp") {
-      p.expert_tp_default = 0;
-    } else if (v.is_number_integer() && v.get<int>() >= 1 && v.get<int>() <= 1024) {
-      p.expert_tp_default = v.get<int>();
-    } else {
-      throw InputError("framework", fmt::format("{} must be \"tp\" or a degree from 1 to 1024 (got {}).", where, v.dump()),
-                       fmt::format("{} 须为 \"tp\" 或 1 到 1024 的并行度（输入为 {}）。", where, v.dump()));
-    }
-  } else if (key == "pipeline_layouts") {
-    // {"<model id>": {"<pp×vp stages>": "<Megatron layout string>"}}; each string
-    // must parse (parse_pipeline_layout) into that many stages.
-    if (!v.is_object()) throw InputError("framework", where + " must be an object of model ids.", where + " 须为以模型 id 为键的对象。");
-    p.pipeline_layouts.clear();
-    for (const auto& [model, by_stages] : v.items()) {
-      if (!by_stages.is_object()) throw InputError("framework", fmt::format("{}.{} must be an object of stage counts.", where, model), fmt::format("{}.{} 须为以段数为键的对象。", where, model));
-      for (const auto& [stages, layout] : by_stages.items()) {
-        const std::string at = fmt::format("{}.{}.{}", where, model, stages);
-        int n = 0;
-        try {
-          n = std::stoi(stages);
-        } catch (const std::exception&) {
-        }
-        if (n < 1 || std::to_string(n) != stages || !layout.is_string()) {
-          throw InputError("framework", at + ": keys are stage counts, values layout strings.", at + "：键为段数，值为分段串。");
-        }
-        if (parse_pipeline_layout(layout.get<std::string>()).size() != static_cast<size_t>(n)) {
-          throw InputError("framework", at + ": the layout does not have that many stages.", at + "：分段串的段数与键不符。");
-        }
-        p.pipeline_layouts[normalize_name(model)][n] = layout.get<std::string>();
-      }
-    }
-  } else if (key == "export") {
-    p.export_format = pick<ExportFormat>(v, where,
-                                         {{"megatron", ExportFormat::kMegatron},
-                                          {"deepspeed", ExportFormat::kDeepSpeed},
-                                          {"torchtitan", ExportFormat::kTorchtitan},
-                                          {"none", ExportFormat::kNone}});
-  } else {
-    throw InputError("framework", fmt::format("{}: unknown property (data/frameworks/README.md lists them).", where),
-                     fmt::format("{}：未知属性（data/frameworks/README.md 列出全部属性）。", where));
+  if (const Property* prop = find_property(key)) {
+    prop->set(p, v, where);
+    return;
   }
+  throw InputError("framework", fmt::format("{}: unknown property (data/frameworks/README.md lists them).", where),
+                   fmt::format("{}：未知属性（data/frameworks/README.md 列出全部属性）。", where));
 }
 
 std::string text(const json& j, const char* key, const std::string& where, bool required = true) {

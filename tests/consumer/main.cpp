@@ -4,11 +4,7 @@
 //   memory_peak_bytes <number>
 // for the CTest driver to compare with `gpuplan train/memory --format json`,
 // and exits 1 when a number disagrees with its derivation below.
-#include <gpuplan/hardware.hpp>
-#include <gpuplan/layout.hpp>
-#include <gpuplan/memory.hpp>
-#include <gpuplan/model.hpp>
-#include <gpuplan/train_estimate.hpp>
+#include <gpuplan/gpuplan.hpp>  // the umbrella header: every entry point
 
 #include <cmath>
 #include <cstdio>

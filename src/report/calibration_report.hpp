@@ -1,0 +1,12 @@
+// `gpuplan calibrate`'s report (src/report/calibration_report.cpp).
+#pragma once
+#include "gpuplan/calibrate.hpp"
+#include "gpuplan/report.hpp"
+
+namespace gpuplan {
+
+// The trial run predicted against measured and the fitted factors; with a
+// full run, its sections ("full_run_<key>"), assumptions and warnings after them.
+Report calibration_report(const CalibrationRun& run);
+
+}  // namespace gpuplan
