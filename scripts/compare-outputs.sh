@@ -8,6 +8,7 @@
 #   bash scripts/compare-outputs.sh build/gpuplan /tmp/after && diff -r /tmp/before /tmp/after
 set -uo pipefail
 export GPUPLAN_LANG=en  # the language without --lang follows it (else the locale)
+export GPUPLAN_TODAY="${GPUPLAN_TODAY:-2026-12-03}"  # price listings age against it (stale after 12 months)
 bin="$(realpath "$1")"; out="$2"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"

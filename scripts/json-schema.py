@@ -97,6 +97,9 @@ def describe(key: str, in_money_object: bool = False) -> Optional[str]:
     return None
 
 
+ONLY_WHEN_KNOWN = {"cost", "rent_options"}
+
+
 class Shape:
     """What was seen at one place of the documents."""
 
@@ -158,6 +161,10 @@ class Shape:
                 out["properties"].setdefault("pipeline_layout", {"type": "string"})
                 out["properties"] = dict(sorted(out["properties"].items()))
             req = sorted(k for k, n in self.key_counts.items() if n == self.seen_objects)
+            if key == "":
+                # A top-level section present only when its numbers are known (a GPU with no rental
+                # listing and no --price has no cost): never required, whichever GPUs the seeds drew.
+                req = [k for k in req if k not in ONLY_WHEN_KNOWN]
             if req:
                 out["required"] = req
             out["additionalProperties"] = False

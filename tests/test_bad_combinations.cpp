@@ -119,3 +119,51 @@ TEST(BadCombinations, RoughEdges) {
 }
 
 }  // namespace
+
+// Issue 30: a deadline no GPU count can meet blames the deadline and says the
+// shortest one that could be met, not "no layout fits ... (0 to 0 GPUs)".
+TEST(BadCombinations, ADeadlineTooShortForAnyGpuCountSaysTheShortestPossible) {
+  const Result r = run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100 --deadline 1s", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("--deadline: 1.00 s is too short"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0 to 0"), std::string::npos) << r.out;
+  // The shortest deadline is the run's FLOPs × (1 + comm margin) over 10,000,000 GPUs at the best
+  // published hopper MFU (48%) of 989 TFLOP/s; the message states both the count needed and it, and
+  // the count it needs is the same work over the 1-s deadline: count = shortest / 1 s × 10,000,000.
+  const size_t at = r.out.find("needs ");
+  const size_t least = r.out.find("allow at least ");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_NE(least, std::string::npos);
+  std::string count = r.out.substr(at + 6, r.out.find(' ', at + 6) - at - 6);
+  count.erase(std::remove(count.begin(), count.end(), ','), count.end());
+  const double shortest_s = std::stod(r.out.substr(least + 15));
+  EXPECT_NEAR(std::stod(count), shortest_s * 1e7, 0.01 * std::stod(count));
+  // In Chinese too, one sentence naming --deadline.
+  const Result z = run_binary("train --model llama-3.1-8b --tokens 1T --gpu h100 --deadline 1s --lang zh", "2>&1");
+  EXPECT_EQ(z.status, 2);
+  EXPECT_NE(z.out.find("--deadline：1.00 秒"), std::string::npos) << z.out;
+}
+
+// Issue 30: memory with pipeline stages and no --global-batch takes the ~4M-token
+// batch plan takes, so the first stage holds pp micro-batches as a real 1F1B run does.
+TEST(BadCombinations, MemoryWithPipelineStagesFillsThePipelineByDefault) {
+  const Result r = run_binary("memory --model llama-3.1-70b --gpu h100 --tp 8 --pp 2 --format json", "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  // 2^22 tokens / 4,096 = 1,024 sequences (dp 1 × micro-batch 1 divides it): 1,024 micro-batches, min(pp 2, 1,024) = 2 in flight.
+  EXPECT_EQ(j["inputs"]["global_batch"].get<int64_t>(), 1024);
+  EXPECT_EQ(j["memory"]["inflight_micro_batches"].get<int64_t>(), 2);
+  const double two = j["memory"]["activations_bytes"].get<double>();
+  // One micro-batch stated: one in flight, about half the activations (the stage's per-micro-batch
+  // layers twice, less what is held once), and the report no longer says it assumed a batch.
+  const Result one = run_binary("memory --model llama-3.1-70b --gpu h100 --tp 8 --pp 2 --global-batch 1 --format json", "2>/dev/null");
+  ASSERT_EQ(one.status, 0) << one.out;
+  const auto k = nlohmann::json::parse(one.out);
+  EXPECT_EQ(k["memory"]["inflight_micro_batches"].get<int64_t>(), 1);
+  const double ratio = two / k["memory"]["activations_bytes"].get<double>();
+  EXPECT_GT(ratio, 1.95);
+  EXPECT_LE(ratio, 2.0);
+  EXPECT_NE(r.out.find("--global-batch not given: 1024 sequences"), std::string::npos);
+  EXPECT_EQ(one.out.find("--global-batch not given"), std::string::npos);
+}

@@ -145,7 +145,12 @@ TEST(Markets, MarketChoosesTheListingAndTheCurrency) {
   in.market = Market::kUs;
   const Price us = resolve_price("a100-sxm4-80gb", in);
   EXPECT_EQ(us.currency, Currency::kUsd);
-  EXPECT_DOUBLE_EQ(us.low_per_gpu_hour, 2.45);  // RunPod A100 SXM, 2026-03-10
+  // The median of the three current US listings (GPUPLAN_TODAY 2026-12-03, as the suite pins it):
+  // specialty clouds $1.30 (2026-05), Lambda $1.89 (2026-04), RunPod $2.45 (2026-03-10) → Lambda.
+  EXPECT_DOUBLE_EQ(us.low_per_gpu_hour, 1.89);
+  EXPECT_EQ(us.median_of, 3);
+  EXPECT_TRUE(us.median_of_current);
+  EXPECT_FALSE(us.stale);
   // --currency converts: 10 CNY at 7.0796 CNY/USD.
   in.market = Market::kCn;
   in.currency = Currency::kUsd;
@@ -178,12 +183,12 @@ TEST(MarketsCli, TrainPricesInTheMarketsCurrency) {
   EXPECT_NEAR(cn["cost"]["per_gpu_hour"].get<double>(), 10.0, 1e-9);
   const auto us = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --market us");
   EXPECT_EQ(us["cost"]["currency"], "USD");
-  EXPECT_NEAR(us["cost"]["per_gpu_hour"].get<double>(), 2.45, 1e-9);
+  EXPECT_NEAR(us["cost"]["per_gpu_hour"].get<double>(), 1.89, 1e-9);  // Lambda: the median current US listing
   // --lang zh defaults to the China market.
   const auto zh = json_of("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --lang zh");
   EXPECT_EQ(zh["cost"]["market"], "cn");
   // Same GPU-hours in both markets: cost ratio is the price ratio.
-  EXPECT_NEAR(cn["cost"]["total"].get<double>() / us["cost"]["total"].get<double>(), 10.0 / 2.45, 1e-6);
+  EXPECT_NEAR(cn["cost"]["total"].get<double>() / us["cost"]["total"].get<double>(), 10.0 / 1.89, 1e-6);
 }
 
 TEST(MarketsCli, CompareOwnPrintsRentVsOwnInCny) {
@@ -271,10 +276,11 @@ TEST(MarketsCli, SpotAndOnDemandSideBySideInMoneyAndDays) {
   ASSERT_EQ(ways.size(), 3u);
   EXPECT_EQ(ways[0]["way"], "on_demand");
   EXPECT_EQ(ways[2]["way"], "spot");
-  // RunPod A100 SXM: $2.45 on-demand, $1.39 spot (2026-03-10); reserved = 2.45 × (1 − 0.40).
-  EXPECT_DOUBLE_EQ(ways[0]["per_gpu_hour"].get<double>(), 2.45);
-  EXPECT_NEAR(ways[1]["per_gpu_hour"].get<double>(), 2.45 * 0.6, 1e-12);
-  EXPECT_DOUBLE_EQ(ways[2]["per_gpu_hour"].get<double>(), 1.39);
+  // Lambda A100 SXM, the median current US listing: $1.89 on-demand and no spot quote, so spot is
+  // seed 004's 60% off (1.89 × 0.4); reserved = 1.89 × (1 − 0.40).
+  EXPECT_DOUBLE_EQ(ways[0]["per_gpu_hour"].get<double>(), 1.89);
+  EXPECT_NEAR(ways[1]["per_gpu_hour"].get<double>(), 1.89 * 0.6, 1e-12);
+  EXPECT_NEAR(ways[2]["per_gpu_hour"].get<double>(), 1.89 * 0.4, 1e-12);
   // Spot takes more GPU-hours and days than on-demand, by the same factor.
   const double f_hours = ways[2]["gpu_hours"].get<double>() / ways[0]["gpu_hours"].get<double>();
   const double f_days = ways[2]["days"].get<double>() / ways[0]["days"].get<double>();
@@ -284,3 +290,39 @@ TEST(MarketsCli, SpotAndOnDemandSideBySideInMoneyAndDays) {
 }
 
 }  // namespace
+
+// Issue 30: the default price is the median of the market's current listings,
+// named with its range, and a listing over 12 months old is said to be stale.
+TEST(MarketsCli, DefaultIsTheMedianCurrentListingAndOldOnesAreStale) {
+  // H100 in the US on 2026-12-03: six listings dated within 12 months, $1.65 (Vast.ai), 2.49 (Lambda),
+  // 2.69 (RunPod Secure Cloud), 3.00 (specialty clouds), 4.76 (RunPod list), 6.88 (AWS p5); the lower
+  // middle of six is the third, $2.69. The undated AWS listings ($12.29, $4.916) are stale and left out.
+  PriceInput us;
+  us.market = Market::kUs;
+  const Price h100 = resolve_price("h100-sxm5-80gb", us);
+  EXPECT_DOUBLE_EQ(h100.low_per_gpu_hour, 2.69);
+  EXPECT_EQ(h100.median_of, 6);
+  const auto t = gpuplan_test::run_binary("train --params 8B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4 --market us", "2>&1");
+  EXPECT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("median of 6 current us listings ($1.65–$6.88/h): RunPod (Secure Cloud)"), std::string::npos) << t.out;
+  // A800 in China: the only listing is dated 2023, so stale on 2026-12-03, and not on 2024-06-01.
+  const std::string a800 = "train --params 7B --tokens 1T --gpu a800 --gpus 64 --mfu 0.4 --market cn";
+  const auto old = gpuplan_test::run_binary(a800, "2>&1", "GPUPLAN_TODAY=2026-12-03");
+  EXPECT_NE(old.out.find("stale: dated 2023 is more than 12 months before 2026-12-03"), std::string::npos) << old.out;
+  const auto then = gpuplan_test::run_binary(a800, "2>&1", "GPUPLAN_TODAY=2024-06-01");
+  EXPECT_EQ(then.status, 0) << then.out;
+  EXPECT_EQ(then.out.find("stale"), std::string::npos) << then.out;
+  // gpus lists every listing with its staleness.
+  const auto g = gpuplan_test::run_binary("gpus a800 --format json", "2>/dev/null");
+  EXPECT_NE(g.out.find("\"stale\": \"stale\""), std::string::npos) << g.out;
+}
+
+// Issue 30: one rule for a market without a listing of the GPU. train converts
+// the other market's price as infer and finetune do, and says so.
+TEST(MarketsCli, TrainConvertsTheOtherMarketsListingLikeInfer) {
+  const auto j = json_of("train --params 8B --tokens 1T --gpu h800 --gpus 64 --mfu 0.4 --market us");
+  EXPECT_EQ(j["cost"]["currency"], "USD");
+  // China's H800 estimate, 12 CNY per GPU-hour, at 7.0796 CNY per USD.
+  EXPECT_NEAR(j["cost"]["per_gpu_hour"].get<double>(), 12.0 / 7.0796, 1e-9);
+  EXPECT_NE(j["cost"]["source"].get<std::string>().find("no us listing of h800-sxm5-80gb; the cn listing, converted"), std::string::npos);
+}

@@ -181,8 +181,11 @@ TEST(WebApi, MemoryEqualsTheLibraryReport) {
   l.zero_stage = 1;
   l.seq_len = 8192;
   l.sequence_parallel = true;  // the generic profile's default with TP (data/frameworks/generic.json)
+  // No global batch given: 2^22 tokens / 8192 = 512 sequences, a multiple of dp 4 × micro-batch 1
+  // (default_global_batch_seqs), so 128 micro-batches and min(pp 2, 128) = 2 in flight on stage 0.
+  l.global_batch = 512;
   validate_layout(m, l, 64);
-  EXPECT_EQ(r.body, to_json(memory_report(m, l, find_gpu("h100"), MemoryOptions{})).dump());
+  EXPECT_EQ(r.body, to_json(memory_report(m, l, find_gpu("h100"), MemoryOptions{}, /*batch_defaulted=*/true)).dump());
 }
 
 TEST(WebApi, MemoryTakesAPastedConfigObject) {

@@ -225,6 +225,7 @@ struct ResolvedLayout {
   GpuSpec gpu;
   Layout layout;
   int64_t gpus = 0;
+  bool global_batch_defaulted = false;  // no --global-batch: layout.global_batch is the ~4M-token default
 };
 
 // A precision the user typed that the GPU lacks is refused (fp8 on A100, bf16

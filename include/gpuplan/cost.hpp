@@ -36,7 +36,19 @@ struct Price {
   std::string provider;             // empty for a price the user typed
   std::optional<Market> market;     // the market of the listing used (unset: the user's --price)
   bool from_other_market = false;   // the asked market has no listing; the other's was converted
+  bool stale = false;               // the listing is undated or over 12 months old (PriceQuote::stale)
+  // The default listing is the median of `median_of` listings (0: a typed
+  // price or a named provider), current ones unless !median_of_current, which
+  // range over median_low–median_high per GPU-hour in listing_currency.
+  int median_of = 0;
+  bool median_of_current = false;
+  double median_low = 0, median_high = 0;
+  Currency listing_currency = Currency::kUsd;
 };
+
+// Whether resolve_price finds a default for the GPU without --price: a listing
+// in `market` (unset: US, else China), else the other market's, converted.
+bool has_default_price(const std::string& gpu_id, const std::optional<Market>& market);
 
 // The user's price, or the catalog default for the GPU (spot quote or a
 // discount off on-demand when --spot). Throws InputError on bad text.

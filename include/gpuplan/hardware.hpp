@@ -115,8 +115,20 @@ struct PriceQuote {
   std::string source;
   std::string source_zh;             // the source in Chinese where it is no address (an article's title); empty: its addresses
   std::string confidence;
-  bool is_default = false;           // the default of its market (at most one per GPU and market)
+  // The default of its market (one per GPU and market): the median of that
+  // market's current listings of the GPU, set at load (price_catalog.cpp).
+  bool is_default = false;
+  bool stale = false;                // undated, or dated more than 12 months before today (GPUPLAN_TODAY or the clock)
+  // On the default: how many listings its median was taken over, whether they
+  // were current ones (false: no current listing, every listing of the market),
+  // and their range in this listing's currency.
+  int median_of = 0;
+  bool median_of_current = false;
+  double median_low = 0, median_high = 0;
 };
+// Today as YYYY-MM-DD: GPUPLAN_TODAY when set (reproducible outputs: the suite
+// pins it), else the system clock. A price listing older than 12 months is stale.
+std::string price_catalog_today();
 struct ExchangeRate {
   double cny_per_usd = 0;
   std::string date;
@@ -124,7 +136,9 @@ struct ExchangeRate {
   std::string source_zh;
 };
 const std::vector<PriceQuote>& price_catalog();
-// The default listing of a GPU in a market, or nullptr when that market lists none.
+// The default listing of a GPU in a market, or nullptr when that market lists
+// none: the median (lower middle of an even count), by price in USD, of the
+// market's listings dated within 12 months of today, else of all its listings.
 const PriceQuote* default_price(const std::string& gpu_id, Market market);
 // Without a market: the US default, else the China one (what gpuplan used before markets).
 const PriceQuote* default_price(const std::string& gpu_id);

@@ -42,4 +42,12 @@ double default_batch_tokens(double compute_flop);
 // (in log2), so that the data-parallel degrees a layout takes divide it.
 int64_t default_batch_seqs(double batch_tokens, int64_t seq_len);
 
+// The global batch of a question that states no token budget (plan, memory,
+// calibrate): about 4M tokens per step, as GPT-3 (3.2M), Llama 2 (4M) and the
+// early steps of Llama 3 (4M) trained, rounded down to `unit` · 2^k sequences
+// (never below `unit`) so that the data-parallel degrees it must admit divide
+// it. plan passes the odd part of the GPU count, memory dp × micro-batch.
+int64_t default_global_batch_seqs(int64_t seq_len, int64_t unit);
+inline constexpr double kDefaultBatchTokensWithoutBudget = 4194304.0;  // 2^22 tokens
+
 }  // namespace gpuplan

@@ -23,7 +23,7 @@ std::string column_zh(const std::string& en) {
       {"id", "id"},           {"name", "名称"},        {"total", "总参数"},      {"active", "激活参数"},  {"layers", "层数"},
       {"hidden", "隐藏维度"}, {"heads", "注意力头"},   {"vocab", "词表"},        {"memory", "显存"},      {"HBM", "显存带宽 TB/s"},
       {"link", "互联"},       {"price", "价格"},       {"market", "市场"},       {"provider", "提供商"},  {"on-demand", "按需"},
-      {"spot", "竞价"},       {"default", "默认"},     {"date", "日期"},         {"source", "来源"},      {"KV heads", "KV 头"},
+      {"spot", "竞价"},       {"default", "默认"},     {"date", "日期"},         {"stale", "过时"},        {"source", "来源"},      {"KV heads", "KV 头"},
       {"GPUs per node", "每节点卡数"}, {"currency", "币种"}, {"heads/kv", "注意力头/KV"}};
   const auto it = zh.find(en);
   return it == zh.end() ? "" : it->second;
@@ -103,7 +103,7 @@ std::string price_text(double per_hour, const std::string& quote_currency, Curre
 
 // Every listing of one GPU, both markets, in the shown currency.
 Section prices_section(const GpuSpec& g, Currency shown) {
-  Section s{"prices", "Rental listings (per GPU-hour)", "租用报价（每卡时）", {}, {"market", "provider", "on-demand", "spot", "default", "date", "source"}, {}};
+  Section s{"prices", "Rental listings (per GPU-hour)", "租用报价（每卡时）", {}, {"market", "provider", "on-demand", "spot", "default", "date", "stale", "source"}, {}};
   for (const PriceQuote* q : prices_for(g.id)) {
     s.records.push_back({zh_text(cell("market", "market", 0, Unit::kText, market_code(q->market)), q->market == Market::kCn ? "国内" : "美国"), zh_text(cell("provider", "provider", 0, Unit::kText, q->provider), q->provider_zh),
                          people(cell("on_demand", "on-demand", 0, Unit::kText, price_text(q->on_demand_per_gpu_hour, q->currency, shown))),
@@ -113,6 +113,8 @@ Section prices_section(const GpuSpec& g, Currency shown) {
                          price_number("spot_per_gpu_hour", q->spot_per_gpu_hour, q->currency, shown), currency_row(shown),
                          zh_text(cell("default", "default", 0, Unit::kText, q->is_default ? market_code(q->market) : ""), q->is_default ? "是" : ""),
                          zh_text(cell("date", "date", 0, Unit::kText, q->date.empty() ? "undated" : q->date), q->date.empty() ? "未注明日期" : q->date),
+                         // Over 12 months old or undated: not among the listings a default is the median of, unless none is newer.
+                         zh_text(cell("stale", "stale", 0, Unit::kText, q->stale ? "stale" : ""), q->stale ? "已过时" : ""),
                          // The listing's source quoted as published, labelled as a quote in Chinese.
                          zh_text(cell("source", "source", 0, Unit::kText, q->source), "来源：" + q->source)});
   }

@@ -19,7 +19,7 @@ struct MemoryFlags {
 void run(const MemoryFlags& f) {
   load_gpu_file(f.out);
   const ResolvedLayout r = resolve_layout(f.in.layout);
-  print_report(memory_report(r.model, r.layout, r.gpu, make_memory_options(f.in)), f.out);
+  print_report(memory_report(r.model, r.layout, r.gpu, make_memory_options(f.in), r.global_batch_defaulted), f.out);
 }
 
 }  // namespace

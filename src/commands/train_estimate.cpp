@@ -123,6 +123,22 @@ InputError no_count_meets_deadline(const std::vector<SizingStep>& trace, bool fa
                                 format_duration_zh(best_wall), dp));
 }
 
+// A deadline no GPU count gpuplan sizes can meet even at the fastest MFU
+// (the best published, else the peak): the deadline is what binds, and the
+// shortest one that kMaxGpus GPUs could meet is said (issue 30: `--deadline 1s`
+// once read "no layout fits ... (0 to 0 GPUs)").
+InputError deadline_beyond_any_count(double run_flop, double margin, double peak_flop_per_s, double fastest_mfu, double floor_gpus, double deadline_s) {
+  const double shortest_s = run_flop * margin / (peak_flop_per_s * fastest_mfu * static_cast<double>(kMaxGpus));
+  return InputError("--deadline",
+                    fmt::format("--deadline: {} is too short for {:.3g} FLOPs: even at {:.0f}% MFU it needs {} GPUs, more than the {} gpuplan "
+                                "sizes; allow at least {}.",
+                                format_duration(deadline_s), run_flop, fastest_mfu * 100, format_thousands(std::ceil(floor_gpus)),
+                                format_thousands(static_cast<double>(kMaxGpus)), format_duration(shortest_s)),
+                    fmt::format("--deadline：{} 对 {:.3g} FLOPs 的训练太短：即使 MFU 达到 {:.0f}%，也需要 {} 张卡，超过程序可估算的 {} 张；期限至少要 {}。",
+                                format_duration_zh(deadline_s), run_flop, fastest_mfu * 100, format_thousands(std::ceil(floor_gpus)),
+                                format_thousands(static_cast<double>(kMaxGpus)), format_duration_zh(shortest_s)));
+}
+
 // A run solved with its failures (solve_run, estimate_operations): their
 // cost depends on the GPU count (the job's MTBF falls as 1/GPUs) and a solved
 // GPU count depends on their cost, so a run is solved to the fixed point (it
@@ -190,6 +206,7 @@ DeadlineSizing size_for_deadline(const TrainRequest& r, const ModelSpec& model, 
   const double fastest_mfu = best.capped ? best.used : 1.0;
   const double floor_gpus = total_model_flop * (1 + r.comm_margin) / (peak * fastest_mfu * *r.deadline_s);
   const std::vector<int64_t> counts = deadline_search_counts(floor_gpus, gpus_per_node);
+  if (counts.empty()) throw deadline_beyond_any_count(total_model_flop, 1 + r.comm_margin, peak, fastest_mfu, floor_gpus, *r.deadline_s);
   int64_t best_layout_dp = 0;
   bool failures_bind = false;
   for (int64_t n : counts) {
@@ -534,7 +551,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   if (r.price.spot && !r.price.spot_overhead) spot_ops = spot_operations(r, solver, run, ops, &price_in);
   // No price in the catalog and none given: the report still stands, its
   // cost does not, and that is said first.
-  const bool price_known = r.price.text || (r.price.market ? default_price(gpu.id, *r.price.market) : default_price(gpu.id)) != nullptr;
+  const bool price_known = r.price.text || has_default_price(gpu.id, r.price.market);
   Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
 
   // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.

@@ -73,6 +73,14 @@ std::string listing_source_zh(const PriceQuote& q) {
 
 }  // namespace
 
+bool has_default_price(const std::string& gpu_id, const std::optional<Market>& market) {
+  // The same fallback as resolve_price: one rule for every command (issue 30:
+  // train refused an H800 cost under --market us that infer converted).
+  // A GPU listed in either market has one: the other market's converts.
+  (void)market;
+  return default_price(gpu_id) != nullptr;
+}
+
 Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   Price p;
   p.spot = in.spot;
@@ -129,6 +137,14 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   p.market = q->market;
   p.source = fmt::format("{} ({}, {})", q->provider, q->date.empty() ? "undated" : q->date, q->source);
   p.source_zh = listing_source_zh(*q);
+  // The default is the median of the market's current listings (price_catalog.cpp);
+  // the report says so, and says when the listing is stale (money_rows.cpp).
+  p.stale = q->stale;
+  p.median_of = in.provider ? 0 : q->median_of;
+  p.median_of_current = q->median_of_current;
+  p.median_low = q->median_low;
+  p.median_high = q->median_high;
+  p.listing_currency = currency_of(q->currency);
   if (p.from_other_market) {
     p.source = fmt::format("no {} listing of {}; the {} listing, converted: {}", market_code(*in.market), gpu_id, market_code(q->market), p.source);
     p.source_zh = fmt::format("{} 市场没有 {} 的报价，按 {} 市场报价换算：{}", market_code(*in.market), gpu_id, market_code(q->market), p.source_zh);

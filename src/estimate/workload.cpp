@@ -89,4 +89,13 @@ int64_t default_batch_seqs(double batch_tokens, int64_t seq_len) {
   return static_cast<int64_t>(std::ldexp(1.0, static_cast<int>(std::min(e, 30.0))));
 }
 
+int64_t default_global_batch_seqs(int64_t seq_len, int64_t unit) {
+  // 440 GPUs at seq 2048 in plan: unit 55, 55·32 = 1,760 sequences (what MPT-7B
+  // ran on 440 A100s), where a power-of-two batch would admit no layout at all.
+  const double target = kDefaultBatchTokensWithoutBudget / static_cast<double>(std::max<int64_t>(1, seq_len));
+  int64_t gb = std::max<int64_t>(1, unit);
+  while (static_cast<double>(gb) * 2 <= target && gb < (int64_t{1} << 40)) gb *= 2;
+  return gb;
+}
+
 }  // namespace gpuplan

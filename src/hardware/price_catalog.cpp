@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
 
 #include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
@@ -21,6 +26,67 @@ struct PriceData {
 std::string str(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// "YYYY", "YYYY-MM" or "YYYY-MM-DD" as the last day of that period (a
+// listing dated "2024" is given the benefit of the doubt); nullopt otherwise.
+std::optional<std::chrono::sys_days> period_end(const std::string& date) {
+  using namespace std::chrono;
+  int y = 0;
+  unsigned m = 0, d = 0;
+  const int n = std::sscanf(date.c_str(), "%4d-%2u-%2u", &y, &m, &d);
+  if (n < 1 || y < 1900 || y > 9999) return std::nullopt;
+  if (n == 1) return sys_days{year{y} / December / 31};
+  if (m < 1 || m > 12) return std::nullopt;
+  if (n == 2) return sys_days{year{y} / month{m} / last};
+  const year_month_day ymd{year{y}, month{m}, day{d}};
+  if (!ymd.ok()) return std::nullopt;
+  return sys_days{ymd};
+}
+
+std::chrono::sys_days today_days() {
+  if (const char* t = std::getenv("GPUPLAN_TODAY")) {
+    int y = 0;
+    unsigned m = 0, d = 0;
+    if (std::sscanf(t, "%4d-%2u-%2u", &y, &m, &d) == 3) {
+      const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{m}, std::chrono::day{d}};
+      if (ymd.ok()) return std::chrono::sys_days{ymd};
+    }
+  }
+  return std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+}
+
+// Marks each listing stale or current and picks each GPU's default in each
+// market: the median listing by USD price of the current ones (issue 30: the
+// US H100 default was a $4.76 list among current listings of $1.65–6.88).
+void choose_defaults(PriceData& d) {
+  const std::chrono::sys_days cutoff = today_days() - std::chrono::days{365};
+  for (PriceQuote& q : d.quotes) {
+    const auto end = period_end(q.date);
+    q.stale = !end || *end < cutoff;
+    q.is_default = false;
+  }
+  auto usd = [&](const PriceQuote& q) { return q.currency == "CNY" ? q.on_demand_per_gpu_hour / d.rate.cny_per_usd : q.on_demand_per_gpu_hour; };
+  std::map<std::pair<std::string, Market>, std::vector<PriceQuote*>> groups;
+  for (PriceQuote& q : d.quotes) {
+    if (q.on_demand_per_gpu_hour > 0) groups[{q.gpu, q.market}].push_back(&q);
+  }
+  for (auto& [key, all] : groups) {
+    std::vector<PriceQuote*> pool;
+    for (PriceQuote* q : all) {
+      if (!q->stale) pool.push_back(q);
+    }
+    const bool current = !pool.empty();
+    if (!current) pool = all;
+    std::stable_sort(pool.begin(), pool.end(), [&](const PriceQuote* a, const PriceQuote* b) { return usd(*a) < usd(*b); });
+    PriceQuote& m = *pool[(pool.size() - 1) / 2];
+    m.is_default = true;
+    m.median_of = static_cast<int>(pool.size());
+    m.median_of_current = current;
+    const double to_own = m.currency == "CNY" ? d.rate.cny_per_usd : 1.0;
+    m.median_low = usd(*pool.front()) * to_own;
+    m.median_high = usd(*pool.back()) * to_own;
+  }
 }
 
 const PriceData& price_data() {
@@ -53,7 +119,6 @@ const PriceData& price_data() {
         q.source = str(p, "source");
         q.source_zh = str(p, "source_zh");
         q.confidence = str(p, "confidence");
-        q.is_default = p.contains("default") && p["default"].is_boolean() && p["default"].get<bool>();
         d.quotes.push_back(q);
       }
       for (const auto& r : doc.value("reserved_discounts", nlohmann::json::array())) {
@@ -65,6 +130,7 @@ const PriceData& price_data() {
       }
     }
     if (d.rate.cny_per_usd <= 0) d.rate = {7.2, "", "fallback: no exchange rate in data/prices.json", "备用值：data/prices.json 中没有汇率"};
+    choose_defaults(d);
     return d;
   }();
   return data;
@@ -73,6 +139,11 @@ const PriceData& price_data() {
 }  // namespace
 
 const std::vector<PriceQuote>& price_catalog() { return price_data().quotes; }
+
+std::string price_catalog_today() {
+  const std::chrono::year_month_day t{today_days()};
+  return fmt::format("{:04d}-{:02d}-{:02d}", static_cast<int>(t.year()), static_cast<unsigned>(t.month()), static_cast<unsigned>(t.day()));
+}
 
 const PriceQuote* default_price(const std::string& gpu_id, Market market) {
   for (const auto& q : price_catalog()) {

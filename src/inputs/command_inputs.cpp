@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/workload.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/memory.hpp"
@@ -312,6 +313,13 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   apply_recipe_layout(fw, r.model, l);
   if (in.zero3_per_module) l.zero3_per_module = true;
   if (in.fp32_grads) l.fp32_grad_accum = true;
+  // No --global-batch: the ~4M-token batch plan also takes (workload.hpp), in
+  // whole dp × micro-batch steps, so a pipeline holds as many micro-batches as
+  // a real run does (70B at TP 8 × PP 2 once read one micro-batch in flight, issue 30).
+  if (!l.global_batch && l.dp >= 1 && l.micro_batch >= 1) {
+    l.global_batch = default_global_batch_seqs(l.seq_len, static_cast<int64_t>(l.dp) * l.micro_batch);
+    r.global_batch_defaulted = true;
+  }
   validate_layout(r.model, l, gpus);
   const Reason cannot = why_framework_cannot_run(fw, l);
   if (!cannot.empty()) {

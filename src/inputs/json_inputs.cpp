@@ -268,7 +268,7 @@ Report memory(Body& b, JsonCaller caller) {
   visit_memory_inputs(in, ReadInputs{b});
   b.reject_unknown();
   const ResolvedLayout r = resolve_layout(in.layout);
-  return memory_report(r.model, r.layout, r.gpu, make_memory_options(in));
+  return memory_report(r.model, r.layout, r.gpu, make_memory_options(in), r.global_batch_defaulted);
 }
 
 // Searches from the web run on the server's threads: the page may compare a

@@ -12,6 +12,7 @@
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/workload.hpp"
 #include "model/size_limits.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
@@ -109,18 +110,11 @@ int node_size(const PlanRequest& r, const GpuSpec& g) {
 
 int64_t default_global_batch(const PlanRequest& r, int64_t gpus) {
   if (r.global_batch > 0) return r.global_batch;
-  // About 4M tokens per step (GPT-3, Llama 2/3 pretraining batches): the
-  // largest odd·2^k sequences not above it, where odd is the odd part of the
-  // GPU count, so that the data-parallel degrees the count allows divide the
-  // batch. A power-of-two count gets a power-of-two batch; 440 GPUs at seq 2048
-  // get 55·32 = 1,760 sequences (what MPT-7B ran on 440 A100s), where a
-  // power-of-two batch would admit no layout at all.
-  const double target = 4194304.0 / static_cast<double>(r.seq_len);
+  // ~4M tokens (workload.hpp), in odd·2^k sequences, odd the odd part of the
+  // GPU count: a power-of-two count gets a power-of-two batch.
   int64_t odd = std::max<int64_t>(1, gpus);
   while (odd % 2 == 0) odd /= 2;
-  int64_t gb = odd;
-  while (static_cast<double>(gb) * 2 <= target) gb *= 2;
-  return gb;
+  return default_global_batch_seqs(r.seq_len, odd);
 }
 
 double price_usd(const GpuSpec& g, const std::optional<Market>& market) {

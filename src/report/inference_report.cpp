@@ -136,8 +136,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     c.rows.push_back(null_row("per_million_output_tokens", money_unit(price.currency)));
     c.rows.push_back(null_row("per_million_tokens", money_unit(price.currency)));
   }
-  c.rows.push_back(txt("source", "Price source", "价格来源", price.source));
-  c.rows.back().text_zh = price.source_zh;
+  c.rows.push_back(price_source_row(price));
   if (!price.date.empty()) c.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   r.sections.push_back(c);
 
@@ -296,8 +295,7 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   cost.rows.push_back(currency_row(price.currency));
   cost.rows.push_back(money_row("per_gpu_hour", "Price per GPU-hour", "每卡时价格", per_hour, price.currency));
   cost.rows.push_back(money_row("total", "Cost", "成本", e.gpu_hours * per_hour, price.currency));
-  cost.rows.push_back(txt("source", "Price source", "价格来源", price.source));
-  cost.rows.back().text_zh = price.source_zh;
+  cost.rows.push_back(price_source_row(price));
   if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   r.sections.push_back(cost);
 

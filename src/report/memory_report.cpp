@@ -127,7 +127,7 @@ void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
 
 namespace gpuplan {
 
-Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options) {
+Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options, bool batch_defaulted) {
   const MemoryBreakdown br = estimate_memory(model, l, gpu, options);
   Report rep;
   // TP beyond one node (or NVLink domain) is legal but unusual: its per-layer
@@ -181,6 +181,17 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
                                     l.micro_batches(), l.dp, l.effective_global_batch(), l.seq_len)});
   ls.rows.back().text_zh = fmt::format("微批 {} × {} 个微批 × DP {} = {} 条序列，每条 {} 个 token", l.micro_batch, l.micro_batches(), l.dp,
                                        l.effective_global_batch(), l.seq_len);
+  if (batch_defaulted) {
+    rep.assumptions.push_back(
+        {fmt::format("--global-batch not given: {} sequences of {} tokens ({} tokens), about the 4M-token step of GPT-3, Llama 2 and plan's default, "
+                     "in whole steps of dp × micro-batch; a pipeline's first stage holds min(pp, micro-batches) = {} micro-batches' activations (1F1B).",
+                     l.effective_global_batch(), l.seq_len, format_si(static_cast<double>(l.effective_global_batch() * l.seq_len), ""),
+                     std::min<int64_t>(l.pp, l.micro_batches())),
+         fmt::format("未给 --global-batch：取 {} 条 {} token 的序列（{} 个 token），约为 GPT-3、Llama 2 每步 400 万 token 的批，与并行规划的默认值相同，"
+                     "取 DP × 微批的整数倍；流水线第一段同时保存 PP 与微批数中较小者即 {} 个微批的激活（1F1B）。",
+                     l.effective_global_batch(), l.seq_len, format_si(static_cast<double>(l.effective_global_batch() * l.seq_len), ""),
+                     std::min<int64_t>(l.pp, l.micro_batches()))});
+  }
   // MaxText's remat policies differ enough in what they keep to name them.
   const bool named_policy = l.recompute == Recompute::kSelective &&
                             (l.selective == SelectiveRecompute::kSaveDots || l.selective == SelectiveRecompute::kSaveDotExceptMlp ||

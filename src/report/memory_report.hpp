@@ -28,6 +28,9 @@ namespace gpuplan {
 
 // The whole `gpuplan memory` report for one layout: model, layout, breakdown,
 // suggestions, assumptions. The layout must already be validated.
-Report memory_report(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options);
+// `batch_defaulted`: the global batch is the default of a run without
+// --global-batch (ResolvedLayout::global_batch_defaulted), said in the report.
+Report memory_report(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options,
+                     bool batch_defaulted = false);
 
 }  // namespace gpuplan

@@ -19,5 +19,9 @@ Row currency_row(Currency c);
 // A row only programs read whose value is null (a key always present, e.g.
 // "per_gpu_hour_high" when the price is one number).
 Row null_row(const std::string& key, Unit unit);
+// "Price source": where the price came from, that a default is the median of
+// the market's current listings (with their range), and that a listing over
+// 12 months old is stale (issue 30).
+Row price_source_row(const Price& price);
 
 }  // namespace gpuplan

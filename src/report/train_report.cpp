@@ -215,8 +215,7 @@ void add_cost_sections(Report& rep, const TrainRequest& r, const TrainEstimate& 
   cost.rows.push_back(range ? Row{"per_gpu_hour_high", "Price per GPU-hour (high)", "每卡时单价（高）", *c.per_gpu_hour_high, money_unit(cur), "",
                                   {}, Audience::kPrograms}
                             : null_row("per_gpu_hour_high", money_unit(cur)));
-  cost.rows.push_back(txt("source", "Price source", "价格来源", price.source));
-  cost.rows.back().text_zh = price.source_zh;
+  cost.rows.push_back(price_source_row(price));
   if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);
