@@ -312,6 +312,10 @@ TEST(MarketsCli, DefaultIsTheMedianCurrentListingAndOldOnesAreStale) {
   const auto then = gpuplan_test::run_binary(a800, "2>&1", "GPUPLAN_TODAY=2024-06-01");
   EXPECT_EQ(then.status, 0) << then.out;
   EXPECT_EQ(then.out.find("stale"), std::string::npos) << then.out;
+  // A malformed GPUPLAN_TODAY is one sentence and exit 2, not the clock.
+  const auto bad = gpuplan_test::run_binary(a800, "2>&1", "GPUPLAN_TODAY=2026-13-40");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("GPUPLAN_TODAY must be a date as YYYY-MM-DD (got '2026-13-40')"), std::string::npos) << bad.out;
   // gpus lists every listing with its staleness.
   const auto g = gpuplan_test::run_binary("gpus a800 --format json", "2>/dev/null");
   EXPECT_NE(g.out.find("\"stale\": \"stale\""), std::string::npos) << g.out;

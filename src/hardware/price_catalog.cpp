@@ -48,10 +48,14 @@ std::chrono::sys_days today_days() {
   if (const char* t = std::getenv("GPUPLAN_TODAY")) {
     int y = 0;
     unsigned m = 0, d = 0;
-    if (std::sscanf(t, "%4d-%2u-%2u", &y, &m, &d) == 3) {
+    char rest = 0;
+    if (std::sscanf(t, "%4d-%2u-%2u%c", &y, &m, &d, &rest) == 3 && y >= 1900) {
       const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{m}, std::chrono::day{d}};
       if (ymd.ok()) return std::chrono::sys_days{ymd};
     }
+    const std::string shown = std::string(t).substr(0, 40);
+    throw InputError("GPUPLAN_TODAY", fmt::format("GPUPLAN_TODAY must be a date as YYYY-MM-DD (got '{}'), or unset to use the clock.", shown),
+                     fmt::format("GPUPLAN_TODAY 须为 YYYY-MM-DD 格式的日期（当前为“{}”），或不设置以使用系统时钟。", shown));
   }
   return std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
 }
