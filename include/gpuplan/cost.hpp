@@ -46,9 +46,9 @@ struct Price {
   Currency listing_currency = Currency::kUsd;
 };
 
-// Whether resolve_price finds a default for the GPU without --price: a listing
-// in `market` (unset: US, else China), else the other market's, converted.
-bool has_default_price(const std::string& gpu_id, const std::optional<Market>& market);
+// Whether resolve_price finds a default for the GPU without --price in any
+// market: a listing in either market will do, the other market's converts.
+bool has_default_price(const std::string& gpu_id);
 
 // The user's price, or the catalog default for the GPU (spot quote or a
 // discount off on-demand when --spot). Throws InputError on bad text.

@@ -551,7 +551,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   if (r.price.spot && !r.price.spot_overhead) spot_ops = spot_operations(r, solver, run, ops, &price_in);
   // No price in the catalog and none given: the report still stands, its
   // cost does not, and that is said first.
-  const bool price_known = r.price.text || has_default_price(gpu.id, r.price.market);
+  const bool price_known = r.price.text || has_default_price(gpu.id);
   Price price = price_known ? resolve_price(gpu.id, price_in) : Price{};
 
   // The ways of renting side by side (on-demand, reserved, spot), in the price's currency.

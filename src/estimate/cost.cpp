@@ -73,11 +73,9 @@ std::string listing_source_zh(const PriceQuote& q) {
 
 }  // namespace
 
-bool has_default_price(const std::string& gpu_id, const std::optional<Market>& market) {
+bool has_default_price(const std::string& gpu_id) {
   // The same fallback as resolve_price: one rule for every command (issue 30:
   // train refused an H800 cost under --market us that infer converted).
-  // A GPU listed in either market has one: the other market's converts.
-  (void)market;
   return default_price(gpu_id) != nullptr;
 }
 

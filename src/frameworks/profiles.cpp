@@ -88,6 +88,17 @@ struct Property {
   Setter set;
 };
 
+// The two setters most properties share: a boolean, and a ZeRO stage 0–3.
+template <bool FrameworkProfile::*Member>
+void set_bool(FrameworkProfile& p, const json& v, const std::string& where) {
+  p.*Member = boolean(v, where);
+}
+template <int FrameworkProfile::*Member>
+void set_zero_stage(FrameworkProfile& p, const json& v, const std::string& where) {
+  if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
+  p.*Member = v.get<int>();
+}
+
 constexpr Property kProperties[] = {
   {"parallel", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -104,24 +115,14 @@ constexpr Property kProperties[] = {
         p.zero_stages.push_back(x.get<int>());
       }
     }},
-  {"hsdp", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.hsdp = boolean(v, where);
-    }},
-  {"zero_default", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
-      p.zero_default = v.get<int>();
-    }},
+  {"hsdp", nullptr, set_bool<&FrameworkProfile::hsdp>},
+  {"zero_default", nullptr, set_zero_stage<&FrameworkProfile::zero_default>},
   {"sequence_parallel", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.sequence_parallel = pick<SequenceParallelMode>(
           v, where, {{"with_tp", SequenceParallelMode::kWithTp}, {"optional", SequenceParallelMode::kOptional}, {"none", SequenceParallelMode::kNone}});
     }},
-  {"sequence_parallel_default", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.sequence_parallel_default = boolean(v, where);
-    }},
+  {"sequence_parallel_default", nullptr, set_bool<&FrameworkProfile::sequence_parallel_default>},
   {"recompute_default", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.recompute_default = pick<Recompute>(v, where, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
@@ -152,10 +153,7 @@ constexpr Property kProperties[] = {
       p.elementwise = pick<ElementwiseMode>(
           v, where, {{"fused", ElementwiseMode::kFused}, {"compiled", ElementwiseMode::kCompiled}, {"eager", ElementwiseMode::kEager}});
     }},
-  {"compile_default", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.compile_default = boolean(v, where);
-    }},
+  {"compile_default", nullptr, set_bool<&FrameworkProfile::compile_default>},
   {"loss", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.loss = pick<LossKernel>(v, where, {{"full", LossKernel::kFull}, {"fused", LossKernel::kFused}, {"chunked", LossKernel::kChunked}, {"vocab_parallel", LossKernel::kVocabParallel}});
@@ -166,18 +164,12 @@ constexpr Property kProperties[] = {
           v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
       p.tp_comm_overlap = a;
     }},
-  {"dp_comm_overlap_default", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.dp_comm_overlap_default = boolean(v, where);
-    }},
+  {"dp_comm_overlap_default", nullptr, set_bool<&FrameworkProfile::dp_comm_overlap_default>},
   {"zero3_gather_unit", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.zero3_gather_unit = pick<GatherUnit>(v, where, {{"block", GatherUnit::kBlock}, {"module", GatherUnit::kModule}, {"none", GatherUnit::kNone}});
     }},
-  {"zero3_prefetch", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.zero3_prefetch = boolean(v, where);
-    }},
+  {"zero3_prefetch", nullptr, set_bool<&FrameworkProfile::zero3_prefetch>},
   {"grad_accum_dtype", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.grad_accum_dtype = pick<GradAccumDtype>(v, where, {{"fp32", GradAccumDtype::kFp32}, {"bf16", GradAccumDtype::kBf16}, {"param", GradAccumDtype::kParam}});
@@ -190,10 +182,7 @@ constexpr Property kProperties[] = {
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.pipeline_schedules = strings(v, where, {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe"});
     }},
-  {"uneven_stages", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.uneven_stages = boolean(v, where);
-    }},
+  {"uneven_stages", nullptr, set_bool<&FrameworkProfile::uneven_stages>},
   {"fp8_gemms", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.fp8_gemms = pick<Fp8Gemms>(v, where, {{"none", Fp8Gemms::kNone}, {"linear", Fp8Gemms::kLinear}, {"linear_and_experts", Fp8Gemms::kLinearAndExperts}});
@@ -204,10 +193,7 @@ constexpr Property kProperties[] = {
           v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
       p.cuda_graphs = a;
     }},
-  {"optimizer_in_backward", nullptr,
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.optimizer_in_backward = boolean(v, where);
-    }},
+  {"optimizer_in_backward", nullptr, set_bool<&FrameworkProfile::optimizer_in_backward>},
   {"cpu_offload", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.cpu_offload = strings(v, where, {"parameters", "gradients", "optimizer", "activations"});
@@ -228,10 +214,7 @@ constexpr Property kProperties[] = {
                                               {"device", MemoryMetric::kDevice},
                                               {"none", MemoryMetric::kNone}});
     }},
-  {"zero3_keep_gathered_with_pp", "false",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.zero3_keep_gathered_with_pp = boolean(v, where);
-    }},
+  {"zero3_keep_gathered_with_pp", "false", set_bool<&FrameworkProfile::zero3_keep_gathered_with_pp>},
   {"pipeline_microbatches", "tunable",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.microbatches_default_stages = pick<bool>(v, where, {{"stages", true}, {"tunable", false}});
@@ -244,10 +227,7 @@ constexpr Property kProperties[] = {
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.recompute_default_unless_named = pick<bool>(v, where, {{"default_unless_named", true}, {"tunable", false}});
     }},
-  {"zero3_gather_per_rank_copies", "false",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.zero3_gather_copies_per_rank = boolean(v, where);
-    }},
+  {"zero3_gather_per_rank_copies", "false", set_bool<&FrameworkProfile::zero3_gather_copies_per_rank>},
   {"fp8_scaling", "delayed",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
@@ -260,10 +240,7 @@ constexpr Property kProperties[] = {
       }
       p.host_calls_per_layer = v.get<int>();
     }},
-  {"gradient_accumulation", "true",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.gradient_accumulation = boolean(v, where);
-    }},
+  {"gradient_accumulation", "true", set_bool<&FrameworkProfile::gradient_accumulation>},
   {"cp_exchange", "p2p_ring",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing},
@@ -272,15 +249,8 @@ constexpr Property kProperties[] = {
                                                   {"ulysses_all_to_all_repeat_kv", CpExchange::kUlyssesRepeatKv},
                                                   {"ulysses_all_to_all_mha", CpExchange::kUlyssesMha}});
     }},
-  {"tp_grad_comm_async", "false",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.tp_grad_comm_async = boolean(v, where);
-    }},
-  {"zero_max_with_pp", "3",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3) throw InputError("framework", where + " must be 0, 1, 2 or 3.", where + " 须为 0、1、2 或 3。");
-      p.zero_max_with_pp = v.get<int>();
-    }},
+  {"tp_grad_comm_async", "false", set_bool<&FrameworkProfile::tp_grad_comm_async>},
+  {"zero_max_with_pp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_pp>},
   {"optimizer_loop", "foreach",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});
@@ -307,22 +277,13 @@ constexpr Property kProperties[] = {
       }
       p.loss_bytes_per_logit_tp = v.get<double>();
     }},
-  {"pipeline_keeps_outputs", "false",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.pipeline_keeps_outputs = boolean(v, where);
-    }},
-  {"recompute_none", "true",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.recompute_none = boolean(v, where);
-    }},
+  {"pipeline_keeps_outputs", "false", set_bool<&FrameworkProfile::pipeline_keeps_outputs>},
+  {"recompute_none", "true", set_bool<&FrameworkProfile::recompute_none>},
   {"tp_saved_input", "sharded",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.tp_saves_gathered_input = pick<bool>(v, where, {{"sharded", false}, {"gathered", true}});
     }},
-  {"moe_parallel_folding", "false",
-    [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.moe_parallel_folding = boolean(v, where);
-    }},
+  {"moe_parallel_folding", "false", set_bool<&FrameworkProfile::moe_parallel_folding>},
   {"expert_tp_default", "tp",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       if (v.is_string() && v.get<std::string>() == "tp") {
