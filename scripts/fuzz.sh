@@ -29,10 +29,12 @@ cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
 cmake --build build-fuzz-timing -j"$jobs" --target "${targets[@]}"
 
 mkdir -p build-fuzz/findings
-status=0
-for h in "${harnesses[@]}"; do
+# One harness: the sanitized run, then the optimised replay + run. Its lines go
+# to build-fuzz/fuzz_$h.summary, printed when it ends, so that harnesses run
+# side by side (FUZZ_JOBS at a time, one core each) still report one by one.
+fuzz_one() {
+  local h="$1" work="build-fuzz/corpus/$1"
   # A scratch corpus: the seeds in fuzz/corpus/ stay as committed.
-  work="build-fuzz/corpus/$h"
   mkdir -p "$work"
   echo "== fuzz_$h: ${seconds}s under ASan + UBSan"
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -41,8 +43,7 @@ for h in "${harnesses[@]}"; do
        >"build-fuzz/fuzz_$h.log" 2>&1; then
     echo "fuzz_$h FAILED: see build-fuzz/fuzz_$h.log and build-fuzz/findings/"
     tail -n 40 "build-fuzz/fuzz_$h.log"
-    status=1
-    continue
+    return 1
   fi
   grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "build-fuzz/fuzz_$h.log" | tr '\n' ' '
   echo
@@ -53,10 +54,25 @@ for h in "${harnesses[@]}"; do
        >"build-fuzz/fuzz_${h}_timing.log" 2>&1; then
     echo "fuzz_$h FAILED in the optimised build (an input over one second?): see build-fuzz/fuzz_${h}_timing.log and build-fuzz/findings/"
     tail -n 40 "build-fuzz/fuzz_${h}_timing.log"
-    status=1
-  else
-    grep -E "^stat::(number_of_executed_units|average_exec_per_sec|slowest_unit_time_sec)" "build-fuzz/fuzz_${h}_timing.log" | tr '\n' ' '
-    echo
+    return 1
   fi
+  grep -E "^stat::(number_of_executed_units|average_exec_per_sec|slowest_unit_time_sec)" "build-fuzz/fuzz_${h}_timing.log" | tr '\n' ' '
+  echo
+}
+
+# Each harness is one single-threaded process: FUZZ_JOBS (default: the core
+# count) run at once. The one-second check is CPU time, which a neighbour on
+# another core does not change.
+fuzz_jobs="${FUZZ_JOBS:-$(nproc)}"
+pids=()
+for h in "${harnesses[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$fuzz_jobs" ]; do wait -n || true; done
+  ( fuzz_one "$h" >"build-fuzz/fuzz_$h.summary" 2>&1 ) &
+  pids+=("$!")
+done
+status=0
+for i in "${!harnesses[@]}"; do
+  wait "${pids[$i]}" || status=1
+  cat "build-fuzz/fuzz_${harnesses[$i]}.summary"
 done
 exit $status

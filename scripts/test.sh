@@ -8,8 +8,11 @@ bash scripts/install-deps.sh --e2e
 # playwright-core for the browser test, exactly as tests/e2e/package-lock.json pins it.
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 
-# 1. The suite as users build it (-O2; no debug info, which costs a third of the compile time).
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
+# 1. The suite as users build it (-O2; no debug info, which costs a third of the compile time),
+# compiled as unity batches of 8 files (4.7 -> 3.3 min on 2 cores, measured 2026-12-03).
+# Every file still compiles on its own in step 2's build, which is not a unity build, so
+# a file that leans on another's includes or names still fails CI.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
 
@@ -19,7 +22,8 @@ ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
 # each fuzz harness for FUZZ_SECONDS (30 s here); fuzz.sh also builds
 # build-fuzz-timing (-O2, no sanitizers: the harnesses alone) and replays and
 # fuzzes each harness there, failing on any input that takes over a second of
-# CPU optimised (FUZZ_TIMING_SECONDS, 10 s here). The browser test (label e2e)
+# CPU optimised (FUZZ_TIMING_SECONDS, 10 s here); the harnesses run side by
+# side, one per core. The browser test (label e2e)
 # is left out of the sanitizer run: it spends its time in Chromium, and the
 # server code it reaches is the handle_request that fuzz_web_api fuzzes.
 bash scripts/configure-fuzz.sh

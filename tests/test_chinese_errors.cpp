@@ -54,7 +54,7 @@ std::string deep_config_path() {
   return dir;
 }
 
-const std::string kTrain = "train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4";
+const std::string kTrain7b = "train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4";
 
 std::vector<std::string> words(const std::string& line) {
   std::vector<std::string> out;
@@ -87,26 +87,26 @@ std::vector<BadInput> bad_inputs() {
   const std::string llama = "--model llama-3.1-8b";
   return {
       // parsers of typed values (units.cpp, cost.cpp, market.cpp)
-      {with(kTrain, {"--tokens", "7x"})},
-      {with(kTrain, {"--deadline", "3q"})},
+      {with(kTrain7b, {"--tokens", "7x"})},
+      {with(kTrain7b, {"--deadline", "3q"})},
       {words("train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 1.5")},
-      {with(kTrain, {"--price", "5eur"})},
-      {with(kTrain, {"--currency", "eur"}), {"usd", "cny", "eur"}},
-      {with(kTrain, {"--market", "eu"}), {"cn", "us", "eu"}},
-      {with(kTrain, {"--phase", "x1"}), {"debug"}},
-      {with(kTrain, {"--recompute", "some"}), {"none", "selective", "full", "some"}},
-      {with(kTrain, {"--format", "xml"}), {"table", "json", "csv", "markdown", "xml"}},
+      {with(kTrain7b, {"--price", "5eur"})},
+      {with(kTrain7b, {"--currency", "eur"}), {"usd", "cny", "eur"}},
+      {with(kTrain7b, {"--market", "eu"}), {"cn", "us", "eu"}},
+      {with(kTrain7b, {"--phase", "x1"}), {"debug"}},
+      {with(kTrain7b, {"--recompute", "some"}), {"none", "selective", "full", "some"}},
+      {with(kTrain7b, {"--format", "xml"}), {"table", "json", "csv", "markdown", "xml"}},
       // catalogs
       {words("train --params 7B --tokens 1T --gpu h1000 --gpus 64 --mfu 0.4")},
       {words("train --model llama-9 --tokens 1T --gpu h100 --gpus 64 --mfu 0.4")},
-      {with(kTrain, {"--precision", "fp7"})},
+      {with(kTrain7b, {"--precision", "fp7"})},
       {words("train --params 7B --tokens 1T --gpu a100-80g --gpus 64 --mfu 0.4 --precision fp8")},
-      {with(kTrain, {"--framework", "foo"}), {"foo"}},
+      {with(kTrain7b, {"--framework", "foo"}), {"foo"}},
       // train's own rules (train_estimate.cpp, workload.cpp, command_inputs.cpp)
       {words("train --params 7B --tokens 1T --gpu h100 --gpus 8.5 --mfu 0.4")},
-      {with(kTrain, {"--tflops-per-gpu", "100"})},
+      {with(kTrain7b, {"--tflops-per-gpu", "100"})},
       {words("train --params 7B --gpu h100 --gpus 64 --mfu 0.4")},
-      {with(kTrain, {"--samples", "1000"})},
+      {with(kTrain7b, {"--samples", "1000"})},
       {words("train --params 7B --tokens 1T --gpu h100")},
       {words("train --params 7B --tokens 1T --gpu h100 --gpus 8 --tflops-per-gpu 5000")},
       {words("train " + llama + " --params 8B --tokens 1T --gpu h100 --gpus 64 --mfu 0.4")},
@@ -141,7 +141,7 @@ std::vector<BadInput> bad_inputs() {
       // a pasted or pointed-to config.json (hf_config.cpp)
       {words("train --model " + deep_config_path() + " --tokens 1T --gpu h100 --gpus 64 --mfu 0.4")},
       // CLI11's own parse errors (parse_errors.cpp)
-      {with(kTrain, {"--tpp", "8"})},
+      {with(kTrain7b, {"--tpp", "8"})},
       {words("memory " + llama + " --gpu h100 --tp")},
       {words("memory " + llama + " --gpu h100 --tp 1.5")},
   };
@@ -195,7 +195,7 @@ TEST(ChineseErrors, AMistypedCommandGetsItsSuggestionInChinese) {
 TEST(ChineseErrors, EnglishSentencesAreUnchanged) {
   // The sentences as they were before the Chinese twins (one per kind of site).
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {with(kTrain, {"--tokens", "7x"}),
+      {with(kTrain7b, {"--tokens", "7x"}),
        "error: --tokens must be a positive number, optionally with a suffix k, M, B (or G), T, P or 万, 亿 "
        "(e.g. 7e9, 70B, 15T, 1万亿, 2000亿) (got '7x').\n"},
       {words("train --params 7B --tokens 1T --gpu h100 --gpus 64 --mfu 1.5"),
@@ -203,7 +203,7 @@ TEST(ChineseErrors, EnglishSentencesAreUnchanged) {
       {words("plan --model llama-3.1-8b --gpu h100 --gpus 64 --tp 3"), "error: --tp 3 must divide the model's 32 attention heads.\n"},
       {words("memory --model llama-3.1-8b --gpu h100 --gpus 8 --zero 5"), "error: --zero must be 0, 1, 2 or 3 (got 5).\n"},
       {{"trian"}, "error: unknown command 'trian' (did you mean train, plan?); 'gpuplan --help' lists the commands.\n"},
-      {with(kTrain, {"--tpp", "8"}),
+      {with(kTrain7b, {"--tpp", "8"}),
        "error: The following arguments were not expected: 8 --tpp Run 'gpuplan --help' or 'gpuplan <command> --help'.\n"},
   };
   for (const auto& [args, expected] : cases) {

@@ -159,7 +159,7 @@ std::vector<Offence> offences(const std::string& text, const std::set<std::strin
   return out;
 }
 
-std::string describe(const std::vector<Offence>& found) {
+std::string describe_offences(const std::vector<Offence>& found) {
   std::string s;
   for (const auto& o : found) {
     s += "  [";
@@ -197,7 +197,7 @@ void expect_chinese(const std::string& key, std::vector<std::string> args, bool 
   const auto left = kLinesLeftInEnglish.find(key);
   const size_t allowed = left == kLinesLeftInEnglish.end() ? 0 : left->second;
   EXPECT_LE(found.size(), allowed) << "gpuplan " << join_args(zh) << " prints English (" << found.size() << " lines, "
-                                   << allowed << " known):\n" << describe(found);
+                                   << allowed << " known):\n" << describe_offences(found);
   if (std::getenv("GPUPLAN_PRINT_ENGLISH")) std::printf("    {\"%s\", %zu},\n", key.c_str(), found.size());
   if (english_too) {
     const CliRun e = run_cli(en);
@@ -299,7 +299,7 @@ TEST(ChineseOutput, EveryGpuCardShowsItsChineseNote) {
     ASSERT_EQ(r.status, 0) << g.id << "\n" << r.err;
     // The whole card: specification (links and networks in Chinese), sources (quoted), note, listings.
     const auto found = offences(r.out, names);
-    EXPECT_TRUE(found.empty()) << "gpuplan gpus " << g.id << " --lang zh prints English:\n" << describe(found);
+    EXPECT_TRUE(found.empty()) << "gpuplan gpus " << g.id << " --lang zh prints English:\n" << describe_offences(found);
     if (g.notes.empty()) continue;
     // The note's line: 备注 and the Chinese note, no English word in it.
     const size_t at = r.out.find("  备注  ");
@@ -364,7 +364,7 @@ TEST(ChineseOutput, EveryCommandsHelpInChinese) {
     const CliRun r = run_cli({c.name, "--lang", "zh", "--help"});
     EXPECT_EQ(r.status, 0) << c.name;
     const auto found = offences(r.out, names);
-    EXPECT_TRUE(found.empty()) << "gpuplan " << c.name << " --help --lang zh prints English:\n" << describe(found);
+    EXPECT_TRUE(found.empty()) << "gpuplan " << c.name << " --help --lang zh prints English:\n" << describe_offences(found);
     // Every line of help text is Chinese: the description's and each option's
     // (a line of an example command alone excepted: gpuplan ... and its continuation).
     std::istringstream lines(r.out);

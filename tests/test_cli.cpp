@@ -11,35 +11,24 @@
 #include <string>
 
 #include "run_binary.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using gpuplan_test::Result;
 
 Result run(const std::string& args) { return gpuplan_test::run_binary(args, "2>&1"); }
-Result run_stdout(const std::string& args) { return gpuplan_test::run_binary(args, "2>/dev/null"); }
+using gpuplan_test::expect_input_error;
+using gpuplan_test::run_stdout;
 
-// One line, naming the field, exit status 2.
-void expect_input_error(const std::string& args, const std::string& field) {
-  const Result r = run(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
-  EXPECT_NE(r.out.find(field), std::string::npos) << args << "\n" << r.out;
-  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one sentence expected:\n" << r.out;
-}
+using gpuplan_test::temp_file;
 
-std::string temp_file(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << content;
-  return path;
-}
-
-const std::string kTrain = "train --model llama-3.1-70b --tokens 15T --gpu h100 ";
+const std::string kTrain70b = "train --model llama-3.1-70b --tokens 15T --gpu h100 ";
 
 }  // namespace
 
 TEST(Cli, IssueExampleWithGpusPrintsFlopsTimeHoursCost) {
-  const Result r = run(kTrain + "--gpus 2048 --mfu 0.40");
+  const Result r = run(kTrain70b + "--gpus 2048 --mfu 0.40");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* s : {"FLOP", "Wall-clock time", "GPU-hours", "Total", "$"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
@@ -50,14 +39,14 @@ TEST(Cli, IssueExampleWithGpusPrintsFlopsTimeHoursCost) {
 // ~17× the GPU-hours. The refusal names --spot, which the user gave, not
 // --spot-overhead, which they did not.
 TEST(Cli, SpotAtAScaleWherePreemptionsDominateNamesSpot) {
-  const Result r = run(kTrain + "--gpus 2048 --mfu 0.40 --spot");
+  const Result r = run(kTrain70b + "--gpus 2048 --mfu 0.40 --spot");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--spot: with 256 nodes"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("--spot-overhead must"), std::string::npos) << r.out;
 }
 
 TEST(Cli, IssueExampleWithDeadlinePrintsGpuCount) {
-  const Result r = run_stdout(kTrain + "--deadline 90d --mfu 0.40 --fault-budget 0.2 --format json");
+  const Result r = run_stdout(kTrain70b + "--deadline 90d --mfu 0.40 --fault-budget 0.2 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   // 6.74e24 exact model FLOPs × 1.2 (fixed fault budget) / (989e12 × 0.4 × 90 days) = 2,628.6 → 2,632 (329 nodes).
@@ -67,29 +56,29 @@ TEST(Cli, IssueExampleWithDeadlinePrintsGpuCount) {
 }
 
 TEST(Cli, JsonCsvMarkdownAndChineseAgree) {
-  const Result json = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --format json");
+  const Result json = run_stdout(kTrain70b + "--gpus 2048 --mfu 0.4 --format json");
   ASSERT_EQ(json.status, 0);
   const auto j = nlohmann::json::parse(json.out);
   const double hours = j["gpu_hours"]["total_gpu_hours"].get<double>();
-  const Result csv = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --format csv");
+  const Result csv = run_stdout(kTrain70b + "--gpus 2048 --mfu 0.4 --format csv");
   EXPECT_NE(csv.out.find("gpu_hours,total_gpu_hours"), std::string::npos) << csv.out;
-  const Result md = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --format markdown");
+  const Result md = run_stdout(kTrain70b + "--gpus 2048 --mfu 0.4 --format markdown");
   EXPECT_NE(md.out.find("| Total |"), std::string::npos) << md.out;
-  const Result zh = run_stdout(kTrain + "--gpus 2048 --mfu 0.4 --lang zh");
+  const Result zh = run_stdout(kTrain70b + "--gpus 2048 --mfu 0.4 --lang zh");
   EXPECT_NE(zh.out.find("卡时"), std::string::npos);
   EXPECT_NE(zh.out.find("总费用"), std::string::npos);
   EXPECT_GT(hours, 0);
 }
 
 TEST(Cli, JsonParsesWithPythonJsonTool) {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + kTrain +
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + kTrain70b +
                           "--gpus 2048 --mfu 0.4 --format json | python3 -m json.tool > /dev/null";
   if (std::system("command -v python3 > /dev/null") != 0) GTEST_SKIP() << "python3 not installed";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
 TEST(Cli, AllThreeGivenSaysWhetherTheDeadlineIsMet) {
-  const Result r = run(kTrain + "--gpus 2048 --mfu 0.4 --deadline 90d");
+  const Result r = run(kTrain70b + "--gpus 2048 --mfu 0.4 --deadline 90d");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("Deadline met"), std::string::npos);
   EXPECT_NE(r.out.find("Late by"), std::string::npos);

@@ -23,18 +23,10 @@ using gpuplan_test::Result;
 
 Result run_command(const std::string& args, const char* redirect) { return gpuplan_test::run_binary(args, redirect); }
 
-Result run_stdout(const std::string& args) { return run_command(args, "2>/dev/null"); }
+using gpuplan_test::run_stdout;
 Result run_all(const std::string& args) { return run_command(args, "2>&1"); }
 
-// One line naming the flag, exit status 2 (the CLI's bad-input contract).
-void expect_input_error(const std::string& args, const std::string& flag, const std::string& also = "") {
-  const Result r = run_all(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
-  EXPECT_NE(r.out.find(flag), std::string::npos) << args << "\n" << r.out;
-  if (!also.empty()) EXPECT_NE(r.out.find(also), std::string::npos) << args << "\n" << r.out;
-  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one sentence expected:\n" << r.out;
-}
+using gpuplan_test::expect_input_error;
 
 // The example: Llama 3.1 70B on 64 H100s, 4,096-token sequences, 256 per step.
 const std::string kPlan = "plan --model llama-3.1-70b --gpu h100 --gpus 64 --seq 4096 --global-batch 256";

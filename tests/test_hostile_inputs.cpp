@@ -24,7 +24,7 @@ namespace {
 
 std::string nested_arrays(int depth) { return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']'); }
 
-std::filesystem::path temp_file(const std::string& name, const std::string& text) {
+std::filesystem::path scratch_file(const std::string& name, const std::string& text) {
   const auto p = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
   std::ofstream(p) << text;
   return p;
@@ -45,8 +45,8 @@ TEST(HostileInputs, DeeplyNestedJsonIsOneSentenceNotACrash) {
     EXPECT_NE(std::string(e.what()).find("more than 64 deep"), std::string::npos) << e.what();
   }
   const std::string deep = nested_arrays(90000);
-  const auto gpu_file = temp_file("deep-gpus.json", "{\"gpus\": " + deep + "}");
-  const auto model_file = temp_file("deep-config.json", "{\"text_config\": " + deep + "}");
+  const auto gpu_file = scratch_file("deep-gpus.json", "{\"gpus\": " + deep + "}");
+  const auto model_file = scratch_file("deep-config.json", "{\"text_config\": " + deep + "}");
   const auto r1 = run_cli({"gpus", "--gpu-file", gpu_file.string()});
   EXPECT_EQ(r1.status, 2);
   EXPECT_NE(r1.err.find("nests objects or arrays more than 64 deep"), std::string::npos) << r1.err;
@@ -63,7 +63,7 @@ TEST(HostileInputs, DeeplyNestedJsonIsOneSentenceNotACrash) {
 TEST(HostileInputs, ValidateRefusesAFolderAndAnEmptyFile) {
   // Both exited 0 having scored nothing.
   EXPECT_EQ(run_cli({"validate", std::filesystem::temp_directory_path().string()}).status, 2);
-  const auto empty = temp_file("empty-cases.jsonl", "\n\n");
+  const auto empty = scratch_file("empty-cases.jsonl", "\n\n");
   const auto r = run_cli({"validate", empty.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("holds no cases"), std::string::npos) << r.err;

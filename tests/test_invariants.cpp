@@ -205,7 +205,7 @@ std::optional<Layout> random_layout(Gen& g, const ModelSpec& model) {
   return l;
 }
 
-std::string describe(const Layout& l) {
+std::string describe_layout(const Layout& l) {
   return "tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + " dp " + std::to_string(l.dp) + " cp " +
          std::to_string(l.cp) + " ep " + std::to_string(l.ep) + " mb " + std::to_string(l.micro_batch) + " seq " +
          std::to_string(l.seq_len) + " zero " + std::to_string(l.zero_stage) + " recompute " + recompute_name(l.recompute) +
@@ -253,13 +253,13 @@ TEST(Invariants, HigherZeroStageNeverRaisesPerGpuMemory) {
       const MemoryBreakdown b = estimate_memory(m, *l, gpu, o);
       const double states = b.weights_bytes + b.gradients_bytes + b.optimizer_bytes;
       if (z > 0) {
-        ASSERT_LE(states, previous_states * (1 + 1e-12)) << m.name << " zero " << z << " " << describe(*l);
+        ASSERT_LE(states, previous_states * (1 + 1e-12)) << m.name << " zero " << z << " " << describe_layout(*l);
         // The peak too, but for ZeRO-3's gathered layers: FSDP holds the full weights of the
         // layers it prefetches, which for a model of a few layers can exceed what sharding saves.
         // The allocator's fragmentation share (MemoryOptions::fragmentation,
         // 5% by default) applies to the gathered layers too.
         ASSERT_LE(b.peak_bytes - b.zero3_gathered_bytes * 1.05, previous_peak * (1 + 1e-12))
-            << m.name << " zero " << z << " dp " << l->dp << " " << describe(*l);
+            << m.name << " zero " << z << " dp " << l->dp << " " << describe_layout(*l);
       }
       previous_states = states;
       previous_peak = b.peak_bytes;
@@ -286,8 +286,8 @@ TEST(Invariants, RecomputeNeverRaisesActivationMemory) {
       const MemoryBreakdown b = estimate_memory(m, *l, gpu, o);
       const double per_layer = activation_bytes_per_layer(m, *l, false, o);
       if (rc != Recompute::kNone) {
-        ASSERT_LE(b.activations_bytes, previous * (1 + 1e-12)) << m.name << " " << recompute_name(rc) << " " << describe(*l);
-        ASSERT_LE(per_layer, previous_layer * (1 + 1e-12)) << m.name << " " << recompute_name(rc) << " " << describe(*l);
+        ASSERT_LE(b.activations_bytes, previous * (1 + 1e-12)) << m.name << " " << recompute_name(rc) << " " << describe_layout(*l);
+        ASSERT_LE(per_layer, previous_layer * (1 + 1e-12)) << m.name << " " << recompute_name(rc) << " " << describe_layout(*l);
       }
       previous = b.activations_bytes;
       previous_layer = per_layer;

@@ -6,7 +6,7 @@ using namespace gpuplan;
 
 namespace {
 
-Layout gpt3_layout() {
+Layout gpt3_tp8_layout() {
   // Narayanan et al. 2021, Table 1: GPT-3 175B on 1,024 A100s, TP 8, PP 8 (interleaved), global batch 1,536.
   Layout l;
   l.tp = 8;
@@ -25,7 +25,7 @@ Layout gpt3_layout() {
 }  // namespace
 
 TEST(LaunchConfig, DeepSpeedCarriesZeroMicroAndAccumulation) {
-  Layout l = gpt3_layout();
+  Layout l = gpt3_tp8_layout();
   l.zero_stage = 3;
   l.offload_optimizer = true;
   const auto j = nlohmann::json::parse(deepspeed_config(l).dump());  // round-trips as JSON
@@ -39,7 +39,7 @@ TEST(LaunchConfig, DeepSpeedCarriesZeroMicroAndAccumulation) {
 }
 
 TEST(LaunchConfig, MegatronCarriesEveryParallelDimension) {
-  Layout l = gpt3_layout();
+  Layout l = gpt3_tp8_layout();
   const std::string a = megatron_arguments(find_model("gpt3-175b"), l);
   for (const char* s : {"--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 8",
                         "--num-layers-per-virtual-pipeline-stage 6", "--context-parallel-size 1", "--micro-batch-size 1",
@@ -78,7 +78,7 @@ TEST(LaunchConfig, MegatronCarriesMoeAndMlaDetails) {
 }
 
 TEST(LaunchConfig, TorchtitanHasItsSections) {
-  Layout l = gpt3_layout();
+  Layout l = gpt3_tp8_layout();
   l.zero_stage = 3;
   l.shard_group = 8;
   const std::string t = torchtitan_toml(find_model("llama-3.1-70b"), l);
@@ -91,7 +91,7 @@ TEST(LaunchConfig, TorchtitanHasItsSections) {
 
 TEST(LaunchConfig, TorchtitanBatchesFollowThePipeline) {
   const ModelSpec llama = find_model("llama-3.1-70b");  // 80 layers
-  Layout l = gpt3_layout();
+  Layout l = gpt3_tp8_layout();
   l.vp = 5;
   // With PP the rank's share of the step, 1,536 / 16 = 96 sequences, goes through the pipeline at once in
   // micro-batches of 1 (96 micro-batches, no further accumulation); 80 layers / (8 × 5) = 2 per stage.
@@ -121,7 +121,7 @@ TEST(LaunchConfig, TorchtitanBatchesFollowThePipeline) {
 }
 
 TEST(LaunchConfig, MegatronShardsZero2And3WithMegatronFsdp) {
-  Layout l = gpt3_layout();
+  Layout l = gpt3_tp8_layout();
   l.pp = 1;
   l.vp = 1;
   l.dp = 128;

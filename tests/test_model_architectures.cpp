@@ -13,6 +13,7 @@
 #include "gpuplan/flops.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/model.hpp"
+#include "test_support.hpp"
 
 using namespace gpuplan;
 
@@ -20,9 +21,7 @@ namespace {
 
 ParamCounts counts(const char* id) { return count_params(find_model(id)); }
 
-void expect_within(double got, double want, double tolerance) {
-  EXPECT_NEAR(got / want, 1.0, tolerance) << "got " << got << ", want " << want;
-}
+using gpuplan_test::expect_within;
 
 // The embedded catalog file of a model, as JSON.
 nlohmann::json catalog_json(const std::string& id) {

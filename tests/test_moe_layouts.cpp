@@ -32,7 +32,7 @@ std::string error_field(const std::function<void()>& f) {
   return "";
 }
 
-Layout pipeline(int pp, int vp, const std::string& layout) {
+Layout pipeline_with_layout(int pp, int vp, const std::string& layout) {
   Layout l;
   l.pp = pp;
   l.vp = vp;
@@ -77,7 +77,7 @@ TEST(PipelineLayout, DeepSeekV3OnEightByFourAsMegatronBridgesH100Config) {
   // Rank 0: stages 0, 8, 16, 24 = 1 + 2 + 2 + 2 = 7; rank 7: stages 7, 15, 23,
   // 31 = 2 + 2 + 2 + 0 = 6; ranks 1–6: 8. 7 + 6·8 + 6 = 61.
   const ModelSpec ds = find_model("deepseek-v3");
-  const StageSplit s = stage_split(ds, pipeline(8, 4, "Et|(tt|)*30mL"));
+  const StageSplit s = stage_split(ds, pipeline_with_layout(8, 4, "Et|(tt|)*30mL"));
   EXPECT_EQ(s.rule, StageSplitRule::kCustom);
   EXPECT_EQ(s.mtp_layers, 1);
   EXPECT_EQ(s.layers(0), 7);
@@ -90,20 +90,20 @@ TEST(PipelineLayout, DeepSeekV3OnEightByFourAsMegatronBridgesH100Config) {
   EXPECT_EQ(s.chunks[7][3].count, 0);
   // The stage count must be pp × vp, and the message says which vp it implies.
   try {
-    stage_split(ds, pipeline(8, 2, "Et|(tt|)*30mL"));
+    stage_split(ds, pipeline_with_layout(8, 2, "Et|(tt|)*30mL"));
     ADD_FAILURE() << "32 stages on pp 8 × vp 2 was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "--pipeline-layout");
     EXPECT_NE(std::string(e.what()).find("--vp 4"), std::string::npos) << e.what();
   }
   // Megatron's checks: every transformer layer placed, E first, L last, MTP after the layers.
-  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline(2, 1, "Et*30|t*30L")); }), "--pipeline-layout");
-  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline(2, 1, "t*30E|t*31L")); }), "--pipeline-layout");
-  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline(2, 1, "Et*30m|t*31L")); }), "--pipeline-layout");
+  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "Et*30|t*30L")); }), "--pipeline-layout");
+  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "t*30E|t*31L")); }), "--pipeline-layout");
+  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "Et*30m|t*31L")); }), "--pipeline-layout");
   EXPECT_EQ(error_field([&] { stage_split(ds, Layout{.pp = 2, .first_stage_layers = 30, .pipeline_layout = "Et*30|t*31L"}); }),
             "--pipeline-layout");
   // And it is exported as written, with no virtual-stage flag beside it.
-  Layout l = pipeline(8, 4, "Et|(tt|)*30mL");
+  Layout l = pipeline_with_layout(8, 4, "Et|(tt|)*30mL");
   const std::string a = megatron_arguments(ds, l);
   EXPECT_TRUE(has_line(a, "--pipeline-model-parallel-layout Et|(tt|)*30mL")) << a;
   EXPECT_EQ(a.find("--num-virtual-stages-per-pipeline-rank"), std::string::npos) << a;

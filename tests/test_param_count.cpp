@@ -7,6 +7,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
+#include "test_support.hpp"
 
 using namespace gpuplan;
 
@@ -15,9 +16,7 @@ namespace {
 double total(const char* id) { return count_params(find_model(id)).total; }
 double active(const char* id) { return count_params(find_model(id)).active; }
 
-void expect_within(double got, double want, double tolerance) {
-  EXPECT_NEAR(got / want, 1.0, tolerance) << "got " << got << ", want " << want;
-}
+using gpuplan_test::expect_within;
 
 }  // namespace
 

@@ -22,6 +22,7 @@
 #include "gpuplan/report.hpp"
 #include "gpuplan/train_report.hpp"
 #include "web/web.hpp"
+#include "test_support.hpp"
 
 namespace gpuplan {
 namespace {
@@ -79,11 +80,7 @@ std::string read_text(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-std::string temp_file(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << content;
-  return path;
-}
+using gpuplan_test::temp_file;
 
 const std::string kCatalogConfig = std::string(GPUPLAN_SOURCE_DIR) + "/data/models/llama-3.1-8b.json";
 

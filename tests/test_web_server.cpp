@@ -170,7 +170,7 @@ bool is_json_error(const Response& r) {
   return j.is_object() && j.contains("error") && j.contains("field");
 }
 
-const std::string kTrain = R"({"model":"llama-3.1-70b","tokens":"15T","gpu":"h100","gpus":1024,"mfu":0.4})";
+const std::string kTrainBody = R"({"model":"llama-3.1-70b","tokens":"15T","gpu":"h100","gpus":1024,"mfu":0.4})";
 
 TEST(WebServer, KeepsServingAfterBadRequests) {
   Server s;
@@ -217,7 +217,7 @@ TEST(WebServer, KeepsServingAfterBadRequests) {
   }
   ASSERT_TRUE(s.alive());
   Conn conn(s.port());
-  const auto r = conn.request("POST", "/api/train", kTrain);
+  const auto r = conn.request("POST", "/api/train", kTrainBody);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(nlohmann::json::parse(r->body)["time"]["gpus"], 1024);

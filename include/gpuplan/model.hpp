@@ -131,6 +131,8 @@ ParamCounts count_params(const ModelSpec& m);
 
 // Parameters of one layer's attention block (projections, biases, q/k norms).
 double attention_params_per_layer(const ModelSpec& m);
+// One norm over a vector of `width` (LayerNorm: weight and bias; RMSNorm: weight).
+double norm_params(const ModelSpec& m, int64_t width);
 // One dense MLP of width `width`.
 double dense_mlp_params(const ModelSpec& m, int64_t width);
 

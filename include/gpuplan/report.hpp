@@ -100,6 +100,8 @@ nlohmann::json json_bytes(double v);
 nlohmann::json to_json(const Report& report);
 // The value of one row as a person reads it: "315 ZFLOP", "93,483 GPU-hours".
 std::string format_value(const Row& row, Lang lang);
+// A duration as a report shows it (format_value of seconds): "23.0 days", "5.2 hours".
+std::string format_seconds(double seconds, Lang lang);
 // The range recorded for a row, or nullptr.
 const RowRange* find_range(const Report& report, const std::string& section, const std::string& key);
 // "80% range 8.7–11.3 days" (zh "80% 区间 …"), in the row's unit.

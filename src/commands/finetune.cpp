@@ -16,7 +16,7 @@ namespace gpuplan {
 namespace {
 
 // The search's ceiling (smallest_fitting_gpus' default): what the sentences name.
-constexpr int64_t kMaxGpus = 1024;
+constexpr int64_t kFinetuneSearchMaxGpus = 1024;
 
 // A fixed global batch that n GPUs cannot split evenly is re-derived as
 // micro-batch × n, as smallest_fitting_gpus does for the counts it tries.
@@ -36,11 +36,6 @@ const char* method_zh(FineTune m) {
   return "";
 }
 
-std::string days_or_hours(double s, Lang lang) {
-  Row r{"t", "", "", s, Unit::kSeconds, ""};
-  return format_value(r, lang);
-}
-
 }  // namespace
 
 FinetuneRun run_finetune(const FinetuneRequest& q) {
@@ -48,7 +43,7 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
   const GpuSpec& g = q.gpu;
   const FinetuneJob& j = q.job;
   FinetuneRun run;
-  const int64_t smallest = smallest_fitting_gpus(m, g, j, kMaxGpus);
+  const int64_t smallest = smallest_fitting_gpus(m, g, j, kFinetuneSearchMaxGpus);
   if (smallest == 0 && !q.gpus) {
     // No count up to the search's limit fits: a time and a cost for a run
     // that cannot start would be nonsense, so say what to change instead.
@@ -72,7 +67,7 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
     bool met = false;
     double fastest_s = 0;
     int64_t fastest_n = smallest;
-    for (int64_t k = smallest; k <= kMaxGpus; k *= 2) {
+    for (int64_t k = smallest; k <= kFinetuneSearchMaxGpus; k *= 2) {
       const FinetuneEstimate e = estimate_finetune(m, g, job_on(j, k), k);
       if (!e.fits) continue;
       if (fastest_s == 0 || e.wall_s < fastest_s) {
@@ -88,11 +83,11 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
     if (!met) {
       throw InputError("--deadline", fmt::format("--deadline {}: {} fine-tuning of {} takes at least {} on {} (on {} GPUs); "
                                                  "give a longer deadline, fewer samples or epochs, or a faster GPU.",
-                                                 q.deadline_text, q.method_name, m.name, days_or_hours(fastest_s, Lang::kEn), g.id,
+                                                 q.deadline_text, q.method_name, m.name, format_seconds(fastest_s, Lang::kEn), g.id,
                                                  format_thousands(static_cast<double>(fastest_n), 0)),
                        fmt::format("--deadline {}：{} 的{}微调用 {} 张 {} 也至少要 {}；请放宽期限、减少样本或轮数，或换更快的 GPU。",
                                    q.deadline_text, m.name, method_zh(j.method), format_thousands(static_cast<double>(fastest_n), 0), g.id,
-                                   days_or_hours(fastest_s, Lang::kZh)));
+                                   format_seconds(fastest_s, Lang::kZh)));
     }
     jn = job_on(j, n);
   }
@@ -104,7 +99,7 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
   pi.market = q.market_text ? parse_market(*q.market_text, "--market") : default_market_for_lang(q.lang);
   if (q.provider && !q.provider->empty()) pi.provider = q.provider;
   if (q.currency_text) pi.currency = parse_currency(*q.currency_text, "--currency");
-  if (q.rank_gpus) run.ranking = rank_gpus_for_finetune(m, j, kMaxGpus, pi.market);
+  if (q.rank_gpus) run.ranking = rank_gpus_for_finetune(m, j, kFinetuneSearchMaxGpus, pi.market);
   run.price = resolve_price(g.id, pi);
   return run;
 }

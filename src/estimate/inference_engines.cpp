@@ -12,14 +12,10 @@
 #include "gpuplan/inference.hpp"
 #include "gpuplan/units.hpp"
 #include "inference_internal.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 bool is_tensorrt_llm(const std::string& f) {
   return f.find("tensorrt") != std::string::npos || f.find("trt-llm") != std::string::npos ||
@@ -247,7 +243,7 @@ EngineDefaults sglang_defaults(const ModelSpec& m, const GpuSpec& g, const Infer
 int64_t lmdeploy_cuda_max_batch_size(const GpuSpec& g, std::string* matched) {
   static const std::pair<const char*, int64_t> kMap[] = {{"a100", 384}, {"a800", 384}, {"h100", 1024},
                                                          {"h800", 1024}, {"l20y", 1024}, {"h200", 1024}};
-  const std::string name = lower(g.name);
+  const std::string name = ascii_lower(g.name);
   for (const auto& [token, size] : kMap) {
     if (name.find(token) != std::string::npos) {
       *matched = token;
@@ -335,7 +331,7 @@ Bilingual fallback_note(const std::string& framework) {
 
 EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o,
                                int64_t input_len, int64_t output_len) {
-  const std::string f = lower(framework);
+  const std::string f = ascii_lower(framework);
   if (is_tensorrt_llm(f)) return tensorrt_llm_defaults(m, g, o, std::max<int64_t>(1, input_len), std::max<int64_t>(1, output_len));
   if (f.find("sglang") != std::string::npos) return sglang_defaults(m, g, o);
   const bool lmdeploy = f.find("lmdeploy") != std::string::npos || f.find("turbomind") != std::string::npos;

@@ -25,6 +25,7 @@
 #include "model/layer_ops.hpp"
 #include "gpuplan/units.hpp"
 #include "inference_internal.hpp"
+#include "runtime_reserve.hpp"
 
 namespace gpuplan {
 
@@ -85,8 +86,6 @@ double kv_bytes_per_token(const ModelSpec& m, double bytes, double context_token
 
 namespace {
 
-constexpr double kContextGiB = 0.75;   // CUDA context + cuBLAS workspaces (same default as memory.cpp)
-constexpr double kNcclGiB = 0.25;      // NCCL channel buffers once a communicator exists
 constexpr double kGraphsGiB = 0.5;     // CUDA graphs captured for decode batch sizes (vLLM logs 0.3–1 GiB)
 
 // Routed experts' parameters, all layers (the part EP spreads instead of TP).
@@ -230,7 +229,7 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   const double per_token = 2.0 * (2 * h + (2.0 * m.q_width() + 2.0 * m.kv_width()) / tp + 3 * ffn_width(m) / tp);
   const double logit_rows = std::min(T, static_cast<double>(std::max<int64_t>(1, o.max_seqs_per_step)));
   r.activation_bytes = T * per_token + logit_rows * static_cast<double>(m.vocab) / tp * 4;
-  const double context = o.cuda_context_bytes.value_or((kContextGiB + (o.tp > 1 ? kNcclGiB : 0.0)) * kGiB);
+  const double context = o.cuda_context_bytes.value_or((kCudaContextGiB + (o.tp > 1 ? kNcclBuffersGiB : 0.0)) * kGiB);
   r.runtime_bytes = context + kGraphsGiB * kGiB;
   if (o.kv_sized_before_buffers) {
     // The pool is sized before the activation workspace and CUDA graphs exist;

@@ -195,7 +195,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   return p;
 }
 
-ServingLayoutTried row_of(const ServingPlan& p) {
+ServingLayoutTried tried_row(const ServingPlan& p) {
   ServingLayoutTried r;
   r.tp = p.tp;
   r.pp = p.pp;
@@ -253,7 +253,7 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
   std::vector<ServingLayoutTried> tried;
   for (const ReplicaLayout& l : layouts_to_try(m, g, t)) {
     ServingPlan p = plan_for_layout(m, g, o, t, l);
-    tried.push_back(row_of(p));
+    tried.push_back(tried_row(p));
     if (!p.feasible) {
       if (!best.feasible && best.why_not.empty()) best = p;
       continue;

@@ -13,6 +13,7 @@
 #include "gpuplan/units.hpp"
 #include "estimate/recompute_policy.hpp"
 #include "memory_internal.hpp"
+#include "runtime_reserve.hpp"
 
 namespace gpuplan {
 
@@ -20,13 +21,8 @@ using namespace memory_detail;
 
 namespace {
 
-// Defaults, each stated in the report and overridable.
-// CUDA context with lazy module loading (CUDA >= 11.7) is ~0.3-0.5 GiB under
-// PyTorch; cuBLAS/cuDNN workspaces add up to a few hundred MiB (cuBLAS uses
-// 32 MiB per stream/handle on Hopper); NCCL's channel buffers (NCCL_BUFFSIZE
-// 4 MiB × channels × peers) another ~0.25 GiB once a communicator exists.
-constexpr double kContextGiB = 0.75;
-constexpr double kNcclGiB = 0.25;
+// Defaults, each stated in the report and overridable (the CUDA context and
+// NCCL buffers are in runtime_reserve.hpp, shared with serving).
 constexpr double kFragmentation = 0.05;   // PyTorch caching allocator, reserved vs allocated
 // DDP's default bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel);
 // one bucket reducing while the next fills.
@@ -270,7 +266,7 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
   br.capacity_bytes = gpu.memory_bytes;
   const double frag = o.fragmentation.value_or(kFragmentation);
   double context = o.cuda_context_bytes ? *o.cuda_context_bytes
-                                             : (kContextGiB + (l.gpus() > 1 ? kNcclGiB : 0.0)) * kGiB;
+                                             : (kCudaContextGiB + (l.gpus() > 1 ? kNcclBuffersGiB : 0.0)) * kGiB;
   double frag_used = frag;
   if (o.scope != MemoryScope::kDevice) context = 0;       // PyTorch's counters exclude the context
   if (o.scope == MemoryScope::kAllocated) frag_used = 0;  // live tensors only
@@ -320,7 +316,7 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
   return br;
 }
 
-void add_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o, MemoryBreakdown& br) {
+void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o, MemoryBreakdown& br) {
   auto add = [&br](std::string en, std::string zh) { br.assumptions.push_back({std::move(en), std::move(zh)}); };
   const StateBytes b = state_bytes(l, o);
   add(fmt::format("Model states: {} + {} + {} bytes per parameter (weights + gradients + optimizer incl. fp32 master); "
@@ -509,7 +505,7 @@ MemoryBreakdown estimate_memory_numbers(const ModelSpec& model, const Layout& la
 
 MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options) {
   MemoryBreakdown br = evaluate(model, layout, gpu, options);
-  add_assumptions(model, layout, options, br);
+  add_memory_assumptions(model, layout, options, br);
   if (options.suggest) {
     br.largest_micro_batch = model.count_only ? -1 : largest_micro_batch(model, layout, gpu, options);
     if (!br.fits) add_suggestions(model, layout, gpu, options, br);

@@ -54,14 +54,6 @@ StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   return b;
 }
 
-namespace {
-
-double norm_params(const ModelSpec& m) {
-  return (m.norm == NormKind::kLayer ? 2.0 : 1.0) * static_cast<double>(m.hidden);
-}
-
-}  // namespace
-
 StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& split, int stage) {
   StageParams p;
   const double tp = l.tp;
@@ -77,7 +69,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& 
   p.ranges = &split.chunks[static_cast<size_t>(stage)];
   p.layers = split.layers(stage);
   const double h = static_cast<double>(m.hidden);
-  const double attention = attention_params_per_layer(m) + m.norms_per_layer * norm_params(m);
+  const double attention = attention_params_per_layer(m) + m.norms_per_layer * norm_params(m, m.hidden);
   const int64_t r = lora_rank(l);
   const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
   // LoRA adapters (Hu et al. 2021) on the q, k, v and o projections: A is in×r, B r×out.
@@ -114,7 +106,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& 
   if (stage == 0) p.embedding += vocab_table + static_cast<double>(m.learned_positions) * h / tp;
   if (stage == l.pp - 1) {
     p.has_lm_head = true;
-    p.embedding += norm_params(m) / tp;  // final norm
+    p.embedding += norm_params(m, m.hidden) / tp;  // final norm
     // An untied LM head is its own matrix. A tied one is the embedding itself
     // when one stage holds both; with pp > 1 Megatron keeps a copy on the last
     // stage and all-reduces their gradients, so the last stage holds V·h too.

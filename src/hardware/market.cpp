@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "gpuplan/error.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 
@@ -13,16 +14,9 @@ const char* market_code(Market m) { return m == Market::kCn ? "cn" : "us"; }
 const char* currency_code(Currency c) { return c == Currency::kUsd ? "USD" : "CNY"; }
 Currency market_currency(Market m) { return m == Market::kCn ? Currency::kCny : Currency::kUsd; }
 
-namespace {
-std::string lower(const std::string& s) {
-  std::string out = s;
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-}  // namespace
 
 Market parse_market(const std::string& text, const std::string& field) {
-  const std::string s = lower(text);
+  const std::string s = ascii_lower(text);
   if (s == "cn" || s == "china" || s == "zh" || s == "中国" || s == "国内") return Market::kCn;
   if (s == "us" || s == "usa" || s == "en" || s == "美国") return Market::kUs;
   throw InputError(field, fmt::format("{} must be cn (China: CNY listings) or us (US: USD listings) (got '{}').", field, text),
@@ -30,14 +24,14 @@ Market parse_market(const std::string& text, const std::string& field) {
 }
 
 Currency parse_currency(const std::string& text, const std::string& field) {
-  const std::string s = lower(text);
+  const std::string s = ascii_lower(text);
   if (s == "usd" || s == "$" || s == "us$" || s == "美元") return Currency::kUsd;
   if (s == "cny" || s == "rmb" || s == "¥" || s == "元" || s == "人民币") return Currency::kCny;
   throw InputError(field, fmt::format("{} must be usd or cny (got '{}').", field, text), fmt::format("{} 须为 usd（美元）或 cny（人民币）（输入为 '{}'）。", field, text));
 }
 
 Market default_market_for_lang(const std::string& lang) {
-  const std::string s = lower(lang);
+  const std::string s = ascii_lower(lang);
   return s.rfind("zh", 0) == 0 ? Market::kCn : Market::kUs;
 }
 

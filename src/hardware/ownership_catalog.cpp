@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "data/embedded_data.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan {
 namespace {
@@ -17,25 +18,17 @@ struct OwnershipData {
   std::vector<std::pair<std::string, LeadTime>> lead_times;
 };
 
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-double number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
 SourcedValue sourced(const nlohmann::json& block, const char* key) {
   SourcedValue v;
   if (!block.contains(key) || !block[key].is_object()) return v;
   const auto& j = block[key];
-  v.value = number(j, "value");
-  v.date = str(j, "date");
-  v.source = str(j, "source");
+  v.value = json_number_or(j, "value");
+  v.date = json_string_or(j, "date");
+  v.source = json_string_or(j, "source");
   return v;
 }
-Market market_of(const nlohmann::json& j) { return str(j, "market") == "cn" ? Market::kCn : Market::kUs; }
-Currency currency_of(const nlohmann::json& j) { return str(j, "currency") == "CNY" ? Currency::kCny : Currency::kUsd; }
+Market market_of(const nlohmann::json& j) { return json_string_or(j, "market") == "cn" ? Market::kCn : Market::kUs; }
+Currency currency_of(const nlohmann::json& j) { return json_string_or(j, "currency") == "CNY" ? Currency::kCny : Currency::kUsd; }
 
 const OwnershipData& data() {
   static const OwnershipData d = [] {
@@ -63,13 +56,13 @@ const OwnershipData& data() {
         (o.market == Market::kCn ? out.cn : out.us) = o;
       }
       for (const auto& s : doc.value("servers", nlohmann::json::array())) {
-        out.servers.push_back(ServerListing{str(s, "gpu"), market_of(s), currency_of(s), number(s, "price_per_node"), str(s, "date"), str(s, "source")});
+        out.servers.push_back(ServerListing{json_string_or(s, "gpu"), market_of(s), currency_of(s), json_number_or(s, "price_per_node"), json_string_or(s, "date"), json_string_or(s, "source")});
       }
       for (const auto& g : doc.value("gpu_power_w", nlohmann::json::array())) {
-        out.gpu_power.emplace_back(str(g, "gpu"), SourcedValue{number(g, "value"), str(g, "date"), str(g, "source")});
+        out.gpu_power.emplace_back(json_string_or(g, "gpu"), SourcedValue{json_number_or(g, "value"), json_string_or(g, "date"), json_string_or(g, "source")});
       }
       for (const auto& l : doc.value("lead_times", nlohmann::json::array())) {
-        out.lead_times.emplace_back(str(l, "gpu"), LeadTime{number(l, "weeks_low"), number(l, "weeks_high"), str(l, "date"), str(l, "source")});
+        out.lead_times.emplace_back(json_string_or(l, "gpu"), LeadTime{json_number_or(l, "weeks_low"), json_number_or(l, "weeks_high"), json_string_or(l, "date"), json_string_or(l, "source")});
       }
     }
     return out;

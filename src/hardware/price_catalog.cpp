@@ -12,7 +12,9 @@
 
 #include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/hardware.hpp"
+#include "units/json_input.hpp"
 
 namespace gpuplan {
 namespace {
@@ -23,10 +25,6 @@ struct PriceData {
   ReservedDiscount reserved_us, reserved_cn;
 };
 
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // "YYYY", "YYYY-MM" or "YYYY-MM-DD" as the last day of that period (a
 // listing dated "2024" is given the benefit of the doubt); nullopt otherwise.
@@ -100,37 +98,37 @@ const PriceData& price_data() {
       if (f.path != "prices.json") continue;
       const auto doc = nlohmann::json::parse(f.content);
       for (const auto& r : doc.value("exchange_rates", nlohmann::json::array())) {
-        if (str(r, "from") == "USD" && str(r, "to") == "CNY") {
+        if (json_string_or(r, "from") == "USD" && json_string_or(r, "to") == "CNY") {
           d.rate.cny_per_usd = r.contains("rate") && r["rate"].is_number() ? r["rate"].get<double>() : 0.0;
-          d.rate.date = str(r, "date");
-          d.rate.source = str(r, "source");
-          d.rate.source_zh = str(r, "source_zh");
+          d.rate.date = json_string_or(r, "date");
+          d.rate.source = json_string_or(r, "source");
+          d.rate.source_zh = json_string_or(r, "source_zh");
         }
       }
       for (const auto& p : doc.value("prices", nlohmann::json::array())) {
         PriceQuote q;
-        q.gpu = str(p, "gpu");
-        q.provider = str(p, "provider");
-        q.provider_zh = str(p, "provider_zh");
-        q.market = str(p, "market") == "cn" ? Market::kCn : Market::kUs;
-        q.currency = str(p, "currency").empty() ? "USD" : str(p, "currency");
+        q.gpu = json_string_or(p, "gpu");
+        q.provider = json_string_or(p, "provider");
+        q.provider_zh = json_string_or(p, "provider_zh");
+        q.market = json_string_or(p, "market") == "cn" ? Market::kCn : Market::kUs;
+        q.currency = json_string_or(p, "currency").empty() ? "USD" : json_string_or(p, "currency");
         auto num = [&](const char* k) {
           return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0;
         };
         q.on_demand_per_gpu_hour = num("on_demand_per_gpu_hour");
         q.spot_per_gpu_hour = num("spot_per_gpu_hour");
-        q.date = str(p, "date");
-        q.source = str(p, "source");
-        q.source_zh = str(p, "source_zh");
-        q.confidence = str(p, "confidence");
+        q.date = json_string_or(p, "date");
+        q.source = json_string_or(p, "source");
+        q.source_zh = json_string_or(p, "source_zh");
+        q.confidence = json_string_or(p, "confidence");
         d.quotes.push_back(q);
       }
       for (const auto& r : doc.value("reserved_discounts", nlohmann::json::array())) {
         ReservedDiscount rd;
         rd.fraction = r.contains("fraction_off_on_demand") && r["fraction_off_on_demand"].is_number() ? r["fraction_off_on_demand"].get<double>() : 0.0;
-        rd.date = str(r, "date");
-        rd.source = str(r, "source");
-        (str(r, "market") == "cn" ? d.reserved_cn : d.reserved_us) = rd;
+        rd.date = json_string_or(r, "date");
+        rd.source = json_string_or(r, "source");
+        (json_string_or(r, "market") == "cn" ? d.reserved_cn : d.reserved_us) = rd;
       }
     }
     if (d.rate.cny_per_usd <= 0) d.rate = {7.2, "", "fallback: no exchange rate in data/prices.json", "备用值：data/prices.json 中没有汇率"};
@@ -169,19 +167,13 @@ std::vector<const PriceQuote*> prices_for(const std::string& gpu_id) {
   return out;
 }
 
-namespace {
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-}  // namespace
 
 const PriceQuote& find_price(const std::string& gpu_id, Market market, const std::string& provider) {
-  const std::string want = lower(provider);
+  const std::string want = ascii_lower(provider);
   std::string names;
   for (const PriceQuote* q : prices_for(gpu_id)) {
     if (q->market != market) continue;
-    if (!want.empty() && lower(q->provider).find(want) != std::string::npos) return *q;
+    if (!want.empty() && ascii_lower(q->provider).find(want) != std::string::npos) return *q;
     names += (names.empty() ? "" : "; ") + q->provider;
   }
   const char* market_zh = market == Market::kCn ? "国内" : "美国";

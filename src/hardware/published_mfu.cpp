@@ -42,7 +42,7 @@ const std::vector<ClassRow>& classes() {
   return rows;
 }
 
-const ClassRow* row_of(const std::string& name) {
+const ClassRow* class_row(const std::string& name) {
   for (const auto& r : classes()) {
     if (r.name == name) return &r;
   }
@@ -76,7 +76,7 @@ PublishedMfu published_mfu(const std::string& gpu_id, Precision precision) {
   const std::string key = precision == Precision::kFp8 ? "fp8" : "bf16";
   PublishedMfu out;
   out.gpu_class = gpu_class(gpu_id);
-  if (const ClassRow* r = row_of(out.gpu_class); r && r->best.count(key)) {
+  if (const ClassRow* r = class_row(out.gpu_class); r && r->best.count(key)) {
     out.best_mfu = r->best.at(key);
     out.from_class = true;
     out.run = r->run;
@@ -84,7 +84,7 @@ PublishedMfu published_mfu(const std::string& gpu_id, Precision precision) {
     out.source = r->source;
     return out;
   }
-  if (const ClassRow* any = row_of("any"); any && any->best.count(key)) {
+  if (const ClassRow* any = class_row("any"); any && any->best.count(key)) {
     out.best_mfu = any->best.at(key);
     out.run = any->run;
     out.run_zh = any->run_zh;

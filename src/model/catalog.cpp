@@ -17,27 +17,19 @@
 namespace gpuplan {
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-double number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
 
 CatalogModel load_catalog_entry(const EmbeddedFile& file) {
   const nlohmann::json config = nlohmann::json::parse(file.content);
   const nlohmann::json meta = config.value("gpuplan", nlohmann::json::object());
   CatalogModel entry;
   entry.spec = model_from_hf_config(config, "data/" + file.path);
-  entry.spec.id = str(meta, "id");
-  entry.spec.name = str(meta, "name", entry.spec.id);
-  entry.spec.source = str(meta, "source", "data/" + file.path);
-  entry.spec.params_official = number(meta, "params_official");
-  entry.spec.active_params_official = number(meta, "active_params_official");
-  entry.hf_repo = str(meta, "hf_repo");
-  entry.notes = str(meta, "notes");
+  entry.spec.id = json_string_or(meta, "id");
+  entry.spec.name = json_string_or(meta, "name", entry.spec.id);
+  entry.spec.source = json_string_or(meta, "source", "data/" + file.path);
+  entry.spec.params_official = json_number_or(meta, "params_official");
+  entry.spec.active_params_official = json_number_or(meta, "active_params_official");
+  entry.hf_repo = json_string_or(meta, "hf_repo");
+  entry.notes = json_string_or(meta, "notes");
   for (const auto& a : meta.value("aliases", nlohmann::json::array())) {
     if (a.is_string()) entry.aliases.push_back(normalize_name(a.get<std::string>()));
   }

@@ -27,11 +27,11 @@ int64_t ModelSpec::sliding_layer_count() const {
   return n;
 }
 
-namespace {
-
 double norm_params(const ModelSpec& m, int64_t width) {
   return m.norm == NormKind::kLayer ? 2.0 * width : 1.0 * width;
 }
+
+namespace {
 
 // The matmul weights of one layer's attention block: every matrix of
 // layer_matmuls before the MLP (the list is the one place their shapes live).

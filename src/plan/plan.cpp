@@ -80,7 +80,7 @@ std::vector<StageSplitPin> stage_splits_to_search(const PlanRequest& r, const Mo
     if (!recipe.empty() && valid_layout(recipe)) out.push_back({std::nullopt, std::nullopt, recipe});
   }
   if (r.first_stage_layers || r.last_stage_layers) {
-    if (uneven_ok && valid(r.first_stage_layers, r.last_stage_layers, &chosen)) out.push_back({r.first_stage_layers, r.last_stage_layers});
+    if (uneven_ok && valid(r.first_stage_layers, r.last_stage_layers, &chosen)) out.push_back({r.first_stage_layers, r.last_stage_layers, {}});
     return out;
   }
   if (!valid(std::nullopt, std::nullopt, &chosen)) return out;
@@ -98,7 +98,7 @@ std::vector<StageSplitPin> stage_splits_to_search(const PlanRequest& r, const Mo
     for (int s = 0; s < pp; ++s) counts.push_back(other.layers(s));
     if (std::find(seen.begin(), seen.end(), counts) != seen.end()) continue;
     seen.push_back(counts);
-    out.push_back({f, l});
+    out.push_back({f, l, {}});
   }
   return out;
 }

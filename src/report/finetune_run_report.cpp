@@ -10,14 +10,6 @@
 #include "report/typed_inputs_section.hpp"
 
 namespace gpuplan {
-namespace {
-
-std::string days_or_hours(double s, Lang lang) {
-  Row r{"t", "", "", s, Unit::kSeconds, ""};
-  return format_value(r, lang);
-}
-
-}  // namespace
 
 Report finetune_run_report(const FinetuneRequest& q, const FinetuneRun& run) {
   const ModelSpec& m = q.model;
@@ -32,10 +24,10 @@ Report finetune_run_report(const FinetuneRequest& q, const FinetuneRun& run) {
       s.rows.push_back(Row{"deadline_met", "Finishes by the deadline", "工期内完成", e.wall_s <= *q.deadline_s ? 1.0 : 0.0, Unit::kFlag, ""});
     }
     if (e.wall_s > *q.deadline_s) {
-      rep.warnings.push_back(Note{fmt::format("Misses the deadline of {}: {} on {} × {}.", days_or_hours(*q.deadline_s, Lang::kEn),
-                                              days_or_hours(e.wall_s, Lang::kEn), run.gpus, g.id),
-                                  fmt::format("赶不上 {} 的工期：{} 张 {} 需 {}。", days_or_hours(*q.deadline_s, Lang::kZh), run.gpus, g.id,
-                                              days_or_hours(e.wall_s, Lang::kZh))});
+      rep.warnings.push_back(Note{fmt::format("Misses the deadline of {}: {} on {} × {}.", format_seconds(*q.deadline_s, Lang::kEn),
+                                              format_seconds(e.wall_s, Lang::kEn), run.gpus, g.id),
+                                  fmt::format("赶不上 {} 的工期：{} 张 {} 需 {}。", format_seconds(*q.deadline_s, Lang::kZh), run.gpus, g.id,
+                                              format_seconds(e.wall_s, Lang::kZh))});
     }
   }
   if (auto s = typed_inputs_section(q.typed_inputs)) rep.sections.insert(rep.sections.begin(), *s);

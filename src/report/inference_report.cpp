@@ -11,14 +11,11 @@
 
 #include "gpuplan/units.hpp"
 #include "money_rows.hpp"
+#include "row_makers.hpp"
 
 namespace gpuplan {
 namespace {
 
-Row num(const char* key, const char* en, const char* zh, double v, Unit u, std::string text = "") {
-  return Row{key, en, zh, v, u, std::move(text)};
-}
-Row txt(const char* key, const char* en, const char* zh, std::string text) { return Row{key, en, zh, 0, Unit::kText, std::move(text)}; }
 // The parts of one forward pass (a decode step, or a mixed prefill/decode
 // step) as rows keyed `<prefix>_gemm_s` … `<prefix>_lm_head_s`.
 void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const char* gemm_en, const char* gemm_zh,
@@ -48,12 +45,12 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
               {"disaggregate", t.disaggregate}};
 
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
-  d.rows.push_back(num("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
+  d.rows.push_back(number_row("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
   if (!p.feasible) {
-    d.rows.push_back(txt("why_not", "Why not", "原因", p.why_not));
+    d.rows.push_back(text_row("why_not", "Why not", "原因", p.why_not));
     d.rows.back().text_zh = p.why_not_zh;
   }
-  d.rows.push_back(num("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
+  d.rows.push_back(number_row("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
   // Language-neutral notation: replicas × [one replica's degrees].
   // The same in Chinese, where attention data parallelism is 注意力 DP.
   std::string replica = fmt::format("TP {}", p.tp), replica_zh = replica;
@@ -69,56 +66,56 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     layout += fmt::format(" + {} × [{}]", p.prefill_replicas, replica);
     layout_zh += fmt::format(" + {} × [{}]", p.prefill_replicas, replica_zh);
   }
-  d.rows.push_back(txt("layout", p.disaggregated ? "Layout (decode + prefill pools)" : "Layout", p.disaggregated ? "布局（解码池 + 预填充池）" : "布局", layout));
+  d.rows.push_back(text_row("layout", p.disaggregated ? "Layout (decode + prefill pools)" : "Layout", p.disaggregated ? "布局（解码池 + 预填充池）" : "布局", layout));
   d.rows.back().text_zh = layout_zh;
-  d.rows.push_back(num("replicas", "Replicas", "副本数", static_cast<double>(p.replicas), Unit::kCount));
-  d.rows.push_back(num("gpus_per_replica", "GPUs per replica", "每副本 GPU 数", static_cast<double>(p.gpus_per_replica), Unit::kGpus));
-  d.rows.push_back(num("nodes_per_replica", "Nodes per replica", "每副本节点数", static_cast<double>(p.nodes_per_replica), Unit::kCount));
-  d.rows.push_back(num("tp", "Tensor parallel", "张量并行", p.tp, Unit::kCount));
-  d.rows.push_back(num("pp", "Pipeline stages", "流水线级数", p.pp, Unit::kCount));
-  d.rows.push_back(num("ep", "Expert parallel (1: experts split by TP)", "专家并行（1：专家按 TP 切分）", p.ep, Unit::kCount));
-  d.rows.push_back(num("dp_attention", "Attention data-parallel ranks per stage", "每级注意力数据并行数", p.dp_attention, Unit::kCount));
-  d.rows.push_back(num("batch", "Concurrent sequences per replica", "每副本并发序列", static_cast<double>(p.batch), Unit::kCount));
-  d.rows.push_back(num("max_batch_memory", "Largest batch that fits (input+output context)", "显存可容纳的最大批量（输入+输出上下文）", static_cast<double>(p.max_batch_memory), Unit::kCount));
-  d.rows.push_back(num("utilisation", "Utilisation at the target rate", "目标请求率下的利用率", p.utilisation, Unit::kFraction));
+  d.rows.push_back(number_row("replicas", "Replicas", "副本数", static_cast<double>(p.replicas), Unit::kCount));
+  d.rows.push_back(number_row("gpus_per_replica", "GPUs per replica", "每副本 GPU 数", static_cast<double>(p.gpus_per_replica), Unit::kGpus));
+  d.rows.push_back(number_row("nodes_per_replica", "Nodes per replica", "每副本节点数", static_cast<double>(p.nodes_per_replica), Unit::kCount));
+  d.rows.push_back(number_row("tp", "Tensor parallel", "张量并行", p.tp, Unit::kCount));
+  d.rows.push_back(number_row("pp", "Pipeline stages", "流水线级数", p.pp, Unit::kCount));
+  d.rows.push_back(number_row("ep", "Expert parallel (1: experts split by TP)", "专家并行（1：专家按 TP 切分）", p.ep, Unit::kCount));
+  d.rows.push_back(number_row("dp_attention", "Attention data-parallel ranks per stage", "每级注意力数据并行数", p.dp_attention, Unit::kCount));
+  d.rows.push_back(number_row("batch", "Concurrent sequences per replica", "每副本并发序列", static_cast<double>(p.batch), Unit::kCount));
+  d.rows.push_back(number_row("max_batch_memory", "Largest batch that fits (input+output context)", "显存可容纳的最大批量（输入+输出上下文）", static_cast<double>(p.max_batch_memory), Unit::kCount));
+  d.rows.push_back(number_row("utilisation", "Utilisation at the target rate", "目标请求率下的利用率", p.utilisation, Unit::kFraction));
   if (p.disaggregated) {
-    d.rows.push_back(num("disaggregated", "Prefill/decode disaggregated", "预填充/解码分离", 1, Unit::kFlag));
-    d.rows.push_back(num("prefill_replicas", "Prefill replicas", "预填充副本数", static_cast<double>(p.prefill_replicas), Unit::kCount));
-    d.rows.push_back(num("prefill_gpus", "Prefill GPUs (in the total)", "预填充 GPU（已计入总数）", static_cast<double>(p.prefill_gpus), Unit::kGpus));
-    d.rows.push_back(num("prefill_replica_tokens_per_s", "Prompt tokens/s per prefill replica", "每个预填充副本的输入 token/s", p.prefill_replica_tokens_per_s, Unit::kCount, "tokens/s"));
-    d.rows.push_back(num("kv_transfer_s", "KV transfer of one prompt (in TTFT)", "单个请求 KV 传输（计入首 token 延迟）", p.kv_transfer_s, Unit::kSeconds));
+    d.rows.push_back(number_row("disaggregated", "Prefill/decode disaggregated", "预填充/解码分离", 1, Unit::kFlag));
+    d.rows.push_back(number_row("prefill_replicas", "Prefill replicas", "预填充副本数", static_cast<double>(p.prefill_replicas), Unit::kCount));
+    d.rows.push_back(number_row("prefill_gpus", "Prefill GPUs (in the total)", "预填充 GPU（已计入总数）", static_cast<double>(p.prefill_gpus), Unit::kGpus));
+    d.rows.push_back(number_row("prefill_replica_tokens_per_s", "Prompt tokens/s per prefill replica", "每个预填充副本的输入 token/s", p.prefill_replica_tokens_per_s, Unit::kCount, "tokens/s"));
+    d.rows.push_back(number_row("kv_transfer_s", "KV transfer of one prompt (in TTFT)", "单个请求 KV 传输（计入首 token 延迟）", p.kv_transfer_s, Unit::kSeconds));
   }
   r.sections.push_back(d);
 
   Section l{"latency", "Latency", "延迟", {}, {}, {}};
-  l.rows.push_back(num("ttft_s", "Time to first token (prefill, no queueing)", "首 token 延迟（预填充，不含排队）", p.ttft_s, Unit::kSeconds));
-  l.rows.push_back(num("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
-  l.rows.push_back(num("tpot_target_s", "Time-per-output-token target", "每输出 token 时间目标", p.tpot_target_s, Unit::kSeconds));
-  l.rows.push_back(num("decode_step_s", "Decode step alone", "单次解码步", p.decode_step_s, Unit::kSeconds));
-  l.rows.push_back(num("request_latency_s", "Request latency (TTFT + output × TPOT)", "请求总延迟", p.ttft_s + static_cast<double>(t.output_len) * p.tpot_s, Unit::kSeconds));
-  l.rows.push_back(num("prefill_fraction", "Replica time in prefill", "副本用于预填充的时间占比", p.prefill_fraction, Unit::kFraction));
+  l.rows.push_back(number_row("ttft_s", "Time to first token (prefill, no queueing)", "首 token 延迟（预填充，不含排队）", p.ttft_s, Unit::kSeconds));
+  l.rows.push_back(number_row("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
+  l.rows.push_back(number_row("tpot_target_s", "Time-per-output-token target", "每输出 token 时间目标", p.tpot_target_s, Unit::kSeconds));
+  l.rows.push_back(number_row("decode_step_s", "Decode step alone", "单次解码步", p.decode_step_s, Unit::kSeconds));
+  l.rows.push_back(number_row("request_latency_s", "Request latency (TTFT + output × TPOT)", "请求总延迟", p.ttft_s + static_cast<double>(t.output_len) * p.tpot_s, Unit::kSeconds));
+  l.rows.push_back(number_row("prefill_fraction", "Replica time in prefill", "副本用于预填充的时间占比", p.prefill_fraction, Unit::kFraction));
   r.sections.push_back(l);
 
   Section th{"throughput", "Throughput", "吞吐", {}, {}, {}};
-  th.rows.push_back(num("output_tokens_per_s", "Output tokens/s, deployment", "部署总输出 token/s", p.output_tokens_per_s, Unit::kCount));
-  th.rows.push_back(num("output_tokens_per_s_per_gpu", "Output tokens/s per GPU at capacity", "满载时每卡输出 token/s", p.output_tokens_per_s_per_gpu, Unit::kCount));
-  th.rows.push_back(num("replica_requests_per_s", "Requests/s one replica sustains", "单副本可承载请求/s", p.replica_requests_per_s, Unit::kCount));
+  th.rows.push_back(number_row("output_tokens_per_s", "Output tokens/s, deployment", "部署总输出 token/s", p.output_tokens_per_s, Unit::kCount));
+  th.rows.push_back(number_row("output_tokens_per_s_per_gpu", "Output tokens/s per GPU at capacity", "满载时每卡输出 token/s", p.output_tokens_per_s_per_gpu, Unit::kCount));
+  th.rows.push_back(number_row("replica_requests_per_s", "Requests/s one replica sustains", "单副本可承载请求/s", p.replica_requests_per_s, Unit::kCount));
   r.sections.push_back(th);
 
   Section mem{"memory", "Memory per GPU", "每卡显存", {}, {}, {}};
   const InferenceMemory& im = p.memory;
-  mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
-  mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
-  mem.rows.push_back(num("kv_bytes_per_token", "KV cache per token (whole model)", "每 token KV 缓存（整个模型）", im.kv_bytes_per_token, Unit::kCount, "bytes"));
+  mem.rows.push_back(number_row("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("kv_bytes_per_token", "KV cache per token (whole model)", "每 token KV 缓存（整个模型）", im.kv_bytes_per_token, Unit::kCount, "bytes"));
   mem.rows.back().text_zh = "字节";
-  mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
+  mem.rows.push_back(number_row("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
   mem.rows.back().text_zh = "字节";
-  mem.rows.push_back(num("kv_in_use_bytes", "KV cache in use", "已用 KV 缓存", im.kv_bytes_per_token_per_gpu * static_cast<double>(p.batch) / std::max(1, p.dp_attention) * static_cast<double>(t.input_len + t.output_len), Unit::kBytes));
-  mem.rows.push_back(num("kv_budget_bytes", "KV cache budget", "KV 缓存预算", im.kv_budget_bytes, Unit::kBytes));
-  mem.rows.push_back(num("max_cached_tokens", "Tokens the KV budget holds", "KV 预算可容纳 token", im.max_cached_tokens, Unit::kCount));
-  mem.rows.push_back(num("activation_bytes", "Activations (one prefill chunk) and logits", "激活（一个预填充块）与 logits", im.activation_bytes, Unit::kBytes));
-  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA Graph", im.runtime_bytes, Unit::kBytes));
-  mem.rows.push_back(num("reserved_bytes", "Left free (1 − memory utilisation)", "预留空闲（1 − 显存利用率）", im.reserved_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("kv_in_use_bytes", "KV cache in use", "已用 KV 缓存", im.kv_bytes_per_token_per_gpu * static_cast<double>(p.batch) / std::max(1, p.dp_attention) * static_cast<double>(t.input_len + t.output_len), Unit::kBytes));
+  mem.rows.push_back(number_row("kv_budget_bytes", "KV cache budget", "KV 缓存预算", im.kv_budget_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("max_cached_tokens", "Tokens the KV budget holds", "KV 预算可容纳 token", im.max_cached_tokens, Unit::kCount));
+  mem.rows.push_back(number_row("activation_bytes", "Activations (one prefill chunk) and logits", "激活（一个预填充块）与 logits", im.activation_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA Graph", im.runtime_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("reserved_bytes", "Left free (1 − memory utilisation)", "预留空闲（1 − 显存利用率）", im.reserved_bytes, Unit::kBytes));
   r.sections.push_back(mem);
 
   Section c{"cost", "Cost", "成本", {}, {}, {}};
@@ -142,7 +139,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
 
   Section b{"step", "Where a decode step goes", "解码步耗时构成", {}, {}, {}};
   pass_rows(b, "decode", p.decode, "GEMMs (weights read)", "矩阵乘（读取权重）", "Attention (KV cache read)", "注意力（读取 KV 缓存）");
-  b.rows.push_back(num("prefill_s", "Prefill of one request", "单请求预填充", p.prefill.total_s, Unit::kSeconds));
+  b.rows.push_back(number_row("prefill_s", "Prefill of one request", "单请求预填充", p.prefill.total_s, Unit::kSeconds));
   r.sections.push_back(b);
 
   Section lt{"layouts", "Layouts tried (fewest GPUs wins, then the lower TPOT)", "尝试过的布局（卡数最少者胜，其次每 token 时间更低）", {},
@@ -198,46 +195,46 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
               {"engine", run.engine.name}};
 
   Section b{"batching", "Batching", "批处理", {}, {}, {}};
-  b.rows.push_back(num("feasible", "Feasible", "可行", run.feasible ? 1 : 0, Unit::kFlag));
+  b.rows.push_back(number_row("feasible", "Feasible", "可行", run.feasible ? 1 : 0, Unit::kFlag));
   if (!run.feasible) {
-    b.rows.push_back(txt("why_not", "Why not", "原因", run.why_not));
+    b.rows.push_back(text_row("why_not", "Why not", "原因", run.why_not));
     b.rows.back().text_zh = run.why_not_zh;
   }
-  b.rows.push_back(num("batch", "Concurrent sequences reached", "达到的并发序列数", static_cast<double>(run.batch), Unit::kCount));
-  b.rows.push_back(txt("limited_by", "Limited by", "受限于", run.limited_by));
-  b.rows.push_back(num("batch_kv_limit", "Sequences the KV cache holds", "KV 缓存可容纳序列数", static_cast<double>(run.batch_kv_limit), Unit::kCount));
-  b.rows.push_back(num("batch_engine_limit", "Engine max_batch_size", "引擎 max_batch_size", static_cast<double>(run.batch_engine_limit), Unit::kCount));
-  b.rows.push_back(num("batch_token_limit", "Sequences max_num_tokens allows per step", "max_num_tokens 允许的序列数", static_cast<double>(run.batch_token_limit), Unit::kCount));
-  b.rows.push_back(num("max_num_tokens", "Engine max_num_tokens per step", "引擎每步 max_num_tokens", static_cast<double>(run.engine.max_num_tokens), Unit::kCount));
-  b.rows.push_back(num("tokens_per_step", "Tokens per step (prefill + decode)", "每步 token（预填充+解码）", run.tokens_per_step, Unit::kCount));
-  b.rows.push_back(num("kv_blocks", "KV blocks per GPU", "每卡 KV 块数", run.kv_blocks, Unit::kCount, fmt::format("of {} tokens", run.engine.tokens_per_block)));
+  b.rows.push_back(number_row("batch", "Concurrent sequences reached", "达到的并发序列数", static_cast<double>(run.batch), Unit::kCount));
+  b.rows.push_back(text_row("limited_by", "Limited by", "受限于", run.limited_by));
+  b.rows.push_back(number_row("batch_kv_limit", "Sequences the KV cache holds", "KV 缓存可容纳序列数", static_cast<double>(run.batch_kv_limit), Unit::kCount));
+  b.rows.push_back(number_row("batch_engine_limit", "Engine max_batch_size", "引擎 max_batch_size", static_cast<double>(run.batch_engine_limit), Unit::kCount));
+  b.rows.push_back(number_row("batch_token_limit", "Sequences max_num_tokens allows per step", "max_num_tokens 允许的序列数", static_cast<double>(run.batch_token_limit), Unit::kCount));
+  b.rows.push_back(number_row("max_num_tokens", "Engine max_num_tokens per step", "引擎每步 max_num_tokens", static_cast<double>(run.engine.max_num_tokens), Unit::kCount));
+  b.rows.push_back(number_row("tokens_per_step", "Tokens per step (prefill + decode)", "每步 token（预填充+解码）", run.tokens_per_step, Unit::kCount));
+  b.rows.push_back(number_row("kv_blocks", "KV blocks per GPU", "每卡 KV 块数", run.kv_blocks, Unit::kCount, fmt::format("of {} tokens", run.engine.tokens_per_block)));
   b.rows.back().text_zh = fmt::format("每块 {} 个 token", run.engine.tokens_per_block);
   r.sections.push_back(b);
 
   Section th{"throughput", "Throughput", "吞吐", {}, {}, {}};
-  th.rows.push_back(num("output_tokens_per_s", "Output tokens/s, TP group", "TP 组总输出 token/s", run.output_tokens_per_s, Unit::kCount, "tokens/s"));
-  th.rows.push_back(num("output_tokens_per_s_per_gpu", "Output tokens/s per GPU", "每卡输出 token/s", run.output_tokens_per_s_per_gpu, Unit::kCount, "tokens/s"));
-  th.rows.push_back(num("requests_per_s", "Requests/s", "请求/s", run.requests_per_s, Unit::kCount, "requests/s"));
+  th.rows.push_back(number_row("output_tokens_per_s", "Output tokens/s, TP group", "TP 组总输出 token/s", run.output_tokens_per_s, Unit::kCount, "tokens/s"));
+  th.rows.push_back(number_row("output_tokens_per_s_per_gpu", "Output tokens/s per GPU", "每卡输出 token/s", run.output_tokens_per_s_per_gpu, Unit::kCount, "tokens/s"));
+  th.rows.push_back(number_row("requests_per_s", "Requests/s", "请求/s", run.requests_per_s, Unit::kCount, "requests/s"));
   th.rows.back().text_zh = "个请求/s";
-  th.rows.push_back(num("tpot_s", "Time per output token (one step)", "每输出 token 时间（一步）", run.tpot_s, Unit::kSeconds));
-  th.rows.push_back(num("prefill_fraction", "Share of the step spent on prefills", "每步中预填充占比", run.prefill_fraction, Unit::kFraction));
+  th.rows.push_back(number_row("tpot_s", "Time per output token (one step)", "每输出 token 时间（一步）", run.tpot_s, Unit::kSeconds));
+  th.rows.push_back(number_row("prefill_fraction", "Share of the step spent on prefills", "每步中预填充占比", run.prefill_fraction, Unit::kFraction));
   r.sections.push_back(th);
 
   Section st{"step", "Where a step goes", "单步耗时构成", {}, {}, {}};
   pass_rows(st, "step", run.step, "GEMMs", "矩阵乘", "Attention (prefill and KV cache read)", "注意力（预填充与读取 KV 缓存）");
-  st.rows.push_back(num("step_compute_bound", "GEMMs compute-bound", "矩阵乘受算力限制", run.step.compute_bound ? 1 : 0, Unit::kFlag));
+  st.rows.push_back(number_row("step_compute_bound", "GEMMs compute-bound", "矩阵乘受算力限制", run.step.compute_bound ? 1 : 0, Unit::kFlag));
   r.sections.push_back(st);
 
   Section mem{"memory", "Memory per GPU", "每卡显存", {}, {}, {}};
   const InferenceMemory& im = run.memory;
-  mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
-  mem.rows.push_back(num("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
-  mem.rows.push_back(num("activation_bytes", "Activations (one max_num_tokens step) and logits", "激活（一步 max_num_tokens）与 logits", im.activation_bytes, Unit::kBytes));
-  mem.rows.push_back(num("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA Graph", im.runtime_bytes, Unit::kBytes));
-  mem.rows.push_back(num("kv_budget_bytes", "KV cache pool", "KV 缓存池", im.kv_budget_bytes, Unit::kBytes));
-  mem.rows.push_back(num("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
+  mem.rows.push_back(number_row("capacity_bytes", "Capacity", "容量", g.memory_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("weights_bytes", "Weights", "权重", im.weights_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("activation_bytes", "Activations (one max_num_tokens step) and logits", "激活（一步 max_num_tokens）与 logits", im.activation_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("runtime_bytes", "CUDA context, NCCL, CUDA graphs", "CUDA 上下文、NCCL、CUDA Graph", im.runtime_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("kv_budget_bytes", "KV cache pool", "KV 缓存池", im.kv_budget_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("kv_bytes_per_token_per_gpu", "KV cache per token per GPU", "每卡每 token KV 缓存", im.kv_bytes_per_token_per_gpu, Unit::kCount, "bytes"));
   mem.rows.back().text_zh = "字节";
-  mem.rows.push_back(num("reserved_bytes", "Left free", "预留空闲", im.reserved_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("reserved_bytes", "Left free", "预留空闲", im.reserved_bytes, Unit::kBytes));
   r.sections.push_back(mem);
 
   r.assumptions.push_back(Note{"Offline max-throughput run: every request queued at once; the steady state of continuous batching (each step prefills batch/output new sequences beside the decoding ones).",
@@ -259,34 +256,34 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
               {"lora_rank", e.job.lora_rank}, {"gradient_checkpointing", e.job.gradient_checkpointing}};
   const MemoryBreakdown& b = e.memory;
   Section mem{"memory", "Memory per GPU", "每卡显存", {}, {}, {}};
-  mem.rows.push_back(num("fits", "Fits (with safety margin)", "可放下（含安全余量）", b.fits ? 1 : 0, Unit::kFlag));
-  mem.rows.push_back(num("peak_bytes", "Peak", "峰值", b.peak_bytes, Unit::kBytes));
-  mem.rows.push_back(num("capacity_bytes", "Capacity", "容量", b.capacity_bytes, Unit::kBytes));
-  mem.rows.push_back(num("weights_bytes", "Weights (base + adapters)", "权重（基座 + 适配器）", b.weights_bytes, Unit::kBytes));
-  mem.rows.push_back(num("gradients_bytes", "Gradients", "梯度", b.gradients_bytes, Unit::kBytes));
-  mem.rows.push_back(num("optimizer_bytes", "Optimizer states", "优化器状态", b.optimizer_bytes, Unit::kBytes));
-  mem.rows.push_back(num("paged_optimizer_bytes", "Paged optimizer states (evictable, not in peak)", "分页优化器状态（可换出，不计入峰值）", b.paged_optimizer_bytes, Unit::kBytes));
-  mem.rows.push_back(num("activations_bytes", "Activations", "激活", b.activations_bytes, Unit::kBytes));
-  mem.rows.push_back(num("logits_bytes", "Logits and loss", "logits 与损失", b.logits_bytes, Unit::kBytes));
-  mem.rows.push_back(num("overhead_bytes", "Context, buffers, fragmentation", "上下文、缓冲、碎片", b.cuda_context_bytes + b.comm_buffers_bytes + b.zero3_gathered_bytes + b.fragmentation_bytes, Unit::kBytes));
-  mem.rows.push_back(num("headroom_bytes", "Headroom after the safety margin", "扣除安全余量后剩余", b.headroom_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("fits", "Fits (with safety margin)", "可放下（含安全余量）", b.fits ? 1 : 0, Unit::kFlag));
+  mem.rows.push_back(number_row("peak_bytes", "Peak", "峰值", b.peak_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("capacity_bytes", "Capacity", "容量", b.capacity_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("weights_bytes", "Weights (base + adapters)", "权重（基座 + 适配器）", b.weights_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("gradients_bytes", "Gradients", "梯度", b.gradients_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("optimizer_bytes", "Optimizer states", "优化器状态", b.optimizer_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("paged_optimizer_bytes", "Paged optimizer states (evictable, not in peak)", "分页优化器状态（可换出，不计入峰值）", b.paged_optimizer_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("activations_bytes", "Activations", "激活", b.activations_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("logits_bytes", "Logits and loss", "logits 与损失", b.logits_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("overhead_bytes", "Context, buffers, fragmentation", "上下文、缓冲、碎片", b.cuda_context_bytes + b.comm_buffers_bytes + b.zero3_gathered_bytes + b.fragmentation_bytes, Unit::kBytes));
+  mem.rows.push_back(number_row("headroom_bytes", "Headroom after the safety margin", "扣除安全余量后剩余", b.headroom_bytes, Unit::kBytes));
   r.sections.push_back(mem);
 
   Section f{"flops", "Compute", "计算量", {}, {}, {}};
-  f.rows.push_back(num("trainable_params", "Trainable parameters", "可训练参数", e.job.method == FineTune::kFull ? count_params(m).total : e.flops.adapter_params, Unit::kParams));
-  f.rows.push_back(num("flop_per_token", "FLOPs per token (forward + backward + recompute)", "每 token FLOPs（前向+反向+重算）", e.flops.total_flop, Unit::kFlop));
-  f.rows.push_back(num("ratio_to_6n", "Forward + backward as a multiple of 6·N", "前向+反向相对 6·N 的倍数", e.flops.ratio_to_6n, Unit::kCount));
-  f.rows.push_back(num("tokens", "Tokens (samples × length × epochs)", "token 数（样本×长度×轮数）", e.tokens, Unit::kCount));
-  f.rows.push_back(num("total_flop", "Total FLOPs", "总 FLOPs", e.tokens * e.flops.total_flop, Unit::kFlop));
+  f.rows.push_back(number_row("trainable_params", "Trainable parameters", "可训练参数", e.job.method == FineTune::kFull ? count_params(m).total : e.flops.adapter_params, Unit::kParams));
+  f.rows.push_back(number_row("flop_per_token", "FLOPs per token (forward + backward + recompute)", "每 token FLOPs（前向+反向+重算）", e.flops.total_flop, Unit::kFlop));
+  f.rows.push_back(number_row("ratio_to_6n", "Forward + backward as a multiple of 6·N", "前向+反向相对 6·N 的倍数", e.flops.ratio_to_6n, Unit::kCount));
+  f.rows.push_back(number_row("tokens", "Tokens (samples × length × epochs)", "token 数（样本×长度×轮数）", e.tokens, Unit::kCount));
+  f.rows.push_back(number_row("total_flop", "Total FLOPs", "总 FLOPs", e.tokens * e.flops.total_flop, Unit::kFlop));
   r.sections.push_back(f);
 
   Section t{"time", "Time", "时间", {}, {}, {}};
-  t.rows.push_back(num("step_s", "Step time", "单步时间", e.step_s, Unit::kSeconds));
-  t.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 token/s", e.tokens_per_s / static_cast<double>(e.layout.gpus()), Unit::kCount));
-  t.rows.push_back(num("steps", "Steps", "步数", e.steps, Unit::kCount));
-  t.rows.push_back(num("wall_clock_s", "Wall clock", "墙钟时间", e.wall_s, Unit::kSeconds));
-  t.rows.push_back(num("gpu_hours", "GPU-hours", "GPU 时", e.gpu_hours, Unit::kGpuHours));
-  t.rows.push_back(num("smallest_gpus", "Smallest GPU count of this type that fits", "该型号可放下的最少卡数", static_cast<double>(smallest), Unit::kGpus));
+  t.rows.push_back(number_row("step_s", "Step time", "单步时间", e.step_s, Unit::kSeconds));
+  t.rows.push_back(number_row("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 token/s", e.tokens_per_s / static_cast<double>(e.layout.gpus()), Unit::kCount));
+  t.rows.push_back(number_row("steps", "Steps", "步数", e.steps, Unit::kCount));
+  t.rows.push_back(number_row("wall_clock_s", "Wall clock", "墙钟时间", e.wall_s, Unit::kSeconds));
+  t.rows.push_back(number_row("gpu_hours", "GPU-hours", "GPU 时", e.gpu_hours, Unit::kGpuHours));
+  t.rows.push_back(number_row("smallest_gpus", "Smallest GPU count of this type that fits", "该型号可放下的最少卡数", static_cast<double>(smallest), Unit::kGpus));
   r.sections.push_back(t);
 
   // One cost object, its amounts in "currency" (a price range is taken at its midpoint).
@@ -375,8 +372,8 @@ void add_serving_sizing(Report& r, const ServingSizing& s) {
   r.inputs["confidence"] = s.confidence;
   for (Section& sec : r.sections) {
     if (sec.key != "deployment") continue;
-    sec.rows.push_back(num("replicas_median", "Replicas at the median estimate", "按中位估计的副本数", static_cast<double>(s.replicas_median), Unit::kCount));
-    sec.rows.push_back(num("replicas_model", "Replicas on the model's own throughput", "按模型自身吞吐的副本数", static_cast<double>(s.replicas_model), Unit::kCount));
+    sec.rows.push_back(number_row("replicas_median", "Replicas at the median estimate", "按中位估计的副本数", static_cast<double>(s.replicas_median), Unit::kCount));
+    sec.rows.push_back(number_row("replicas_model", "Replicas on the model's own throughput", "按模型自身吞吐的副本数", static_cast<double>(s.replicas_model), Unit::kCount));
   }
 }
 

@@ -8,6 +8,7 @@
 #include "gpuplan/flops.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
+#include "row_makers.hpp"
 
 #include "gpuplan/cost.hpp"
 #include "report/plan_report.hpp"
@@ -16,7 +17,6 @@
 namespace gpuplan {
 namespace {
 
-Row text(const char* key, const char* en, const char* zh, std::string t) { return Row{key, en, zh, 0, Unit::kText, std::move(t)}; }
 // A table cell of the recompute column (its header says 重计算).
 const char* recompute_short_zh(Recompute r) {
   switch (r) {
@@ -27,7 +27,7 @@ const char* recompute_short_zh(Recompute r) {
   return "";
 }
 Row text_zh(const char* key, const char* en, const char* zh, std::string t, std::string t_zh) {
-  Row r = text(key, en, zh, std::move(t));
+  Row r = text_row(key, en, zh, std::move(t));
   r.text_zh = std::move(t_zh);
   return r;
 }
@@ -38,7 +38,6 @@ Row words(const char* key, const char* en, const char* zh, std::string t) {
 void append(std::vector<Row>& to, std::vector<Row> rows) {
   for (auto& r : rows) to.push_back(std::move(r));
 }
-Row num(const char* key, const char* en, const char* zh, double v, Unit u) { return Row{key, en, zh, v, u, ""}; }
 
 std::string layout_text(const Layout& l) {
   std::string s = fmt::format("tp{} pp{} dp{}", l.tp, l.pp, l.dp);
@@ -58,8 +57,8 @@ Section comparison_section(const PlanResult& res, Currency cur) {
               {"gpu", "gpus", "layout", "step_s", "tokens_per_s_per_gpu", "mfu", cur == Currency::kUsd ? "USD per 1M tokens" : "CNY per 1M tokens"}, {}};
   for (const PlanGroup& g : res.groups) {
     std::vector<Row> rec;
-    rec.push_back(text("gpu", "GPU", "GPU", g.gpu_id));
-    rec.push_back(num("gpus", "GPUs", "卡数", static_cast<double>(g.gpus), Unit::kGpus));
+    rec.push_back(text_row("gpu", "GPU", "GPU", g.gpu_id));
+    rec.push_back(number_row("gpus", "GPUs", "卡数", static_cast<double>(g.gpus), Unit::kGpus));
     if (g.top.empty()) {
       rec.push_back(words("layout", "Best layout", "最优方案", "nothing fits"));
       rec.push_back(Row{"fits", "Fits", "放得下", 0, Unit::kFlag, "", {}, Audience::kPrograms});
@@ -68,9 +67,9 @@ Section comparison_section(const PlanResult& res, Currency cur) {
       rec.push_back(words("layout", "Best layout", "最优方案", layout_text(c.layout)));
       rec.push_back(Row{"fits", "Fits", "放得下", 1, Unit::kFlag, "", {}, Audience::kPrograms});
       append(rec, layout_rows(c.layout));
-      rec.push_back(num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds));
-      rec.push_back(num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount));
-      rec.push_back(num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction));
+      rec.push_back(number_row("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds));
+      rec.push_back(number_row("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount));
+      rec.push_back(number_row("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction));
       // Money in the record's currency; null where the GPU has no known price.
       rec.push_back(currency_row(cur));
       if (g.usd_per_gpu_hour > 0) {
@@ -93,8 +92,8 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
   // Each GPU type and count is one object of the JSON's "groups" array.
   const nlohmann::json group = {{"gpu", g.gpu_id}, {"gpus", g.gpus}};
   Section search{"search", fmt::format("{} × {}: layouts searched", g.gpus, g.gpu_name), fmt::format("{} × {}：搜索的方案", g.gpus, g.gpu_name),
-                 {num("layouts_evaluated", "Layouts evaluated", "评估的方案", static_cast<double>(g.evaluated), Unit::kCount),
-                  num("layouts_fitting", "Layouts that fit in memory", "放得下的方案", static_cast<double>(g.fitting), Unit::kCount)},
+                 {number_row("layouts_evaluated", "Layouts evaluated", "评估的方案", static_cast<double>(g.evaluated), Unit::kCount),
+                  number_row("layouts_fitting", "Layouts that fit in memory", "放得下的方案", static_cast<double>(g.fitting), Unit::kCount)},
                  {}, {}, group};
   for (Row& r : search.rows) r.audience = Audience::kPrograms;  // the ranking's title says it to people
   rep.sections.push_back(std::move(search));
@@ -107,22 +106,22 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
   int rank = 0;
   for (const PlanCandidate& c : g.top) {
     const Layout& l = c.layout;
-    std::vector<Row> rec{num("rank", "#", "#", ++rank, Unit::kCount),
-                         num("tp", "TP", "TP", l.tp, Unit::kCount),
-                         num("pp", "PP", "PP", l.pp, Unit::kCount),
-                         num("dp", "DP", "DP", l.dp, Unit::kCount),
-                         num("cp", "CP", "CP", l.cp, Unit::kCount),
-                         num("ep", "EP", "EP", l.ep, Unit::kCount),
-                         num("vp", "VP", "VP", l.vp, Unit::kCount),
-                         num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
-                         num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
+    std::vector<Row> rec{number_row("rank", "#", "#", ++rank, Unit::kCount),
+                         number_row("tp", "TP", "TP", l.tp, Unit::kCount),
+                         number_row("pp", "PP", "PP", l.pp, Unit::kCount),
+                         number_row("dp", "DP", "DP", l.dp, Unit::kCount),
+                         number_row("cp", "CP", "CP", l.cp, Unit::kCount),
+                         number_row("ep", "EP", "EP", l.ep, Unit::kCount),
+                         number_row("vp", "VP", "VP", l.vp, Unit::kCount),
+                         number_row("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
+                         number_row("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
                          text_zh("recompute", "Recompute", "重计算", recompute_name(l.recompute), recompute_short_zh(l.recompute)),
-                         num("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds),
-                         num("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount),
-                         num("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction),
-                         num("memory_bytes", "Memory", "显存", c.memory.peak_bytes, Unit::kBytes),
-                         num("comm_share", "Exposed comm", "暴露通信", c.time.comm_share, Unit::kFraction),
-                         num("bubble_share", "Bubble", "流水线气泡", c.time.bubble_s / c.time.step_s, Unit::kFraction)};
+                         number_row("step_s", "Step", "单步", c.time.step_s, Unit::kSeconds),
+                         number_row("tokens_per_s_per_gpu", "Tokens/s/GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount),
+                         number_row("mfu", "MFU", "MFU", c.time.mfu, Unit::kFraction),
+                         number_row("memory_bytes", "Memory", "显存", c.memory.peak_bytes, Unit::kBytes),
+                         number_row("comm_share", "Exposed comm", "暴露通信", c.time.comm_share, Unit::kFraction),
+                         number_row("bubble_share", "Bubble", "流水线气泡", c.time.bubble_s / c.time.step_s, Unit::kFraction)};
     // The rest of the layout, for programs (the table has the columns above).
     for (Row& r : layout_rows(l)) {
       if (r.key == "global_batch" || r.key == "sequence_parallel" || r.key == "first_stage_layers" || r.key == "last_stage_layers") {
@@ -139,21 +138,21 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
     for (const PlanReference& pr : g.references) {
       const Layout& l = pr.layout;
       std::vector<Row> rec{words("layout", "Layout", "方案", layout_text(l) + (l.sequence_parallel ? " sp" : "")),
-                           num("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
-                           num("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
+                           number_row("micro_batch", "Micro-batch", "微批", static_cast<double>(l.micro_batch), Unit::kCount),
+                           number_row("zero", "ZeRO", "ZeRO", l.zero_stage, Unit::kCount),
                            text_zh("recompute", "Recompute", "重计算", recompute_name(l.recompute), recompute_short_zh(l.recompute)),
-                           num("fits", "Fits", "放得下", pr.fits ? 1 : 0, Unit::kFlag)};
+                           number_row("fits", "Fits", "放得下", pr.fits ? 1 : 0, Unit::kFlag)};
       for (Row& r : layout_rows(l)) {
         if (r.key != "micro_batch" && r.key != "zero" && r.key != "recompute") rec.push_back(std::move(r));
       }
       if (pr.fits) {
-        rec.push_back(num("rank", "Rank", "排名", static_cast<double>(pr.rank), Unit::kCount));
-        rec.push_back(num("of", "Of (fitting)", "共（放得下）", static_cast<double>(pr.of), Unit::kCount));
+        rec.push_back(number_row("rank", "Rank", "排名", static_cast<double>(pr.rank), Unit::kCount));
+        rec.push_back(number_row("of", "Of (fitting)", "共（放得下）", static_cast<double>(pr.of), Unit::kCount));
       }
-      rec.push_back(num("step_s", "Step", "单步", pr.time.step_s, Unit::kSeconds));
-      if (!g.top.empty()) rec.push_back(num("vs_best", "Slower than best", "比最优慢", pr.vs_best, Unit::kFraction));
-      rec.push_back(num("mfu", "MFU", "MFU", pr.time.mfu, Unit::kFraction));
-      rec.push_back(num("memory_bytes", "Memory", "显存", pr.memory.peak_bytes, Unit::kBytes));
+      rec.push_back(number_row("step_s", "Step", "单步", pr.time.step_s, Unit::kSeconds));
+      if (!g.top.empty()) rec.push_back(number_row("vs_best", "Slower than best", "比最优慢", pr.vs_best, Unit::kFraction));
+      rec.push_back(number_row("mfu", "MFU", "MFU", pr.time.mfu, Unit::kFraction));
+      rec.push_back(number_row("memory_bytes", "Memory", "显存", pr.memory.peak_bytes, Unit::kBytes));
       rs.records.push_back(std::move(rec));
     }
     rep.sections.push_back(std::move(rs));
@@ -189,26 +188,26 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
   Section b{"winner", fmt::format("{} × {}: where the winner's step goes", g.gpus, g.gpu_id),
             fmt::format("{} × {}：最优方案的时间分解", g.gpus, g.gpu_id), {}, {}, {}, group};
   b.rows = {words("layout", "Layout", "方案", layout_text(w.layout)),
-            num("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds),
-            num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount),
-            num("mfu", "MFU (model FLOPs, no recompute, full attention matrix)", "MFU（模型 FLOPs）", t.mfu, Unit::kFraction),
-            num("hfu", "HFU (with recompute)", "HFU（含重计算）", t.hfu, Unit::kFraction),
-            num("compute_s", "Compute", "计算", t.compute_s, Unit::kSeconds),
-            num("gemm_s", "  of which GEMMs", "  其中矩阵乘", t.gemm_s, Unit::kSeconds),
-            num("attention_s", "  of which attention", "  其中注意力", t.attention_s, Unit::kSeconds),
-            num("elementwise_s", "  of which element-wise", "  其中逐元素", t.elementwise_s, Unit::kSeconds),
-            num("recompute_s", "  of which recompute", "  其中重计算", t.recompute_s, Unit::kSeconds),
-            num("tp_comm_s", "Exposed TP communication", "暴露的张量并行通信", t.tp_comm_s, Unit::kSeconds),
-            num("cp_comm_s", "Exposed CP communication", "暴露的上下文并行通信", t.cp_comm_s, Unit::kSeconds),
-            num("ep_comm_s", "Exposed EP all-to-all", "暴露的专家并行通信", t.ep_comm_s, Unit::kSeconds),
-            num("pp_comm_s", "Exposed pipeline point-to-point", "暴露的流水线通信", t.pp_comm_s, Unit::kSeconds),
-            num("bubble_s", "Pipeline bubble", "流水线气泡", t.bubble_s, Unit::kSeconds),
-            num("dp_comm_s", "Exposed DP gradient reduction", "暴露的数据并行通信", t.dp_comm_s, Unit::kSeconds),
-            num("zero3_comm_s", "Exposed ZeRO-3 gathers", "暴露的 ZeRO-3 通信", t.zero3_comm_s, Unit::kSeconds),
-            num("optimizer_s", "Optimizer step", "优化器", t.optimizer_s, Unit::kSeconds),
-            num("comm_share", "Communication share (exposed)", "通信占比（暴露）", t.comm_share, Unit::kFraction),
-            num("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
-            num("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
+            number_row("step_s", "Step time", "单步时间", t.step_s, Unit::kSeconds),
+            number_row("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu, Unit::kCount),
+            number_row("mfu", "MFU (model FLOPs, no recompute, full attention matrix)", "MFU（模型 FLOPs）", t.mfu, Unit::kFraction),
+            number_row("hfu", "HFU (with recompute)", "HFU（含重计算）", t.hfu, Unit::kFraction),
+            number_row("compute_s", "Compute", "计算", t.compute_s, Unit::kSeconds),
+            number_row("gemm_s", "  of which GEMMs", "  其中矩阵乘", t.gemm_s, Unit::kSeconds),
+            number_row("attention_s", "  of which attention", "  其中注意力", t.attention_s, Unit::kSeconds),
+            number_row("elementwise_s", "  of which element-wise", "  其中逐元素", t.elementwise_s, Unit::kSeconds),
+            number_row("recompute_s", "  of which recompute", "  其中重计算", t.recompute_s, Unit::kSeconds),
+            number_row("tp_comm_s", "Exposed TP communication", "暴露的张量并行通信", t.tp_comm_s, Unit::kSeconds),
+            number_row("cp_comm_s", "Exposed CP communication", "暴露的上下文并行通信", t.cp_comm_s, Unit::kSeconds),
+            number_row("ep_comm_s", "Exposed EP all-to-all", "暴露的专家并行通信", t.ep_comm_s, Unit::kSeconds),
+            number_row("pp_comm_s", "Exposed pipeline point-to-point", "暴露的流水线通信", t.pp_comm_s, Unit::kSeconds),
+            number_row("bubble_s", "Pipeline bubble", "流水线气泡", t.bubble_s, Unit::kSeconds),
+            number_row("dp_comm_s", "Exposed DP gradient reduction", "暴露的数据并行通信", t.dp_comm_s, Unit::kSeconds),
+            number_row("zero3_comm_s", "Exposed ZeRO-3 gathers", "暴露的 ZeRO-3 通信", t.zero3_comm_s, Unit::kSeconds),
+            number_row("optimizer_s", "Optimizer step", "优化器", t.optimizer_s, Unit::kSeconds),
+            number_row("comm_share", "Communication share (exposed)", "通信占比（暴露）", t.comm_share, Unit::kFraction),
+            number_row("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
+            number_row("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
             text_zh("why", "Why it wins", "为何最优", g.why_en, g.why_zh)};
   if (!w.memory.stage_split.empty()) {
     b.rows.insert(b.rows.begin() + 1, text_zh("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split, w.memory.stage_split_zh));

@@ -28,6 +28,10 @@ Lang parse_lang(const std::string& text) {
   throw InputError("--lang", fmt::format("--lang must be en or zh (got '{}').", text), fmt::format("--lang 须为 en（英文）或 zh（中文）（输入为 '{}'）。", text));
 }
 
+std::string format_seconds(double seconds, Lang lang) {
+  return format_value(Row{"duration_s", "", "", seconds, Unit::kSeconds, ""}, lang);
+}
+
 std::string format_value(const Row& row, Lang lang) {
   const bool zh = lang == Lang::kZh;
   const double v = row.value;

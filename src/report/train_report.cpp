@@ -11,42 +11,32 @@
 #include "report/typed_inputs_section.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
+#include "row_makers.hpp"
 #include "gpuplan/inference.hpp"  // kDefaultSeqLen
 #include "report/train_confidence_rows.hpp"
 
 namespace gpuplan {
-namespace {
-
-Row num(const char* key, const char* en, const char* zh, double value, Unit unit, std::string text = "") {
-  return Row{key, en, zh, value, unit, std::move(text)};
-}
-Row txt(const char* key, const char* en, const char* zh, std::string text) {
-  return Row{key, en, zh, 0, Unit::kText, std::move(text)};
-}
-
-
-}  // namespace
 
 Section model_section(const ModelSpec& m) {
   Section s{"model", "Model", "模型", {}, {}, {}};
   const ParamCounts p = count_params(m);
-  s.rows.push_back(txt("name", "Model", "模型", m.name));
+  s.rows.push_back(text_row("name", "Model", "模型", m.name));
   if (m.count_only) {
     s.rows.back().text_zh = p.total >= 1e9 ? fmt::format("{:.4g}B 参数模型", p.total / 1e9) : fmt::format("{:.4g} 参数模型", p.total);
   }
   if (m.count_only) {
-    s.rows.push_back(num("params_total", "Parameters (given)", "参数量（输入）", p.total, Unit::kParams));
+    s.rows.push_back(number_row("params_total", "Parameters (given)", "参数量（输入）", p.total, Unit::kParams));
     return s;
   }
-  s.rows.push_back(num("params_total", "Parameters, total", "参数量（总）", p.total, Unit::kParams));
-  if (m.is_moe()) s.rows.push_back(num("params_active", "Parameters active per token", "每 token 激活参数", p.active, Unit::kParams));
-  s.rows.push_back(num("params_embedding", "Embedding parameters (incl. untied LM head)", "嵌入参数（含非共享输出层）", p.embedding, Unit::kParams));
-  s.rows.push_back(num("params_non_embedding", "Non-embedding parameters", "非嵌入参数", p.non_embedding, Unit::kParams));
+  s.rows.push_back(number_row("params_total", "Parameters, total", "参数量（总）", p.total, Unit::kParams));
+  if (m.is_moe()) s.rows.push_back(number_row("params_active", "Parameters active per token", "每 token 激活参数", p.active, Unit::kParams));
+  s.rows.push_back(number_row("params_embedding", "Embedding parameters (incl. untied LM head)", "嵌入参数（含非共享输出层）", p.embedding, Unit::kParams));
+  s.rows.push_back(number_row("params_non_embedding", "Non-embedding parameters", "非嵌入参数", p.non_embedding, Unit::kParams));
   std::string shape = fmt::format("{} layers, hidden {}, {} heads ({} KV), {} MLP {}", m.layers, m.hidden, m.heads,
                                   m.mla ? std::string("MLA") : std::to_string(m.kv_heads),
                                   m.mlp == MlpKind::kGated ? "gated" : "2-matrix", m.intermediate);
   if (m.moe) shape += fmt::format(", MoE {}+{} experts, top-{}", m.moe->routed_experts, m.moe->shared_experts, m.moe->experts_per_token);
-  s.rows.push_back(txt("shape", "Architecture", "结构", shape));
+  s.rows.push_back(text_row("shape", "Architecture", "结构", shape));
   std::string shape_zh = fmt::format("{} 层，隐藏维度 {}，{} 个注意力头（{}），{} MLP {}", m.layers, m.hidden, m.heads,
                                      m.mla ? std::string("MLA") : fmt::format("{} 个 KV 头", m.kv_heads),
                                      m.mlp == MlpKind::kGated ? "门控" : "两矩阵", m.intermediate);
@@ -71,11 +61,11 @@ void add_layout_section(Report& rep, const TrainEstimate& e) {
     const StepTime& t = layout->time;
     Section ls{"layout", mfu_predicted ? "Layout (planner's fastest that fits; the MFU below is calibrated from it)" : "Layout (planner's fastest that fits)",
                mfu_predicted ? "并行方案（规划器最优，下面的 MFU 由其校准得出）" : "并行方案（规划器最优）", {}, {}, {}};
-    ls.rows.push_back(txt("parallel", "Parallelism", "并行方式",
+    ls.rows.push_back(text_row("parallel", "Parallelism", "并行方式",
                           fmt::format("tp {} × pp {} × dp {} × cp {}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
                                       l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")));
     ls.rows.back().text_zh = degrees_zh(l);
-    ls.rows.push_back(txt("recipe", "Recipe", "训练配置",
+    ls.rows.push_back(text_row("recipe", "Recipe", "训练配置",
                           fmt::format("micro-batch {} × {} micro-batches, global batch {}, ZeRO {}, recompute {}{}", l.micro_batch,
                                       l.micro_batches(), l.effective_global_batch(), l.zero_stage, recompute_name(l.recompute),
                                       l.sequence_parallel ? ", sequence parallel" : "")));
@@ -87,11 +77,11 @@ void add_layout_section(Report& rep, const TrainEstimate& e) {
     // Predicted: the median of the calibrated distribution (the step-time
     // model's figure is each row's physics, beside it).
     const double to_median = e.mfu_distribution ? e.mfu_distribution->median / e.mfu_distribution->physics : 1.0;
-    ls.rows.push_back(num("step_s", "Step time", "单步时间", t.step_s / to_median, Unit::kSeconds));
-    ls.rows.push_back(num("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu * to_median, Unit::kCount));
-    ls.rows.push_back(num("predicted_mfu", "Predicted MFU", "预测 MFU", *e.layout_mfu * to_median, Unit::kFraction));
-    ls.rows.push_back(num("comm_share", "Exposed communication share", "暴露通信占比", t.comm_share, Unit::kFraction));
-    ls.rows.push_back(num("bubble_share", "Pipeline bubble share", "流水线气泡占比", t.step_s > 0 ? t.bubble_s / t.step_s : 0, Unit::kFraction));
+    ls.rows.push_back(number_row("step_s", "Step time", "单步时间", t.step_s / to_median, Unit::kSeconds));
+    ls.rows.push_back(number_row("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", t.tokens_per_s_per_gpu * to_median, Unit::kCount));
+    ls.rows.push_back(number_row("predicted_mfu", "Predicted MFU", "预测 MFU", *e.layout_mfu * to_median, Unit::kFraction));
+    ls.rows.push_back(number_row("comm_share", "Exposed communication share", "暴露通信占比", t.comm_share, Unit::kFraction));
+    ls.rows.push_back(number_row("bubble_share", "Pipeline bubble share", "流水线气泡占比", t.step_s > 0 ? t.bubble_s / t.step_s : 0, Unit::kFraction));
     rep.sections.push_back(ls);
     add_memory_to_report(rep, layout->memory);
   } else if (can_plan) {
@@ -126,44 +116,44 @@ std::optional<Note> add_time_section(Report& rep, const TrainRequest& r, const T
     rep.inputs["confidence"] = conf.confidence;
   }
   if (run.gpus_solved) {
-    ts.rows.push_back(num("gpus_exact", "GPUs needed (unrounded)", "所需卡数（未取整）", run.gpus_exact, Unit::kCount));
+    ts.rows.push_back(number_row("gpus_exact", "GPUs needed (unrounded)", "所需卡数（未取整）", run.gpus_exact, Unit::kCount));
   }
-  ts.rows.push_back(num("gpus", run.gpus_solved ? "GPUs (rounded up to whole nodes)" : "GPUs", run.gpus_solved ? "卡数（按整节点取整）" : "卡数",
+  ts.rows.push_back(number_row("gpus", run.gpus_solved ? "GPUs (rounded up to whole nodes)" : "GPUs", run.gpus_solved ? "卡数（按整节点取整）" : "卡数",
                         static_cast<double>(run.gpus), Unit::kGpus));
   if (gpus_at_median && gpus_model_alone) {
     ts.rows.back().en = fmt::format("GPUs ({:.0f}% confidence, whole nodes)", conf.confidence * 100);
     ts.rows.back().zh = fmt::format("卡数（{:.0f}% 把握，整节点）", conf.confidence * 100);
-    ts.rows.push_back(num("gpus_at_median", "GPUs at the median estimate", "按中位估计所需卡数", static_cast<double>(*gpus_at_median), Unit::kGpus));
+    ts.rows.push_back(number_row("gpus_at_median", "GPUs at the median estimate", "按中位估计所需卡数", static_cast<double>(*gpus_at_median), Unit::kGpus));
     if (e.gpus_fast && e.gpus_slow) {
       rep.ranges.push_back(RowRange{"time", "gpus_at_median", static_cast<double>(*e.gpus_fast), static_cast<double>(*e.gpus_slow), conf.interval,
                                     static_cast<double>(*gpus_model_alone)});
     }
-    ts.rows.push_back(num("gpus_model_alone", "GPUs on the model's own estimate", "按模型自身估计所需卡数", static_cast<double>(*gpus_model_alone), Unit::kGpus));
+    ts.rows.push_back(number_row("gpus_model_alone", "GPUs on the model's own estimate", "按模型自身估计所需卡数", static_cast<double>(*gpus_model_alone), Unit::kGpus));
   }
-  ts.rows.push_back(num("nodes", "Nodes", "节点数", static_cast<double>(run.nodes), Unit::kCount));
-  ts.rows.push_back(num("mfu", run.mfu_solved ? "MFU needed" : "MFU", run.mfu_solved ? "所需 MFU" : "MFU（算力利用率）", run.mfu, Unit::kFraction));
-  ts.rows.push_back(num("achieved_flop_per_s_per_gpu", "Achieved per GPU", "单卡有效算力", peak * run.mfu, Unit::kFlopPerS));
-  ts.rows.push_back(num("compute_s", "Pure compute time", "纯计算时间", run.compute_s, Unit::kSeconds));
-  ts.rows.push_back(num("comm_margin_s", fmt::format("+ communication margin ({:.0f}%)", r.comm_margin * 100).c_str(),
+  ts.rows.push_back(number_row("nodes", "Nodes", "节点数", static_cast<double>(run.nodes), Unit::kCount));
+  ts.rows.push_back(number_row("mfu", run.mfu_solved ? "MFU needed" : "MFU", run.mfu_solved ? "所需 MFU" : "MFU（算力利用率）", run.mfu, Unit::kFraction));
+  ts.rows.push_back(number_row("achieved_flop_per_s_per_gpu", "Achieved per GPU", "单卡有效算力", peak * run.mfu, Unit::kFlopPerS));
+  ts.rows.push_back(number_row("compute_s", "Pure compute time", "纯计算时间", run.compute_s, Unit::kSeconds));
+  ts.rows.push_back(number_row("comm_margin_s", fmt::format("+ communication margin ({:.0f}%)", r.comm_margin * 100).c_str(),
                         fmt::format("+ 通信冗余（{:.0f}%）", r.comm_margin * 100).c_str(), run.comm_margin_s, Unit::kSeconds));
-  ts.rows.push_back(num("fault_budget_s",
+  ts.rows.push_back(number_row("fault_budget_s",
                         fmt::format("+ {} ({:.1f}%)", r.fault_budget ? "fault budget" : "failures, checkpoints, restarts", fault_budget * 100).c_str(),
                         fmt::format("+ {}（{:.1f}%）", r.fault_budget ? "容错预算" : "故障、检查点与重启", fault_budget * 100).c_str(),
                         run.fault_budget_s, Unit::kSeconds));
-  ts.rows.push_back(num("wall_clock_s", "Wall-clock time", "总训练时间", run.wall_s, Unit::kSeconds));
+  ts.rows.push_back(number_row("wall_clock_s", "Wall-clock time", "总训练时间", run.wall_s, Unit::kSeconds));
   if (run.deadline_s) {
-    ts.rows.push_back(num("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
+    ts.rows.push_back(number_row("deadline_s", "Deadline", "截止时间", *run.deadline_s, Unit::kSeconds));
     if (e.wall_s_at_confidence) {
       // Judged where published runs of this kind stay with the asked probability.
-      ts.rows.push_back(num("wall_clock_at_confidence_s", fmt::format("Wall-clock at {:.0f}% confidence", conf.confidence * 100).c_str(),
+      ts.rows.push_back(number_row("wall_clock_at_confidence_s", fmt::format("Wall-clock at {:.0f}% confidence", conf.confidence * 100).c_str(),
                             fmt::format("{:.0f}% 把握的总训练时间", conf.confidence * 100).c_str(), *e.wall_s_at_confidence, Unit::kSeconds));
     }
-    ts.rows.push_back(num("deadline_met", e.wall_s_at_confidence ? fmt::format("Deadline met ({:.0f}% confidence)", conf.confidence * 100).c_str() : "Deadline met",
+    ts.rows.push_back(number_row("deadline_met", e.wall_s_at_confidence ? fmt::format("Deadline met ({:.0f}% confidence)", conf.confidence * 100).c_str() : "Deadline met",
                           e.wall_s_at_confidence ? fmt::format("能否按期完成（{:.0f}% 把握）", conf.confidence * 100).c_str() : "能否按期完成",
                           run.deadline_met ? 1 : 0, Unit::kFlag));
     // Under a second of slack is rounding (the MFU or GPU count was solved for the deadline), not time to spare.
     const double slack = std::fabs(run.deadline_slack_s) < 1 ? 0 : std::fabs(run.deadline_slack_s);
-    ts.rows.push_back(num("deadline_slack_s", run.deadline_met ? "Time to spare" : "Late by", run.deadline_met ? "富余时间" : "超期",
+    ts.rows.push_back(number_row("deadline_slack_s", run.deadline_met ? "Time to spare" : "Late by", run.deadline_met ? "富余时间" : "超期",
                           slack, Unit::kSeconds));
   }
   rep.sections.push_back(ts);
@@ -177,15 +167,15 @@ void add_gpu_hours_sections(Report& rep, const TrainEstimate& e) {
   const std::optional<OperationsEstimate>& spot_ops = e.spot_operations;
   const Price price = e.price.value_or(Price{});
   Section gh{"gpu_hours", "GPU-hours", "卡时", {}, {}, {}};
-  gh.rows.push_back(num("compute_gpu_hours", "Compute", "纯计算", run.gpu_hours_compute, Unit::kGpuHours));
-  gh.rows.push_back(num("comm_margin_gpu_hours", "Communication margin", "通信冗余", run.gpu_hours_comm_margin, Unit::kGpuHours));
-  gh.rows.push_back(num("fault_budget_gpu_hours", "Fault budget", "容错预算", run.gpu_hours_fault_budget, Unit::kGpuHours));
+  gh.rows.push_back(number_row("compute_gpu_hours", "Compute", "纯计算", run.gpu_hours_compute, Unit::kGpuHours));
+  gh.rows.push_back(number_row("comm_margin_gpu_hours", "Communication margin", "通信冗余", run.gpu_hours_comm_margin, Unit::kGpuHours));
+  gh.rows.push_back(number_row("fault_budget_gpu_hours", "Fault budget", "容错预算", run.gpu_hours_fault_budget, Unit::kGpuHours));
   if (price.spot) {
-    gh.rows.push_back(num("spot_overhead_gpu_hours", fmt::format("Spot preemption overhead ({:.0f}%)", price.spot_overhead * 100).c_str(),
+    gh.rows.push_back(number_row("spot_overhead_gpu_hours", fmt::format("Spot preemption overhead ({:.0f}%)", price.spot_overhead * 100).c_str(),
                           fmt::format("竞价实例中断开销（{:.0f}%）", price.spot_overhead * 100).c_str(), e.spot_overhead_gpu_hours, Unit::kGpuHours));
   }
-  gh.rows.push_back(num("total_gpu_hours", "Total", "合计", e.run_gpu_hours, Unit::kGpuHours));
-  gh.rows.push_back(num("total_gpu_days", "Total in card-days", "合计（卡天）", e.run_gpu_hours / 24, Unit::kGpuDays));
+  gh.rows.push_back(number_row("total_gpu_hours", "Total", "合计", e.run_gpu_hours, Unit::kGpuHours));
+  gh.rows.push_back(number_row("total_gpu_days", "Total in card-days", "合计（卡天）", e.run_gpu_hours / 24, Unit::kGpuDays));
   rep.sections.push_back(gh);
 
   rep.sections.push_back(operations_section(ops, spot_ops));
@@ -219,7 +209,7 @@ void add_cost_sections(Report& rep, const TrainRequest& r, const TrainEstimate& 
   if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   if (price.market) {
     const Market shown_market = r.price.market.value_or(*price.market);
-    cost.rows.push_back(txt("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
+    cost.rows.push_back(text_row("market", "Market", "市场", shown_market == Market::kCn ? "cn" : "us"));
     cost.rows.back().text_zh = shown_market == Market::kCn ? "国内（--market cn）" : "美国（--market us）";
   }
   cost.rows.push_back(Row{"spot", "Spot", "竞价实例", price.spot ? 1.0 : 0.0, Unit::kFlag, "", {}, Audience::kPrograms});
@@ -242,8 +232,8 @@ void add_cost_sections(Report& rep, const TrainRequest& r, const TrainEstimate& 
   Section phases{"cost.phases", "Other phases (priced, not solved)", "其他阶段（只计价，不求解）", {},
                  {"phase", "gpu", "gpus", "hours", "GPU-hours", "cost"}, {}};
   for (const PhaseCost& ph : c.phases) {
-    phases.records.push_back({txt("name", "phase", "阶段", ph.name), txt("gpu", "gpu", "GPU", ph.gpu_id), num("gpus", "gpus", "卡数", ph.gpus, Unit::kGpus),
-                              num("hours", "hours", "小时", ph.hours, Unit::kCount), num("gpu_hours", "GPU-hours", "卡时", ph.gpu_hours, Unit::kGpuHours),
+    phases.records.push_back({text_row("name", "phase", "阶段", ph.name), text_row("gpu", "gpu", "GPU", ph.gpu_id), number_row("gpus", "gpus", "卡数", ph.gpus, Unit::kGpus),
+                              number_row("hours", "hours", "小时", ph.hours, Unit::kCount), number_row("gpu_hours", "GPU-hours", "卡时", ph.gpu_hours, Unit::kGpuHours),
                               money_row("total", "cost", "费用", ph.total, cur, ph.total_high > ph.total ? fmt::format("to {}", format_thousands(ph.total_high)) : "")});
     if (ph.total_high > ph.total) phases.records.back().back().text_zh = fmt::format("至 {}", format_thousands(ph.total_high));
   }
@@ -254,7 +244,7 @@ void add_cost_sections(Report& rep, const TrainRequest& r, const TrainEstimate& 
     cost.rows.push_back(null_row("total_at_price_high", money_unit(cur)));
   }
   const ExchangeRate& fx = exchange_rate();
-  cost.rows.push_back(num("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
+  cost.rows.push_back(number_row("cny_per_usd", "Exchange rate (CNY per USD)", "汇率（人民币/美元）", fx.cny_per_usd, Unit::kCount,
                           fmt::format("({}, {})", fx.date, fx.source)));
   cost.rows.back().text_zh = fmt::format("（{}，{}）", fx.date, fx.source_zh.empty() ? fx.source : fx.source_zh);
   rep.sections.push_back(cost);
@@ -280,7 +270,7 @@ void add_cost_sections(Report& rep, const TrainRequest& r, const TrainEstimate& 
 }
 
 // The assumptions behind the numbers, and the plausibility of a predicted MFU.
-void add_assumptions(Report& rep, const TrainRequest& r, const TrainEstimate& e) {
+void add_train_assumptions(Report& rep, const TrainRequest& r, const TrainEstimate& e) {
   const ModelSpec& model = e.model;
   const bool have_model = e.have_model;
   const GpuSpec& gpu = e.gpu;
@@ -393,10 +383,10 @@ void add_batch_search_and_ranges(Report& rep, const TrainRequest& r, const Train
     Section ss{"deadline_search", fmt::format("GPU counts tried for the deadline ({:.0f}% confidence)", conf.confidence * 100),
                fmt::format("为满足期限试过的卡数（{:.0f}% 把握）", conf.confidence * 100), {}, {"GPUs", "fits", "MFU", "wall-clock"}, {}};
     for (const SizingStep& st : e.sizing_trace) {
-      ss.records.push_back({num("gpus", "GPUs", "卡数", static_cast<double>(st.gpus), Unit::kGpus),
+      ss.records.push_back({number_row("gpus", "GPUs", "卡数", static_cast<double>(st.gpus), Unit::kGpus),
                             Row{"fits", "fits", "放得下", st.fits ? 1.0 : 0.0, Unit::kFlag, ""},
-                            num("mfu", "MFU", "MFU", st.mfu, Unit::kFraction),
-                            num("wall_clock_s", "wall-clock", "总训练时间", st.wall_s, Unit::kSeconds)});
+                            number_row("mfu", "MFU", "MFU", st.mfu, Unit::kFraction),
+                            number_row("wall_clock_s", "wall-clock", "总训练时间", st.wall_s, Unit::kSeconds)});
     }
     rep.sections.push_back(ss);
     // A larger count that is slower than a smaller one: why, in words.
@@ -519,54 +509,54 @@ Report train_report(const TrainRequest& r) {
 
   Section ws{"workload", "Workload", "训练数据", {}, {}, {}};
   if (r.flop_per_sample) {
-    ws.rows.push_back(num("samples_per_epoch", "Samples per epoch", "每轮样本数", *r.workload.samples, Unit::kCount));
-    ws.rows.push_back(num("flop_per_sample", "FLOPs per sample (given)", "每样本计算量（输入）", *r.flop_per_sample, Unit::kFlop));
+    ws.rows.push_back(number_row("samples_per_epoch", "Samples per epoch", "每轮样本数", *r.workload.samples, Unit::kCount));
+    ws.rows.push_back(number_row("flop_per_sample", "FLOPs per sample (given)", "每样本计算量（输入）", *r.flop_per_sample, Unit::kFlop));
   } else {
-    ws.rows.push_back(num("tokens_per_epoch", "Tokens per epoch", "每轮 token 数", w.tokens_per_epoch, Unit::kCount));
+    ws.rows.push_back(number_row("tokens_per_epoch", "Tokens per epoch", "每轮 token 数", w.tokens_per_epoch, Unit::kCount));
     if (r.workload.samples && r.workload.tokens_per_sample) {
-      ws.rows.push_back(num("tokens_per_sample", "Tokens per sample", "每样本 token 数", *r.workload.tokens_per_sample, Unit::kCount));
+      ws.rows.push_back(number_row("tokens_per_sample", "Tokens per sample", "每样本 token 数", *r.workload.tokens_per_sample, Unit::kCount));
     }
   }
-  ws.rows.push_back(num("epochs", "Epochs", "训练轮数", w.epochs, Unit::kCount));
-  if (!r.flop_per_sample) ws.rows.push_back(num("total_tokens", "Tokens in total", "总 token 数", w.total_tokens, Unit::kCount));
-  ws.rows.push_back(num("seq_len", "Sequence length", "序列长度", static_cast<double>(w.seq_len), Unit::kCount));
+  ws.rows.push_back(number_row("epochs", "Epochs", "训练轮数", w.epochs, Unit::kCount));
+  if (!r.flop_per_sample) ws.rows.push_back(number_row("total_tokens", "Tokens in total", "总 token 数", w.total_tokens, Unit::kCount));
+  ws.rows.push_back(number_row("seq_len", "Sequence length", "序列长度", static_cast<double>(w.seq_len), Unit::kCount));
   if (w.batch_tokens > 0) {
-    ws.rows.push_back(num("batch_tokens", "Tokens per optimizer step", "每步 token 数", w.batch_tokens, Unit::kCount));
-    ws.rows.push_back(num("steps_per_epoch", "Optimizer steps per epoch", "每轮步数", w.steps_per_epoch, Unit::kCount));
-    ws.rows.push_back(num("total_steps", "Optimizer steps in total", "总步数", w.total_steps, Unit::kCount));
+    ws.rows.push_back(number_row("batch_tokens", "Tokens per optimizer step", "每步 token 数", w.batch_tokens, Unit::kCount));
+    ws.rows.push_back(number_row("steps_per_epoch", "Optimizer steps per epoch", "每轮步数", w.steps_per_epoch, Unit::kCount));
+    ws.rows.push_back(number_row("total_steps", "Optimizer steps in total", "总步数", w.total_steps, Unit::kCount));
   }
   rep.sections.push_back(ws);
 
   Section cs{"compute", "Compute", "计算量", {}, {}, {}};
   if (!r.flop_per_sample) {
-    cs.rows.push_back(num("six_n_flop_per_token", "6·N per token (quick rule)", "6·N 每 token（经验公式）", f.six_n_flop, Unit::kFlop));
+    cs.rows.push_back(number_row("six_n_flop_per_token", "6·N per token (quick rule)", "6·N 每 token（经验公式）", f.six_n_flop, Unit::kFlop));
     if (f.exact) {
-      cs.rows.push_back(num("forward_flop_per_token", "Forward per token (exact)", "前向每 token（精确）", f.forward_flop, Unit::kFlop));
-      cs.rows.push_back(num("forward_attention_flop_per_token", "  of which attention scores+context", "  其中注意力", f.forward_attention_flop, Unit::kFlop));
-      cs.rows.push_back(num("forward_lm_head_flop_per_token", "  of which LM head", "  其中输出层", f.forward_lm_head_flop, Unit::kFlop));
-      cs.rows.push_back(num("backward_flop_per_token", "Backward per token (2× forward)", "反向每 token（前向的 2 倍）", f.backward_flop, Unit::kFlop));
-      cs.rows.push_back(num("model_flop_per_token", "Model FLOPs per token (fwd+bwd)", "模型计算量每 token（前向+反向）", f.model_flop, Unit::kFlop));
-      cs.rows.push_back(num("recompute_flop_per_token", "Recompute extra per token", "重计算额外每 token", f.recompute_flop, Unit::kFlop,
+      cs.rows.push_back(number_row("forward_flop_per_token", "Forward per token (exact)", "前向每 token（精确）", f.forward_flop, Unit::kFlop));
+      cs.rows.push_back(number_row("forward_attention_flop_per_token", "  of which attention scores+context", "  其中注意力", f.forward_attention_flop, Unit::kFlop));
+      cs.rows.push_back(number_row("forward_lm_head_flop_per_token", "  of which LM head", "  其中输出层", f.forward_lm_head_flop, Unit::kFlop));
+      cs.rows.push_back(number_row("backward_flop_per_token", "Backward per token (2× forward)", "反向每 token（前向的 2 倍）", f.backward_flop, Unit::kFlop));
+      cs.rows.push_back(number_row("model_flop_per_token", "Model FLOPs per token (fwd+bwd)", "模型计算量每 token（前向+反向）", f.model_flop, Unit::kFlop));
+      cs.rows.push_back(number_row("recompute_flop_per_token", "Recompute extra per token", "重计算额外每 token", f.recompute_flop, Unit::kFlop,
                             fmt::format("(recompute {})", recompute_name(r.recompute))));
       cs.rows.back().text_zh = fmt::format("（{}）", recompute_zh(r.recompute));
-      cs.rows.push_back(num("hardware_flop_per_token", "Hardware FLOPs per token", "硬件计算量每 token", f.hardware_flop, Unit::kFlop));
+      cs.rows.push_back(number_row("hardware_flop_per_token", "Hardware FLOPs per token", "硬件计算量每 token", f.hardware_flop, Unit::kFlop));
     }
-    cs.rows.push_back(num("total_six_n_flop", "Total by 6·N", "总计算量（6·N）", total_six_n_flop, Unit::kFlop));
+    cs.rows.push_back(number_row("total_six_n_flop", "Total by 6·N", "总计算量（6·N）", total_six_n_flop, Unit::kFlop));
     if (f.exact) {
-      cs.rows.push_back(num("total_exact_flop", "Total, exact model FLOPs", "总计算量（精确）", f.model_flop * w.total_tokens, Unit::kFlop));
-      cs.rows.push_back(num("total_hardware_flop", "Total hardware FLOPs (with recompute)", "总硬件计算量（含重计算）", f.hardware_flop * w.total_tokens, Unit::kFlop));
+      cs.rows.push_back(number_row("total_exact_flop", "Total, exact model FLOPs", "总计算量（精确）", f.model_flop * w.total_tokens, Unit::kFlop));
+      cs.rows.push_back(number_row("total_hardware_flop", "Total hardware FLOPs (with recompute)", "总硬件计算量（含重计算）", f.hardware_flop * w.total_tokens, Unit::kFlop));
     }
   }
-  cs.rows.push_back(num("total_flop", "Total used for time and MFU", "用于时间与 MFU 的总计算量", total_model_flop, Unit::kFlop,
+  cs.rows.push_back(number_row("total_flop", "Total used for time and MFU", "用于时间与 MFU 的总计算量", total_model_flop, Unit::kFlop,
                         r.flop_per_sample ? "(samples × FLOPs per sample)" : (r.six_n || !f.exact) ? "(6·N)" : "(exact)"));
   cs.rows.back().text_zh = r.flop_per_sample ? "（样本数 × 每样本计算量）" : (r.six_n || !f.exact) ? "（6·N）" : "（精确计数）";
   rep.sections.push_back(cs);
 
   Section hs{"hardware", "Hardware", "硬件", {}, {}, {}};
-  hs.rows.push_back(txt("gpu", "GPU", "GPU", fmt::format("{} ({})", gpu.name, gpu.id)));
-  hs.rows.push_back(num("peak_flop_per_s", fmt::format("Dense peak, {}", precision_name(r.precision)).c_str(),
+  hs.rows.push_back(text_row("gpu", "GPU", "GPU", fmt::format("{} ({})", gpu.name, gpu.id)));
+  hs.rows.push_back(number_row("peak_flop_per_s", fmt::format("Dense peak, {}", precision_name(r.precision)).c_str(),
                         fmt::format("{} 稠密峰值", precision_name(r.precision)).c_str(), peak, Unit::kFlopPerS));
-  hs.rows.push_back(num("gpus_per_node", "GPUs per node", "每节点卡数", gpus_per_node, Unit::kCount));
+  hs.rows.push_back(number_row("gpus_per_node", "GPUs per node", "每节点卡数", gpus_per_node, Unit::kCount));
   rep.sections.push_back(hs);
 
   add_layout_section(rep, e);
@@ -577,7 +567,7 @@ Report train_report(const TrainRequest& r) {
 
   add_cost_sections(rep, r, e);
 
-  add_assumptions(rep, r, e);
+  add_train_assumptions(rep, r, e);
   if (sizing_note) rep.assumptions.insert(rep.assumptions.begin(), *sizing_note);
   add_batch_search_and_ranges(rep, r, e);
   return rep;

@@ -15,7 +15,7 @@ namespace gpuplan {
 
 namespace {
 
-std::string join(const std::vector<Bilingual>& v, const char* sep, std::string Bilingual::*lang) {
+std::string join_language(const std::vector<Bilingual>& v, const char* sep, std::string Bilingual::*lang) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i].*lang;
   return s;
@@ -56,7 +56,7 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
                           Row{"physics_error", "physics error", "纯物理误差", c.physics_error, Unit::kFraction, ""},
                           Row{"flags", "flags", "默认值数", static_cast<double>(c.flags.size()), Unit::kCount, ""}});
     if (!c.flags.empty()) {
-      fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join(c.flags, "; ", &Bilingual::en), {}, Audience::kAll, join(c.flags, "；", &Bilingual::zh)});
+      fs.rows.push_back(Row{c.id, c.id, c.id, 0, Unit::kText, join_language(c.flags, "; ", &Bilingual::en), {}, Audience::kAll, join_language(c.flags, "；", &Bilingual::zh)});
     }
   }
   rep.sections.push_back(cs);

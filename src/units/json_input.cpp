@@ -27,4 +27,14 @@ nlohmann::json parse_json_input(const std::string& text, const std::string& fiel
   }
 }
 
+std::string json_string_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+double json_number_or(const nlohmann::json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
 }  // namespace gpuplan

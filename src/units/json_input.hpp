@@ -18,4 +18,10 @@ inline constexpr int kMaxJsonDepth = 64;
 // nlohmann::json::parse_error, for the caller's own sentence.
 nlohmann::json parse_json_input(const std::string& text, const std::string& field, const std::string& what);
 
+// Lenient readers for the built-in catalogs (data/*.json, checked by their
+// tests): `key`'s string or number in object `j`, or `fallback` where it is
+// absent or of another type.
+std::string json_string_or(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+double json_number_or(const nlohmann::json& j, const char* key, double fallback = 0.0);
+
 }  // namespace gpuplan

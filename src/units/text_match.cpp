@@ -6,6 +6,11 @@
 
 namespace gpuplan {
 
+std::string ascii_lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 std::string normalize_name(const std::string& s) {
   std::string out;
   for (char c : s) {

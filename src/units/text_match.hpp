@@ -5,6 +5,9 @@
 
 namespace gpuplan {
 
+// ASCII lower-case (catalog ids, market and language codes, provider names).
+std::string ascii_lower(std::string s);
+
 // Lower-case, with '_' and ' ' read as '-'.
 std::string normalize_name(const std::string& s);
 
