@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/run_cli.hpp"
+#include "gpuplan/engine.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
@@ -116,8 +117,15 @@ inline std::set<std::string> catalog_names() {
     add_words(q.provider_zh.empty() ? q.provider : q.provider_zh);
     add_citation_tags(q.source, names);
   }
-  // Serving engines named in reports.
-  for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "MindIE", "Dynamo", "trtllm-bench"}) names.insert(e);
+  for (const auto& e : engine_catalog()) {
+    names.insert(e.id);
+    for (const auto& a : e.aliases) names.insert(a);
+    add_words(e.name);
+    for (const auto& v : e.versions) names.insert(e.id + "@" + v.version);
+  }
+  // Serving engines named in reports, and the engine ids of the case format (shared/validation/README.md).
+  for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "TurboMind", "MindIE", "Dynamo", "trtllm-bench", "tgi", "hf-transformers",
+                        "llama.cpp", "deepspeed-mii", "fastertransformer", "mlc-llm", "exllamav2", "mindie"}) names.insert(e);
   return names;
 }
 

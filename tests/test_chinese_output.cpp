@@ -352,7 +352,7 @@ TEST(ChineseOutput, EveryCommandsHelpInChinese) {
     names.insert(v);
   }
   // Positionals' names (gpuplan models [model]), terms, units and formats a Chinese engineer writes in Latin letters too.
-  for (const char* v : {"model", "gpu", "file", "framework", "rank", "Transformer", "eager", "TCP", "TOML", "MAPE", "JSON", "Lines", "ms",
+  for (const char* v : {"model", "gpu", "file", "framework", "engine", "rank", "Transformer", "eager", "TCP", "TOML", "MAPE", "JSON", "Lines", "ms",
                         "smi", "shared", "validation",
                         // Megatron's stage-layout syntax and its MTP layers; the expert-TP flag's name.
                         "MTP", "Et", "tt", "etp"}) {

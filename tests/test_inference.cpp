@@ -10,10 +10,12 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/infer_inputs.hpp"
+#include "gpuplan/engine.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
+#include "report/engines_report.hpp"
 
 namespace gpuplan {
 namespace {
@@ -333,19 +335,60 @@ TEST(Inference, EngineNamesMatchNarrowly) {
   const ModelSpec m = find_model("llama-3.1-8b");
   const GpuSpec& g = find_gpu("h100");
   InferenceOptions o;
-  // Unknown names fall back to vLLM, saying so first.
+  // Unknown names fall back to vLLM's latest profile, saying so first.
   const EngineDefaults u = engine_defaults("MyServe 2", m, g, o, 128, 128);
-  EXPECT_EQ(u.name, "vLLM V1 (offline LLM class)");
-  ASSERT_FALSE(u.sources.empty());
-  EXPECT_EQ(u.sources.front().en, "engine 'MyServe 2' has no profile: vLLM's defaults assumed");
-  EXPECT_EQ(u.sources.front().zh, "推理引擎“MyServe 2”没有配置：按 vLLM 的默认值计");
+  EXPECT_EQ(u.profile, find_engine("vllm", "engine").label());
+  ASSERT_FALSE(u.notes.empty());
+  EXPECT_EQ(u.notes.front().en, "engine 'MyServe 2' has no profile: " + u.profile + "'s defaults assumed");
+  EXPECT_EQ(u.notes.front().zh, "推理引擎“MyServe 2”没有配置：按 " + u.profile + " 的默认值计");
   // LMDeploy's PyTorch engine, and LMDeploy off NVIDIA (TurboMind is CUDA-only), have no profile either.
-  EXPECT_EQ(engine_defaults("lmdeploy pytorch", m, g, o, 128, 128).name, "vLLM V1 (offline LLM class)");
+  EXPECT_EQ(engine_defaults("lmdeploy pytorch", m, g, o, 128, 128).profile, u.profile);
   const EngineDefaults npu = engine_defaults("lmdeploy", m, find_gpu("ascend910b-64gb"), o, 128, 128);
-  EXPECT_EQ(npu.name, "vLLM V1 (offline LLM class)");
-  EXPECT_NE(npu.sources.front().en.find("TurboMind engine runs on NVIDIA GPUs only"), std::string::npos);
-  EXPECT_EQ(engine_defaults("SGLang", m, g, o, 128, 128).name, "SGLang 0.5 (ServerArgs defaults)");
-  EXPECT_EQ(engine_defaults("LMDeploy", m, g, o, 128, 128).name, "LMDeploy 0.16 (TurboMind engine)");
+  EXPECT_EQ(npu.profile, u.profile);
+  ASSERT_FALSE(npu.notes.empty());
+  EXPECT_NE(npu.notes.front().en.find("does not run on huawei GPUs"), std::string::npos) << npu.notes.front().en;
+  EXPECT_EQ(engine_defaults("SGLang", m, g, o, 128, 128).profile, "sglang@0.5.8");
+  EXPECT_EQ(engine_defaults("LMDeploy", m, g, o, 128, 128).profile, "lmdeploy@0.16.0");
+  EXPECT_EQ(engine_defaults("turbomind", m, g, o, 128, 128).profile, "lmdeploy@0.16.0");
+  EXPECT_EQ(engine_defaults("TensorRT-LLM 1.0 (PyTorch backend)", m, g, o, 128, 128).profile, "tensorrt-llm@1.0");
+}
+
+// ENGINE@VERSION resolves to the latest profile entry at or before the
+// version, release numbers compared part by part with missing parts 0; a
+// version older than every entry takes the first and says so.
+TEST(EngineProfiles, VersionsResolveToTheLatestEntryAtOrBefore) {
+  const EngineProfile exact = find_engine("lmdeploy@0.16", "engine");
+  EXPECT_EQ(exact.version, "0.16.0");
+  EXPECT_TRUE(exact.note.empty()) << exact.note;
+  const EngineProfile later = find_engine("lmdeploy@0.17.1", "engine");
+  EXPECT_EQ(later.version, "0.16.0");
+  EXPECT_NE(later.note.find("resolves to the profile of 0.16.0"), std::string::npos) << later.note;
+  const EngineProfile older = find_engine("lmdeploy@0.1.0a1", "engine");
+  EXPECT_EQ(older.version, "0.16.0");
+  EXPECT_NE(older.note.find("no profile as old as 0.1.0a1"), std::string::npos) << older.note;
+  EXPECT_EQ(find_engine("tensorrt-llm@2025-12", "engine").version, "1.0");  // a date picks by the entries' dates
+  EXPECT_THROW(find_engine("vllm@latest", "--engine"), InputError);
+  try {
+    find_engine("foo", "--engine");
+    FAIL() << "an unknown engine must be refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown serving engine 'foo'; known: "), std::string::npos) << e.what();
+  }
+}
+
+// The format refuses what it cannot mean: an unknown property, a first
+// version that leaves a required one out, a value out of range.
+TEST(EngineProfiles, TheFormatRefusesBadFiles) {
+  const std::string head = R"({"id": "x", "name": "X", "versions": [{"version": "1", "date": "2025-01", "source": "s", "properties": )";
+  EXPECT_THROW(parse_engine_family(head + R"({"speed": {"value": 2, "source": "s"}}}]})", "t"), InputError);
+  EXPECT_THROW(parse_engine_family(head + R"({"kv_block_tokens": {"value": 16, "source": "s"}}}]})", "t"), InputError);
+  for (const EngineFamily& f : engine_catalog()) {
+    for (const EngineProfile& p : f.versions) {
+      EXPECT_GT(p.kv_memory_fraction, 0) << p.label();
+      EXPECT_FALSE(p.facts.empty()) << p.label();
+      for (const EngineFact& fact : p.facts) EXPECT_FALSE(fact.source.empty()) << p.label() << " " << fact.key;
+    }
+  }
 }
 
 TEST(Inference, InferNamesTheEngineDefaultsInBothLanguages) {
@@ -363,14 +406,14 @@ TEST(Inference, InferNamesTheEngineDefaultsInBothLanguages) {
   };
   in.engine = "sglang";
   const Report s = infer_report_for(in);
-  EXPECT_TRUE(has(s, "SGLang 0.5 (ServerArgs defaults): mem_fraction_static 0.836", "SGLang 0.5（ServerArgs 默认值）：整卡显存的 0.836")) ;
+  EXPECT_TRUE(has(s, "SGLang 0.5.8: mem_fraction_static 0.836", "SGLang 0.5.8：整卡显存的 0.836"));
   EXPECT_TRUE(has(s, "max_running_requests 4096", "最多 4096 条并发请求"));
   in.engine = "lmdeploy";
   const Report l = infer_report_for(in);
-  EXPECT_TRUE(has(l, "LMDeploy 0.16 (TurboMind engine): cache_max_entry_count 0.8", "LMDeploy 0.16（TurboMind 引擎）：KV 缓存占权重加载后剩余显存的 0.8"));
-  EXPECT_TRUE(has(l, "max_batch_size 1024", "max_batch_size 1024：设备名含“h100”"));
+  EXPECT_TRUE(has(l, "LMDeploy TurboMind 0.16.0: kv_cache_memory: TurbomindEngineConfig.cache_max_entry_count 0.8", "LMDeploy TurboMind 0.16.0：KV 缓存的显存份额（来源：TurbomindEngineConfig.cache_max_entry_count 0.8"));
+  EXPECT_TRUE(has(l, "max_num_seqs 1024, 9216 tokens per step on h100-sxm5-80gb (device name contains 'h100')", "max_num_seqs 1024，每步 9216 个 token（h100-sxm5-80gb：设备名含“h100”）"));
   in.engine = "foo";
-  EXPECT_TRUE(has(infer_report_for(in), "engine 'foo' has no profile: vLLM's defaults assumed", "推理引擎“foo”没有配置：按 vLLM 的默认值计"));
+  EXPECT_THROW(infer_report_for(in), InputError);  // the CLI refuses an engine without a profile
 }
 
 TEST(Inference, MaxThroughputNeverExceedsTheBandwidthOrComputeLimit) {
@@ -476,3 +519,13 @@ TEST(Inference, PublishedCasesMedianErrorRatchet) {
 
 }  // namespace
 }  // namespace gpuplan
+
+// docs/engines.md is generated from the data: a stale page fails here
+// (renew it with `gpuplan engines --docs > docs/engines.md`).
+TEST(EngineProfiles, DocsPageIsTheData) {
+  std::ifstream f(std::string(GPUPLAN_SOURCE_DIR) + "/docs/engines.md");
+  ASSERT_TRUE(f) << "docs/engines.md missing";
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_TRUE(ss.str() == gpuplan::engines_markdown()) << "docs/engines.md is stale: run gpuplan engines --docs > docs/engines.md";
+}

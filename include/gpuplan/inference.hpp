@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuplan/bilingual.hpp"
+#include "gpuplan/engine.hpp"
 #include "gpuplan/cost.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
@@ -51,6 +52,12 @@ struct InferenceOptions {
   // true: the KV pool is that share of the memory left free after weights,
   // activations and runtime (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction).
   bool kv_share_of_free = false;
+  // The engine's host side (EngineProfile, data/engines/): decode steps run as
+  // CUDA graphs (one launch), or eagerly at eager_launch_s of host dispatch per
+  // kernel; host_step_s of scheduling and sampling the GPU waits for each step.
+  bool cuda_graphs = true;
+  double eager_launch_s = 0;
+  double host_step_s = 0;
   // true: the KV share is taken before the activation workspace and CUDA graphs
   // exist, which then come out of the rest (SGLang sizes its pool as
   // memory_utilization of the memory free before the weights, less the weights:
@@ -110,6 +117,9 @@ struct PassTime {
   double gemm_compute_s = 0;   // Σ GEMM compute times (FLOPs / achieved peak)
   double gemm_memory_s = 0;    // Σ GEMM memory times (bytes / achieved bandwidth)
   double experts_touched = 0;  // distinct routed experts one MoE layer reads per GPU in this pass (0: dense)
+  double kernels = 0;          // kernel launches of the pass (GEMMs, attention, element-wise, all-reduces, LM head, sampler)
+  double host_launch_s = 0;    // host dispatch of those kernels when the engine runs eagerly (0 under CUDA graphs)
+  double host_step_s = 0;      // host work per step the GPU waits for (the engine profile's host_step_ms)
   bool compute_bound = false;  // the GEMMs' compute time exceeds their memory time
 };
 
@@ -168,6 +178,7 @@ BatchingSteadyState continuous_batching_steady_state(const ModelSpec& model, con
 // An engine's scheduler and memory defaults for an offline run that leaves them
 // out (inference_engines.cpp, each value cited to the engine's code at its version).
 struct EngineDefaults {
+  std::string profile;               // the engine profile read, "vllm@0.10.2" (data/engines/)
   std::string name;                  // engine and version the defaults are read from
   std::string name_zh;               // the same in Chinese
   double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
@@ -186,17 +197,32 @@ struct EngineDefaults {
   // Context tokens the sequences prefilled in one step may hold together
   // (TurboMind max_context_token_num, = session_len); unset: no such cap.
   std::optional<int64_t> max_prefill_context_tokens;
+  bool cuda_graphs = true;           // decode steps replayed as CUDA graphs
+  bool static_batching = false;      // one static batch per generate() call, no continuous batching
+  double host_step_s = 0;            // host work per step the GPU waits for (EngineProfile::host_step_s)
+  double eager_launch_s = 0;         // host dispatch per kernel when run eagerly (EngineProfile::eager_launch_s)
+  std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
+  std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
+  std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
   std::vector<Bilingual> sources;    // one line per value: what it is, then file and version (zh: 来源：…)
 };
-// `framework` is the run's engine and version as free text ("TensorRT-LLM 1.0
-// (PyTorch backend, trtllm-bench)", "vLLM 0.10", "SGLang 0.5", "LMDeploy 0.16");
-// unknown or empty: vLLM's, with a note saying so. Matched on the engine's own
-// name only: "tensorrt", "trt-llm", "trtllm"; "sglang"; "lmdeploy" or
-// "turbomind" (LMDeploy's PyTorch engine, named "pytorch", has no profile).
-// Some engines size their limits from the run (trtllm-bench reads the model,
-// the lengths and the GPU), hence the other arguments.
+// `framework` is the run's engine as ENGINE[@VERSION] (find_engine in
+// gpuplan/engine.hpp: "vllm@0.6.3", "tensorrt-llm@1.0", "sglang", "lmdeploy").
+// Empty, or an engine without a profile, or one that does not run on the GPU's
+// vendor (TurboMind off NVIDIA): vLLM's, with a note saying so first. A KV
+// precision the engine does not offer throws InputError. Some engines size
+// their limits from the run (trtllm-bench reads the model, the lengths and the
+// GPU), hence the other arguments.
 EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& model, const GpuSpec& gpu,
                                const InferenceOptions& o, int64_t input_len, int64_t output_len);
+// The engine's host side as InferenceOptions: CUDA graphs or eager launches,
+// and its per-step host work (a static batch run takes these alone).
+inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
+  o.cuda_graphs = e.cuda_graphs;
+  o.eager_launch_s = e.eager_launch_s;
+  o.host_step_s = e.host_step_s;
+}
+
 
 // A max-throughput (offline) run: every request queued at once, batched by the
 // engine as far as its KV cache, max_batch_size and max_num_tokens allow.

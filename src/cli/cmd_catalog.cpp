@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "report/engines_report.hpp"
 #include "report/frameworks_report.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
@@ -259,6 +260,28 @@ void add_frameworks_command(CLI::App& app) {
       return;
     }
     print_report(frameworks_report(*show), *out);
+  });
+}
+
+void add_engines_command(CLI::App& app) {
+  auto out = std::make_shared<OutputOptions>();
+  auto show = std::make_shared<std::string>();
+  auto docs = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("engines",
+                                     help_text("List the serving-engine profiles (what vLLM, SGLang, TensorRT-LLM, LMDeploy ... do by default at each version), "
+                                               "or show one with sources (gpuplan engines vllm@0.6.3)",
+                                               "列出推理引擎配置（vLLM、SGLang、TensorRT-LLM、LMDeploy 等各版本的默认行为），或带出处查看其中一个"
+                                               "（gpuplan engines vllm@0.6.3）"));
+  cmd->add_option("engine", *show, help_text("An engine as NAME[@VERSION]", "推理引擎，写作 名称[@版本]"));
+  cmd->add_flag("--docs", *docs, help_text("Print docs/engines.md (every engine version's properties, each with its source)",
+                                           "输出 docs/engines.md（每个引擎版本的属性，每项附出处）"));
+  add_output_options(cmd, out.get());
+  cmd->callback([out, show, docs] {
+    if (*docs) {
+      emit(engines_markdown());
+      return;
+    }
+    print_report(engines_report(*show), *out);
   });
 }
 

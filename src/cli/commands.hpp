@@ -8,6 +8,7 @@ void add_train_command(CLI::App& app);
 void add_models_command(CLI::App& app);
 void add_gpus_command(CLI::App& app);
 void add_frameworks_command(CLI::App& app);
+void add_engines_command(CLI::App& app);
 void add_memory_command(CLI::App& app);
 void add_web_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
@@ -21,6 +22,7 @@ inline void register_commands(CLI::App& app) {
   add_models_command(app);
   add_gpus_command(app);
   add_frameworks_command(app);
+  add_engines_command(app);
   add_memory_command(app);
   add_web_command(app);
   add_plan_command(app);

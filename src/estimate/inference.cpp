@@ -129,6 +129,7 @@ double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t, 
 }
 
 double gemm_s(const Machine& c, double m, double n, double k, PassTime& t) {
+  t.kernels += 1;
   return gemm_core_s(c, m, n, k, t) + c.overhead;
 }
 
@@ -183,6 +184,7 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
       } else if (name == "mlp_out" || name == "shared_out") {
         // The MLP's two GEMMs and their two kernel launches.
         s += gemm_core_s(c, Ma, n, k, t) + 2 * c.overhead;
+        t.kernels += 2;
       } else if (x.experts > 0) {
         if (name == "experts_in") {
           routed_in = n;
@@ -200,6 +202,7 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
         const double local = touched / c.ep;
         t.experts_touched = local;
         s += gemm_core_s(c, per_expert, routed_in, x.n, t, local) + gemm_core_s(c, per_expert, n, k, t, local) + 2 * c.overhead;
+        t.kernels += 2;
       } else {
         s += gemm_s(c, Ma, n, k, t);
       }
@@ -241,8 +244,12 @@ double lm_head_s(const ModelSpec& m, const Machine& c, double rows, PassTime& t)
   return gemm_s(h16, rows, static_cast<double>(m.vocab) / c.tp, static_cast<double>(m.hidden), t);
 }
 
+// The pass on the GPU is its kernels one after another; run eagerly, the GPU
+// also waits whenever the host has not yet launched the next kernel, so the
+// pass takes the longer of the two, then the host's own per-step work.
 void finish(PassTime& t) {
-  t.total_s = t.gemm_s + t.attention_s + t.elementwise_s + t.tp_comm_s + t.lm_head_s + t.ep_comm_s + t.pp_comm_s + t.sampling_s;
+  const double gpu_s = t.gemm_s + t.attention_s + t.elementwise_s + t.tp_comm_s + t.lm_head_s + t.ep_comm_s + t.pp_comm_s + t.sampling_s;
+  t.total_s = std::max(gpu_s, t.host_launch_s) + t.host_step_s;
   t.compute_bound = t.gemm_compute_s > t.gemm_memory_s;
 }
 
@@ -288,6 +295,7 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     t.flop += attn_flop;
     t.kv_bytes += kv_write;
     t.attention_s += std::max(attn_flop / attn_peak, kv_write / c.hbm) + static_cast<double>(m.layers) * c.overhead;
+    t.kernels += static_cast<double>(m.layers);
   }
   if (db > 0) {
     // Each sequence's new query attends to its `context` cached tokens: the whole
@@ -310,6 +318,7 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     t.flop += attn_flop;
     t.kv_bytes += kv_read;
     t.attention_s += std::max(attn_flop / compute_rate, kv_read / read_rate) + static_cast<double>(m.layers) * c.overhead;
+    t.kernels += static_cast<double>(m.layers);
   }
   t.elementwise_s = elementwise_s(m, c, M);
   t.tp_comm_s = static_cast<double>(m.layers) * 2 * tp_allreduce_s(c, M / c.dp * static_cast<double>(m.hidden) * 2);
@@ -321,6 +330,11 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   // top-k/top-p sampling kernels, Ye et al. 2025, arXiv:2501.01005 §4; vLLM and
   // SGLang sample on the GPU with them): one streaming kernel.
   t.sampling_s = rows * static_cast<double>(m.vocab) * 4 / c.hbm + c.overhead;
+  // Kernels besides the GEMMs and attention counted above: ~4 element-wise per
+  // layer (elementwise_s), two all-reduces per layer under TP, the sampler.
+  t.kernels += static_cast<double>(m.layers) * (4 + (c.tp > 1 ? 2 : 0)) + 1;
+  t.host_launch_s = o.cuda_graphs ? 0 : t.kernels * o.eager_launch_s;
+  t.host_step_s = o.host_step_s;
   finish(t);
   return t;
 }

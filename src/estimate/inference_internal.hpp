@@ -40,6 +40,7 @@ inline void apply_engine_memory_rule(InferenceOptions& o, const EngineDefaults& 
   o.kv_sized_before_buffers = e.kv_sized_before_buffers;
   o.prefill_chunk_tokens = e.max_num_tokens;
   o.max_seqs_per_step = e.max_batch_size;
+  apply_engine_host(o, e);
 }
 
 }  // namespace gpuplan::inference_detail

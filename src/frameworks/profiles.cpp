@@ -10,48 +10,20 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/layout.hpp"
+#include "profile_json.hpp"
 #include "units/text_match.hpp"
 
 namespace gpuplan {
 namespace {
 
 using nlohmann::json;
+using profile_json::boolean;
+using profile_json::pick;
+using profile_json::strings;
+using profile_json::text;
+using profile_json::valid_date;
 
 
-
-template <class E>
-E pick(const json& v, const std::string& where, const std::vector<std::pair<const char*, E>>& allowed) {
-  if (v.is_string()) {
-    for (const auto& [name, e] : allowed) {
-      if (v.get<std::string>() == name) return e;
-    }
-  }
-  std::string names;
-  for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a.first);
-  throw InputError("framework", fmt::format("{} must be one of {} (got {}).", where, names, v.dump()),
-                   fmt::format("{} 须为 {} 之一（输入为 {}）。", where, names, v.dump()));
-}
-
-bool boolean(const json& v, const std::string& where) {
-  if (!v.is_boolean()) throw InputError("framework", fmt::format("{} must be true or false (got {}).", where, v.dump()),
-                                            fmt::format("{} 须为 true 或 false（输入为 {}）。", where, v.dump()));
-  return v.get<bool>();
-}
-
-std::vector<std::string> strings(const json& v, const std::string& where, const std::vector<std::string>& allowed) {
-  if (!v.is_array()) throw InputError("framework", fmt::format("{} must be a list.", where), fmt::format("{} 须为列表。", where));
-  std::vector<std::string> out;
-  for (const json& x : v) {
-    if (!x.is_string() || std::find(allowed.begin(), allowed.end(), x.get<std::string>()) == allowed.end()) {
-      std::string names;
-      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-      throw InputError("framework", fmt::format("{} may hold only {} (got {}).", where, names, x.dump()),
-                       fmt::format("{} 只能包含 {}（输入为 {}）。", where, names, x.dump()));
-    }
-    out.push_back(x.get<std::string>());
-  }
-  return out;
-}
 
 std::string display(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -355,19 +327,6 @@ void set_property(FrameworkProfile& p, const std::string& key, const json& v, co
   }
   throw InputError("framework", fmt::format("{}: unknown property (data/frameworks/README.md lists them).", where),
                    fmt::format("{}：未知属性（data/frameworks/README.md 列出全部属性）。", where));
-}
-
-std::string text(const json& j, const char* key, const std::string& where, bool required = true) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
-    if (!required) return "";
-    throw InputError("framework", fmt::format("{}: '{}' must be a non-empty string.", where, key), fmt::format("{}：'{}' 须为非空字符串。", where, key));
-  }
-  return it->get<std::string>();
-}
-
-bool valid_date(const std::string& d) {
-  return d.size() == 7 && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' && d.substr(5) >= "01" && d.substr(5) <= "12";
 }
 
 }  // namespace

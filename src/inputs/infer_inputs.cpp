@@ -1,6 +1,7 @@
 // `gpuplan infer`'s inputs as the front ends collect them (infer_inputs.hpp)
 // turned into an InferRequest: each value parsed and checked, the InputError
 // naming its flag.
+#include "gpuplan/engine.hpp"
 #include "gpuplan/infer_inputs.hpp"
 
 #include <fmt/format.h>
@@ -93,6 +94,8 @@ InferRequest make_infer_request(const InferInputs& f) {
   t.pp = f.pp;
   t.ep = f.ep;
   t.disaggregate = f.disaggregate;
+  // An engine is named by its profile (gpuplan engines); an unknown one is refused here.
+  if (!f.engine.empty()) (void)find_engine(f.engine, "--engine");
   t.engine = f.engine;
   q.price_text = f.price;
   q.market_text = f.market;

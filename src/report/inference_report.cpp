@@ -1,5 +1,6 @@
 // Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
 #include "report/inference_report.hpp"
+#include "report/engines_report.hpp"
 
 #include "gpuplan/intervals.hpp"
 #include "gpuplan/published_mfu.hpp"
@@ -177,7 +178,10 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                                  fmt::format("推理引擎使用 {:.0f}% 显存（vLLM 的 gpu_memory_utilization，即 --memory-utilization；用 --engine 指定引擎则按其自身规则）。", 100 * o.memory_utilization)});
   } else {
     // The named engine's rules sized every replica (plan_serving); --memory-utilization does not apply.
+    for (const Bilingual& s : p.engine.notes) r.assumptions.push_back(Note{s.en, s.zh});
     for (const Bilingual& s : p.engine.sources) r.assumptions.push_back(Note{p.engine.name + ": " + s.en, p.engine.name_zh + "：" + s.zh});
+    if (p.engine.device_row) r.assumptions.push_back(engine_limits_note(p.engine.name, g.id, *p.engine.device_row, p.engine.max_batch_size, p.engine.max_num_tokens));
+    for (const EngineFact& f : p.engine.facts) r.assumptions.push_back(engine_fact_note(p.engine.name, f));
   }
   return r;
 }
@@ -239,7 +243,10 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
 
   r.assumptions.push_back(Note{"Offline max-throughput run: every request queued at once; the steady state of continuous batching (each step prefills batch/output new sequences beside the decoding ones).",
                                "离线最大吞吐：所有请求同时排队；按连续批处理稳态计算（每步在解码序列旁预填充 批量/输出长度 条新序列）。"});
+  for (const Bilingual& s : run.engine.notes) r.assumptions.push_back(Note{s.en, s.zh});
   for (const Bilingual& s : run.engine.sources) r.assumptions.push_back(Note{run.engine.name + ": " + s.en, run.engine.name_zh + "：" + s.zh});
+  if (run.engine.device_row) r.assumptions.push_back(engine_limits_note(run.engine.name, g.id, *run.engine.device_row, run.engine.max_batch_size, run.engine.max_num_tokens));
+  for (const EngineFact& f : run.engine.facts) r.assumptions.push_back(engine_fact_note(run.engine.name, f));
   return r;
 }
 

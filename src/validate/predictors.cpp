@@ -41,16 +41,26 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   o.tp = inf.value("tp", 1);
   const std::string precision = inf.value("precision", "fp16");
   o.weights = parse_weight_format(precision, "infer.precision");
-  // FP8 deployments (TensorRT-LLM) quantise the KV cache to fp8 as well.
-  o.kv = precision == "fp8" ? Precision::kFp8 : Precision::kFp16;
+  // The KV cache's format where the case states it; else FP8 deployments
+  // (TensorRT-LLM) quantise the KV cache to fp8 as well.
+  o.kv = inf.contains("kv_precision") ? parse_precision(inf.value("kv_precision", "fp16"), "infer.kv_precision")
+                                      : precision == "fp8" ? Precision::kFp8 : Precision::kFp16;
   std::vector<Bilingual> flags;
   const int64_t input = inf.value("input_len", int64_t{1});
   const int64_t output = inf.value("output_len", int64_t{1});
   if (inf.value("pp", 1) > 1) flags.push_back({"pp > 1 not modelled: one TP group assumed", "未对 PP > 1 建模：按单个 TP 组计"});
   validate_inference(in.model, in.gpu, o);
+  // The engine the case names, at its version (data/engines/); what the case
+  // states of its settings replaces the engine's default.
+  EngineDefaults e = engine_defaults(inf.value("framework", std::string()), in.model, in.gpu, o, input, output);
+  if (inf.contains("max_num_seqs")) e.max_batch_size = inf.value("max_num_seqs", e.max_batch_size);
+  if (inf.contains("cuda_graphs")) e.cuda_graphs = inf.value("cuda_graphs", e.cuda_graphs);
+  if (inf.contains("chunked_prefill")) e.chunked_prefill = inf.value("chunked_prefill", e.chunked_prefill);
+  flags.push_back({fmt::format("engine profile {}", e.profile), fmt::format("推理引擎配置 {}", e.profile)});
+  flags.insert(flags.end(), e.notes.begin(), e.notes.end());  // a fallback, a version resolved to another entry
+  apply_engine_host(o, e);
   std::vector<Prediction> out;
   if (!inf.contains("batch")) {
-    const EngineDefaults e = engine_defaults(inf.value("framework", std::string()), in.model, in.gpu, o, input, output);
     const MaxThroughputRun run = max_throughput_run(in.model, in.gpu, o, e, input, output);
     if (!run.feasible) {
       throw InputError("infer", "max-throughput run does not fit: " + run.why_not,

@@ -1,0 +1,120 @@
+// Serving-engine profiles: what an inference engine does by default at a
+// version (data/engines/*.json, the format in data/engines/README.md). Like a
+// framework profile, a value is a fact about the software, cited to its code
+// or docs at that version; none is a speed factor. The batching, KV-pool and
+// step-time models read the same resolved profile.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+// One row of an engine's device-keyed defaults (vLLM's get_batch_defaults,
+// LMDeploy's get_max_batch_size, SGLang's _handle_gpu_memory_settings): the
+// first row whose conditions all hold gives the limits. A zero limit is "not
+// set by this row".
+struct EngineDeviceRule {
+  double memory_gib_at_least = 0;  // device memory ≥ this (GiB; 0: any)
+  double memory_gib_below = 0;     // device memory < this (GiB; 0: no bound)
+  std::string name_has;            // lower-case token the device's name contains ("" any)
+  std::string name_lacks;          // lower-case token it must not contain ("" any)
+  int tp_at_least = 0;             // the row holds from this TP degree (0: any)
+  int tp_below = 0;                // and below this one (0: no bound)
+  long long max_num_seqs = 0;
+  long long max_num_batched_tokens = 0;
+  long long cuda_graph_max_bs = 0;
+};
+
+// What an engine's own code states as a fact: the key, its value in the
+// file's words and the citation (gpuplan engines, docs/engines.md).
+struct EngineFact {
+  std::string key;
+  std::string value;
+  std::string source;
+};
+
+enum class KvShareOf { kDevice, kFreeAfterWeights };
+// How the scheduler's limits are set when a run leaves them out:
+// kDeviceTable: the first matching EngineDeviceRule; kTrtllmBenchTuning:
+// trtllm-bench's sizing from model, lengths and memory; kSglangPool: SGLang's
+// max_running_requests from its KV pool; each rule's code is cited in
+// src/estimate/inference_engines.cpp.
+enum class BatchLimitRule { kDeviceTable, kTrtllmBenchTuning, kSglangPool };
+// How a KV-pool fraction is found: fixed, or SGLang's reserve formula.
+enum class KvFractionRule { kFixed, kSglangReservedMemory };
+// How a batch decodes: continuous batching over a paged KV pool, or one
+// static batch per generate() call (HF transformers, llama.cpp's CLI).
+enum class BatchingMode { kContinuous, kStatic };
+
+struct EngineProfile {
+  std::string id;        // "vllm"
+  std::string name;      // "vLLM"
+  std::string version;   // the entry's version, "0.10.2"
+  std::string date;      // "2025-09"
+  std::string version_source;
+  std::string note;      // why this entry was taken for the version asked (empty: exact)
+  std::string note_zh;
+
+  std::vector<std::string> platforms{"nvidia"};  // vendors it runs on (GpuSpec::vendor)
+  BatchingMode batching = BatchingMode::kContinuous;
+  // The KV pool: `kv_memory_fraction` of the device (vLLM gpu_memory_utilization)
+  // or of the memory free after the weights load (TensorRT-LLM, LMDeploy).
+  double kv_memory_fraction = 0.90;
+  KvShareOf kv_share_of = KvShareOf::kDevice;
+  bool kv_sized_before_buffers = false;  // the pool is sized before activations and graphs are made
+  KvFractionRule kv_fraction_rule = KvFractionRule::kFixed;
+  BatchLimitRule batch_limit_rule = BatchLimitRule::kDeviceTable;
+  std::vector<EngineDeviceRule> device_rules;
+  // Forward-pass token budget = this + max_num_seqs (TurboMind's
+  // max_prefill_token_num + max_batch_size); 0: the rule's max_num_batched_tokens.
+  long long prefill_budget_plus_batch = 0;
+  long long kv_block_tokens = 16;
+  bool chunked_prefill = true;
+  bool mixed_prefill_decode = true;
+  bool reserve_whole_sequence = false;   // admit only with blocks for input + output free
+  bool prefill_context_is_session_len = false;  // one pass's prefills hold at most the model's context
+  std::vector<std::string> kv_precisions{"fp16", "bf16", "fp8"};
+  bool cuda_graphs = true;               // decode steps replayed as CUDA graphs by default
+  // Host work per decode step the GPU waits for (scheduling, input
+  // preparation, sampling, output processing not overlapped with the
+  // kernels), seconds; 0 where the engine overlaps it.
+  double host_step_s = 0;
+  // Host dispatch per kernel when the step runs eagerly (no CUDA graph), seconds:
+  // the GPU waits whenever the kernels are shorter than their launches.
+  double eager_launch_s = 0;
+  // Named constants a rule uses (trtllm-bench's caps, SGLang's reserve
+  // coefficients), each cited in the data file.
+  std::vector<std::pair<std::string, double>> rule_constants;
+
+  std::vector<EngineFact> facts;  // every property as stated, with its source
+
+  double constant(const std::string& key) const;  // a rule constant; throws if the profile lacks it
+  bool runs_on(const std::string& vendor) const;
+  std::string label() const { return id + "@" + version; }
+};
+
+struct EngineFamily {
+  std::string id;
+  std::string name;
+  std::string repository;
+  std::vector<std::string> aliases;   // normalised
+  std::vector<EngineProfile> versions;  // in date order, each fully resolved
+};
+
+// Every engine profile compiled in from data/engines/, sorted by id.
+const std::vector<EngineFamily>& engine_catalog();
+
+// "vllm", "vllm@0.6.3", "tensorrt-llm@1.0", "SGLang 0.5" (a space for the @),
+// an alias ("trtllm", "turbomind"). The version resolves to the latest entry at
+// or before it (release numbers compared part by part, or a date YYYY-MM); one
+// older than every entry takes the first, saying so in `note`. Unknown engine:
+// InputError naming `field` and the known ids.
+EngineProfile find_engine(const std::string& spec, const std::string& field);
+// Whether `spec` names an engine that has a profile (any version).
+bool engine_has_profile(const std::string& spec);
+
+// Parses one engine file (the format in data/engines/README.md); `origin`
+// names it in errors. Exposed for tests of the format.
+EngineFamily parse_engine_family(const std::string& text, const std::string& origin);
+
+}  // namespace gpuplan

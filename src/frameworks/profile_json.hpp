@@ -1,0 +1,69 @@
+// Reading a profile file's values (data/frameworks/, data/engines/): one
+// sentence naming the value's place in the file for anything the format does
+// not allow, raised as InputError on `field` ("framework" or "engine").
+#pragma once
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/error.hpp"
+
+namespace gpuplan::profile_json {
+
+using nlohmann::json;
+
+template <class E>
+E pick(const json& v, const std::string& where, const std::vector<std::pair<const char*, E>>& allowed, const char* field = "framework") {
+  if (v.is_string()) {
+    for (const auto& [name, e] : allowed) {
+      if (v.get<std::string>() == name) return e;
+    }
+  }
+  std::string names;
+  for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a.first);
+  throw InputError(field, fmt::format("{} must be one of {} (got {}).", where, names, v.dump()),
+                   fmt::format("{} 须为 {} 之一（输入为 {}）。", where, names, v.dump()));
+}
+
+inline bool boolean(const json& v, const std::string& where, const char* field = "framework") {
+  if (!v.is_boolean()) throw InputError(field, fmt::format("{} must be true or false (got {}).", where, v.dump()),
+                                        fmt::format("{} 须为 true 或 false（输入为 {}）。", where, v.dump()));
+  return v.get<bool>();
+}
+
+// A list whose every item is one of `allowed` (it may be empty).
+inline std::vector<std::string> strings(const json& v, const std::string& where, const std::vector<std::string>& allowed, const char* field = "framework") {
+  if (!v.is_array()) throw InputError(field, fmt::format("{} must be a list.", where), fmt::format("{} 须为列表。", where));
+  std::vector<std::string> out;
+  for (const json& x : v) {
+    if (!x.is_string() || std::find(allowed.begin(), allowed.end(), x.get<std::string>()) == allowed.end()) {
+      std::string names;
+      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
+      throw InputError(field, fmt::format("{} may hold only {} (got {}).", where, names, x.dump()),
+                       fmt::format("{} 只能包含 {}（输入为 {}）。", where, names, x.dump()));
+    }
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+inline std::string text(const json& j, const char* key, const std::string& where, bool required = true, const char* field = "framework") {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
+    if (!required) return "";
+    throw InputError(field, fmt::format("{}: '{}' must be a non-empty string.", where, key), fmt::format("{}：'{}' 须为非空字符串。", where, key));
+  }
+  return it->get<std::string>();
+}
+
+// YYYY-MM.
+inline bool valid_date(const std::string& d) {
+  return d.size() == 7 && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' && d.substr(5) >= "01" && d.substr(5) <= "12";
+}
+
+}  // namespace gpuplan::profile_json
