@@ -517,8 +517,6 @@ TEST(Inference, PublishedCasesMedianErrorRatchet) {
   EXPECT_LE(mape, 18.4);
 }
 
-}  // namespace
-}  // namespace gpuplan
 
 // docs/engines.md is generated from the data: a stale page fails here
 // (renew it with `gpuplan engines --docs > docs/engines.md`).
@@ -527,5 +525,39 @@ TEST(EngineProfiles, DocsPageIsTheData) {
   ASSERT_TRUE(f) << "docs/engines.md missing";
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_TRUE(ss.str() == gpuplan::engines_markdown()) << "docs/engines.md is stale: run gpuplan engines --docs > docs/engines.md";
+  EXPECT_TRUE(ss.str() == engines_markdown()) << "docs/engines.md is stale: run gpuplan engines --docs > docs/engines.md";
 }
+
+// FP8 weights need FP8 tensor cores or, on Ampere, the FP8-Marlin weight-only
+// GEMM (vLLM Fp8Config.get_min_capability() 80): V100 and MI250X refuse them.
+TEST(Inference, Fp8WeightsNeedAmpereOrFp8TensorCores) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  EXPECT_THROW(validate_inference(m, find_gpu("v100"), o), InputError);
+  EXPECT_THROW(validate_inference(m, find_gpu("mi250x"), o), InputError);
+  EXPECT_NO_THROW(validate_inference(m, find_gpu("a100-sxm4-80gb"), o));
+  EXPECT_NO_THROW(validate_inference(m, find_gpu("h100"), o));
+}
+
+// A micro-batch holds whole sequences: one request crosses both stages in turn,
+// so PP 2 gives it the PP 1 step plus two hops, never half of it; 16 sequences
+// run as two micro-batches of 8, each round one 8-sequence pass over all layers.
+TEST(Inference, PipelineStagesNeverShortenOneRequest) {
+  const ModelSpec m = find_model("llama-3.1-70b");
+  const GpuSpec& g = find_gpu("h100");
+  InferenceOptions one;
+  one.tp = 4;
+  InferenceOptions two = one;
+  two.pp = 2;
+  const PassTime p1 = prefill_time(m, g, one, 1, 2048);
+  const PassTime p2 = prefill_time(m, g, two, 1, 2048);
+  EXPECT_GE(p2.total_s, p1.total_s);
+  EXPECT_NEAR(p2.total_s - p2.pp_comm_s, p1.total_s, 1e-9 * p1.total_s);
+  const PassTime d8 = decode_step_time(m, g, one, 8, 2048);
+  const PassTime d16 = decode_step_time(m, g, two, 16, 2048);
+  EXPECT_NEAR(d16.total_s - d16.pp_comm_s, d8.total_s, 1e-9 * d8.total_s);
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -353,9 +353,16 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
 PassTime step_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, const StepMix& mix) {
   const int pp = std::max(1, o.pp);
   if (pp == 1) return one_stage_pass(m, g, o, mix);
+  // A micro-batch holds whole sequences: with fewer sequences than stages only
+  // that many micro-batches are in flight, and one request alone crosses every
+  // stage in turn, so PP never shortens a single request's first token or
+  // step (vLLM's and SGLang's PP schedulers split the running batch into at
+  // most pp micro-batches of whole requests).
+  const double seqs = mix.prefill_seqs + mix.decode_seqs;
+  const double micro_batches = std::clamp(std::floor(seqs), 1.0, static_cast<double>(pp));
   StepMix micro = mix;
-  micro.prefill_seqs = mix.prefill_seqs / pp;
-  micro.decode_seqs = mix.decode_seqs / pp;
+  micro.prefill_seqs = mix.prefill_seqs / micro_batches;
+  micro.decode_seqs = mix.decode_seqs / micro_batches;
   InferenceOptions stage = o;
   stage.pp = 1;
   PassTime t = one_stage_pass(m, g, stage, micro);

@@ -151,6 +151,14 @@ void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     throw InputError("--precision", fmt::format("--precision: {} has no bf16 (its tensor cores run fp16); use --precision fp16.", g.id),
                      fmt::format("--precision：{} 不支持 bf16（其张量核心只跑 fp16）；请用 --precision fp16。", g.id));
   }
+  // FP8 weights need FP8 tensor cores, or on Ampere the weight-only FP8 Marlin
+  // GEMM (vLLM Fp8LinearMethod falls back to it below capability 8.9;
+  // Fp8Config.get_min_capability() is 80, vllm/model_executor/layers/quantization/fp8.py):
+  // Volta, Turing, CDNA2 and Ascend 910B run no FP8 checkpoint.
+  if (o.weights == WeightFormat::kFp8 && !g.has(Precision::kFp8) && !(g.vendor == "nvidia" && g.architecture == "ampere")) {
+    throw InputError("--precision", fmt::format("--precision: {} ({}) has no FP8 tensor cores and no FP8 weight-only kernel (FP8 needs Ampere or newer); use --precision fp16, int8 or int4.", g.id, g.architecture),
+                     fmt::format("--precision：{}（{}）既无 FP8 张量核心，也没有 FP8 仅权重量化内核（FP8 需要 Ampere 或更新的架构）；请用 --precision fp16、int8 或 int4。", g.id, g.architecture));
+  }
   if (o.kv == Precision::kBf16 && !g.has(Precision::kBf16)) {
     throw InputError("--kv-precision", fmt::format("--kv-precision: {} has no bf16; use fp16.", g.id),
                      fmt::format("--kv-precision：{} 不支持 bf16；请用 fp16。", g.id));
