@@ -559,5 +559,35 @@ TEST(Inference, PipelineStagesNeverShortenOneRequest) {
   EXPECT_NEAR(d16.total_s - d16.pp_comm_s, d8.total_s, 1e-9 * d8.total_s);
 }
 
+// A first-token target refuses a layout whose one-prompt prefill exceeds it:
+// Llama-3.1-70B, 8,192-token prompts on H100s. TP 2's prefill is slower than
+// TP 4's (each GPU computes half rather than a quarter of every GEMM), so a
+// target between the two leaves TP 4 as the fewest-GPU layout.
+TEST(Inference, TtftTargetRefusesSlowerLayouts) {
+  const ModelSpec m = find_model("llama-3.1-70b");
+  const GpuSpec& g = find_gpu("h100");
+  InferenceOptions o;
+  ServingTarget t;
+  t.input_len = 8192;
+  t.output_len = 256;
+  t.tpot_target_s = 0.05;
+  const ServingPlan free = plan_serving(m, g, o, t);
+  ASSERT_TRUE(free.feasible) << free.why_not;
+  InferenceOptions tp2 = o, tp4 = o;
+  tp2.tp = 2;
+  tp4.tp = 4;
+  const double ttft2 = prefill_time(m, g, tp2, 1, 8192).total_s, ttft4 = prefill_time(m, g, tp4, 1, 8192).total_s;
+  ASSERT_GT(ttft2, ttft4);
+  t.ttft_target_s = 0.5 * (ttft2 + ttft4);
+  const ServingPlan held = plan_serving(m, g, o, t);
+  ASSERT_TRUE(held.feasible) << held.why_not;
+  EXPECT_LE(held.ttft_s, t.ttft_target_s);
+  EXPECT_EQ(held.tp * held.pp, 4);
+  t.ttft_target_s = 1e-3;  // no layout prefills 8,192 tokens of a 70B model in 1 ms
+  const ServingPlan none = plan_serving(m, g, o, t);
+  EXPECT_FALSE(none.feasible);
+  EXPECT_NE(none.why_not.find("first-token target"), std::string::npos) << none.why_not;
+}
+
 }  // namespace
 }  // namespace gpuplan

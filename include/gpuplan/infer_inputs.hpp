@@ -31,6 +31,7 @@ struct InferInputs {
   int pp = 0;
   int ep = 0;
   std::optional<double> latency_target_ms;  // unset: kDefaultTpotTargetS (unless a fixed batch); 0: none
+  double ttft_target_ms = 0;                // 0: none
   bool disaggregate = false;
   int64_t group_size = 128;
   double memory_utilization = 0.90;
@@ -78,6 +79,9 @@ void visit_infer_inputs(InferInputs& in, Visit&& v) {
   v(InputInfo{"--latency-target-ms", "ms", "Time-per-output-token target (default 50 ms, about 20 tokens/s per user; 0: none)",
               "每输出 token 时间目标（默认 50 ms，约每用户每秒 20 token；0：不设）"},
     in.latency_target_ms);
+  v(InputInfo{"--ttft-target-ms", "ms", "Time-to-first-token target: a replica layout whose prefill of one prompt takes longer is refused (0: none)",
+              "首 token 时间目标：单个提示词的预填充超过它的副本布局不予采用（0：不设）"},
+    in.ttft_target_ms);
   v(InputInfo{"--pp", "", "Pipeline stages per replica (default: search 1, 2, 4, 8)", "每个副本的流水线级数（默认：搜索 1、2、4、8）"}, in.pp);
   v(InputInfo{"--ep", "",
               "MoE expert parallelism: 1 splits experts by TP; N > 1 spreads whole experts over N GPUs with DP attention (N = TP × DP); default: search both",
@@ -93,8 +97,8 @@ void visit_infer_inputs(InferInputs& in, Visit&& v) {
   v(InputInfo{"--max-throughput", "", "Offline max-throughput run: every request queued at once, batched by the engine as far as memory allows",
               "离线最大吞吐：所有请求同时排队，由引擎在显存允许范围内尽量合批"},
     in.max_throughput);
-  v(InputInfo{"--engine", "", "Serving engine whose defaults (KV-cache memory rule, batch limit) size each replica: vllm (default), 'TensorRT-LLM 1.0', sglang or lmdeploy (TurboMind); named, it replaces --memory-utilization",
-              "推理引擎，按其默认设置（KV 缓存显存规则、批大小上限）确定每个副本：vllm（默认）、'TensorRT-LLM 1.0'、sglang 或 lmdeploy（TurboMind）；指定后取代 --memory-utilization"},
+  v(InputInfo{"--engine", "", "Serving engine as ENGINE[@VERSION] (gpuplan engines lists the profiles): vllm (default), sglang, tensorrt-llm, lmdeploy (TurboMind); its defaults (KV-cache memory rule, batch limits, CUDA graphs) size each replica and, named, replace --memory-utilization",
+              "推理引擎，写作 引擎[@版本]（gpuplan engines 列出全部配置）：vllm（默认）、sglang、tensorrt-llm、lmdeploy（TurboMind）；按其默认设置（KV 缓存显存规则、批处理上限、CUDA Graph）确定每个副本，指定后取代 --memory-utilization"},
     in.engine);
   v(InputInfo{"--price", "", "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)", "每卡时单价：2.49、$2.5、15cny（默认取目录报价）"}, in.price);
   v(kMarketInput, in.market);

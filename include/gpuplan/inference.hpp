@@ -263,6 +263,7 @@ struct ServingTarget {
   int64_t output_len = 512;
   double requests_per_s = 0;    // 0: size one replica only
   double tpot_target_s = 0;     // 0: none; otherwise the batch is capped to meet it
+  double ttft_target_s = 0;     // 0: none; otherwise a layout whose first token takes longer is infeasible
   int64_t batch = 0;            // 0: the largest that fits (and meets the target)
   int tp = 0;                   // 0: search 1, 2, 4, 8
   int pp = 0;                   // 0: search 1, 2, 4, 8 stages (1 unless the model needs more than a node)

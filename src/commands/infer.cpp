@@ -44,16 +44,19 @@ InferRun run_infer(const InferRequest& q) {
   p = plan_serving(m, g, o, t);
   if (!p.feasible) {
     // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
-    const bool target = t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
+    const bool ttft = t.ttft_target_s > 0 && p.why_not.find("first-token target") != std::string::npos;
+    const bool target = !ttft && t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
     std::string why = p.why_not;
     while (!why.empty() && why.back() == '.') why.pop_back();
     std::string why_zh = p.why_not_zh.empty() ? why : p.why_not_zh;
     while (why_zh.size() >= 3 && why_zh.compare(why_zh.size() - 3, 3, "。") == 0) why_zh.resize(why_zh.size() - 3);
-    throw InputError(target ? "--latency-target-ms" : "--gpu",
-                     target ? fmt::format("No deployment found that meets --latency-target-ms {:g}: {}.", 1e3 * t.tpot_target_s, why)
-                            : fmt::format("No deployment found on --gpu {}: {}.", g.id, why),
-                     target ? fmt::format("找不到满足 --latency-target-ms {:g} 的部署方案：{}。", 1e3 * t.tpot_target_s, why_zh)
-                            : fmt::format("在 --gpu {} 上找不到可行的部署方案：{}。", g.id, why_zh));
+    const std::string flag = ttft ? "--ttft-target-ms" : target ? "--latency-target-ms" : "--gpu";
+    const double ms = 1e3 * (ttft ? t.ttft_target_s : t.tpot_target_s);
+    throw InputError(flag,
+                     ttft || target ? fmt::format("No deployment found that meets {} {:g}: {}.", flag, ms, why)
+                                    : fmt::format("No deployment found on --gpu {}: {}.", g.id, why),
+                     ttft || target ? fmt::format("找不到满足 {} {:g} 的部署方案：{}。", flag, ms, why_zh)
+                                    : fmt::format("在 --gpu {} 上找不到可行的部署方案：{}。", g.id, why_zh));
   }
   PriceInput& pi = run.price;
   pi.text = q.price_text;

@@ -146,18 +146,21 @@ void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                      "--model：推理需要模型结构（模型目录中的 id 或 config.json）；只给参数量无法确定 KV 缓存的形状。");
   }
   if (o.tp < 1 || o.tp > 64) throw InputError("--tp", fmt::format("--tp must be 1 to 64 (got {}).", o.tp), fmt::format("--tp 须在 1 到 64 之间（输入为 {}）。", o.tp));
-  // A 16-bit format the GPU lacks (bf16 on V100) is refused: its kernels do not exist there.
-  if (o.weights == WeightFormat::kBf16 && !g.has(Precision::kBf16)) {
-    throw InputError("--precision", fmt::format("--precision: {} has no bf16 (its tensor cores run fp16); use --precision fp16.", g.id),
-                     fmt::format("--precision：{} 不支持 bf16（其张量核心只跑 fp16）；请用 --precision fp16。", g.id));
-  }
-  // FP8 weights need FP8 tensor cores, or on Ampere the weight-only FP8 Marlin
-  // GEMM (vLLM Fp8LinearMethod falls back to it below capability 8.9;
-  // Fp8Config.get_min_capability() is 80, vllm/model_executor/layers/quantization/fp8.py):
-  // Volta, Turing, CDNA2 and Ascend 910B run no FP8 checkpoint.
-  if (o.weights == WeightFormat::kFp8 && !g.has(Precision::kFp8) && !(g.vendor == "nvidia" && g.architecture == "ampere")) {
-    throw InputError("--precision", fmt::format("--precision: {} ({}) has no FP8 tensor cores and no FP8 weight-only kernel (FP8 needs Ampere or newer); use --precision fp16, int8 or int4.", g.id, g.architecture),
-                     fmt::format("--precision：{}（{}）既无 FP8 张量核心，也没有 FP8 仅权重量化内核（FP8 需要 Ampere 或更新的架构）；请用 --precision fp16、int8 或 int4。", g.id, g.architecture));
+  // A weight format whose kernels the GPU lacks is refused: bf16 on V100 (its
+  // tensor cores run fp16); FP8 without FP8 tensor cores, except on Ampere,
+  // where the weight-only FP8 Marlin GEMM runs it (vLLM Fp8LinearMethod below
+  // capability 8.9; Fp8Config.get_min_capability() is 80,
+  // vllm/model_executor/layers/quantization/fp8.py): Volta, Turing, CDNA2 and
+  // Ascend 910B run no FP8 checkpoint.
+  const bool no_bf16 = o.weights == WeightFormat::kBf16 && !g.has(Precision::kBf16);
+  const bool no_fp8 = o.weights == WeightFormat::kFp8 && !g.has(Precision::kFp8) && !(g.vendor == "nvidia" && g.architecture == "ampere");
+  if (no_bf16 || no_fp8) {
+    const char* why = no_bf16 ? "has no bf16 (its tensor cores run fp16)" : "has no FP8 tensor cores and no FP8 weight-only kernel (FP8 needs Ampere or newer)";
+    const char* why_zh = no_bf16 ? "不支持 bf16（其张量核心只跑 fp16）" : "既无 FP8 张量核心，也没有 FP8 仅权重量化内核（FP8 需要 Ampere 或更新的架构）";
+    const char* use = no_bf16 ? "fp16" : "fp16, int8 or int4";
+    const char* use_zh = no_bf16 ? "fp16" : "fp16、int8 或 int4";
+    throw InputError("--precision", fmt::format("--precision: {} {}; use --precision {}.", g.id, why, use),
+                     fmt::format("--precision：{} {}；请用 --precision {}。", g.id, why_zh, use_zh));
   }
   if (o.kv == Precision::kBf16 && !g.has(Precision::kBf16)) {
     throw InputError("--kv-precision", fmt::format("--kv-precision: {} has no bf16; use fp16.", g.id),

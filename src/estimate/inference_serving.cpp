@@ -59,6 +59,12 @@ std::vector<ReplicaLayout> layouts_to_try(const ModelSpec& m, const GpuSpec& g, 
   return out;
 }
 
+// A layout refused because a latency exceeds its target: "{what} 12.3 ms{unit}, above the 10.0 ms {target}".
+void refuse_over_target(ServingPlan& p, const Bilingual& what, double took_s, const char* unit_en, double target_s, const Bilingual& target) {
+  p.why_not = fmt::format("{} {:.1f} ms{}, above the {:.1f} ms {}", what.en, 1e3 * took_s, unit_en, 1e3 * target_s, target.en);
+  p.why_not_zh = fmt::format("{}{:.1f} 毫秒，超过{}{:.1f} 毫秒", what.zh, 1e3 * took_s, target.zh, 1e3 * target_s);
+}
+
 ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptions o, const ServingTarget& t, const ReplicaLayout& l) {
   ServingPlan p;
   o.tp = l.tp;
@@ -143,10 +149,8 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
       else hi = mid_b - 1;
     }
     if (lo == 0) {
-      p.why_not = fmt::format("even one sequence takes {:.1f} ms per output token, above the {:.1f} ms target",
-                              1e3 * evaluate(1).tpot, 1e3 * t.tpot_target_s);
-      p.why_not_zh = fmt::format("即使只有一条序列，每输出 token 也要 {:.1f} 毫秒，超过目标 {:.1f} 毫秒",
-                                 1e3 * evaluate(1).tpot, 1e3 * t.tpot_target_s);
+      refuse_over_target(p, {"even one sequence takes", "即使只有一条序列，每输出 token 也要 "}, evaluate(1).tpot, " per output token", t.tpot_target_s,
+                         {"target", "目标 "});
       return p;
     }
     B = lo;
@@ -182,6 +186,10 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     p.kv_transfer_s = bytes / (static_cast<double>(p.gpus_per_replica) * nic * so.scaleout_efficiency) + so.inter_latency_s;
     p.ttft_s += p.kv_transfer_s;
     p.gpus += p.prefill_gpus;
+  }
+  if (t.ttft_target_s > 0 && p.ttft_s > t.ttft_target_s) {
+    refuse_over_target(p, {"one prompt's first token takes", "单个提示词的首 token 需要 "}, p.ttft_s, "", t.ttft_target_s, {"first-token target", "首 token 目标 "});
+    return p;
   }
   p.output_tokens_per_s_per_gpu = p.replica_output_tokens_per_s * static_cast<double>(p.replicas) / static_cast<double>(p.gpus);
   if (t.requests_per_s > 0) {

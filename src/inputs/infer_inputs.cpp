@@ -89,6 +89,10 @@ InferRequest make_infer_request(const InferInputs& f) {
   t.requests_per_s = f.rps;
   // No target given: the default one, unless a fixed batch is asked for.
   t.tpot_target_s = f.latency_target_ms ? *f.latency_target_ms / 1e3 : (f.batch > 0 ? 0.0 : kDefaultTpotTargetS);
+  if (f.ttft_target_ms < 0 || !std::isfinite(f.ttft_target_ms)) {
+    throw InputError("--ttft-target-ms", "--ttft-target-ms must be a positive time to first token in ms (0: none).", "--ttft-target-ms 须为正的首 token 时间（毫秒；0：不设）。");
+  }
+  t.ttft_target_s = f.ttft_target_ms / 1e3;
   t.batch = f.batch;
   t.tp = f.tp;
   t.pp = f.pp;

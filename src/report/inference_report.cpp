@@ -42,7 +42,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weight_format_name(o.weights), precision_name(o.kv));
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
               {"input_tokens", t.input_len}, {"output_tokens", t.output_len}, {"requests_per_s", t.requests_per_s},
-              {"tpot_target_s", t.tpot_target_s}, {"batch", t.batch}, {"tp", t.tp}, {"pp", t.pp}, {"ep", t.ep},
+              {"tpot_target_s", t.tpot_target_s}, {"ttft_target_s", t.ttft_target_s}, {"batch", t.batch}, {"tp", t.tp}, {"pp", t.pp}, {"ep", t.ep},
               {"disaggregate", t.disaggregate}};
 
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
@@ -92,6 +92,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   l.rows.push_back(number_row("ttft_s", "Time to first token (prefill, no queueing)", "首 token 延迟（预填充，不含排队）", p.ttft_s, Unit::kSeconds));
   l.rows.push_back(number_row("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
   l.rows.push_back(number_row("tpot_target_s", "Time-per-output-token target", "每输出 token 时间目标", p.tpot_target_s, Unit::kSeconds));
+  if (t.ttft_target_s > 0) l.rows.push_back(number_row("ttft_target_s", "Time-to-first-token target", "首 token 时间目标", t.ttft_target_s, Unit::kSeconds));
   l.rows.push_back(number_row("decode_step_s", "Decode step alone", "单次解码步", p.decode_step_s, Unit::kSeconds));
   l.rows.push_back(number_row("request_latency_s", "Request latency (TTFT + output × TPOT)", "请求总延迟", p.ttft_s + static_cast<double>(t.output_len) * p.tpot_s, Unit::kSeconds));
   l.rows.push_back(number_row("prefill_fraction", "Replica time in prefill", "副本用于预填充的时间占比", p.prefill_fraction, Unit::kFraction));
