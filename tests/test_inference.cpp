@@ -13,6 +13,7 @@
 #include "gpuplan/engine.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/report.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
 #include "report/engines_report.hpp"
@@ -366,7 +367,10 @@ TEST(EngineProfiles, VersionsResolveToTheLatestEntryAtOrBefore) {
   const EngineProfile older = find_engine("lmdeploy@0.1.0a1", "engine");
   EXPECT_EQ(older.version, "0.16.0");
   EXPECT_NE(older.note.find("no profile as old as 0.1.0a1"), std::string::npos) << older.note;
-  EXPECT_EQ(find_engine("tensorrt-llm@2025-12", "engine").version, "1.0");  // a date picks by the entries' dates
+  EXPECT_EQ(find_engine("tensorrt-llm@2025-12", "engine").version, "1.0");
+  EXPECT_EQ(find_engine("vllm@0.10", "engine").version, "0.10.2");  // a series takes its latest entry
+  EXPECT_EQ(find_engine("vllm@0.9.1", "engine").version, "0.8.0");  // V1's first entry: 0.9.1 precedes 0.10.2
+  EXPECT_EQ(find_engine("vllm@0.6.3", "engine").version, "0.7.0");  // older than every entry: the V0 one, with a note  // a date picks by the entries' dates
   EXPECT_THROW(find_engine("vllm@latest", "--engine"), InputError);
   try {
     find_engine("foo", "--engine");
@@ -587,6 +591,64 @@ TEST(Inference, TtftTargetRefusesSlowerLayouts) {
   const ServingPlan none = plan_serving(m, g, o, t);
   EXPECT_FALSE(none.feasible);
   EXPECT_NE(none.why_not.find("first-token target"), std::string::npos) << none.why_not;
+}
+
+// hf-transformers and vLLM@0.6.3 for Qwen2.5-7B (28 layers) on one A100 80GB,
+// batch 1 and 32, 512 + 256 tokens, by the mechanisms the profiles cite:
+// - HF generate() runs each step eagerly (no CUDA graph): PyTorch's eager Llama
+//   decoder dispatches 1/25.5 s over 32 layers = 1,225.5 µs of host work per
+//   layer (pytorch.org/blog/accelerating-generative-ai-2), so 28 layers take
+//   34.314 ms a step, longer than the GPU's kernels at either batch: the step
+//   is the dispatch, 34.314 ms at batch 1 and at batch 32.
+// - Its DynamicLayer grows the cache by torch.cat, reading and writing the
+//   whole cache once more per step: 2 × the KV read at the HBM rate, one copy
+//   kernel each for K and V per layer, visible where the GPU binds.
+// - vllm@0.6.3 resolves to the V0 entry (0.7.0, the earliest), which replays
+//   decode steps as CUDA graphs: its step is the GPU's kernels alone.
+TEST(Inference, HfTransformersAndVllmDifferByTheirProfiles) {
+  const ModelSpec m = find_model("qwen2.5-7b");
+  ASSERT_EQ(m.layers, 28);
+  const GpuSpec& g = find_gpu("a100-sxm4-80gb");
+  InferenceOptions base;
+  const EngineDefaults hf = engine_defaults("hf-transformers", m, g, base, 512, 256);
+  const EngineDefaults v = engine_defaults("vllm@0.6.3", m, g, base, 512, 256);
+  EXPECT_FALSE(hf.cuda_graphs);
+  EXPECT_TRUE(hf.kv_concat_copy);
+  EXPECT_TRUE(hf.static_batching);
+  EXPECT_TRUE(v.cuda_graphs);
+  EXPECT_EQ(v.profile, "vllm@0.7.0");
+  ASSERT_FALSE(v.notes.empty());
+  EXPECT_NE(v.notes.front().en.find("no profile as old as 0.6.3"), std::string::npos);
+  InferenceOptions ohf = base, ov = base;
+  apply_engine_host(ohf, hf);
+  apply_engine_host(ov, v);
+  const double context = 512 + 128;  // the mean context of 256 output tokens
+  for (int64_t b : {int64_t{1}, int64_t{32}}) {
+    const PassTime h = decode_step_time(m, g, ohf, b, context);
+    const PassTime w = decode_step_time(m, g, ov, b, context);
+    EXPECT_NEAR(h.total_s, 28 * 1225.5e-6, 1e-9) << b;   // host-bound: the dispatch
+    EXPECT_NEAR(w.total_s, decode_step_time(m, g, base, b, context).total_s, 1e-12) << b;  // graphs: the kernels
+    EXPECT_GT(h.total_s, 2.5 * w.total_s) << b;
+    // Never below the weights read at the peak HBM rate plus the per-step host floor (0 in both profiles).
+    EXPECT_GT(w.total_s, h.weight_bytes / g.hbm_bytes_per_s + v.host_step_s) << b;
+  }
+  // The concat copy where the GPU binds (graphs on, so no dispatch wait): the KV read twice more.
+  InferenceOptions copy = base;
+  copy.kv_concat_copy = true;
+  const PassTime plain = decode_step_time(m, g, base, 32, context), copied = decode_step_time(m, g, copy, 32, context);
+  const StepTimeOptions so;
+  EXPECT_NEAR(copied.attention_s - plain.attention_s, 2 * plain.kv_bytes / (g.hbm_bytes_per_s * so.hbm_efficiency) + 2 * 28 * so.kernel_overhead_s,
+              1e-12);
+}
+
+// A static-batching engine admits no queued request: no --max-throughput run.
+TEST(Inference, StaticBatchingEnginesRefuseMaxThroughput) {
+  InferInputs in;
+  in.model = "qwen2.5-7b";
+  in.gpu = "a100-sxm4-80gb";
+  in.max_throughput = true;
+  in.engine = "hf-transformers";
+  EXPECT_THROW(infer_report_for(in), InputError);
 }
 
 }  // namespace

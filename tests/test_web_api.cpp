@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/run_cli.hpp"
+#include "gpuplan/engine.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/input_info.hpp"
 #include "gpuplan/finetune.hpp"
@@ -533,6 +534,10 @@ TEST(WebApi, Catalogs) {
   EXPECT_EQ(m["models"].size(), model_catalog().size());
   const json g = body_of(handle_request("GET", "/api/gpus", ""));
   EXPECT_EQ(g["gpus"].size(), gpu_catalog().size());
+  // The Serving tab's engine menu: every engine profile, each version by its label.
+  const json e = body_of(handle_request("GET", "/api/engines", ""));
+  ASSERT_EQ(e["engines"].size(), engine_catalog().size());
+  EXPECT_EQ(e["engines"][0]["versions"][0]["label"], engine_catalog()[0].versions[0].label());
   EXPECT_EQ(body_of(handle_request("GET", "/api/health", ""))["ok"], true);
 }
 

@@ -9,6 +9,7 @@ const I18N = {
     serving: 'Serving', precision: 'Weights', input_len: 'Input tokens', output_len: 'Output tokens', rps: 'Requests/s',
     latency_target: 'TPOT target, ms (empty: 50)', disaggregate: 'Separate prefill and decode pools',
     engine: 'Serving engine (its KV-cache and batch defaults)',
+    engine_default: 'vLLM (--memory-utilization)',
     k_layout: 'Layout', k_tpot: 'Time per output token', k_ttft: 'Time to first token', serve_title: 'Layouts tried',
     feasible_col: 'Feasible', batch_col: 'Batch', tpot_col: 'TPOT', replicas_col: 'Replicas', gpus_col: 'GPUs',
     per_replica_col: 'GPUs/replica', note_col: 'Note', yes: 'yes', no: 'no',
@@ -55,6 +56,7 @@ const I18N = {
     serving: '推理部署', precision: '权重精度', input_len: '输入 token 数', output_len: '输出 token 数', rps: '每秒请求数',
     latency_target: '每 token 时间目标，毫秒（留空：50）', disaggregate: '预填充与解码分池部署',
     engine: '推理引擎（按其 KV 缓存与批大小默认值）',
+    engine_default: 'vLLM（按 --memory-utilization）',
     k_layout: '部署布局', k_tpot: '每输出 token 时间', k_ttft: '首 token 延迟', serve_title: '尝试过的布局',
     feasible_col: '可行', batch_col: '批量', tpot_col: '每 token 时间', replicas_col: '副本数', gpus_col: '卡数',
     per_replica_col: '每副本卡数', note_col: '说明', yes: '是', no: '否',
@@ -738,6 +740,9 @@ function fillMenus() {
   const fws = [...catalog.frameworks].sort((a, b) => (a.id === 'generic' ? -1 : b.id === 'generic' ? 1 : a.id.localeCompare(b.id)));
   $('#framework').innerHTML = fws.flatMap((f) => f.versions.map((v) =>
     `<option value="${esc(v.label)}">${esc(f.id === 'generic' ? t('framework_generic') : f.name + ' ' + v.version)}</option>`)).join('');
+  // Serving engines: the unnamed default (vLLM's rule with --memory-utilization), then every profile version.
+  $('#engine').innerHTML = `<option value="">${esc(t('engine_default'))}</option>` + catalog.engines.flatMap((e) => e.versions.map((v) =>
+    `<option value="${esc(v.label)}">${esc(e.name + ' ' + v.version)}</option>`)).join('');
   // The URL may hold an alias (h100): show it selected as its catalog entry.
   const gpu = catalog.gpus.find((g) => g.id === state.gpu || g.aliases.includes(state.gpu));
   if (gpu) state.gpu = gpu.id;
@@ -747,9 +752,9 @@ function fillMenus() {
 
 async function init() {
   readUrl();
-  const [models, gpus, frameworks] = await Promise.all([fetch('/api/models').then((r) => r.json()), fetch('/api/gpus').then((r) => r.json()),
-    fetch('/api/frameworks').then((r) => r.json())]);
-  catalog = { models: models.models, gpus: gpus.gpus, frameworks: frameworks.frameworks };
+  const [models, gpus, frameworks, engines] = await Promise.all([fetch('/api/models').then((r) => r.json()), fetch('/api/gpus').then((r) => r.json()),
+    fetch('/api/frameworks').then((r) => r.json()), fetch('/api/engines').then((r) => r.json())]);
+  catalog = { models: models.models, gpus: gpus.gpus, frameworks: frameworks.frameworks, engines: engines.engines };
   fillMenus();
   stateToForm();
   applyLang();

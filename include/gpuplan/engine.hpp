@@ -37,9 +37,10 @@ enum class KvShareOf { kDevice, kFreeAfterWeights };
 // How the scheduler's limits are set when a run leaves them out:
 // kDeviceTable: the first matching EngineDeviceRule; kTrtllmBenchTuning:
 // trtllm-bench's sizing from model, lengths and memory; kSglangPool: SGLang's
-// max_running_requests from its KV pool; each rule's code is cited in
+// max_running_requests from its KV pool; kVllmV0Scheduler: vLLM V0's
+// SchedulerConfig budget and long-context chunked prefill; each rule's code is cited in
 // src/estimate/inference_engines.cpp.
-enum class BatchLimitRule { kDeviceTable, kTrtllmBenchTuning, kSglangPool };
+enum class BatchLimitRule { kDeviceTable, kTrtllmBenchTuning, kSglangPool, kVllmV0Scheduler };
 // How a KV-pool fraction is found: fixed, or SGLang's reserve formula.
 enum class KvFractionRule { kFixed, kSglangReservedMemory };
 // How a batch decodes: continuous batching over a paged KV pool, or one
@@ -79,9 +80,13 @@ struct EngineProfile {
   // preparation, sampling, output processing not overlapped with the
   // kernels), seconds; 0 where the engine overlaps it.
   double host_step_s = 0;
-  // Host dispatch per kernel when the step runs eagerly (no CUDA graph), seconds:
-  // the GPU waits whenever the kernels are shorter than their launches.
-  double eager_launch_s = 0;
+  // Host time to dispatch one decoder layer's operators when a step runs
+  // eagerly (no CUDA graph), seconds: the GPU waits whenever its kernels are
+  // shorter than their dispatch.
+  double eager_layer_s = 0;
+  // Each decode step rewrites every layer's whole cache (HF DynamicLayer's
+  // torch.cat): the cache is read and written once more per step.
+  bool kv_concat_copy = false;
   // Named constants a rule uses (trtllm-bench's caps, SGLang's reserve
   // coefficients), each cited in the data file.
   std::vector<std::pair<std::string, double>> rule_constants;

@@ -53,11 +53,13 @@ struct InferenceOptions {
   // activations and runtime (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction).
   bool kv_share_of_free = false;
   // The engine's host side (EngineProfile, data/engines/): decode steps run as
-  // CUDA graphs (one launch), or eagerly at eager_launch_s of host dispatch per
-  // kernel; host_step_s of scheduling and sampling the GPU waits for each step.
+  // CUDA graphs (one launch), or eagerly at eager_layer_s of host dispatch per
+  // decoder layer; host_step_s of scheduling and sampling the GPU waits for
+  // each step; kv_concat_copy: every step rewrites the whole cache (HF DynamicLayer).
   bool cuda_graphs = true;
-  double eager_launch_s = 0;
+  double eager_layer_s = 0;
   double host_step_s = 0;
+  bool kv_concat_copy = false;
   // true: the KV share is taken before the activation workspace and CUDA graphs
   // exist, which then come out of the rest (SGLang sizes its pool as
   // memory_utilization of the memory free before the weights, less the weights:
@@ -117,8 +119,7 @@ struct PassTime {
   double gemm_compute_s = 0;   // Σ GEMM compute times (FLOPs / achieved peak)
   double gemm_memory_s = 0;    // Σ GEMM memory times (bytes / achieved bandwidth)
   double experts_touched = 0;  // distinct routed experts one MoE layer reads per GPU in this pass (0: dense)
-  double kernels = 0;          // kernel launches of the pass (GEMMs, attention, element-wise, all-reduces, LM head, sampler)
-  double host_launch_s = 0;    // host dispatch of those kernels when the engine runs eagerly (0 under CUDA graphs)
+  double host_launch_s = 0;    // host dispatch of the layers' operators when the engine runs eagerly (0 under CUDA graphs)
   double host_step_s = 0;      // host work per step the GPU waits for (the engine profile's host_step_ms)
   bool compute_bound = false;  // the GEMMs' compute time exceeds their memory time
 };
@@ -200,7 +201,8 @@ struct EngineDefaults {
   bool cuda_graphs = true;           // decode steps replayed as CUDA graphs
   bool static_batching = false;      // one static batch per generate() call, no continuous batching
   double host_step_s = 0;            // host work per step the GPU waits for (EngineProfile::host_step_s)
-  double eager_launch_s = 0;         // host dispatch per kernel when run eagerly (EngineProfile::eager_launch_s)
+  double eager_layer_s = 0;          // host dispatch per decoder layer when run eagerly (EngineProfile::eager_layer_s)
+  bool kv_concat_copy = false;       // every step rewrites the cache (EngineProfile::kv_concat_copy)
   std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
   std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
@@ -219,8 +221,9 @@ EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& mo
 // and its per-step host work (a static batch run takes these alone).
 inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.cuda_graphs = e.cuda_graphs;
-  o.eager_launch_s = e.eager_launch_s;
+  o.eager_layer_s = e.eager_layer_s;
   o.host_step_s = e.host_step_s;
+  o.kv_concat_copy = e.kv_concat_copy;
 }
 
 

@@ -129,7 +129,6 @@ double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t, 
 }
 
 double gemm_s(const Machine& c, double m, double n, double k, PassTime& t) {
-  t.kernels += 1;
   return gemm_core_s(c, m, n, k, t) + c.overhead;
 }
 
@@ -184,7 +183,6 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
       } else if (name == "mlp_out" || name == "shared_out") {
         // The MLP's two GEMMs and their two kernel launches.
         s += gemm_core_s(c, Ma, n, k, t) + 2 * c.overhead;
-        t.kernels += 2;
       } else if (x.experts > 0) {
         if (name == "experts_in") {
           routed_in = n;
@@ -202,7 +200,6 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
         const double local = touched / c.ep;
         t.experts_touched = local;
         s += gemm_core_s(c, per_expert, routed_in, x.n, t, local) + gemm_core_s(c, per_expert, n, k, t, local) + 2 * c.overhead;
-        t.kernels += 2;
       } else {
         s += gemm_s(c, Ma, n, k, t);
       }
@@ -295,7 +292,6 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     t.flop += attn_flop;
     t.kv_bytes += kv_write;
     t.attention_s += std::max(attn_flop / attn_peak, kv_write / c.hbm) + static_cast<double>(m.layers) * c.overhead;
-    t.kernels += static_cast<double>(m.layers);
   }
   if (db > 0) {
     // Each sequence's new query attends to its `context` cached tokens: the whole
@@ -318,7 +314,9 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     t.flop += attn_flop;
     t.kv_bytes += kv_read;
     t.attention_s += std::max(attn_flop / compute_rate, kv_read / read_rate) + static_cast<double>(m.layers) * c.overhead;
-    t.kernels += static_cast<double>(m.layers);
+    // A cache grown by concatenation (HF DynamicLayer: torch.cat([keys, new])) is
+    // read and written whole once more every step, one copy kernel per K and V.
+    if (o.kv_concat_copy) t.attention_s += 2 * kv_read / c.hbm + 2 * static_cast<double>(m.layers) * c.overhead;
   }
   t.elementwise_s = elementwise_s(m, c, M);
   t.tp_comm_s = static_cast<double>(m.layers) * 2 * tp_allreduce_s(c, M / c.dp * static_cast<double>(m.hidden) * 2);
@@ -330,10 +328,7 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   // top-k/top-p sampling kernels, Ye et al. 2025, arXiv:2501.01005 §4; vLLM and
   // SGLang sample on the GPU with them): one streaming kernel.
   t.sampling_s = rows * static_cast<double>(m.vocab) * 4 / c.hbm + c.overhead;
-  // Kernels besides the GEMMs and attention counted above: ~4 element-wise per
-  // layer (elementwise_s), two all-reduces per layer under TP, the sampler.
-  t.kernels += static_cast<double>(m.layers) * (4 + (c.tp > 1 ? 2 : 0)) + 1;
-  t.host_launch_s = o.cuda_graphs ? 0 : t.kernels * o.eager_launch_s;
+  t.host_launch_s = o.cuda_graphs ? 0 : static_cast<double>(m.layers) * o.eager_layer_s;
   t.host_step_s = o.host_step_s;
   finish(t);
   return t;

@@ -109,6 +109,20 @@ void sglang_pool(const EngineProfile& p, const ModelSpec& m, const GpuSpec& g, c
                                    tokens, context_len > 0 ? ctx : std::string("未知"))});
 }
 
+// vLLM V0 (vllm/engine/arg_utils.py create_engine_config @001999d2; vllm/config.py
+// SchedulerConfig.__post_init__): with enable_chunked_prefill unset, chunked
+// prefill is on for max_model_len > 32K on CUDA (not ROCm); its budget is
+// _DEFAULT_MAX_NUM_BATCHED_TOKENS 2048, and without it max(max_model_len, 2048).
+void vllm_v0_limits(const EngineProfile& p, const ModelSpec& m, const GpuSpec& g, EngineDefaults& e) {
+  const int64_t context = model_max_context(m);
+  const auto long_context = static_cast<int64_t>(p.constant("long_context_tokens"));
+  const auto floor_tokens = static_cast<int64_t>(p.constant("min_budget_tokens"));
+  e.chunked_prefill = context > long_context && g.vendor == "nvidia";
+  e.max_num_tokens = e.chunked_prefill ? static_cast<int64_t>(p.constant("chunked_budget_tokens")) : std::max(context, floor_tokens);
+  // Without chunking a step holds prefills or decodes, never both (vllm/core/scheduler.py _schedule_default).
+  e.mixed_prefill_decode = e.chunked_prefill;
+}
+
 void table_limits(const EngineProfile& p, int tp, const EngineDeviceRule& row, EngineDefaults& e) {
   if (row.max_num_seqs > 0) e.max_batch_size = row.max_num_seqs;
   if (p.prefill_budget_plus_batch > 0) {
@@ -136,7 +150,8 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   e.reserve_whole_sequence = p.reserve_whole_sequence;
   e.cuda_graphs = p.cuda_graphs;
   e.host_step_s = p.host_step_s;
-  e.eager_launch_s = p.eager_launch_s;
+  e.eager_layer_s = p.eager_layer_s;
+  e.kv_concat_copy = p.kv_concat_copy;
   e.static_batching = p.batching == BatchingMode::kStatic;
   if (p.prefill_context_is_session_len) {
     // session_len = the model's max length; LMDeploy's 2048 when the config names none.
@@ -154,11 +169,18 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
       if (row) e.max_num_tokens = row->max_num_batched_tokens;
       sglang_pool(p, m, g, o, e);
       break;
+    case BatchLimitRule::kVllmV0Scheduler:
+      if (row) table_limits(p, o.tp, *row, e);
+      vllm_v0_limits(p, m, g, e);
+      break;
     case BatchLimitRule::kDeviceTable:
       if (row) table_limits(p, o.tp, *row, e);
       e.device_row = row ? std::optional<EngineDeviceRule>(*row) : std::nullopt;
       break;
   }
+  // A static batch prefills its prompts in one pass: the activations of one
+  // prompt's tokens per sequence (the batch's are counted one prompt at a time).
+  if (e.static_batching) e.max_num_tokens = std::max<int64_t>(1, input_len);
   for (const EngineFact& f : p.facts) {
     if (f.source.rfind("not stated in the profile", 0) != 0) e.facts.push_back(f);
   }

@@ -103,7 +103,8 @@ constexpr Property kEngineProperties[] = {
       if (!v.is_object() || !v.contains("rule")) bad(w + ": give {\"rule\": ..., \"rows\": [...]}.", w + "：请写成 {\"rule\": ..., \"rows\": [...]}。");
       p.batch_limit_rule = pick<BatchLimitRule>(v["rule"], w + " rule", {{"device_table", BatchLimitRule::kDeviceTable},
                                                                            {"trtllm_bench_tuning", BatchLimitRule::kTrtllmBenchTuning},
-                                                                           {"sglang_pool", BatchLimitRule::kSglangPool}});
+                                                                           {"sglang_pool", BatchLimitRule::kSglangPool},
+                                                                           {"vllm_v0_scheduler", BatchLimitRule::kVllmV0Scheduler}});
       p.device_rules.clear();
       const json rows = v.value("rows", json::array());
       if (!rows.is_array()) bad(w + " rows must be a list.", w + " rows 须为列表。");
@@ -126,7 +127,9 @@ constexpr Property kEngineProperties[] = {
   {"kv_precisions", nullptr, [](EngineProfile& p, const json& v, const std::string& w) { p.kv_precisions = nonempty_strings(v, w, {"fp32", "fp16", "bf16", "fp8", "int8", "int4"}); }},
   {"cuda_graphs", nullptr, set_engine_bool<&EngineProfile::cuda_graphs>},
   {"host_step_ms", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.host_step_s = number(v, w, 0, 1000) * 1e-3; }},
-  {"eager_launch_us", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.eager_launch_s = number(v, w, 0, 1000) * 1e-6; }},
+  {"eager_host_us_per_layer", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.eager_layer_s = number(v, w, 0, 100000) * 1e-6; }},
+  {"kv_append", "in_place",
+    [](EngineProfile& p, const json& v, const std::string& w) { p.kv_concat_copy = pick<bool>(v, w, {{"in_place", false}, {"concat_copy", true}}); }},
   {"rule_constants", "(none)",
     [](EngineProfile& p, const json& v, const std::string& w) {
       if (!v.is_object()) bad(w + " must be an object of named numbers.", w + " 须为“名称: 数值”对象。");
@@ -177,6 +180,11 @@ bool release_at_or_before(std::vector<long> a, std::vector<long> b) {
   a.resize(n, 0);
   b.resize(n, 0);
   return a <= b;
+}
+
+// A version asked as a series ("0.10") holds every release of it ("0.10.2").
+bool in_series(const std::vector<long>& asked, const std::vector<long>& entry) {
+  return asked.size() < entry.size() && std::equal(asked.begin(), asked.end(), entry.begin());
 }
 
 bool is_date(const std::string& v) { return profile_json::valid_date(v) || (v.size() == 4 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) && v >= "2015"); }
@@ -312,7 +320,7 @@ EngineProfile find_engine(const std::string& spec, const std::string& field) {
   }
   const EngineProfile* best = nullptr;
   for (const auto& p : fam->versions) {
-    if (by_date ? p.date <= date : release_at_or_before(release_parts(p.version), asked)) best = &p;
+    if (by_date ? p.date <= date : release_at_or_before(release_parts(p.version), asked) || in_series(asked, release_parts(p.version))) best = &p;
   }
   if (!best) {
     EngineProfile first = fam->versions.front();
@@ -321,7 +329,7 @@ EngineProfile find_engine(const std::string& spec, const std::string& field) {
     return first;
   }
   EngineProfile p = *best;
-  if (by_date ? p.date != date : !release_at_or_before(asked, release_parts(p.version))) {
+  if (by_date ? p.date != date : !release_at_or_before(asked, release_parts(p.version)) && !in_series(asked, release_parts(p.version))) {
     p.note = fmt::format("{}@{} resolves to the profile of {} (the latest at or before it)", fam->id, version, p.version);
     p.note_zh = fmt::format("{}@{} 按 {} 的配置计（不晚于它的最近版本）", fam->id, version, p.version);
   }

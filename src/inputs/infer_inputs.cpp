@@ -99,7 +99,10 @@ InferRequest make_infer_request(const InferInputs& f) {
   t.ep = f.ep;
   t.disaggregate = f.disaggregate;
   // An engine is named by its profile (gpuplan engines); an unknown one is refused here.
-  if (!f.engine.empty()) (void)find_engine(f.engine, "--engine");
+  if (!f.engine.empty() && find_engine(f.engine, "--engine").batching == BatchingMode::kStatic && f.max_throughput) {
+    throw InputError("--max-throughput", fmt::format("--max-throughput: {} decodes one static batch per generate() call and admits no queued request; give --batch.", f.engine),
+                     fmt::format("--max-throughput：{} 每次 generate() 只解码一个静态批，不接收排队请求；请给出 --batch。", f.engine));
+  }
   t.engine = f.engine;
   q.price_text = f.price;
   q.market_text = f.market;

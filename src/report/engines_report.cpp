@@ -26,7 +26,8 @@ const std::map<std::string, std::string>& engine_property_zh() {
       {"kv_precisions", "支持的 KV 缓存精度"},
       {"cuda_graphs", "默认使用 CUDA Graph"},
       {"host_step_ms", "每步主机端耗时（毫秒）"},
-      {"eager_launch_us", "逐个算子执行时每个内核的主机端开销（微秒）"},
+      {"eager_host_us_per_layer", "逐个算子执行时每个解码层的主机端开销（微秒）"},
+      {"kv_append", "KV 缓存的追加方式"},
       {"rule_constants", "规则常数"},
   };
   return m;
@@ -36,7 +37,8 @@ std::string engine_value_zh(const std::string& v) {
   static const std::map<std::string, std::string> words = {
       {"true", "是"}, {"false", "否"}, {"continuous", "连续批处理"}, {"static", "静态批（每次 generate 一批）"},
       {"as_generated", "随生成逐块分配"}, {"whole_sequence", "按整条序列预留"}, {"unbounded", "不限"},
-      {"session_len", "session_len（模型最大长度）"}, {"(none)", "无"}};
+      {"session_len", "session_len（模型最大长度）"}, {"(none)", "无"},
+      {"in_place", "原地写入"}, {"concat_copy", "每步拼接复制整个缓存"}};
   const auto it = words.find(v);
   return it == words.end() ? "" : it->second;
 }

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/engine.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
@@ -129,6 +130,17 @@ json frameworks_json() {
   return {{"frameworks", arr}};
 }
 
+// The serving-engine profiles (data/engines/) for the Serving tab's menu.
+json engines_json() {
+  json arr = json::array();
+  for (const auto& fam : engine_catalog()) {
+    json versions = json::array();
+    for (const auto& v : fam.versions) versions.push_back({{"label", v.label()}, {"version", v.version}, {"date", v.date}});
+    arr.push_back({{"id", fam.id}, {"name", fam.name}, {"aliases", fam.aliases}, {"versions", versions}});
+  }
+  return {{"engines", arr}};
+}
+
 ApiResponse ok(const json& j) { return ApiResponse{200, "application/json", j.dump()}; }
 
 const char* content_type_for(const std::string& path) {
@@ -145,10 +157,11 @@ const char* content_type_for(const std::string& path) {
 }
 
 ApiResponse api(const std::string& method, const std::string& route, const std::string& body) {
-  if (route == "health" || route == "models" || route == "gpus" || route == "frameworks") {
+  if (route == "health" || route == "models" || route == "gpus" || route == "frameworks" || route == "engines") {
     if (method != "GET") return error_response(405, "/api/" + route + " takes GET.", "", "/api/" + route + " 只接受 GET 请求。");
     if (route == "health") return ok({{"ok", true}, {"version", "0.1.0"}});
     if (route == "frameworks") return ok(frameworks_json());
+    if (route == "engines") return ok(engines_json());
     return ok(route == "models" ? models_json() : gpus_json());
   }
   std::string command = route;

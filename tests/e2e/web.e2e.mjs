@@ -404,13 +404,14 @@ try {
   // The engine menu: LMDeploy's KV-pool rule and batch limit size the replicas, as `gpuplan infer --engine lmdeploy`.
   const engineDone = page.waitForResponse((r) => {
     if (!r.url().endsWith('/api/infer/view')) return false;
-    try { return JSON.parse(r.request().postData()).engine === 'lmdeploy'; } catch { return false; }
+    try { return JSON.parse(r.request().postData()).engine === 'lmdeploy@0.16.0'; } catch { return false; }
   });
-  await page.selectOption('#engine', 'lmdeploy');
+  // The menu is the engine profiles (GET /api/engines), each version's label as its value.
+  await page.selectOption('#engine', 'lmdeploy@0.16.0');
   await engineDone;
   await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-serve-gpus').dataset.value);
   const lmd = JSON.parse(execFileSync(binary, ['infer', '--model', 'deepseek-v3', '--gpu', 'h800', '--precision', 'fp8', '--rps', '50',
-    '--engine', 'lmdeploy', '--format', 'json'], { encoding: 'utf8' }));
+    '--engine', 'lmdeploy@0.16.0', '--format', 'json'], { encoding: 'utf8' }));
   assert.equal(Number(await page.getAttribute('#out-serve-gpus', 'data-value')), lmd.deployment.gpus, 'LMDeploy serving GPUs differ from the CLI');
   assert.equal(Number(await page.getAttribute('#out-serve-tpot', 'data-value')), lmd.latency.tpot_s, 'LMDeploy TPOT differs from the CLI');
   await page.selectOption('#engine', '');
