@@ -17,6 +17,7 @@
 #include "gpuplan/units.hpp"
 #include "gpuplan/validate.hpp"
 #include "report/engines_report.hpp"
+#include "report/inference_report.hpp"
 
 namespace gpuplan {
 namespace {
@@ -649,6 +650,36 @@ TEST(Inference, StaticBatchingEnginesRefuseMaxThroughput) {
   in.max_throughput = true;
   in.engine = "hf-transformers";
   EXPECT_THROW(infer_report_for(in), InputError);
+}
+
+// Sized for a confidence, the replicas grow past the model's own estimate; the
+// layouts tried grow the same way, so the headline's GPUs are the chosen row's
+// (the web's Serving tab showed 24 in its headline and 12 in the row).
+TEST(Inference, ConfidenceSizingKeepsTheChosenRowAndHeadlineEqual) {
+  const ModelSpec m = find_model("llama-3.1-70b");
+  const GpuSpec& g = find_gpu("h100");
+  ServingTarget t;
+  t.input_len = 2048;
+  t.output_len = 512;
+  t.requests_per_s = 20;
+  t.tpot_target_s = kDefaultTpotTargetS;
+  ServingPlan p = plan_serving(m, g, InferenceOptions{}, t);
+  ASSERT_TRUE(p.feasible) << p.why_not;
+  const int64_t model_gpus = p.gpus;
+  const std::optional<ServingSizing> s = size_serving_for_confidence(&p, t, g, false, 0.9);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_GE(p.gpus, model_gpus);
+  int chosen = 0;
+  for (const ServingLayoutTried& r : p.layouts) {
+    if (!r.feasible) continue;
+    EXPECT_GE(r.replicas * r.gpus_per_replica, 1);
+    if (r.tp == p.tp && r.pp == p.pp && r.ep == p.ep && r.dp_attention == p.dp_attention) {
+      ++chosen;
+      EXPECT_EQ(r.gpus, p.gpus);
+      EXPECT_EQ(r.replicas, p.replicas);
+    }
+  }
+  EXPECT_EQ(chosen, 1);
 }
 
 }  // namespace

@@ -365,6 +365,18 @@ std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* p, const S
     prefill_gpus = p->prefill_gpus;
   }
   p->gpus = s.replicas * p->gpus_per_replica + prefill_gpus;
+  // Every layout tried is sized the same way, so the table ranks what the
+  // headline shows and the chosen row agrees with it.
+  for (ServingLayoutTried& r : p->layouts) {
+    if (!r.feasible || !(r.replica_requests_per_s > 0)) continue;
+    const int64_t decode_before = r.replicas * r.gpus_per_replica;
+    r.replicas = std::max(r.replicas, static_cast<int64_t>(std::ceil(t.requests_per_s * *slow / r.replica_requests_per_s - 1e-9)));
+    r.gpus += r.replicas * r.gpus_per_replica - decode_before;
+    if (r.tp == p->tp && r.pp == p->pp && r.ep == p->ep && r.dp_attention == p->dp_attention) {
+      r.replicas = p->replicas;
+      r.gpus = p->gpus;
+    }
+  }
   p->utilisation = t.requests_per_s / (p->replica_requests_per_s * static_cast<double>(p->replicas));
   s.note = Note{fmt::format("{} replicas ({} GPUs) keep up with {} requests/s with {:.0f}% confidence; {} at the median estimate ({} on the "
                             "model's own throughput). gpuplan's errors on published serving runs set the margin; --confidence 0.5–0.99 changes it.",
