@@ -370,8 +370,10 @@ TEST(EngineProfiles, VersionsResolveToTheLatestEntryAtOrBefore) {
   EXPECT_NE(older.note.find("no profile as old as 0.1.0a1"), std::string::npos) << older.note;
   EXPECT_EQ(find_engine("tensorrt-llm@2025-12", "engine").version, "1.0");
   EXPECT_EQ(find_engine("vllm@0.10", "engine").version, "0.10.2");  // a series takes its latest entry
-  EXPECT_EQ(find_engine("vllm@0.9.1", "engine").version, "0.8.0");  // V1's first entry: 0.9.1 precedes 0.10.2
-  EXPECT_EQ(find_engine("vllm@0.6.3", "engine").version, "0.7.0");  // older than every entry: the V0 one, with a note  // a date picks by the entries' dates
+  EXPECT_EQ(find_engine("vllm@0.9.1", "engine").version, "0.9.1");
+  EXPECT_EQ(find_engine("vllm@0.8.2", "engine").version, "0.8.0");  // V1's first entry
+  EXPECT_EQ(find_engine("vllm@0.6.3", "engine").version, "0.5.3");  // V0, its 512-token chunked budget
+  EXPECT_EQ(find_engine("vllm@0.4.0", "engine").version, "0.5.3");  // older than every entry: the first, with a note  // a date picks by the entries' dates
   EXPECT_THROW(find_engine("vllm@latest", "--engine"), InputError);
   try {
     find_engine("foo", "--engine");
@@ -604,8 +606,8 @@ TEST(Inference, TtftTargetRefusesSlowerLayouts) {
 // - Its DynamicLayer grows the cache by torch.cat, reading and writing the
 //   whole cache once more per step: 2 × the KV read at the HBM rate, one copy
 //   kernel each for K and V per layer, visible where the GPU binds.
-// - vllm@0.6.3 resolves to the V0 entry (0.7.0, the earliest), which replays
-//   decode steps as CUDA graphs: its step is the GPU's kernels alone.
+// - vllm@0.6.3 resolves to the V0 entry of 0.5.3 (the latest at or before it),
+//   which replays decode steps as CUDA graphs: its step is the GPU's kernels alone.
 TEST(Inference, HfTransformersAndVllmDifferByTheirProfiles) {
   const ModelSpec m = find_model("qwen2.5-7b");
   ASSERT_EQ(m.layers, 28);
@@ -617,9 +619,9 @@ TEST(Inference, HfTransformersAndVllmDifferByTheirProfiles) {
   EXPECT_TRUE(hf.kv_concat_copy);
   EXPECT_TRUE(hf.static_batching);
   EXPECT_TRUE(v.cuda_graphs);
-  EXPECT_EQ(v.profile, "vllm@0.7.0");
+  EXPECT_EQ(v.profile, "vllm@0.5.3");
   ASSERT_FALSE(v.notes.empty());
-  EXPECT_NE(v.notes.front().en.find("no profile as old as 0.6.3"), std::string::npos);
+  EXPECT_NE(v.notes.front().en.find("vllm@0.6.3 resolves to the profile of 0.5.3"), std::string::npos) << v.notes.front().en;
   InferenceOptions ohf = base, ov = base;
   apply_engine_host(ohf, hf);
   apply_engine_host(ov, v);
