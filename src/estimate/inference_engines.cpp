@@ -170,11 +170,10 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
       sglang_pool(p, m, g, o, e);
       break;
     case BatchLimitRule::kVllmV0Scheduler:
-      if (row) table_limits(p, o.tp, *row, e);
-      vllm_v0_limits(p, m, g, e);
-      break;
     case BatchLimitRule::kDeviceTable:
       if (row) table_limits(p, o.tp, *row, e);
+      if (p.batch_limit_rule == BatchLimitRule::kVllmV0Scheduler) vllm_v0_limits(p, m, g, e);
+      // The report names the row the limits came from (engine_limits_note).
       e.device_row = row ? std::optional<EngineDeviceRule>(*row) : std::nullopt;
       break;
   }

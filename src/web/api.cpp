@@ -120,25 +120,16 @@ json gpus_json() {
 }
 
 // The framework profiles, for the page's menu: each version as NAME@VERSION.
-json frameworks_json() {
+// A catalog of versioned profiles (frameworks, serving engines) for the page's menus.
+template <class Families>
+json versioned_catalog_json(const Families& families, const char* key) {
   json arr = json::array();
-  for (const auto& fam : framework_catalog()) {
+  for (const auto& fam : families) {
     json versions = json::array();
     for (const auto& v : fam.versions) versions.push_back({{"label", v.label()}, {"version", v.version}, {"date", v.date}});
     arr.push_back({{"id", fam.id}, {"name", fam.name}, {"aliases", fam.aliases}, {"versions", versions}});
   }
-  return {{"frameworks", arr}};
-}
-
-// The serving-engine profiles (data/engines/) for the Serving tab's menu.
-json engines_json() {
-  json arr = json::array();
-  for (const auto& fam : engine_catalog()) {
-    json versions = json::array();
-    for (const auto& v : fam.versions) versions.push_back({{"label", v.label()}, {"version", v.version}, {"date", v.date}});
-    arr.push_back({{"id", fam.id}, {"name", fam.name}, {"aliases", fam.aliases}, {"versions", versions}});
-  }
-  return {{"engines", arr}};
+  return {{key, arr}};
 }
 
 ApiResponse ok(const json& j) { return ApiResponse{200, "application/json", j.dump()}; }
@@ -160,8 +151,8 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   if (route == "health" || route == "models" || route == "gpus" || route == "frameworks" || route == "engines") {
     if (method != "GET") return error_response(405, "/api/" + route + " takes GET.", "", "/api/" + route + " 只接受 GET 请求。");
     if (route == "health") return ok({{"ok", true}, {"version", "0.1.0"}});
-    if (route == "frameworks") return ok(frameworks_json());
-    if (route == "engines") return ok(engines_json());
+    if (route == "frameworks") return ok(versioned_catalog_json(framework_catalog(), "frameworks"));
+    if (route == "engines") return ok(versioned_catalog_json(engine_catalog(), "engines"));
     return ok(route == "models" ? models_json() : gpus_json());
   }
   std::string command = route;
