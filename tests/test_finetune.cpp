@@ -6,6 +6,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/finetune_inputs.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/report.hpp"
 #include "gpuplan/units.hpp"
 
@@ -113,6 +114,63 @@ TEST(Finetune, ADatasetBeyondTheBoundIsRefusedNamingTheFlag) {
       EXPECT_NE(std::string(e.what()).find("up to 1e18"), std::string::npos) << e.what();
     }
   }
+}
+
+
+// The step-time model times LoRA itself (Layout::finetune), so `finetune` and
+// `validate` share it. Llama-3.1-8B, one H100, one micro-batch of 4,096 tokens,
+// no recompute. Full training runs each weight GEMM three times (forward,
+// dX = dY·Wᵀ, dW = Xᵀ·dY, all with the same FLOPs and near-equal shapes);
+// LoRA's frozen weights skip dW (requires_grad off), so their GEMMs take
+// about 2/3 of full training's, plus the rank-8 adapters' skinny GEMMs
+// (r/h = 0.2% of a projection's FLOPs, but an 8-wide output fills 8 of a
+// tile's 128 columns, so each costs several times its FLOPs: ~4% here). The
+// optimizer walks only the adapters: 8·(4·4096 + 2·4096 + 2·1024)·32 =
+// 6.8M of 8.03B parameters (0.08%), so its step is a small fraction of full's.
+TEST(Finetune, LoraStepSkipsTheFrozenWeightGradientsAndOptimizer) {
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec g = find_gpu("h100-sxm5-80gb");
+  Layout full;
+  full.micro_batch = 1;
+  full.global_batch = 1;
+  full.seq_len = 4096;
+  full.finetune = FineTune::kFull;
+  Layout lora = full;
+  lora.finetune = FineTune::kLora;
+  lora.lora_rank = 8;
+  const StepTime f = estimate_step_time(m, full, g);
+  const StepTime l = estimate_step_time(m, lora, g);
+  const double ratio = l.gemm_s / f.gemm_s;
+  EXPECT_GT(ratio, 0.64);  // 2/3 less the LM head's dW, plus the adapters
+  EXPECT_LT(ratio, 0.72);
+  EXPECT_LT(l.optimizer_s, 0.01 * f.optimizer_s);
+  // QLoRA: each frozen weight is dequantised once in the forward and once for
+  // the backward's dX, 2.5 B per weight each (NF4 read 0.5, bf16 write 2):
+  // 2 × 2.5 × 6.98e9 layer weights / (3.35 TB/s × 0.80) ≈ 13.0 ms on top of
+  // LoRA, plus one kernel's overhead (4 µs) per matrix and pass: 4 matrices ×
+  // 2 passes × 32 layers × 4 µs = 1.024 ms.
+  Layout qlora = lora;
+  qlora.finetune = FineTune::kQlora;
+  const StepTime q = estimate_step_time(m, qlora, g);
+  const double layer_weights = 32.0 * (4096.0 * (4096 + 2 * 1024) + 4096.0 * 4096 + 3.0 * 4096 * 14336);
+  const double dequant_s = 2 * 2.5 * layer_weights / (g.hbm_bytes_per_s * 0.80);
+  EXPECT_NEAR(dequant_s, 0.0130, 0.0003);
+  EXPECT_NEAR(q.elementwise_s - l.elementwise_s, dequant_s + 4 * 2 * 32 * 4e-6, 1e-9);
+  EXPECT_NEAR(q.gemm_s, l.gemm_s, 1e-12);
+}
+
+// `finetune` reports the step-time model's own step on its layout: nothing is
+// taken out afterwards, so a validated case and the command agree.
+TEST(Finetune, CommandStepIsTheStepTimeModels) {
+  FinetuneJob j;
+  j.method = FineTune::kLora;
+  j.seq_len = 2048;
+  j.samples = 1000;
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const GpuSpec g = find_gpu("a100-sxm4-80gb");
+  const FinetuneEstimate e = estimate_finetune(m, g, j, 1);
+  EXPECT_DOUBLE_EQ(e.step_s, estimate_step_time(m, e.layout, g).step_s);
+  EXPECT_EQ(e.layout.lora_modules.size(), 4u);  // q, k, v, o: the LoRA default, named on the layout
 }
 
 }  // namespace

@@ -192,7 +192,8 @@ TEST(Intervals, LeaveOneSourceOutCoverageOnTheSharedCases) {
       // at those figures: it may only tighten back towards 0.75. Issue 28
       // made 9 more MoE cases load: 139 of 197 (70.56%), 5 of the 9 new
       // ones inside; over the 188 scored before, 134 (71.3%, up from 133).
-      EXPECT_GE(cover, s.kind == "train_throughput" ? 0.705 : 0.77) << s.kind;
+      // LoRA timed by the step-time model: 145 of 197 (73.6%).
+      EXPECT_GE(cover, s.kind == "train_throughput" ? 0.735 : 0.77) << s.kind;
       if (calibrated) {
         EXPECT_LE(cover, 0.85) << s.kind;
       } else {

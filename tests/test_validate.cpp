@@ -229,13 +229,24 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // the 188 that loaded before, central 9.71 / 13.18 (was 9.57 / 14.49, the
 // median moved with the regenerated interval table). The median bound is
 // re-based for the 9 cases added to the scored set; every other bound tightened.
+// The step-time model then timed LoRA itself (frozen weights get no dW, only
+// the adapters are reduced and stepped; QLoRA's NF4 dequantisation): the
+// physics median went 10.75 → 8.11, the central 9.93 → 9.75; single-GPU Qwen
+// LoRA/QLoRA at 8,192 tokens, −9…−21% before, now within ±8%. Both MAPEs rose,
+// central 13.79 → 14.59 and physics 16.28 → 16.71 (still under the issue's
+// start figure, 17.3): cases the old physics met only because it reduced and
+// stepped every frozen weight: the 2-node Qwen-7B LoRA rows (+11 → +91%,
+// +50 → +76%: measured 1.8× the one-GPU step at both lengths, not a
+// communication cost), 72B ZeRO-3 LoRA at 1,024 tokens (+1 → +28%), the
+// host-bound 1.8B rows and QLoRA at 1,024 tokens (bitsandbytes overheads not
+// modelled). Those two MAPE bounds are re-based there; every other bound tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 10.0, 13.8, 10.8, 16.3, 0}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
+  const Bound bounds[] = {{"train_throughput", 9.8, 14.6, 8.2, 16.8, 0}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
                           {"inference", 14.4, 18.4, 19.1, 25.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

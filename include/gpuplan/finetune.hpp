@@ -22,8 +22,6 @@
 
 namespace gpuplan {
 
-// The linear layers LoRA can adapt, by their Hugging Face / PEFT names.
-enum class LoraModule { kQ, kK, kV, kO, kGate, kUp, kDown };
 const char* lora_module_name(LoraModule m);
 // "q,k,v,o", "all" / "all-linear", or PEFT names ("q_proj,v_proj"); throws
 // InputError naming `field` for an unknown module.

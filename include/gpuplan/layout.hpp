@@ -60,6 +60,8 @@ enum class CpExchange { kP2pRing, kPytorchAllGather, kUlysses, kUlyssesRepeatKv,
 // (Composer DecoupledAdamW), every op its own kernel reading and writing fp32.
 enum class OptimizerLoop { kForeach, kPerTensor };
 enum class FineTune { kNone, kFull, kLora, kQlora };
+// The linear layers LoRA can adapt, by their Hugging Face / PEFT names.
+enum class LoraModule { kQ, kK, kV, kO, kGate, kUp, kDown };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
 // fused kernel (one pass: Megatron-Core's --cross-entropy-loss-fusion, the
 // flash-attn/Triton/Liger kernels), in chunks of the sequence, each upcast on its
@@ -153,6 +155,9 @@ struct Layout {
   bool pure_bf16 = false;
   FineTune finetune = FineTune::kNone;
   int64_t lora_rank = 0;            // 0 = default (8) for LoRA/QLoRA
+  // The matrices LoRA adapts (the rest stay frozen); empty = q, k, v, o, the
+  // attention projections PEFT targets when none are named.
+  std::vector<LoraModule> lora_modules;
 
   // Execution switches the framework profile sets (apply_framework in
   // framework.hpp) unless the run states them. Here, not in the estimators'

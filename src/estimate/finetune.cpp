@@ -1,8 +1,8 @@
 // Fine-tuning: trainable-parameter counts, FLOPs, memory, time and cost for
 // full fine-tuning, LoRA and QLoRA. docs/finetune.md has every formula with
 // its source. Memory is the training memory model's (memory*.cpp); time is the
-// training step-time model's (step_time.cpp) with the work frozen weights do
-// not need taken out.
+// training step-time model's (step_time.cpp), which times the adapters and
+// leaves out what frozen weights do not need (Layout::finetune).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/flops.hpp"
+#include "estimate/lora_adapters.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 
@@ -79,55 +80,6 @@ std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::s
 
 namespace {
 
-bool has(const std::vector<LoraModule>& v, LoraModule m) { return std::find(v.begin(), v.end(), m) != v.end(); }
-
-// (d_in, d_out) of each adapted matrix of one layer.
-std::vector<std::pair<double, double>> adapted_shapes(const ModelSpec& m, int64_t layer, const std::vector<LoraModule>& mods) {
-  std::vector<std::pair<double, double>> s;
-  const double h = static_cast<double>(m.hidden);
-  if (m.mla) {
-    const MlaSpec& a = *m.mla;
-    const double heads = static_cast<double>(m.heads);
-    const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
-    const double r_q = static_cast<double>(a.q_lora_rank), r_kv = static_cast<double>(a.kv_lora_rank);
-    // DeepSeek's projections by PEFT name: q_a_proj/q_b_proj (or q_proj),
-    // kv_a_proj_with_mqa ("k"), kv_b_proj ("v"), o_proj.
-    if (has(mods, LoraModule::kQ)) {
-      if (a.q_lora_rank > 0) {
-        s.push_back({h, r_q});
-        s.push_back({r_q, heads * qk});
-      } else {
-        s.push_back({h, heads * qk});
-      }
-    }
-    if (has(mods, LoraModule::kK)) s.push_back({h, r_kv + static_cast<double>(a.qk_rope_head_dim)});
-    if (has(mods, LoraModule::kV)) s.push_back({r_kv, heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim)});
-    if (has(mods, LoraModule::kO)) s.push_back({heads * static_cast<double>(a.v_head_dim), h});
-  } else {
-    const double q = static_cast<double>(m.q_width()), kv = static_cast<double>(m.kv_width());
-    if (has(mods, LoraModule::kQ)) s.push_back({h, q});
-    if (has(mods, LoraModule::kK)) s.push_back({h, kv});
-    if (has(mods, LoraModule::kV)) s.push_back({h, kv});
-    if (has(mods, LoraModule::kO)) s.push_back({q, h});
-  }
-  auto mlp = [&](double w, double copies) {
-    for (double i = 0; i < copies; ++i) {
-      if (m.mlp == MlpKind::kGated && has(mods, LoraModule::kGate)) s.push_back({h, w});
-      if (has(mods, LoraModule::kUp)) s.push_back({h, w});
-      if (has(mods, LoraModule::kDown)) s.push_back({w, h});
-    }
-  };
-  if (m.is_moe_layer(layer)) {
-    const MoeSpec& e = *m.moe;
-    // PEFT matches every expert's gate/up/down by name: one adapter per routed expert.
-    mlp(static_cast<double>(e.expert_intermediate), static_cast<double>(e.routed_experts));
-    if (e.shared_intermediate > 0) mlp(static_cast<double>(e.shared_intermediate), 1);
-  } else {
-    mlp(static_cast<double>(m.intermediate), 1);
-  }
-  return s;
-}
-
 FinetuneJob with_defaults(FinetuneJob j) {
   if (j.method == FineTune::kNone) j.method = FineTune::kFull;
   const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
@@ -151,6 +103,7 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
   l.optimizer = *j.optimizer;
   l.finetune = j.method;
   l.lora_rank = j.lora_rank;
+  l.lora_modules = j.modules;
   l.pure_bf16 = j.pure_bf16;
   l.offload_optimizer = j.offload_optimizer;
   l.offload_params = j.offload_params;
@@ -167,9 +120,7 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
 
 double lora_params(const ModelSpec& m, int64_t rank, const std::vector<LoraModule>& modules) {
   double n = 0;
-  for (int64_t layer = 0; layer < m.layers; ++layer) {
-    for (const auto& [in, out] : adapted_shapes(m, layer, modules)) n += static_cast<double>(rank) * (in + out);
-  }
+  for (int64_t layer = 0; layer < m.layers; ++layer) n += lora_layer_params(m, m.is_moe_layer(layer), rank, modules);
   return n;
 }
 
@@ -274,38 +225,14 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   }
   e.fits = e.memory.fits;
 
-  // Time: the training step-time model for the layout, then for LoRA/QLoRA the
-  // weight-gradient GEMMs, the optimizer step and the gradient reduction of the
-  // frozen weights are removed.
+  // Time: the training step-time model for the layout; with LoRA/QLoRA it
+  // times the adapters, skips the frozen weights' gradients, optimizer step and
+  // reduction, and for QLoRA the NF4 dequantisation (step_time_layer.cpp).
   e.step = estimate_step_time(m, e.layout, g);
   e.step_s = e.step.step_s;
-  if (lora) {
-    const double passes = 3 + (job.gradient_checkpointing ? 1 : 0);  // forward, dX, dW (+ recompute forward)
-    double s = e.step.step_s - e.step.gemm_s / passes - e.step.optimizer_s - e.step.dp_comm_s - e.step.zero3_comm_s / 3;
-    // Adapters: skinny GEMMs bound by reading their input and writing their
-    // output once per pass (forward, dX, dW, recompute), two kernels each.
-    const StepTimeOptions so;
-    const double hbm = g.hbm_bytes_per_s * so.hbm_efficiency;
-    const double tokens = static_cast<double>(e.layout.micro_batch * e.layout.seq_len) * static_cast<double>(std::max<int64_t>(1, e.layout.micro_batches()));
-    double adapter_s = 0;
-    for (int64_t layer = 0; layer < m.layers; ++layer) {
-      for (const auto& [in, out] : adapted_shapes(m, layer, job.modules)) {
-        adapter_s += passes * (tokens * (in + out + 2.0 * static_cast<double>(job.lora_rank)) * 2 / hbm + 2 * so.kernel_overhead_s);
-      }
-    }
-    s += adapter_s;
-    if (job.method == FineTune::kQlora) {
-      // bitsandbytes dequantises each NF4 weight to bf16 before every matmul that
-      // uses it (forward, input gradient, recompute): read 0.5 + write 2 bytes.
-      const ParamCounts p = count_params(m);
-      const double layer_params = (p.total - p.embedding - p.norms) / e.layout.tp;
-      const double uses = 2 + (job.gradient_checkpointing ? 1 : 0);
-      const double micro = static_cast<double>(std::max<int64_t>(1, e.layout.micro_batches()));
-      s += micro * uses * layer_params * 2.5 / hbm;
-      e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
-      e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
-    }
-    e.step_s = s;
+  if (job.method == FineTune::kQlora) {
+    e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
+    e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
   }
   const double tokens_per_step = static_cast<double>(e.layout.effective_global_batch() * e.layout.seq_len);
   e.tokens_per_s = tokens_per_step / e.step_s;

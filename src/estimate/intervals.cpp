@@ -209,7 +209,8 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
           {"min_sources", t.min_sources},
           {"physics_centred", t.physics_centred},
           {"centre", "the central number of a kind is physics × the median factor of its group, except the physics_centred kinds: "
-                     "there, leave-one-source-out, the median correction predicted worse than the physics alone, so the physics "
+                     "there, leave-one-source-out, the median correction predicted worse than the physics alone (median and mean "
+                     "absolute error both), so the physics "
                      "is the centre and the range is the group's spread around its median (gpuplan validate chooses it per kind)"},
           {"groups", groups}};
 }

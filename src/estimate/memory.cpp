@@ -13,6 +13,7 @@
 #include "gpuplan/units.hpp"
 #include "estimate/recompute_policy.hpp"
 #include "memory_internal.hpp"
+#include "estimate/lora_adapters.hpp"
 #include "runtime_reserve.hpp"
 
 namespace gpuplan {
@@ -331,10 +332,11 @@ void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOpt
         "FP8：权重仍为 bf16 并有 fp32 主权重；TransformerEngine 缓存 fp8 权重及其转置（每参数 +2 字节）；激活按 bf16 计。");
   }
   if (l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora) {
-    add(fmt::format("LoRA: rank {} adapters on q, k, v, o with fp32 weights, gradients and AdamW states (16 B/param); base weights frozen, {}.",
-                    lora_rank(l), l.finetune == FineTune::kQlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
-        fmt::format("LoRA：q、k、v、o 上秩 {} 的适配器，fp32 权重、梯度和 AdamW 状态（每参数 16 字节）；基座权重冻结，{}。",
-                    lora_rank(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
+    const std::string mods = lora_modules_text(lora_modules_or_default(l)), mods_zh = lora_modules_text(lora_modules_or_default(l), "、");
+    add(fmt::format("LoRA: rank {} adapters on {} with fp32 weights, gradients and AdamW states (16 B/param); base weights frozen, {}.",
+                    lora_rank(l), mods, l.finetune == FineTune::kQlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
+        fmt::format("LoRA：{} 上秩 {} 的适配器，fp32 权重、梯度和 AdamW 状态（每参数 16 字节）；基座权重冻结，{}。",
+                    mods_zh, lora_rank(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
   }
   if (!m.count_only) {
     add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",

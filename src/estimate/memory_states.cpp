@@ -21,10 +21,11 @@
 #include <cmath>
 
 #include "memory_internal.hpp"
+#include "estimate/lora_adapters.hpp"
 
 namespace gpuplan::memory_detail {
 
-int64_t lora_rank(const Layout& l) { return l.lora_rank > 0 ? l.lora_rank : 8; }
+int64_t lora_rank(const Layout& l) { return lora_rank_or_default(l); }
 
 StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   StateBytes b;
@@ -71,9 +72,11 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& 
   const double h = static_cast<double>(m.hidden);
   const double attention = attention_params_per_layer(m) + m.norms_per_layer * norm_params(m, m.hidden);
   const int64_t r = lora_rank(l);
-  const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
-  // LoRA adapters (Hu et al. 2021) on the q, k, v and o projections: A is in×r, B r×out.
-  const double adapter = lora ? static_cast<double>(r) * (4 * h + 2.0 * m.q_width() + 2.0 * m.kv_width()) : 0;
+  const bool lora = is_lora(l);
+  // LoRA adapters (Hu et al. 2021) on the adapted modules: A is in×r, B r×out,
+  // one per routed expert where the experts' matrices are adapted.
+  const std::vector<LoraModule> modules = lora ? lora_modules_or_default(l) : std::vector<LoraModule>{};
+  double adapter_kind[2] = {-1, -1};
   // A layer's parameters depend only on whether it is a MoE layer: each kind is
   // computed once, then added in layer order (the same sums, bit for bit).
   double kind_dense[2] = {-1, -1}, kind_expert[2] = {0, 0};
@@ -99,7 +102,8 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& 
     // The routed experts split over expert TP × EP (etp = tp unless folded).
     const double etp = l.expert_tp();
     p.layer_expert += expert / (etp * l.ep);
-    p.adapters += adapter / tp;
+    if (lora && adapter_kind[kind] < 0) adapter_kind[kind] = lora_layer_params(m, kind == 1, r, modules);
+    if (lora) p.adapters += adapter_kind[kind] / tp;
     p.largest_layer = std::max(p.largest_layer, dense / tp + expert / (etp * l.ep));
   });
   const double vocab_table = static_cast<double>(m.vocab) * h / tp;  // vocab-parallel embedding

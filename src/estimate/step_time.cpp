@@ -27,6 +27,7 @@
 #include "estimate/recompute_policy.hpp"
 #include "gpuplan/step_time.hpp"
 #include "estimate/attention_kernels.hpp"
+#include "estimate/lora_adapters.hpp"
 #include "step_time_internal.hpp"
 
 namespace gpuplan {
@@ -100,7 +101,7 @@ LayerCost head_cost(const Ctx& c, const ModelSpec& model, const Layout& l) {
   LayerCost head;
   // The output layer stays in 16 bits under the FP8 recipes of TransformerEngine
   // and torchao (profile fp8_gemms: the transformer's linears only).
-  add_gemm_at(c, head, c.act_p, c.tokens, static_cast<double>(model.vocab) / tp, h);
+  add_gemm_at(c, head, c.act_p, c.tokens, static_cast<double>(model.vocab) / tp, h, 1, !is_lora(l));  // LoRA: the head is frozen
   const double logits = c.tokens * static_cast<double>(model.vocab) / tp;
   // Bytes moved per logit by each loss kernel, forward / backward:
   //  full or chunked (F.cross_entropy on logits.float()): to(fp32) 2+4,
@@ -174,6 +175,7 @@ LayerCost average_layer_cost(const Ctx& c, int64_t moe_layers) {
     StepTimeOptions opt; std::string gpu_id; std::map<Precision, double> gpu_peaks; double gpu_hbm, gpu_link, gpu_burst, gpu_sustained,
         gpu_busbw, gpu_nic, gpu_tdp, gpu_power_limit; int gpu_node, gpu_domain, gpu_units; std::string gpu_arch;
     int tp, cp, ep, etp; int64_t mb, seq; bool sp; AttentionKernel attention; bool eager, tp_overlap, tp_grad_async, fp8_experts; Fp8Scaling fp8_scaling; CpExchange cp_exchange; int host_calls; Precision p; int node;
+    FineTune ft; int64_t lora_rank; std::vector<LoraModule> lora_modules;
     bool operator==(const Key&) const = default;
   };
   struct Entry { ModelSpec model; Key key; LayerCost dense, moe; bool used = false; };
@@ -187,13 +189,14 @@ LayerCost average_layer_cost(const Ctx& c, int64_t moe_layers) {
            k.gpu_busbw == g.allreduce_busbw_bytes_per_s && k.gpu_nic == g.scaleout_bytes_per_s && k.gpu_tdp == g.tdp_w && k.gpu_power_limit == g.power_limit_w && k.gpu_node == g.gpus_per_node &&
            k.gpu_domain == g.nvlink_domain_gpus && k.gpu_units == g.compute_units && k.gpu_arch == g.architecture && k.tp == l.tp && k.cp == l.cp && k.ep == l.ep && k.etp == l.expert_tp() && k.mb == l.micro_batch &&
            k.seq == l.seq_len && k.sp == l.sequence_parallel && k.attention == l.attention && k.eager == l.eager &&
-           k.tp_overlap == l.tp_comm_overlap && k.tp_grad_async == l.tp_grad_comm_async && k.fp8_experts == l.fp8_experts && k.fp8_scaling == l.fp8_scaling && k.cp_exchange == l.cp_exchange && k.host_calls == l.host_calls_per_layer && k.p == l.precision && k.node == c.node;
+           k.tp_overlap == l.tp_comm_overlap && k.tp_grad_async == l.tp_grad_comm_async && k.fp8_experts == l.fp8_experts && k.fp8_scaling == l.fp8_scaling && k.cp_exchange == l.cp_exchange && k.host_calls == l.host_calls_per_layer && k.p == l.precision && k.node == c.node &&
+           k.ft == l.finetune && k.lora_rank == l.lora_rank && k.lora_modules == l.lora_modules;
   };
   if (!(e.used && !o.explain && key_matches(e.key) && e.model == model)) {
     e.key = Key{o, g.id, g.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, g.gemm_efficiency, g.gemm_sustained_efficiency,
                 g.allreduce_busbw_bytes_per_s, g.scaleout_bytes_per_s, g.tdp_w, g.power_limit_w, g.gpus_per_node, g.nvlink_domain_gpus, g.compute_units, g.architecture,
                 l.tp, l.cp, l.ep, l.expert_tp(), l.micro_batch, l.seq_len, l.sequence_parallel, l.attention, l.eager, l.tp_comm_overlap, l.tp_grad_comm_async, l.fp8_experts, l.fp8_scaling, l.cp_exchange, l.host_calls_per_layer,
-                l.precision, c.node};
+                l.precision, c.node, l.finetune, l.lora_rank, l.lora_modules};
     e.model = model;
     e.used = true;
     e.dense = layer_cost(c, false);
@@ -298,6 +301,21 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   const double stage_extra = l.pp == 1 ? pc.embedding : static_cast<double>(model.vocab) * h;
   const double dense_params = ((pc.attention + pc.mlp_dense + pc.norms) * frac + stage_extra) / tp;
   const double gb = o.grad_reduce_bytes.value_or(l.precision == Precision::kFp16 ? 2.0 : 4.0);
+  // LoRA: only the adapters have gradients and optimizer states (their fp32
+  // copies: PEFT keeps adapter weights in fp32 under autocast); the frozen base
+  // is still gathered where ZeRO-3 shards it.
+  const bool lora = is_lora(l);
+  double adapter_params = 0, adapter_tensors = 0;
+  if (lora) {
+    const std::vector<LoraModule> mods = lora_modules_or_default(l);
+    const int64_t rank = lora_rank_or_default(l);
+    const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
+    const double per_layer = (1 - fm) * lora_layer_params(model, false, rank, mods) + fm * lora_layer_params(model, true, rank, mods);
+    const double tensors = (1 - fm) * 2.0 * static_cast<double>(lora_adapters(model, false, mods).size()) +
+                           fm * 2.0 * static_cast<double>(lora_adapters(model, true, mods).size());
+    adapter_params = per_layer * layers_max / tp;
+    adapter_tensors = tensors * layers_max;
+  }
   DataParallelInputs dpi;
   dpi.dense_params = dense_params;
   dpi.expert_params = expert_params;
@@ -308,6 +326,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   dpi.compute_mb_s = t_max;  // one micro-batch on the slowest stage
   dpi.regathers = rf_elem;   // recomputed blocks run their forward (and its hooks) again
   dpi.grad_bytes = gb;
+  if (lora) dpi.trainable_share = adapter_params / std::max(1.0, dense_params + expert_params);
   const DataParallelCost dpc = data_parallel_cost(c, dpi);
   r.dp_nodes = dpc.dp_nodes;
   const int64_t dp_group = static_cast<int64_t>(l.dp) * l.cp;
@@ -323,7 +342,11 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   // rank's chunk of a block's T tensors spans about 1 + T/shards of them.
   const double per_layer_tensors = param_tensors_per_layer(model);
   const double shards = l.zero_stage >= 1 ? static_cast<double>(dp_group) : 1.0;
-  const double opt_tensors = (layers_max + 1) * std::min(per_layer_tensors, 1.0 + per_layer_tensors / shards);
+  double opt_tensors = (layers_max + 1) * std::min(per_layer_tensors, 1.0 + per_layer_tensors / shards);
+  if (lora) {
+    opt_params = l.zero_stage >= 1 ? adapter_params / dp_group : adapter_params;
+    opt_tensors = std::max(1.0, l.zero_stage >= 1 ? adapter_tensors / shards + 1 : adapter_tensors);
+  }
   const double opt_s = optimizer_step_s(c, opt_params, gb, opt_tensors);
 
   // ---- Assemble.

@@ -35,7 +35,9 @@ DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) 
   if (stride < c.node) local = static_cast<int>(std::min<int64_t>(dp_group, c.node / stride));
   const int nodes = static_cast<int>(std::max<int64_t>(1, dp_group / std::max(local, 1)));
   out.dp_nodes = nodes;
-  const double gb = in.grad_bytes;
+  // Gradient bytes per parameter held, over the share that has gradients (LoRA:
+  // the adapters), so every reduction below moves only those.
+  const double gb = in.grad_bytes * in.trainable_share;
   // The experts' gradients reduce over the expert-data-parallel group,
   // tp·cp·dp / (etp·ep) ranks (dp·cp / ep unless folded), etp·ep apart.
   const int ep_group = static_cast<int>(l.expert_dp());
@@ -73,7 +75,7 @@ DataParallelCost data_parallel_cost(const Ctx& c, const DataParallelInputs& in) 
       // ZeRO-1 (distributed optimizer): reduce-scatter the gradients, all-gather
       // the updated bf16 parameters. ZeRO-2 reduce-scatters every micro-batch.
       const double rs = reduce_all(dense_params * gb, expert_params * gb, true);
-      const double ag = gather_all(dense_params * 2.0, expert_params * 2.0);
+      const double ag = gather_all(dense_params * 2.0 * in.trainable_share, expert_params * 2.0 * in.trainable_share);  // the updated parameters
       if (l.zero_stage == 2 && l.zero2_per_unit) {
         // FSDP SHARD_GRAD_OP (profile zero2_mode fsdp_unit; PyTorch FSDP1
         // ShardingStrategy.SHARD_GRAD_OP, torch/distributed/fsdp/api.py:

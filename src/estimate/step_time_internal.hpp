@@ -45,10 +45,13 @@ struct GemmPassTimes {
   double dgrad_s = 0;  // dX = dY·Wᵀ
   double wgrad_s = 0;  // dW = Xᵀ·dY
 };
-// One GEMM [m×k]·[k×n] (`count` of them batched) forward and its two backward products.
-GemmPassTimes add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1);
+// One GEMM [m×k]·[k×n] (`count` of them batched) forward and its two backward
+// products; a frozen weight (`weight_grad` false: LoRA's base model, whose
+// weights have requires_grad off, so autograd computes no dW) only the input gradient.
+GemmPassTimes add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count = 1, bool weight_grad = true);
 // The same at precision `p` (a GEMM the framework's FP8 recipe keeps in 16 bits).
-GemmPassTimes add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count = 1);
+GemmPassTimes add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count = 1,
+                          bool weight_grad = true);
 // A memory-bound kernel sequence: bytes over the achieved HBM rate plus launch costs.
 double stream_s(const Ctx& c, double bytes, double kernels);
 // The link a group of `n` ranks spaced `stride` apart uses.
@@ -85,6 +88,7 @@ struct DataParallelInputs {
   double compute_mb_s = 0;                     // the slowest stage's whole micro-batch
   double regathers = 0;                        // share of the layers whose forward runs again (recompute)
   double grad_bytes = 4;                       // bytes per gradient element reduced
+  double trainable_share = 1;                  // share of those parameters with gradients (LoRA: the adapters)
 };
 struct DataParallelCost {
   double dp_exposed_s = 0, dp_raw_s = 0;       // gradient reduction, ZeRO-1/2 gathers, HSDP replicas

@@ -6,23 +6,24 @@
 #include <cmath>
 
 #include "estimate/attention_kernels.hpp"
+#include "estimate/lora_adapters.hpp"
 #include "model/layer_ops.hpp"
 #include "step_time_internal.hpp"
 
 namespace gpuplan::step_detail {
 
-GemmPassTimes add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count) {
-  return add_gemm_at(c, lc, c.gemm_p, m, n, k, count);
+GemmPassTimes add_gemm(const Ctx& c, LayerCost& lc, double m, double n, double k, double count, bool weight_grad) {
+  return add_gemm_at(c, lc, c.gemm_p, m, n, k, count, weight_grad);
 }
 
-GemmPassTimes add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count) {
+GemmPassTimes add_gemm_at(const Ctx& c, LayerCost& lc, Precision p, double m, double n, double k, double count, bool weight_grad) {
   GemmPassTimes t;
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
   // `count` same-shape products run as one batched or grouped kernel.
   t.fwd_s = gemm_time_s(c.g, p, m, n, k, c.o, count);
   // Backward: dX = dY·Wᵀ (m×k output, reduce over n) and dW = Xᵀ·dY (k×n output, reduce over m).
   t.dgrad_s = gemm_time_s(c.g, p, m, k, n, c.o, count);
-  t.wgrad_s = gemm_time_s(c.g, p, k, n, m, c.o, count);
+  t.wgrad_s = weight_grad ? gemm_time_s(c.g, p, k, n, m, c.o, count) : 0.0;
   lc.gemm_f += t.fwd_s;
   lc.kernels_f += 1;
   lc.gemm_b += t.dgrad_s + t.wgrad_s;
@@ -318,6 +319,52 @@ void add_elementwise(const Ctx& c, LayerCost& lc, double act_elems, double mlp_m
   lc.elem_b += stream_s(c, 2.0 * elem_bytes * M, 2 * elem_kernels);
 }
 
+
+// LoRA (Hu et al. 2021) as PEFT runs it: each adapted frozen matrix W gets
+// result = x·W + (x·A)·B·scale (peft/tuners/lora/layer.py Linear.forward:
+// `result + lora_B(lora_A(dropout(x))) * scaling`). A and B are trainable, so
+// both skinny GEMMs have their input and weight gradients; the scale and the
+// sum are one element-wise kernel each way over the output, and the backward
+// adds the adapter path's input gradient to the frozen one's. Under TP the
+// adapter follows its matrix (Megatron/NeMo ParallelLinearAdapter): A whole
+// and B split for a column-parallel matrix, A split and B whole for a
+// row-parallel one. Adapters run in the 16-bit compute dtype, never FP8.
+//
+// QLoRA (Dettmers et al. 2023) stores W in NF4; bitsandbytes dequantises it to
+// the compute dtype before each matmul that reads it (MatMul4Bit.forward:
+// `F.dequantize_4bit(B, quant_state).to(A.dtype)`, and again in its backward for
+// the input gradient; bitsandbytes/autograd/_functions.py, 0.41): per use one
+// kernel reading 0.5 B and writing 2 B per weight, forward and backward (a
+// recomputed forward pays it once more, as the recompute share re-runs elem_f).
+void add_lora(const Ctx& c, LayerCost& lc, bool moe_layer, double tokens_per_expert, double local_experts) {
+  const Layout& l = c.l;
+  const double M = c.tokens, tp = l.tp, etp = l.expert_tp();
+  const double r = static_cast<double>(lora_rank_or_default(l));
+  for (const LoraAdapter& a : lora_adapters(c.m, moe_layer, lora_modules_or_default(l))) {
+    const double split = a.experts ? etp : tp;
+    const double rows = a.experts ? tokens_per_expert : M;
+    const double count = a.experts ? local_experts : 1.0;
+    const double in = a.tp_row ? a.in / split : a.in, out = a.tp_column ? a.out / split : a.out;
+    add_gemm_at(c, lc, c.act_p, rows, r, in, count);   // x·A
+    add_gemm_at(c, lc, c.act_p, rows, out, r, count);  // (x·A)·B
+    // Forward: `* scaling` (read 1, write 1) and the sum (read 2, write 1), of
+    // rows×out; backward: the mul's gradient (read 1, write 1 of rows×out) and
+    // the two input gradients summed (read 2, write 1 of rows×in). 2 B each.
+    lc.elem_f += stream_s(c, count * 2.0 * 5 * rows * out, 2);
+    lc.elem_b += stream_s(c, count * 2.0 * (2 * rows * out + 3 * rows * in), 2);
+    lc.kernels_f += 2;
+  }
+  if (l.finetune != FineTune::kQlora) return;
+  for (const LayerMatmul& x : layer_matmuls(c.m, moe_layer)) {
+    const bool routed = x.experts > 0;
+    const double split = routed ? etp : tp;
+    const double weights = x.n * x.k / ((x.tp_column || x.tp_row) ? split : 1.0) * (routed ? local_experts : 1.0);
+    lc.elem_f += stream_s(c, 2.5 * weights, routed ? local_experts : 1.0);
+    lc.elem_b += stream_s(c, 2.5 * weights, routed ? local_experts : 1.0);
+    lc.kernels_f += routed ? local_experts : 1.0;
+  }
+}
+
 }  // namespace
 
 Link group_link(const Ctx& c, int64_t stride, int64_t n) { return stride * n <= c.node ? c.intra : c.inter; }
@@ -379,6 +426,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // The column-parallel linears' two backward products, as add_gemm timed
   // them: the framework may run a TP collective under each (tp_grad_comm_async below).
   double col_dgrad_s = 0, col_wgrad_s = 0;
+  const bool frozen = is_lora(l);  // LoRA/QLoRA: the layer's own weights get no gradient
   for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
     const double split = x.experts > 0 ? etp : tp;
     const double n = x.tp_column ? x.n / split : x.n;
@@ -386,10 +434,10 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // FP8 recipes run the transformer's linears in FP8, routed experts only where
     // the framework's recipe covers them (profile fp8_gemms).
     if (x.experts > 0) {
-      add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts);
+      add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts, !frozen);
       if (fp8 && c.l.fp8_experts) add_casts(tokens_per_expert, n, k, local_experts);
     } else {
-      const GemmPassTimes t = add_gemm(c, lc, M, n, k);
+      const GemmPassTimes t = add_gemm(c, lc, M, n, k, 1, !frozen);
       if (x.tp_column) {
         col_dgrad_s += t.dgrad_s;
         col_wgrad_s += t.wgrad_s;
@@ -402,6 +450,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     lc.elem_b += stream_s(c, cast_b_bytes, cast_kernels);
     lc.kernels_f += cast_kernels;
   }
+  if (frozen) add_lora(c, lc, moe_layer, tokens_per_expert, local_experts);
 
   // ---- MLP activations, expert permutation and all-to-all.
   double act_elems = 0;  // activation-function elements per token (input side), per rank

@@ -47,8 +47,8 @@ bool framework_stated(const nlohmann::json& raw) {
 // Leave-one-source-out ranges: each record's range comes from a table of
 // every other source's residuals, so no source calibrates its own range.
 // The central number of a kind is the physics times the held-out median
-// factor, unless that predicts the kind worse than the physics alone (then
-// the physics is the centre, IntervalTable::physics_centred): decided here,
+// factor, unless that predicts the kind worse than the physics alone, by both
+// the median and the mean absolute error (then the physics is the centre, IntervalTable::physics_centred): decided here,
 // per kind, from these same held-out predictions, and written with the table
 // by --derive-intervals.
 void add_ranges(ValidationResult& out, double level) {
@@ -75,8 +75,17 @@ void add_ranges(ValidationResult& out, double level) {
     corrected[r.kind].push_back(std::fabs(central / r.measured - 1));
     physics[r.kind].push_back(std::fabs(r.physics_error));
   }
+  // "Worse" on both measures: a larger median |error| and a larger mean one.
+  // The median alone would trade a few sources' large, shared bias (which the
+  // correction removes) for the many small ones, and the headline would then
+  // miss those sources by their whole bias.
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+  };
   for (const auto& [k, errs] : corrected) {
-    if (median(errs) > median(physics[k])) out.physics_centred.push_back(k);
+    if (median(errs) > median(physics[k]) && mean(errs) > mean(physics[k])) out.physics_centred.push_back(k);
   }
   for (auto& [source, table] : without) table.physics_centred = out.physics_centred;
   // Pass 2: the central number and its range.
