@@ -83,7 +83,7 @@ std::vector<LoraAdapter> lora_adapters(const ModelSpec& m, bool moe_layer, const
 
 double lora_layer_params(const ModelSpec& m, bool moe_layer, int64_t rank, const std::vector<LoraModule>& modules) {
   double n = 0;
-  for (const LoraAdapter& a : lora_adapters(m, moe_layer, modules)) n += a.copies * static_cast<double>(rank) * (a.in + a.out);
+  for (const LoraAdapter& a : lora_adapters(m, moe_layer, modules)) n += a.params(rank);
   return n;
 }
 

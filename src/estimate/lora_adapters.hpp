@@ -19,6 +19,8 @@ struct LoraAdapter {
   bool tp_row = false;         //   column splits `out`, row splits `in`
   double copies = 1;           // routed experts: one adapter per expert (PEFT matches each by name)
   bool experts = false;        // on routed-expert matrices (split by expert TP and EP)
+  // Trainable parameters at rank r: r·(in + out) per copy (Hu et al. 2021 §4.1).
+  double params(int64_t rank) const { return copies * static_cast<double>(rank) * (in + out); }
 };
 
 // The layout's adapted modules, or the default where it names none.
@@ -32,7 +34,7 @@ std::string lora_modules_text(const std::vector<LoraModule>& modules, const char
 // The adapters of one layer of kind `moe_layer`, in forward order.
 std::vector<LoraAdapter> lora_adapters(const ModelSpec& m, bool moe_layer, const std::vector<LoraModule>& modules);
 
-// Trainable parameters of those adapters: r·(in + out) each (Hu et al. 2021 §4.1).
+// Trainable parameters of those adapters (LoraAdapter::params summed).
 double lora_layer_params(const ModelSpec& m, bool moe_layer, int64_t rank, const std::vector<LoraModule>& modules);
 
 }  // namespace gpuplan

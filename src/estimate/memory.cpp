@@ -65,7 +65,7 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   StageMemory s;
   const StageParams p = stage_params(m, l, split, stage);
   const StateBytes b = state_bytes(l, o);
-  const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
+  const bool lora = is_lora(l);
   const double Nd = dense_shard(l), Ne = expert_shard(l);
   const int z = l.zero_stage;
 
@@ -331,12 +331,12 @@ void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOpt
     add("FP8: weights stay bf16 with an fp32 master; TransformerEngine caches an fp8 copy and its transpose (+2 B/param); activations counted as bf16.",
         "FP8：权重仍为 bf16 并有 fp32 主权重；TransformerEngine 缓存 fp8 权重及其转置（每参数 +2 字节）；激活按 bf16 计。");
   }
-  if (l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora) {
+  if (is_lora(l)) {
     const std::string mods = lora_modules_text(lora_modules_or_default(l)), mods_zh = lora_modules_text(lora_modules_or_default(l), "、");
     add(fmt::format("LoRA: rank {} adapters on {} with fp32 weights, gradients and AdamW states (16 B/param); base weights frozen, {}.",
-                    lora_rank(l), mods, l.finetune == FineTune::kQlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
+                    lora_rank_or_default(l), mods, l.finetune == FineTune::kQlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
         fmt::format("LoRA：{} 上秩 {} 的适配器，fp32 权重、梯度和 AdamW 状态（每参数 16 字节）；基座权重冻结，{}。",
-                    mods_zh, lora_rank(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
+                    mods_zh, lora_rank_or_default(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
   }
   if (!m.count_only) {
     add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",

@@ -45,8 +45,6 @@ struct StateBytes {
 };
 StateBytes state_bytes(const Layout& l, const MemoryOptions& o);
 
-int64_t lora_rank(const Layout& l);
-
 // Peak bytes per logit entry of the logits and the loss: the option when set,
 // else the run's (framework profile's) Layout::loss_bytes_per_logit.
 double loss_bytes_per_logit(const Layout& l, const MemoryOptions& o);

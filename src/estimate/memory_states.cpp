@@ -25,8 +25,6 @@
 
 namespace gpuplan::memory_detail {
 
-int64_t lora_rank(const Layout& l) { return lora_rank_or_default(l); }
-
 StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   StateBytes b;
   const bool fp32 = l.precision == Precision::kFp32 || l.precision == Precision::kTf32;
@@ -71,7 +69,7 @@ StageParams stage_params(const ModelSpec& m, const Layout& l, const StageSplit& 
   p.layers = split.layers(stage);
   const double h = static_cast<double>(m.hidden);
   const double attention = attention_params_per_layer(m) + m.norms_per_layer * norm_params(m, m.hidden);
-  const int64_t r = lora_rank(l);
+  const int64_t r = lora_rank_or_default(l);
   const bool lora = is_lora(l);
   // LoRA adapters (Hu et al. 2021) on the adapted modules: A is in×r, B r×out,
   // one per routed expert where the experts' matrices are adapted.

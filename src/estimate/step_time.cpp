@@ -310,9 +310,15 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
     const std::vector<LoraModule> mods = lora_modules_or_default(l);
     const int64_t rank = lora_rank_or_default(l);
     const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
-    const double per_layer = (1 - fm) * lora_layer_params(model, false, rank, mods) + fm * lora_layer_params(model, true, rank, mods);
-    const double tensors = (1 - fm) * 2.0 * static_cast<double>(lora_adapters(model, false, mods).size()) +
-                           fm * 2.0 * static_cast<double>(lora_adapters(model, true, mods).size());
+    double per_layer = 0, tensors = 0;  // adapter parameters, and tensors (A and B per adapter), of the average layer
+    for (const bool moe : {false, true}) {
+      const double share = moe ? fm : 1 - fm;
+      if (share <= 0) continue;
+      for (const LoraAdapter& a : lora_adapters(model, moe, mods)) {
+        per_layer += share * a.params(rank);
+        tensors += share * 2.0;
+      }
+    }
     adapter_params = per_layer * layers_max / tp;
     adapter_tensors = tensors * layers_max;
   }
