@@ -668,7 +668,7 @@ TEST(Inference, ConfidenceSizingKeepsTheChosenRowAndHeadlineEqual) {
   ServingPlan p = plan_serving(m, g, InferenceOptions{}, t);
   ASSERT_TRUE(p.feasible) << p.why_not;
   const int64_t model_gpus = p.gpus;
-  const std::optional<ServingSizing> s = size_serving_for_confidence(&p, t, g, false, 0.9);
+  const std::optional<ServingSizing> s = size_serving_for_confidence(&p, t, m, g, false, 0.9);
   ASSERT_TRUE(s.has_value());
   EXPECT_GE(p.gpus, model_gpus);
   int chosen = 0;

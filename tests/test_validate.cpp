@@ -240,13 +240,17 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // communication cost), 72B ZeRO-3 LoRA at 1,024 tokens (+1 → +28%), the
 // host-bound 1.8B rows and QLoRA at 1,024 tokens (bitsandbytes overheads not
 // modelled). Those two MAPE bounds are re-based there; every other bound tightened.
+// Each kind's interval groups then part first by the dimension that scores
+// best held out (CRPS; IntervalTable::first_split): train_throughput by MoE or
+// dense instead of layout stated or planned, central 9.75 / 14.59 → 7.73 /
+// 13.99; train_memory and train_total keep the layout split, unchanged.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 9.8, 14.6, 8.2, 16.8, 0}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
+  const Bound bounds[] = {{"train_throughput", 7.8, 14.0, 8.2, 16.8, 0}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
                           {"inference", 14.4, 18.4, 19.1, 25.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

@@ -3,8 +3,10 @@
 // A residual is ln(actual / predicted) of a cost-like quantity: time (step,
 // wall-clock, latency), GPU-hours or memory; a rate (tokens/s) enters as its
 // reciprocal. Residuals are grouped by what was known when predicting: the
-// case kind, whether the layout was stated or chosen by the planner, whether
-// the framework was stated or generic, and the GPU class. A range is read
+// case kind; then, per kind, one first dimension (whether the model routes
+// tokens to experts or is dense, or whether the layout was stated or planned,
+// or neither: IntervalTable::first_split); whether the framework was stated
+// or generic; and the GPU class. A range is read
 // from the finest group that holds residuals from at least `min_sources`
 // independent sources (a source = the cases citing one `source` document),
 // else from a coarser one. Each source weighs 1 however many cases it
@@ -16,6 +18,7 @@
 // --derive-intervals`); validate itself scores each case with a table
 // derived without the case's source (leave-one-source-out).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,10 +30,16 @@ namespace gpuplan {
 // What was known about one prediction.
 struct PredictionContext {
   std::string kind;               // train_throughput, train_memory, train_total, inference
-  bool layout_stated = false;     // false: the planner chose (part of) the layout
+  bool moe = false;               // the model routes tokens to experts (ModelSpec::is_moe)
   bool framework_stated = false;  // false: the generic profile
   std::string gpu_class;          // published_mfu.hpp's gpu_class()
+  bool layout_stated = false;     // false: the planner chose (part of) the layout
 };
+
+// The dimension a kind's residuals part by first, before framework and class.
+enum class FirstSplit { kNone, kMoe, kLayout };
+// Its name in JSON: "model" (MoE or dense), "layout" (stated or planned), "" for none.
+const char* first_split_id(FirstSplit split);
 
 struct Residual {
   PredictionContext context;
@@ -41,6 +50,7 @@ struct Residual {
 // One group of the table: every field empty or unset means "any".
 struct ResidualGroup {
   std::string kind;
+  std::optional<bool> moe;
   std::optional<bool> layout_stated;
   std::optional<bool> framework_stated;
   std::string gpu_class;
@@ -63,7 +73,13 @@ struct IntervalTable {
   // physics and the range is the residuals' spread around their median,
   // moved onto it. Every other kind is centred on physics × median factor.
   std::vector<std::string> physics_centred;
+  // Each kind's first dimension (absent: none). gpuplan validate chooses it
+  // per kind, held out, by a proper score of its predictive distributions,
+  // as it chooses physics_centred. A side with under min_sources sources
+  // backs off to the kind-wide group; the other keeps the purer set.
+  std::map<std::string, FirstSplit> first_split;
   bool centred_on_physics(const std::string& kind) const;
+  FirstSplit split_of(const std::string& kind) const;
 };
 
 // A range as factors on a cost-like prediction: actual lies in
@@ -73,15 +89,17 @@ struct ErrorRange {
   double low = 1;
   double high = 1;
   double median = 1;   // the central factor: low ≤ median ≤ high
-  std::string group;   // "train_total, planned layout, generic framework" — what it was read from
-  std::string group_zh;  // the same in Chinese: "训练总卡时，规划的并行方案，通用框架"
+  std::string group;   // "train_total, dense, generic framework" — what it was read from
+  std::string group_zh;  // the same in Chinese: "训练总卡时，稠密模型，通用框架"
   int cases = 0;
   int sources = 0;
 };
 
-// Groups every residual at each back-off level (kind+layout+framework+class,
-// kind+layout+framework, kind+layout, kind).
-IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources = 4);
+// Groups every residual at each back-off level (kind+first+framework+class,
+// kind+first+framework, kind+first, kind), `first` the kind's entry in
+// `split` (none where absent).
+IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources = 4,
+                                    const std::map<std::string, FirstSplit>& split = {});
 
 // The range at `level` (0.5–0.99) for a prediction made knowing `ctx`;
 // nullopt when the table has no residual of that kind.

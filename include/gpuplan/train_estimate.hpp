@@ -77,8 +77,8 @@ struct TrainRequest {
 struct TrainConfidence {
   double interval = 0.8;
   double confidence = 0.8;
-  PredictionContext time_ctx;    // train_total, planned layout: the planner's optimism on whole runs
-  PredictionContext memory_ctx;  // train_memory, planned layout
+  PredictionContext time_ctx;    // train_total, dense or MoE: the gap whole published runs show
+  PredictionContext memory_ctx;  // train_memory, dense or MoE
   std::optional<ErrorRange> time_range;
   std::optional<ErrorRange> memory_range;
 };

@@ -7,6 +7,7 @@
 // adding one function and one table row each.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,6 +148,9 @@ struct ValidationResult {
   // Kinds centred on the physics (IntervalTable::physics_centred), chosen
   // from these held-out predictions.
   std::vector<std::string> physics_centred;
+  // Each kind's first interval dimension (IntervalTable::first_split),
+  // chosen from these held-out predictions.
+  std::map<std::string, FirstSplit> first_split;
 };
 
 struct ValidationOptions {

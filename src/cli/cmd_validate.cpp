@@ -34,7 +34,7 @@ void run(const ValidateFlags& f) {
   }
   if (f.derive_intervals) {
     // The table shipped as data/intervals.json: every residual of the file.
-    IntervalTable table = derive_interval_table(validation_residuals(r));
+    IntervalTable table = derive_interval_table(validation_residuals(r), 4, r.first_split);
     table.physics_centred = r.physics_centred;
     emit(interval_table_to_json(table, f.file).dump(2) + "\n");
     return;

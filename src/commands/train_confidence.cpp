@@ -8,15 +8,19 @@
 
 namespace gpuplan::train_detail {
 
-Confidence train_confidence(const TrainRequest& r, const GpuSpec& gpu) {
+Confidence train_confidence(const TrainRequest& r, const ModelSpec* model, const GpuSpec& gpu) {
   Confidence c;
   c.interval = check_level(r.interval, "--interval");
   c.confidence = check_level(r.confidence, "--confidence");
   const bool fw = r.framework && r.framework->id != "generic";
-  // The layout is the planner's: a whole run predicted from it carries the
-  // gap between planned and achieved throughput that published totals show.
-  c.time_ctx = PredictionContext{"train_total", false, fw, gpu_class(gpu.id)};
-  c.memory_ctx = PredictionContext{"train_memory", false, fw, gpu_class(gpu.id)};
+  // Dense or MoE (a run given by its FLOPs alone has no model and is read as
+  // dense), and the layout is the planner's: a whole run predicted from it
+  // carries the gap between planned and achieved throughput that published
+  // totals show. Which of the two parts a kind's residuals is the table's
+  // (IntervalTable::first_split).
+  const bool moe = model && model->is_moe();
+  c.time_ctx = PredictionContext{"train_total", moe, fw, gpu_class(gpu.id), false};
+  c.memory_ctx = PredictionContext{"train_memory", moe, fw, gpu_class(gpu.id), false};
   const IntervalTable& t = shipped_interval_table();
   c.time_range = error_range(t, c.time_ctx, c.interval);
   c.memory_range = error_range(t, c.memory_ctx, c.interval);

@@ -14,7 +14,7 @@
 namespace gpuplan::train_detail {
 
 using Confidence = TrainConfidence;  // train_estimate.hpp
-Confidence train_confidence(const TrainRequest& r, const GpuSpec& gpu);
+Confidence train_confidence(const TrainRequest& r, const ModelSpec* model, const GpuSpec& gpu);
 
 using MfuCheck = gpuplan::MfuCheck;  // train_estimate.hpp
 MfuCheck check_mfu(double predicted, const GpuSpec& gpu, Precision precision);

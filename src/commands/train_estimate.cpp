@@ -442,7 +442,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   // Issue 15: a predicted MFU is held to the best published for the GPU
   // class, and a deadline run is sized for the slow end of gpuplan's own
   // errors on published runs at the asked confidence.
-  const train_detail::Confidence conf = train_detail::train_confidence(r, gpu);
+  const train_detail::Confidence conf = train_detail::train_confidence(r, have_model ? &model : nullptr, gpu);
   std::optional<train_detail::MfuCheck> mfu_check;
   const bool size_by_confidence = r.deadline_s && !r.gpus;
   // The residuals were measured on the model's own (uncapped) predictions,

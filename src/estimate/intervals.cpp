@@ -16,24 +16,37 @@
 namespace gpuplan {
 namespace {
 
-// Back-off levels, finest first: how many of (layout, framework, class) a group pins.
+// Back-off levels, finest first: how many of (first dimension, framework,
+// class) a group pins. The first dimension is chosen per kind, held out, by
+// gpuplan validate (IntervalTable::first_split): MoE or dense (different
+// physics: token dispatch, grouped GEMMs, expert-parallel overlap; MoE runs
+// 20–30% slower than predicted, dense within a few %), layout stated or
+// planned (a planned layout carries the gap between planned and achieved
+// throughput), or neither. No single one suits every kind on the shared
+// runs: train_throughput by MoE or dense scored median |error| 7.7% against
+// 9.8% by layout, whose groups held too few sources each and carried a
+// neighbour's bias onto accurate stacks; train_memory by MoE or dense had 63%
+// of cases inside its 80% ranges against 77.5% by layout (docs/intervals.md).
 constexpr int kLevels = 4;
 
-ResidualGroup key_at(const PredictionContext& c, int level) {
+ResidualGroup key_at(const PredictionContext& c, int level, FirstSplit first) {
   ResidualGroup g;
   g.kind = c.kind;
-  if (level <= 2) g.layout_stated = c.layout_stated;
+  if (level <= 2 && first == FirstSplit::kMoe) g.moe = c.moe;
+  if (level <= 2 && first == FirstSplit::kLayout) g.layout_stated = c.layout_stated;
   if (level <= 1) g.framework_stated = c.framework_stated;
   if (level == 0) g.gpu_class = c.gpu_class;
   return g;
 }
 
 bool same_key(const ResidualGroup& a, const ResidualGroup& b) {
-  return a.kind == b.kind && a.layout_stated == b.layout_stated && a.framework_stated == b.framework_stated && a.gpu_class == b.gpu_class;
+  return a.kind == b.kind && a.moe == b.moe && a.layout_stated == b.layout_stated && a.framework_stated == b.framework_stated &&
+         a.gpu_class == b.gpu_class;
 }
 
 std::string group_name(const ResidualGroup& g) {
   std::string s = g.kind;
+  if (g.moe) s += *g.moe ? ", MoE" : ", dense";
   if (g.layout_stated) s += *g.layout_stated ? ", stated layout" : ", planned layout";
   if (g.framework_stated) s += *g.framework_stated ? ", stated framework" : ", generic framework";
   if (!g.gpu_class.empty()) s += ", " + g.gpu_class;
@@ -42,6 +55,7 @@ std::string group_name(const ResidualGroup& g) {
 
 std::string group_name_zh(const ResidualGroup& g) {
   std::string s = case_kind_zh(g.kind);
+  if (g.moe) s += *g.moe ? "，MoE 模型" : "，稠密模型";
   if (g.layout_stated) s += *g.layout_stated ? "，给定的并行方案" : "，规划的并行方案";
   if (g.framework_stated) s += *g.framework_stated ? "，给定的框架" : "，通用框架";
   if (!g.gpu_class.empty()) s += "，" + gpu_class_zh(g.gpu_class);
@@ -81,8 +95,9 @@ double quantile(const ResidualGroup& g, int min_sources, double p) {
 }
 
 const ResidualGroup* find_group(const IntervalTable& t, const PredictionContext& ctx) {
+  const FirstSplit first = t.split_of(ctx.kind);
   for (int level = 0; level < kLevels; ++level) {
-    const ResidualGroup key = key_at(ctx, level);
+    const ResidualGroup key = key_at(ctx, level, first);
     for (const auto& g : t.groups) {
       if (same_key(g, key) && (g.sources >= t.min_sources || level == kLevels - 1) && !g.points.empty()) return &g;
     }
@@ -92,12 +107,16 @@ const ResidualGroup* find_group(const IntervalTable& t, const PredictionContext&
 
 }  // namespace
 
-IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources) {
+IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources,
+                                    const std::map<std::string, FirstSplit>& split) {
   IntervalTable t;
   t.min_sources = min_sources;
+  for (const auto& [kind, first] : split) {
+    if (first != FirstSplit::kNone) t.first_split[kind] = first;
+  }
   for (int level = 0; level < kLevels; ++level) {
     for (const Residual& r : residuals) {
-      const ResidualGroup key = key_at(r.context, level);
+      const ResidualGroup key = key_at(r.context, level, t.split_of(r.context.kind));
       bool seen = false;
       for (const auto& g : t.groups) seen = seen || same_key(g, key);
       if (seen) continue;
@@ -105,7 +124,7 @@ IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int 
       std::map<std::string, int> per_source;
       std::vector<const Residual*> members;
       for (const Residual& o : residuals) {
-        if (!same_key(key_at(o.context, level), key)) continue;
+        if (!same_key(key_at(o.context, level, t.split_of(o.context.kind)), key)) continue;
         members.push_back(&o);
         ++per_source[o.source];
       }
@@ -151,6 +170,15 @@ bool IntervalTable::centred_on_physics(const std::string& kind) const {
   return std::find(physics_centred.begin(), physics_centred.end(), kind) != physics_centred.end();
 }
 
+const char* first_split_id(FirstSplit split) {
+  return split == FirstSplit::kMoe ? "model" : split == FirstSplit::kLayout ? "layout" : "";
+}
+
+FirstSplit IntervalTable::split_of(const std::string& kind) const {
+  const auto it = first_split.find(kind);
+  return it == first_split.end() ? FirstSplit::kNone : it->second;
+}
+
 namespace {
 
 // ln of the factor at p, moved so that the median sits on the physics where
@@ -187,6 +215,7 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : t.groups) {
     nlohmann::json o = {{"kind", g.kind}};
+    if (g.moe) o["model"] = *g.moe ? "moe" : "dense";
     if (g.layout_stated) o["layout"] = *g.layout_stated ? "stated" : "planned";
     if (g.framework_stated) o["framework"] = *g.framework_stated ? "stated" : "generic";
     if (!g.gpu_class.empty()) o["gpu_class"] = g.gpu_class;
@@ -200,13 +229,21 @@ nlohmann::json interval_table_to_json(const IntervalTable& t, const std::string&
     o["points"] = pts;
     groups.push_back(o);
   }
+  nlohmann::json first_split = nlohmann::json::object();
+  for (const auto& [kind, first] : t.first_split) {
+    if (first != FirstSplit::kNone) first_split[kind] = first_split_id(first);
+  }
   return {{"gpuplan_intervals", 1},
           {"source", fmt::format("gpuplan's own residuals on {} (gpuplan validate {} --derive-intervals > data/intervals.json)", cases_file, cases_file)},
-          {"method", "residual ln(actual/predicted) of a cost-like quantity (rates inverted); groups by kind, layout stated or planned, "
-                     "framework stated or generic, GPU class, backing off to coarser groups below min_sources sources; each source "
+          {"method", "residual ln(actual/predicted) of a cost-like quantity (rates inverted); groups by kind, its first_split "
+                     "dimension, framework stated or generic, GPU class, backing off to coarser groups below min_sources sources; each source "
                      "weighs 1; quantiles at the weighted ECDF's midpoints, or at F·n/(n+1) over n sources where a group has fewer "
                      "than min_sources; range_80 = factors on the prediction"},
           {"min_sources", t.min_sources},
+          {"first_split", first_split},
+          {"split", "each kind's groups part first by its first_split dimension (model: MoE or dense; layout: stated or planned; "
+                    "absent: neither), chosen per kind by gpuplan validate as the one whose leave-one-source-out predictive "
+                    "distributions have the lowest CRPS (quantile loss averaged over levels 0.05-0.95; Gneiting & Raftery 2007)"},
           {"physics_centred", t.physics_centred},
           {"centre", "the central number of a kind is physics × the median factor of its group, except the physics_centred kinds: "
                      "there, leave-one-source-out, the median correction predicted worse than the physics alone (median and mean "
@@ -227,9 +264,17 @@ IntervalTable interval_table_from_json(const nlohmann::json& j) {
       if (k.is_string()) t.physics_centred.push_back(k.get<std::string>());
     }
   }
+  if (j.contains("first_split") && j["first_split"].is_object()) {
+    for (const auto& [kind, dim] : j["first_split"].items()) {
+      for (const FirstSplit f : {FirstSplit::kMoe, FirstSplit::kLayout}) {
+        if (dim == first_split_id(f)) t.first_split[kind] = f;
+      }
+    }
+  }
   for (const auto& o : j["groups"]) {
     ResidualGroup g;
     g.kind = o.value("kind", "");
+    if (o.contains("model")) g.moe = o["model"] == "moe";
     if (o.contains("layout")) g.layout_stated = o["layout"] == "stated";
     if (o.contains("framework")) g.framework_stated = o["framework"] == "stated";
     g.gpu_class = o.value("gpu_class", "");

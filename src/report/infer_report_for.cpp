@@ -13,7 +13,7 @@ Report infer_report_for(const InferInputs& in) {
   InferRun run = run_infer(q);
   if (q.max_throughput) return max_throughput_report(q.model, q.gpu, run.options, q.target.input_len, q.target.output_len, run.best);
   // Issue 15: replicas for the slow end of gpuplan's errors on published serving runs.
-  const std::optional<ServingSizing> sizing = size_serving_for_confidence(&run.plan, q.target, q.gpu, !q.engine.empty(), q.confidence);
+  const std::optional<ServingSizing> sizing = size_serving_for_confidence(&run.plan, q.target, q.model, q.gpu, !q.engine.empty(), q.confidence);
   const Price price = resolve_price(q.gpu.id, run.price);
   Report rep = inference_report(q.model, q.gpu, q.options, q.target, run.plan, price);
   if (sizing) add_serving_sizing(rep, *sizing);

@@ -335,11 +335,12 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   return r;
 }
 
-std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* p, const ServingTarget& t, const GpuSpec& g, bool engine_stated,
-                                                         double confidence) {
+std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* p, const ServingTarget& t, const ModelSpec& m, const GpuSpec& g,
+                                                         bool engine_stated, double confidence) {
   check_level(confidence, "--confidence");
   if (!p->feasible || !(t.requests_per_s > 0) || !(p->replica_requests_per_s > 0)) return std::nullopt;
-  const PredictionContext ctx{"inference", true, engine_stated, gpu_class(g.id)};
+  // Serving states its layout: the replica plan is the one timed.
+  const PredictionContext ctx{"inference", m.is_moe(), engine_stated, gpu_class(g.id), true};
   const IntervalTable& table = shipped_interval_table();
   const std::optional<double> slow = error_quantile(table, ctx, confidence);
   const std::optional<double> median = error_quantile(table, ctx, 0.5);

@@ -24,8 +24,8 @@ struct ServingSizing {
   int64_t replicas = 0;          // at `confidence`
   Note note;
 };
-std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* plan, const ServingTarget& target, const GpuSpec& gpu,
-                                                         bool engine_stated, double confidence);
+std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* plan, const ServingTarget& target, const ModelSpec& model,
+                                                         const GpuSpec& gpu, bool engine_stated, double confidence);
 void add_serving_sizing(Report& report, const ServingSizing& sizing);
 
 // `gpuplan infer --max-throughput`: the batch an offline run reaches and its throughput.

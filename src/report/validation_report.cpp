@@ -92,10 +92,10 @@ Report validation_report(const ValidationResult& r, const std::string& origin) {
                                  "预测值为命令给出的中心值：纯物理估计乘以其他来源（留一来源）校准误差分布的中位数；纯物理为估算器本身的结果"
                                  "（理想软件栈的物理模型）。误差 = 预测 / 实测 − 1；中位数与 MAPE 均按类型对 |误差| 统计，两者都给出。"});
   rep.assumptions.push_back(Note{fmt::format("low–high is the {:.0f}% prediction interval, read from the residuals of every other source in the "
-                                             "file (leave-one-source-out), grouped by kind, layout stated or planned, framework stated or "
-                                             "generic and GPU class (docs/intervals.md).", r.interval * 100),
+                                             "file (leave-one-source-out), grouped by kind, one first dimension chosen "
+                                             "per kind (MoE or dense model, or layout stated or planned), framework stated or generic and GPU class (docs/intervals.md).", r.interval * 100),
                                  fmt::format("下限–上限为 {:.0f}% 预测区间，取自文件中其他来源的残差（留一来源交叉验证），按类型、"
-                                             "并行方案给定或规划、框架给定或通用、GPU 类别分组（docs/intervals.md）。", r.interval * 100)});
+                                             "按类型选定的第一维度（MoE 或稠密模型，或并行方案给定或规划）、框架给定或通用、GPU 类别分组（docs/intervals.md）。", r.interval * 100)});
   for (const std::string& k : r.physics_centred) {
     rep.assumptions.push_back(Note{fmt::format("{}: centred on the physics, since the held-out median correction predicted it worse than the "
                                                "physics alone; its range is the residuals' spread around their median.", k),
@@ -135,6 +135,12 @@ nlohmann::json validation_json(const ValidationResult& r, const std::string& ori
   }
   j["cases"] = cases;
   j["physics_centred"] = r.physics_centred;
+  // Each kind's first interval dimension: "model" (MoE or dense), "layout" (stated or planned); absent: neither.
+  nlohmann::json first = nlohmann::json::object();
+  for (const auto& [kind, split] : r.first_split) {
+    if (split != FirstSplit::kNone) first[kind] = first_split_id(split);
+  }
+  j["first_split"] = first;
   nlohmann::json summary = nlohmann::json::object();
   for (const auto& s : r.summary) {
     nlohmann::json o = {{"count", s.count}, {"median_abs_pct_error", s.median_abs_pct_error}, {"mape", s.mape},

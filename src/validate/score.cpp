@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/published_mfu.hpp"
@@ -44,6 +45,61 @@ bool framework_stated(const nlohmann::json& raw) {
   return false;
 }
 
+// Every other source's residuals, per source.
+std::map<std::string, std::vector<Residual>> held_out_residuals(const std::vector<Residual>& all) {
+  std::map<std::string, std::vector<Residual>> others;
+  for (const Residual& r : all) others.emplace(r.source, std::vector<Residual>{});
+  for (auto& [source, list] : others) {
+    for (const Residual& x : all) {
+      if (x.source != source) list.push_back(x);
+    }
+  }
+  return others;
+}
+
+// Each kind's first interval dimension (IntervalTable::first_split): of
+// none, MoE or dense, and layout stated or planned, the one whose held-out
+// predictive distributions score lowest by the continuous ranked probability
+// score, read as the quantile (pinball) loss averaged over levels τ = 0.05,
+// 0.10, …, 0.95 (Gneiting & Raftery 2007, "Strictly proper scoring rules,
+// prediction, and estimation", JASA 102, §6.2; CRPS = 2∫ρ_τ dτ, Laio &
+// Tamea 2007), ρ_τ(x − q) = (x − q)(τ − [x < q]) with x = ln(actual /
+// predicted) and q the table's quantile at τ, summed over the kind's cases.
+// Being proper, it charges both a biased centre (τ = 0.5 is half the absolute
+// error) and a range too narrow or too wide; an interval score at 80% alone
+// would prefer a split that tightens ranges while it moves the headline away
+// from the runs. None wins ties.
+std::map<std::string, FirstSplit> choose_first_split(const ValidationResult& out,
+                                                     const std::map<std::string, std::vector<Residual>>& others) {
+  const FirstSplit candidates[] = {FirstSplit::kNone, FirstSplit::kMoe, FirstSplit::kLayout};
+  std::map<std::string, std::map<FirstSplit, double>> score;  // kind → candidate → Σ loss
+  for (const FirstSplit first : candidates) {
+    std::map<std::string, FirstSplit> all_kinds;
+    for (const CaseResult& r : out.cases) all_kinds[r.kind] = first;
+    std::map<std::string, IntervalTable> tables;
+    for (const auto& [source, list] : others) tables[source] = derive_interval_table(list, 4, all_kinds);
+    for (const CaseResult& r : out.cases) {
+      if (!(r.predicted > 0) || !(r.measured > 0) || !tables.count(r.source)) continue;
+      for (int i = 1; i <= 19; ++i) {
+        const double tau = 0.05 * i;
+        const std::optional<double> q = error_quantile(tables.at(r.source), r.context, tau);
+        if (!q) break;
+        const double d = r.log_ratio - std::log(*q);
+        score[r.kind][first] += d * (tau - (d < 0 ? 1.0 : 0.0));
+      }
+    }
+  }
+  std::map<std::string, FirstSplit> chosen;
+  for (const auto& [kind, by] : score) {
+    FirstSplit best = FirstSplit::kNone;
+    for (const auto& [first, total] : by) {
+      if (total < by.at(best) - 1e-12) best = first;
+    }
+    if (best != FirstSplit::kNone) chosen[kind] = best;
+  }
+  return chosen;
+}
+
 // Leave-one-source-out ranges: each record's range comes from a table of
 // every other source's residuals, so no source calibrates its own range.
 // The central number of a kind is the physics times the held-out median
@@ -52,16 +108,10 @@ bool framework_stated(const nlohmann::json& raw) {
 // per kind, from these same held-out predictions, and written with the table
 // by --derive-intervals.
 void add_ranges(ValidationResult& out, double level) {
-  const std::vector<Residual> all = validation_residuals(out);
+  const std::map<std::string, std::vector<Residual>> others = held_out_residuals(validation_residuals(out));
+  out.first_split = choose_first_split(out, others);
   std::map<std::string, IntervalTable> without;  // source → table of the others
-  for (CaseResult& r : out.cases) {
-    if (without.count(r.source)) continue;
-    std::vector<Residual> others;
-    for (const Residual& x : all) {
-      if (x.source != r.source) others.push_back(x);
-    }
-    without[r.source] = derive_interval_table(others);
-  }
+  for (const auto& [source, list] : others) without[source] = derive_interval_table(list, 4, out.first_split);
   // A factor on a cost-like prediction: actual = predicted · factor; a rate divides by it.
   auto apply = [](const CaseResult& r, double factor) {
     return metric_is_rate(r.metric) ? r.predicted_physics / factor : r.predicted_physics * factor;
@@ -184,7 +234,7 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
         r.flags.insert(r.flags.end(), pr.flags.begin(), pr.flags.end());
         r.source = c.source;
         r.context.kind = c.kind;
-        // Inference cases state their TP degree: nothing is planned.
+        r.context.moe = in.model.is_moe();
         r.context.layout_stated = c.kind == "inference" || in.layout_stated;
         r.context.framework_stated = framework_stated(c.raw);
         r.context.gpu_class = gpu_class(in.gpu.id);
