@@ -32,7 +32,7 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 47u) << v.label();  // 25 required + 22 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 48u) << v.label();  // 25 required + 23 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
@@ -68,6 +68,34 @@ TEST(Frameworks, VersionsResolveByNameOrDate) {
   EXPECT_THROW(find_framework("torchtitan@latest-nightly"), InputError);
 }
 
+TEST(Frameworks, AReleaseWithoutAnEntryTakesTheLatestReleaseAtOrBeforeIt) {
+  // Megatron-LM's entries: 2021, 2022 (dated), then 0.5.0, 0.6.0, 0.8.0, ...
+  // (release-numbered, data/frameworks/megatron-lm.json).
+  EXPECT_EQ(find_framework("megatron-core@0.6.0").version, "0.6.0");  // its own entry
+  EXPECT_EQ(find_framework("megatron-core@0.7.0").version, "0.6.0");  // 0.6.0 ≤ 0.7.0 < 0.8.0
+  EXPECT_EQ(find_framework("megatron-core@0.8.1").version, "0.8.0");
+  EXPECT_EQ(find_framework("megatron-core@0.13.1").version, "0.12.0");
+  // Older than the first release entry: the entry before it, the code up to 0.5.0.
+  EXPECT_EQ(find_framework("megatron-core@0.3.0").version, "2022");
+  // A dated snapshot that names its release (llm-foundry 2023 follows v0.4.0):
+  // 0.5.0 takes it; 0.3.0 is older than every release entry and it is the
+  // family's first, so the earliest.
+  EXPECT_EQ(find_framework("llm-foundry@0.5.0").version, "2023");
+  EXPECT_EQ(find_framework("llm-foundry@0.3.0").version, "2023");
+  EXPECT_EQ(find_framework("llm-foundry@0.3.0").release, "0.4.0");
+  EXPECT_EQ(find_framework("megatron-core@0.6.0").release, "0.6.0");
+  EXPECT_TRUE(find_framework("megatron-lm@2022").release.empty());
+}
+
+TEST(Frameworks, MegatronCore060RunsTransformerEngineLayers) {
+  // core_v0.6.0 made --transformer-impl transformer_engine the default (was
+  // local at 0.5.0): TE's DotProductAttention, cuDNN fused attention on Hopper
+  // (TE v1.5), no s×s scores; the loss stays Megatron's unfused vocab-parallel one.
+  EXPECT_EQ(find_framework("megatron-core@0.5.0").attention, AttentionKernel::kMaterialised);
+  EXPECT_EQ(find_framework("megatron-core@0.6.0").attention, AttentionKernel::kCudnn);
+  EXPECT_EQ(find_framework("megatron-core@0.6.0").loss, LossKernel::kVocabParallel);
+}
+
 TEST(Frameworks, AFileMissingAPropertyIsRefusedNamingIt) {
   const std::string text = R"({"id": "x", "name": "x", "versions": [{"version": "1", "date": "2024-01", "source": "s",
     "properties": {"parallel": {"value": ["dp"], "source": "s"}}}]})";
@@ -100,6 +128,10 @@ TEST(Frameworks, LossBytesPerLogitAreReadAndChecked) {
   const FrameworkProfile& mcore = find_framework("megatron-core@0.8.0");
   EXPECT_EQ(mcore.loss_bytes_per_logit, 10);
   EXPECT_FALSE(mcore.loss_bytes_per_logit_tp.has_value());
+  // torchtitan from 2025-04 compiles its loss with the model: 4 B per logit
+  // without TP; earlier versions never compile it.
+  EXPECT_EQ(find_framework("torchtitan@2025-06").loss_bytes_per_logit_compiled.value_or(0), 4);
+  EXPECT_FALSE(find_framework("torchtitan@2024-12").loss_bytes_per_logit_compiled.has_value());
   // Fewer bytes than the bf16 logits themselves is refused, naming the property.
   const std::string bad = R"({"id": "x", "name": "x", "versions": [{"version": "1", "date": "2024-01", "source": "s",
     "properties": {"loss_bytes_per_logit": {"value": 1, "source": "s"}}}]})";

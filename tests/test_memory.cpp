@@ -213,6 +213,35 @@ TEST(Memory, TorchtitanLossPeakPerLogitFromItsCode) {
   expect_rel(estimate_memory(m, l, find_gpu("h100"), o).logits_bytes, 131072.0 * 16032 * 6);
 }
 
+TEST(Memory, TorchtitanCompiledLossHoldsTheBf16LogitsAndTheirGradient) {
+  // torchtitan@2025-06 (the 2025-04 entry: components/loss.py torch.compiles
+  // the loss when training.compile is on), Llama 3.1 8B, one GPU's shard of
+  // FSDP, micro-batch 2 × 8192 tokens = 16384 tokens × 128256 vocabulary.
+  // Compiled: bf16 pred 2 + its bf16 gradient 2 = 4 B per logit (8.41 GB).
+  const ModelSpec m = find_model("llama-3.1-8b");
+  Layout l;
+  l.dp = 32;
+  l.seq_len = 8192;
+  l.micro_batch = 2;
+  l.global_batch = 64;
+  l.zero_stage = 3;
+  RunSettings compiled;
+  compiled.compile = true;
+  apply_framework(find_framework("torchtitan@2025-06"), compiled, l);
+  EXPECT_EQ(l.loss_bytes_per_logit, 4);
+  expect_rel(estimate_memory(m, l, find_gpu("h200")).logits_bytes, 16384.0 * 128256 * 4);
+  // Eager (compile off, the default): the 2024-12 aten figure, 12 B per logit.
+  Layout eager = l;
+  apply_framework(find_framework("torchtitan@2025-06"), RunSettings{}, eager);
+  EXPECT_EQ(eager.loss_bytes_per_logit, 12);
+  // With TP the loss runs under DTensor loss_parallel, not re-derived compiled: 16.
+  Layout tp = l;
+  tp.tp = 8;
+  tp.dp = 4;
+  apply_framework(find_framework("torchtitan@2025-06"), compiled, tp);
+  EXPECT_EQ(tp.loss_bytes_per_logit, 16);
+}
+
 TEST(Memory, PipelineLastStageKeepsEveryMicroBatchsLogits) {
   // torchtitan@2024-12 with pp 8 (torch.distributed.pipelining keeps the last
   // stage's outputs in output_chunks): Llama 3.1 405B, tp 8, pp 8, dp 8,

@@ -244,13 +244,25 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // best held out (CRPS; IntervalTable::first_split): train_throughput by MoE or
 // dense instead of layout stated or planned, central 9.75 / 14.59 → 7.73 /
 // 13.99; train_memory and train_total keep the layout split, unchanged.
+// Cases then took their named stack's profile where they had fallen back to
+// the generic one: a release with no entry of its own resolves to the latest
+// release entry at or before it (megatron-core@0.6.0, llm-foundry@0.3.0), and
+// Megatron-Core 0.6.0 got its own entry (TransformerEngine layers by default:
+// cuDNN/flash attention, no s×s scores; Megatron's fp32 vocab-parallel loss);
+// torchtitan from 2025-04 compiles its loss (4 B per logit). train_memory
+// 6.87 / 11.97 (was 8.57 / 13.68; FlagPerf −27 → −13…−16%, torchtitan H200
+// +38 → +2…+4%); train_throughput physics 8.11 / 16.66 (llm-foundry H100
+// +12…+29% → +0…+25%), central MAPE 13.99 → 13.68. The central median rose
+// 7.73 → 7.91 with the regenerated interval table (its held-out medians moved
+// with those sources' residuals); that bound is re-based there, under the
+// issue's 8%; every other bound tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.8, 14.0, 8.2, 16.8, 0}, {"train_memory", 8.6, 13.7, 8.6, 13.7, 0},
+  const Bound bounds[] = {{"train_throughput", 7.95, 13.7, 8.2, 16.7, 0}, {"train_memory", 6.9, 12.0, 6.9, 12.0, 0},
                           {"inference", 14.4, 18.4, 19.1, 25.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

@@ -43,6 +43,7 @@ struct FrameworkProfile {
   std::string name;          // "torchtitan"
   std::string version;       // the entry's version, "2024-12"
   std::string date;          // "2024-12"
+  std::string release;       // the release number the entry's code is ("0.5.0"), where it has one; "" for a dated snapshot
   std::string version_source;
 
   bool tp = true, pp = true, dp = true, cp = true, ep = true, vp = true;  // `parallel`
@@ -88,6 +89,7 @@ struct FrameworkProfile {
   // log-softmax (memory_activations.cpp logits_bytes).
   double loss_bytes_per_logit = 10;
   std::optional<double> loss_bytes_per_logit_tp;
+  std::optional<double> loss_bytes_per_logit_compiled;  // without TP, when the run compiles and the stack compiles its loss with the model
   // The pipeline's last stage keeps every micro-batch's output (the bf16
   // logits) until the step ends (torch.distributed.pipelining output_chunks).
   bool pipeline_keeps_outputs = false;

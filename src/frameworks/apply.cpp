@@ -170,6 +170,10 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     l.loss_bytes_per_logit = Layout{}.loss_bytes_per_logit;
   } else {
     l.loss_bytes_per_logit = l.tp > 1 ? f.loss_bytes_per_logit_tp.value_or(f.loss_bytes_per_logit) : f.loss_bytes_per_logit;
+    // A stack that torch.compiles its loss function along with the model
+    // (torchtitan from 2025-04) fuses the upcast and the log-softmax.
+    const bool compiled = !s.force_eager && s.compile.value_or(f.compile_default);
+    if (l.tp == 1 && compiled && f.loss_bytes_per_logit_compiled) l.loss_bytes_per_logit = *f.loss_bytes_per_logit_compiled;
   }
   // The experts' own TP degree where the stack folds MoE parallelism and its
   // recipes choose one (Megatron-Bridge: expert_tensor_parallel_size = 1).

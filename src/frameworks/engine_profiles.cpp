@@ -157,36 +157,6 @@ std::string field_text(const json& j, const char* key, const std::string& where,
   return profile_json::text(j, key, where, required, "engine");
 }
 
-// "0.10.2" → {0, 10, 2}; "0.7.0a" → {0, 7, 0}; "b2843" → {2843}; the digits of each dotted part's lead.
-std::vector<long> release_parts(const std::string& v) {
-  std::vector<long> out;
-  size_t i = 0;
-  while (i < v.size() && !(v[i] >= '0' && v[i] <= '9')) ++i;
-  while (i < v.size()) {
-    long n = 0;
-    bool any = false;
-    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && n < 100000000) n = n * 10 + (v[i++] - '0'), any = true;
-    if (!any) break;
-    out.push_back(n);
-    if (i < v.size() && v[i] == '.') ++i;
-    else break;
-  }
-  return out;
-}
-
-// a ≤ b part by part, missing parts read as 0 ("0.16" = "0.16.0").
-bool release_at_or_before(std::vector<long> a, std::vector<long> b) {
-  const size_t n = std::max(a.size(), b.size());
-  a.resize(n, 0);
-  b.resize(n, 0);
-  return a <= b;
-}
-
-// A version asked as a series ("0.10") holds every release of it ("0.10.2").
-bool in_series(const std::vector<long>& asked, const std::vector<long>& entry) {
-  return asked.size() < entry.size() && std::equal(asked.begin(), asked.end(), entry.begin());
-}
-
 bool is_date(const std::string& v) { return profile_json::valid_date(v) || (v.size() == 4 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) && v >= "2015"); }
 
 }  // namespace
@@ -313,14 +283,14 @@ EngineProfile find_engine(const std::string& spec, const std::string& field) {
   if (version.empty()) return fam->versions.back();
   const bool by_date = is_date(version);
   const std::string date = version.size() == 4 ? version + "-12" : version;
-  const std::vector<long> asked = release_parts(version);
+  const std::vector<long> asked = profile_json::release_parts(version);
   if (!by_date && asked.empty()) {
     throw InputError(field, fmt::format("{}: '{}' is not a release number or a date (YYYY-MM) of {}.", field, version, fam->id),
                      fmt::format("{}：'{}' 不是 {} 的版本号或日期（YYYY-MM）。", field, version, fam->id));
   }
   const EngineProfile* best = nullptr;
   for (const auto& p : fam->versions) {
-    if (by_date ? p.date <= date : release_at_or_before(release_parts(p.version), asked) || in_series(asked, release_parts(p.version))) best = &p;
+    if (by_date ? p.date <= date : profile_json::release_at_or_before(profile_json::release_parts(p.version), asked) || profile_json::in_series(asked, profile_json::release_parts(p.version))) best = &p;
   }
   if (!best) {
     EngineProfile first = fam->versions.front();
@@ -329,7 +299,7 @@ EngineProfile find_engine(const std::string& spec, const std::string& field) {
     return first;
   }
   EngineProfile p = *best;
-  if (by_date ? p.date != date : !release_at_or_before(asked, release_parts(p.version)) && !in_series(asked, release_parts(p.version))) {
+  if (by_date ? p.date != date : !profile_json::release_at_or_before(asked, profile_json::release_parts(p.version)) && !profile_json::in_series(asked, profile_json::release_parts(p.version))) {
     p.note = fmt::format("{}@{} resolves to the profile of {} (the latest at or before it)", fam->id, version, p.version);
     p.note_zh = fmt::format("{}@{} 按 {} 的配置计（不晚于它的最近版本）", fam->id, version, p.version);
   }

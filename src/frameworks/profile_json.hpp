@@ -66,4 +66,34 @@ inline bool valid_date(const std::string& d) {
   return d.size() == 7 && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' && d.substr(5) >= "01" && d.substr(5) <= "12";
 }
 
+// "0.10.2" → {0, 10, 2}; "0.7.0a" → {0, 7, 0}; "b2843" → {2843}; the digits of each dotted part's lead.
+inline std::vector<long> release_parts(const std::string& v) {
+  std::vector<long> out;
+  size_t i = 0;
+  while (i < v.size() && !(v[i] >= '0' && v[i] <= '9')) ++i;
+  while (i < v.size()) {
+    long n = 0;
+    bool any = false;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && n < 100000000) n = n * 10 + (v[i++] - '0'), any = true;
+    if (!any) break;
+    out.push_back(n);
+    if (i < v.size() && v[i] == '.') ++i;
+    else break;
+  }
+  return out;
+}
+
+// a ≤ b part by part, missing parts read as 0 ("0.16" = "0.16.0").
+inline bool release_at_or_before(std::vector<long> a, std::vector<long> b) {
+  const size_t n = std::max(a.size(), b.size());
+  a.resize(n, 0);
+  b.resize(n, 0);
+  return a <= b;
+}
+
+// A version asked as a series ("0.10") holds every release of it ("0.10.2").
+inline bool in_series(const std::vector<long>& asked, const std::vector<long>& entry) {
+  return asked.size() < entry.size() && std::equal(asked.begin(), asked.end(), entry.begin());
+}
+
 }  // namespace gpuplan::profile_json

@@ -249,6 +249,15 @@ constexpr Property kProperties[] = {
       }
       p.loss_bytes_per_logit_tp = v.get<double>();
     }},
+  {"loss_bytes_per_logit_compiled", "as loss_bytes_per_logit (the loss is never compiled)",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
+      if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
+        throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
+      }
+      p.loss_bytes_per_logit_compiled = v.get<double>();
+    }},
   {"pipeline_keeps_outputs", "false", set_bool<&FrameworkProfile::pipeline_keeps_outputs>},
   {"recompute_none", "true", set_bool<&FrameworkProfile::recompute_none>},
   {"tp_saved_input", "sharded",
@@ -364,6 +373,12 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
     if (current.date < last_date) throw InputError("framework", where + ": versions must be in date order.", where + "：各版本须按日期先后排列。");
     last_date = current.date;
     current.version_source = text(v, "source", where);
+    // A release-numbered entry ("0.5.0") is its own release; a dated snapshot
+    // may name the release its commit follows ("release": "0.4.0").
+    current.release = text(v, "release", where, false);
+    if (current.release.empty() && current.version.find('.') != std::string::npos && !profile_json::release_parts(current.version).empty()) {
+      current.release = current.version;
+    }
     const json props = v.value("properties", json::object());
     if (!props.is_object()) throw InputError("framework", where + ": 'properties' must be an object.", where + "：'properties' 须为对象。");
     for (const auto& [key, entry] : props.items()) {
@@ -448,6 +463,22 @@ const FrameworkProfile& find_framework(const std::string& spec, const std::strin
     if (p.version == version) return p;
   }
   const std::string date = version_as_date(version);
+  if (date.empty() && version.find('.') != std::string::npos && !profile_json::release_parts(version).empty()) {
+    // A release the profile has no entry for ("megatron-core@0.6.0") takes the
+    // latest entry of a release at or before it, as the engine profiles do; one
+    // older than every release entry takes the entry that precedes the first of
+    // them (the code up to that release), else the earliest.
+    const std::vector<long> asked = profile_json::release_parts(version);
+    const FrameworkProfile* best = nullptr;
+    const FrameworkProfile* first_release = nullptr;
+    for (const FrameworkProfile& p : fam->versions) {
+      if (p.release.empty()) continue;
+      if (!first_release) first_release = &p;
+      if (profile_json::release_at_or_before(profile_json::release_parts(p.release), asked)) best = &p;
+    }
+    if (best) return *best;
+    if (first_release) return first_release == &fam->versions.front() ? *first_release : *(first_release - 1);
+  }
   if (date.empty()) {
     std::string known, known_zh;
     for (const auto& p : fam->versions) {

@@ -56,6 +56,7 @@ const std::map<std::string, std::string>& property_zh() {
       {"zero2_mode", "ZeRO-2 的实现方式"},
       {"loss_bytes_per_logit", "损失峰值每个 logit 占用的字节数"},
       {"loss_bytes_per_logit_tp", "TP 下损失峰值每个本地 logit 占用的字节数"},
+      {"loss_bytes_per_logit_compiled", "编译损失函数时损失峰值每个 logit 占用的字节数"},
       {"pipeline_keeps_outputs", "流水线末级保留每个微批的输出"},
       {"tp_saved_input", "TP 列并行层为反向保存的输入"},
       {"recompute_none", "允许不重计算"},
@@ -79,6 +80,7 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {{"elementwise", "fused"}, "融合内核"},
       {{"memory_reported", "none"}, "未报告"},
       {{"loss_bytes_per_logit_tp", "as loss_bytes_per_logit"}, "同 loss_bytes_per_logit"},
+      {{"loss_bytes_per_logit_compiled", "as loss_bytes_per_logit (the loss is never compiled)"}, "同 loss_bytes_per_logit（损失函数从不编译）"},
   };
   static const std::map<std::string, std::string> words = {
       {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}, {"(none)", "无"},
