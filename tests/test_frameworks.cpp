@@ -85,6 +85,15 @@ TEST(Frameworks, AReleaseWithoutAnEntryTakesTheLatestReleaseAtOrBeforeIt) {
   EXPECT_EQ(find_framework("llm-foundry@0.3.0").release, "0.4.0");
   EXPECT_EQ(find_framework("megatron-core@0.6.0").release, "0.6.0");
   EXPECT_TRUE(find_framework("megatron-lm@2022").release.empty());
+  // A snapshot's release must be a release number.
+  const std::string bad = R"({"id": "x", "name": "x", "versions": [{"version": "2023", "date": "2023-12", "release": "latest", "source": "s",
+    "properties": {}}]})";
+  try {
+    parse_framework_family(bad, "x.json");
+    ADD_FAILURE() << "release 'latest' accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("release"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Frameworks, MegatronCore060RunsTransformerEngineLayers) {

@@ -71,6 +71,16 @@ void set_zero_stage(FrameworkProfile& p, const json& v, const std::string& where
   p.*Member = v.get<int>();
 }
 
+// Bytes per logit the loss holds at its peak: a count of 2- and 4-byte
+// tensors per logit, 2 (the bf16 logits alone) to 64.
+double loss_bytes(const json& v, const std::string& where) {
+  if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
+    throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
+                     fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
+  }
+  return v.get<double>();
+}
+
 constexpr Property kProperties[] = {
   {"parallel", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -233,30 +243,15 @@ constexpr Property kProperties[] = {
     }},
   {"loss_bytes_per_logit", "10",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
-      if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
-        throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
-                         fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
-      }
-      p.loss_bytes_per_logit = v.get<double>();
+      p.loss_bytes_per_logit = loss_bytes(v, where);
     }},
   {"loss_bytes_per_logit_tp", "as loss_bytes_per_logit",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
-      if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
-        throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
-                         fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
-      }
-      p.loss_bytes_per_logit_tp = v.get<double>();
+      p.loss_bytes_per_logit_tp = loss_bytes(v, where);
     }},
   {"loss_bytes_per_logit_compiled", "as loss_bytes_per_logit (the loss is never compiled)",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      // A count of 2- and 4-byte tensors per logit: 2 (bf16 logits alone) to 64.
-      if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
-        throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
-                         fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
-      }
-      p.loss_bytes_per_logit_compiled = v.get<double>();
+      p.loss_bytes_per_logit_compiled = loss_bytes(v, where);
     }},
   {"pipeline_keeps_outputs", "false", set_bool<&FrameworkProfile::pipeline_keeps_outputs>},
   {"recompute_none", "true", set_bool<&FrameworkProfile::recompute_none>},
@@ -376,6 +371,10 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
     // A release-numbered entry ("0.5.0") is its own release; a dated snapshot
     // may name the release its commit follows ("release": "0.4.0").
     current.release = text(v, "release", where, false);
+    if (!current.release.empty() && (current.release.find('.') == std::string::npos || profile_json::release_parts(current.release).empty())) {
+      throw InputError("framework", fmt::format("{}: release must be a release number such as 0.4.0 (got '{}').", where, current.release),
+                       fmt::format("{}：release 须为版本号，如 0.4.0（输入为 '{}'）。", where, current.release));
+    }
     if (current.release.empty() && current.version.find('.') != std::string::npos && !profile_json::release_parts(current.version).empty()) {
       current.release = current.version;
     }

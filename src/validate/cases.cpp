@@ -10,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "../frameworks/profile_json.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/plan.hpp"
@@ -158,14 +157,8 @@ const FrameworkProfile& case_framework(const json& t, std::vector<Bilingual>& fl
     const bool yy_mm = asked.size() == 5 && asked[2] == '.' && std::isdigit(static_cast<unsigned char>(asked[0])) &&
                        std::isdigit(static_cast<unsigned char>(asked[1])) && std::isdigit(static_cast<unsigned char>(asked[3]));
     if (!asked.empty() && asked != p.version && asked.find('.') != std::string::npos && !yy_mm) {
-      const bool before = !p.release.empty() && profile_json::release_at_or_before(profile_json::release_parts(p.release), profile_json::release_parts(asked));
-      if (before) {
-        flags.push_back({fmt::format("framework {} resolves to the profile of {}@{} (the latest release entry at or before it)", *name, p.id, p.version),
-                         fmt::format("框架 {} 按 {}@{} 的配置计（不晚于它的最近版本）", *name, p.id, p.version)});
-      } else {
-        flags.push_back({fmt::format("framework {}: no profile entry as old as it; {}@{}, the nearest, assumed", *name, p.id, p.version),
-                         fmt::format("框架 {}：没有早至该版本的配置；按最接近的 {}@{} 计", *name, p.id, p.version)});
-      }
+      flags.push_back({fmt::format("framework {} has no profile entry of its own: {}@{} assumed (data/frameworks/README.md, how a version resolves)", *name, p.id, p.version),
+                       fmt::format("框架 {} 没有自己的配置条目：按 {}@{} 计（见 data/frameworks/README.md 的版本解析规则）", *name, p.id, p.version)});
     }
     return p;
   } catch (const InputError&) {
