@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -267,4 +268,86 @@ TEST(ExportCliErrors, BadExportAndRank) {
   expect_input_error("plan --model llama-3.1-70b --gpu h100 --gpus 32,64 --export megatron", "--export", "--gpus");
   // 405B × 16 bytes of weights and AdamW state is 6.5 TB; 8 × 80 GB cannot hold it, so nothing ranks.
   expect_input_error("plan --model llama-3.1-405b --gpu h100 --gpus 8 --export deepspeed", "--export", "fits");
+}
+
+namespace {
+
+// The flags one Megatron-LM release's parser takes (data/exports/megatron-lm-arguments.json).
+std::vector<std::string> parser_flags(const std::string& version) {
+  std::ifstream f(std::string(GPUPLAN_SOURCE_DIR) + "/data/exports/megatron-lm-arguments.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  for (const auto& v : j.at("versions")) {
+    if (v.at("version") == version) return v.at("flags").get<std::vector<std::string>>();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(ExportCli, MegatronBuildsTheModelsRopeRouterAndNoDropout) {
+  // Llama 3.1 70B (config.json rope_theta 500000, rope_scaling llama3 factor 8):
+  // Megatron's defaults are base 10000, no scaling and 0.1 dropout.
+  const std::string plan = kPlan + " --tp 8 --pp 4 --dp 2 --micro-batch 1 --zero 1 --recompute selective";
+  const Result l = run_stdout(plan + " --export megatron");
+  ASSERT_EQ(l.status, 0) << l.out;
+  for (const char* s : {"--rotary-base 500000", "--use-rope-scaling", "--attention-dropout 0.0", "--hidden-dropout 0.0"}) {
+    EXPECT_TRUE(has_line(l.out, s)) << s << "\n" << l.out;
+  }
+  EXPECT_EQ(l.out.find("--rope-scaling-factor"), std::string::npos) << "factor 8 is --use-rope-scaling's own";
+  // Qwen3-32B: per-head q/k RMSNorm, base 1,000,000, no scaling.
+  const Result q = run_stdout("plan --model qwen3-32b --gpu h100 --gpus 16 --seq 4096 --global-batch 64 --tp 8 --pp 1 --dp 2 --micro-batch 1 --export megatron");
+  ASSERT_EQ(q.status, 0) << q.out;
+  EXPECT_TRUE(has_line(q.out, "--qk-layernorm")) << q.out;
+  EXPECT_TRUE(has_line(q.out, "--rotary-base 1000000")) << q.out;
+  EXPECT_EQ(q.out.find("--use-rope-scaling"), std::string::npos) << q.out;
+}
+
+TEST(ExportCli, DeepSeekV3ExportCarriesItsRouterAndTheAllToAllDispatcher) {
+  // config.json: scoring_func sigmoid, routed_scaling_factor 2.5, n_group 8,
+  // topk_group 4; the step-time model timed an all-to-all dispatch (Megatron's
+  // default dispatcher is allgather).
+  const Result d = run_stdout("plan --model deepseek-v3 --gpu h800 --gpus 256 --seq 4096 --global-batch 1024 --tp 1 --pp 16 --ep 16 "
+                              "--micro-batch 1 --zero 1 --framework megatron-lm@0.19.0 --export megatron");
+  ASSERT_EQ(d.status, 0) << d.out;
+  for (const char* s : {"--moe-token-dispatcher-type alltoall", "--moe-router-score-function sigmoid", "--moe-router-topk-scaling-factor 2.5",
+                        "--moe-router-num-groups 8", "--moe-router-group-topk 4", "--moe-router-enable-expert-bias", "--attention-dropout 0.0"}) {
+    EXPECT_TRUE(has_line(d.out, s)) << s << "\n" << d.out;
+  }
+}
+
+TEST(ExportCli, EveryMegatronReleaseTakesItsExportOrRefusesNamingTheFlags) {
+  // Each megatron-lm profile release reads the export with its own parser's
+  // flags (data/exports/megatron-lm-arguments.json, extracted from Megatron-LM's
+  // arguments.py at the release's commit by scripts/extract-megatron-arguments.py).
+  // Llama 3.1 70B needs --rotary-base (core 0.8.0 on) and --use-rope-scaling
+  // (0.10.0 on); 2021/2022 have no GQA, SwiGLU or RMSNorm either. ZeRO and
+  // recompute are left to each release's planner (2021 has neither ZeRO-1 nor
+  // selective recompute).
+  const std::string plan = kPlan + " --tp 8 --pp 4 --dp 2 --micro-batch 1";
+  for (const char* v : {"2021", "2022", "0.5.0", "0.6.0", "0.8.0"}) {
+    expect_input_error(plan + " --framework megatron-lm@" + v + " --export megatron", "--export", "--use-rope-scaling");
+  }
+  for (const char* v : {"0.10.0", "0.11.0", "0.12.0", "0.14.0", "0.16.0", "0.19.0"}) {
+    const Result r = run_stdout(plan + " --framework megatron-lm@" + v + " --export megatron");
+    ASSERT_EQ(r.status, 0) << v << "\n" << r.out;
+    const std::vector<std::string> flags = parser_flags(v);
+    ASSERT_FALSE(flags.empty()) << v;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      const std::string flag = line.substr(0, line.find(' '));
+      EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << v << " has no " << flag;
+    }
+  }
+  // Megatron-Core 0.10–0.11 shard parameters only with PyTorch FSDP2, which
+  // refuses pipeline and expert parallelism (validate_args): ZeRO-3 with PP is
+  // not planned there (zero_max_with_pp 1), and 0.12's custom FSDP writes its own flags.
+  const std::string z3 = "plan --model llama-3.1-70b --gpu h100 --gpus 64 --seq 4096 --global-batch 256 --tp 8 --pp 1 --dp 8 --micro-batch 1 --zero 3 --recompute full";
+  const Result f10 = run_stdout(z3 + " --framework megatron-lm@0.10.0 --export megatron");
+  ASSERT_EQ(f10.status, 0) << f10.out;
+  EXPECT_TRUE(has_line(f10.out, "--use-torch-fsdp2")) << f10.out;
+  EXPECT_FALSE(has_line(f10.out, "--use-distributed-optimizer")) << "FSDP2 asserts against the distributed optimizer\n" << f10.out;
+  const Result f12 = run_stdout(z3 + " --framework megatron-lm@0.12.0 --export megatron");
+  ASSERT_EQ(f12.status, 0) << f12.out;
+  EXPECT_TRUE(has_line(f12.out, "--use-custom-fsdp")) << f12.out;
+  EXPECT_TRUE(has_line(f12.out, "--data-parallel-sharding-strategy optim_grads_params")) << f12.out;
 }

@@ -211,6 +211,38 @@ TEST(HfConfig, RejectsUnsupportedLayerTypes) {
   EXPECT_EQ(model_from_hf_config(config, "config.json").sliding_layer_count(), 1);
 }
 
+TEST(HfConfig, RopeAndRouterSettingsAreRead) {
+  // config.json: Llama 3.1 rope_theta 500000.0 with rope_scaling {rope_type
+  // llama3, factor 8.0}; DeepSeek-V3 scoring_func sigmoid, routed_scaling_factor
+  // 2.5, n_group 8, topk_group 4; Qwen3 base 1e6 without scaling.
+  const ModelSpec llama = find_model("llama-3.1-70b");
+  EXPECT_EQ(llama.rope_theta, 500000);
+  EXPECT_EQ(llama.rope_scaling, "llama3");
+  EXPECT_EQ(llama.rope_scaling_factor, 8);
+  const ModelSpec qwen = find_model("qwen3-32b");
+  EXPECT_EQ(qwen.rope_theta, 1000000);
+  EXPECT_TRUE(qwen.rope_scaling.empty());
+  const ModelSpec ds = find_model("deepseek-v3");
+  ASSERT_TRUE(ds.moe.has_value());
+  EXPECT_TRUE(ds.moe->router_sigmoid);
+  EXPECT_EQ(ds.moe->routed_scaling_factor, 2.5);
+  EXPECT_EQ(ds.moe->router_groups, 8);
+  EXPECT_EQ(ds.moe->router_group_topk, 4);
+  EXPECT_FALSE(find_model("mixtral-8x7b").moe->router_sigmoid);
+  // A base that is not a positive number is one sentence naming the key.
+  auto bad = nlohmann::json::parse(R"({"model_type": "llama", "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+    "vocab_size": 1000, "intermediate_size": 1024, "rope_theta": "big"})");
+  try {
+    model_from_hf_config(bad, "config.json");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rope_theta"), std::string::npos) << e.what();
+  }
+  bad["rope_theta"] = 10000;
+  bad["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", -1}};
+  EXPECT_THROW(model_from_hf_config(bad, "config.json"), InputError);
+}
+
 TEST(Inference, KvCacheHonoursSlidingWindowsGivenAContext) {
   const ModelSpec m = find_model("gpt-oss-120b");
   const double per_layer = 2.0 * 8 * 64 * 2;  // K and V, 8 heads × 64, 2 bytes

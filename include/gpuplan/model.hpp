@@ -29,6 +29,14 @@ struct MoeSpec {
   // of gpt-oss's router Linear (GptOssTopKRouter.bias, modeling_gpt_oss.py).
   bool router_bias = false;
   bool shared_expert_gate = false;      // Qwen2-MoE's sigmoid gate on the shared expert
+  // How the router scores experts (config.json scoring_func): softmax, or
+  // DeepSeek-V3's sigmoid; its routed_scaling_factor on the chosen weights;
+  // group-limited routing (n_group, topk_group: the top groups first). None
+  // changes a FLOP or a byte; a launch config must carry them.
+  bool router_sigmoid = false;
+  double routed_scaling_factor = 1.0;
+  int64_t router_groups = 0;
+  int64_t router_group_topk = 0;
 
   bool operator==(const MoeSpec&) const = default;
 };
@@ -58,6 +66,12 @@ struct ModelSpec {
   int64_t vocab = 0;
   int64_t learned_positions = 0;  // rows of a learned position table (GPT-2/3); 0 for RoPE/ALiBi
   bool tied_embeddings = false;
+  // Rotary position embedding (config.json rope_theta, rope_scaling): the base,
+  // and a frequency scaling by name ("llama3", "yarn", ...) with its factor.
+  // They change no FLOP or byte, but the model a launch config builds.
+  double rope_theta = 0;       // 0: not stated (or no RoPE)
+  std::string rope_scaling;    // "" when none
+  double rope_scaling_factor = 0;
 
   MlpKind mlp = MlpKind::kGated;
   NormKind norm = NormKind::kRms;

@@ -120,12 +120,18 @@ void run(const PlanFlags& f) {
   }
   if (export_to == "megatron") {
     const MegatronDialect dialect = megatron_dialect(runner);
-    const std::string gap = megatron_arguments_gap(r.model, l, dialect);
+    const std::string gap = megatron_arguments_gap(r.model, l, dialect, &runner);
     if (!gap.empty()) {
       throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); export another rank.", gap, export_rank),
                        fmt::format("--export megatron：{}（排名第 {} 的布局）；请导出其他名次。", gap, export_rank));
     }
-    emit(megatron_arguments(r.model, l, dialect));
+    const std::string arguments = megatron_arguments(r.model, l, dialect, &runner);
+    const std::string unknown = megatron_arguments_unknown(arguments, runner);
+    if (!unknown.empty()) {
+      throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); plan with a later --framework {} release.", unknown, export_rank, runner.id),
+                       fmt::format("--export megatron：{}（排名第 {} 的布局）；请用更新的 --framework {} 版本重新规划。", unknown, export_rank, runner.id));
+    }
+    emit(arguments);
   }
   else if (export_to == "deepspeed") emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");
   else emit(torchtitan_toml(r.model, l));

@@ -282,6 +282,10 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
     return both(fmt::format("runs at most ZeRO stage {} with pipeline parallelism", f.zero_max_with_pp),
                 fmt::format("在流水线并行下最多运行 ZeRO-{}", f.zero_max_with_pp));
   }
+  if (l.ep > 1 && l.zero_stage > f.zero_max_with_ep) {
+    return both(fmt::format("runs at most ZeRO stage {} with expert parallelism", f.zero_max_with_ep),
+                fmt::format("在专家并行下最多运行 ZeRO-{}", f.zero_max_with_ep));
+  }
   if (l.recompute == Recompute::kSelective && f.recompute_selective == SelectiveRecompute::kNone) {
     return both("has no selective recompute", "不支持选择性重计算");
   }

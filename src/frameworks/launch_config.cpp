@@ -1,17 +1,76 @@
 #include "frameworks/launch_config.hpp"
 
+#include "data/embedded_data.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
 namespace gpuplan {
 
+namespace {
+
+// The flags Megatron-LM's parser takes at each release of its profile
+// (data/exports/megatron-lm-arguments.json, scripts/extract-megatron-arguments.py).
+struct MegatronParser {
+  std::string commit, file;
+  std::set<std::string> flags;
+};
+
+const std::map<std::string, MegatronParser>& megatron_parsers() {
+  static const std::map<std::string, MegatronParser> parsers = [] {
+    std::map<std::string, MegatronParser> out;
+    for (const auto& f : embedded_files()) {
+      if (f.path != "exports/megatron-lm-arguments.json") continue;
+      const nlohmann::json j = nlohmann::json::parse(f.content);
+      for (const auto& v : j.at("versions")) {
+        MegatronParser p{v.at("commit").get<std::string>(), v.at("file").get<std::string>(), {}};
+        for (const auto& flag : v.at("flags")) p.flags.insert(flag.get<std::string>());
+        out[v.at("version").get<std::string>()] = std::move(p);
+      }
+    }
+    return out;
+  }();
+  return parsers;
+}
+
+// The parser of `runner`'s Megatron-LM release, where gpuplan has its flags.
+const MegatronParser* parser_of(const FrameworkProfile* runner) {
+  if (!runner || runner->id != "megatron-lm") return nullptr;
+  const auto& parsers = megatron_parsers();
+  const auto it = parsers.find(runner->version);
+  return it == parsers.end() ? nullptr : &it->second;
+}
+
+// Whether the reading parser takes `flag`; without a known parser, the newest Megatron's flags are written.
+bool takes(const MegatronParser* parser, const char* flag) { return !parser || parser->flags.count(flag) > 0; }
+
+}  // namespace
+
 MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
   return runner.id == "mindspeed-llm" ? MegatronDialect::kMindSpeedLlm : MegatronDialect::kMegatronLm;
 }
 
-std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect) {
+std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
+  // Sharded data parallelism by release: Megatron-FSDP (--use-megatron-fsdp,
+  // core 0.14) and custom FSDP (--use-custom-fsdp, core 0.12) run ZeRO-2 and
+  // ZeRO-3 with any layout; before them only PyTorch FSDP2 (--use-torch-fsdp2,
+  // core 0.10), full sharding alone, which validate_args refuses with pipeline
+  // or expert parallelism (megatron/training/arguments.py at core_v0.10.0).
+  const MegatronParser* parser = parser_of(runner);
+  if (l.zero_stage >= 2 && !takes(parser, "--use-megatron-fsdp") && !takes(parser, "--use-custom-fsdp")) {
+    if (!takes(parser, "--use-torch-fsdp2")) {
+      return fmt::format("{} has no sharded data parallelism beyond the distributed optimizer (ZeRO-1), and the layout uses ZeRO-{}", runner->label(), l.zero_stage);
+    }
+    if (l.zero_stage == 2) return fmt::format("{} shards gradients only with parameters (--use-torch-fsdp2: ZeRO-3), and the layout uses ZeRO-2", runner->label());
+    if (l.pp > 1 || l.ep > 1) {
+      return fmt::format("{}'s --use-torch-fsdp2 runs with neither pipeline nor expert parallelism (validate_args), and the layout has pp {} × ep {}", runner->label(), l.pp, l.ep);
+    }
+  }
   if (dialect != MegatronDialect::kMindSpeedLlm || l.vp <= 1 || m.count_only) return "";
   const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
   if (m.layers % chunks != 0 || l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) {
@@ -22,8 +81,9 @@ std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, Megatron
   return "";
 }
 
-std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDialect dialect) {
+std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
   const bool mindspeed = dialect == MegatronDialect::kMindSpeedLlm;
+  const MegatronParser* parser = parser_of(runner);
   // One flag (with its value) per line and no line continuations, so the text
   // works in `$(< file)`, in `$(gpuplan ...)` and inside a bash array, the way
   // Megatron-LM's example scripts list their arguments.
@@ -59,7 +119,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       arg("--account-for-loss-in-pipeline-split");
     }
   }
-  arg(fmt::format("--context-parallel-size {}", l.cp));
+  if (l.cp > 1 || takes(parser, "--context-parallel-size")) arg(fmt::format("--context-parallel-size {}", l.cp));
   // The algorithm the step-time model timed, named even where it is the
   // default: Ulysses (ulysses_cp_algo, mindspeed_llm/training/arguments.py's
   // default, the profile's cp_exchange) or the ring (megatron_cp_algo).
@@ -80,12 +140,19 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   // ZeRO-1 is Megatron's distributed optimizer. ZeRO-2/3 shard gradients (and
   // parameters) as well, which only Megatron-FSDP does; its sharding strategies
   // optim_grads and optim_grads_params are those two stages.
-  if (l.zero_stage >= 1) arg("--use-distributed-optimizer");
-  if (l.zero_stage >= 2) {
-    arg("--use-megatron-fsdp");
+  // Before Megatron-FSDP (core 0.14) ZeRO-2/3 is custom FSDP (core 0.12, the
+  // same sharding strategies) or PyTorch FSDP2 (core 0.10, ZeRO-3 only, not with
+  // the distributed optimizer nor gradient-accumulation fusion: validate_args).
+  const bool fsdp2 = l.zero_stage >= 2 && !takes(parser, "--use-megatron-fsdp") && !takes(parser, "--use-custom-fsdp") && takes(parser, "--use-torch-fsdp2");
+  if (l.zero_stage >= 1 && !fsdp2) arg("--use-distributed-optimizer");
+  if (fsdp2) {
+    arg("--use-torch-fsdp2");
+    arg("--no-gradient-accumulation-fusion");
+  } else if (l.zero_stage >= 2) {
+    arg(takes(parser, "--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-custom-fsdp");
     arg(fmt::format("--data-parallel-sharding-strategy {}", l.zero_stage == 2 ? "optim_grads" : "optim_grads_params"));
     arg("--no-gradient-accumulation-fusion");
-    arg("--ckpt-format fsdp_dtensor");
+    if (takes(parser, "--use-megatron-fsdp")) arg("--ckpt-format fsdp_dtensor");
   }
   // TP communication overlapped with the GEMMs (TransformerEngine userbuffers;
   // Megatron refuses it without --sequence-parallel, which the layout then has).
@@ -95,8 +162,13 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   // ZeRO-1's parameter all-gather behind the forward (docs/step-time.md).
   if (static_cast<int64_t>(l.dp) * l.cp > 1 && l.dp_comm_overlap) {
     arg("--overlap-grad-reduce");
-    if (l.zero_stage >= 1) arg("--overlap-param-gather");
+    if (l.zero_stage >= 1 && !fsdp2) arg("--overlap-param-gather");
   }
+  // Megatron's dropout defaults are 0.1 (--attention-dropout, --hidden-dropout,
+  // megatron/training/arguments.py); the models gpuplan plans train without
+  // dropout, and its memory model counts no dropout masks unless asked.
+  arg("--attention-dropout 0.0");
+  arg("--hidden-dropout 0.0");
   if (l.precision == Precision::kFp16) arg("--fp16");
   else arg("--bf16");
   if (l.precision == Precision::kFp8) arg("--fp8-format hybrid");
@@ -121,7 +193,19 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     if (m.mlp == MlpKind::kGated) arg("--swiglu");
     if (m.norm == NormKind::kRms) arg("--normalization RMSNorm");
     if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
-    if (m.learned_positions == 0) arg("--position-embedding-type rope");
+    if (m.learned_positions == 0) {
+      arg("--position-embedding-type rope");
+      // The RoPE base where it is not Megatron's default 10000 (--rotary-base,
+      // an int), and Llama 3.1's frequency scaling (--use-rope-scaling; factor 8
+      // unless --rope-scaling-factor says otherwise). YaRN (DeepSeek-V3's
+      // context extension) is not written: its Megatron flags differ by release.
+      if (m.rope_theta > 0 && m.rope_theta != 10000) arg(fmt::format("--rotary-base {:.0f}", m.rope_theta));
+      if (m.rope_scaling == "llama3") {
+        arg("--use-rope-scaling");
+        if (m.rope_scaling_factor > 0 && m.rope_scaling_factor != 8) arg(fmt::format("--rope-scaling-factor {}", m.rope_scaling_factor));
+      }
+    }
+    if (m.qk_norm) arg("--qk-layernorm");  // Qwen3's per-head q/k RMSNorm
     if (!m.qkv_bias && !m.mlp_bias) arg("--disable-bias-linear");
     if (m.qkv_bias && !m.out_bias) arg("--add-qkv-bias");
     if (m.moe) {
@@ -129,8 +213,18 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       arg(fmt::format("--num-experts {}", e.routed_experts));
       arg(fmt::format("--moe-router-topk {}", e.experts_per_token));
       arg(fmt::format("--moe-ffn-hidden-size {}", e.expert_intermediate));
-      // The step-time model runs a rank's local experts as one grouped GEMM.
+      // The step-time model runs a rank's local experts as one grouped GEMM and
+      // dispatches tokens by all-to-all (Megatron's default is allgather).
       arg("--moe-grouped-gemm");
+      arg("--moe-token-dispatcher-type alltoall");
+      // The router as the model's config defines it: sigmoid scores, a scaling
+      // of the chosen weights, group-limited top-k (DeepSeek-V3).
+      if (e.router_sigmoid) arg("--moe-router-score-function sigmoid");
+      if (e.routed_scaling_factor != 1.0) arg(fmt::format("--moe-router-topk-scaling-factor {}", e.routed_scaling_factor));
+      if (e.router_groups > 1 && e.router_group_topk > 0) {
+        arg(fmt::format("--moe-router-num-groups {}", e.router_groups));
+        arg(fmt::format("--moe-router-group-topk {}", e.router_group_topk));
+      }
       if (e.shared_intermediate > 0) arg(fmt::format("--moe-shared-expert-intermediate-size {}", e.shared_intermediate));
       if (e.shared_expert_gate) arg("--moe-shared-expert-gate");
       if (e.router_bias) arg("--moe-router-enable-expert-bias");
@@ -164,6 +258,31 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     }
   }
   return a;
+}
+
+std::string megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner) {
+  // Only Megatron-LM's own releases are checked: NeMo and Megatron-Bridge read
+  // the Megatron-Core of their container, which their profiles do not name,
+  // and MindSpeed-LLM adds its own flags to core_r0.8.0's.
+  const MegatronParser* parser = parser_of(&runner);
+  if (!parser) return "";
+  std::vector<std::string> missing;
+  size_t start = 0;
+  while (start < arguments.size()) {
+    size_t end = arguments.find('\n', start);
+    if (end == std::string::npos) end = arguments.size();
+    const std::string line = arguments.substr(start, end - start);
+    const std::string flag = line.substr(0, line.find(' '));
+    if (flag.rfind("--", 0) == 0 && !parser->flags.count(flag) && std::find(missing.begin(), missing.end(), flag) == missing.end()) {
+      missing.push_back(flag);
+    }
+    start = end + 1;
+  }
+  if (missing.empty()) return "";
+  std::string list;
+  for (const std::string& f : missing) list += (list.empty() ? "" : ", ") + f;
+  return fmt::format("{}'s parser ({} at {}) has no {}, which the planned model or layout needs", runner.label(), parser->file,
+                     parser->commit.substr(0, 8), list);
 }
 
 namespace {

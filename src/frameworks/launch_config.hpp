@@ -18,13 +18,26 @@ namespace gpuplan {
 // mindspeed_llm/training/arguments.py): an uneven split as --num-layer-list,
 // its NPU fused kernels, the context-parallel algorithm gpuplan timed.
 enum class MegatronDialect { kMegatronLm, kMindSpeedLlm };
-std::string megatron_arguments(const ModelSpec& model, const Layout& layout, MegatronDialect dialect = MegatronDialect::kMegatronLm);
+// `runner`: the Megatron-LM release that reads them, where its flags are known
+// (data/exports/megatron-lm-arguments.json): sharded data parallelism is then
+// written in the flags that release has; nullptr: the newest release's flags.
+std::string megatron_arguments(const ModelSpec& model, const Layout& layout, MegatronDialect dialect = MegatronDialect::kMegatronLm,
+                               const FrameworkProfile* runner = nullptr);
 
 // Why `dialect`'s arguments cannot carry this layout; empty when they can.
 // MindSpeed-LLM 2.1.0's Megatron core_r0.8.0 interleaves only by
 // --num-layers-per-virtual-pipeline-stage (equal chunks) and its
 // --num-layer-list does not combine with virtual stages.
-std::string megatron_arguments_gap(const ModelSpec& model, const Layout& layout, MegatronDialect dialect);
+// With `runner`, also a sharding its release cannot run (ZeRO-2/3 before
+// Megatron's FSDP implementations; FSDP2 with PP or EP).
+std::string megatron_arguments_gap(const ModelSpec& model, const Layout& layout, MegatronDialect dialect, const FrameworkProfile* runner = nullptr);
+
+// The flags of `arguments` (megatron_arguments' text) that the parser of
+// `runner`'s release does not take, as one sentence naming them and the file and
+// commit they were checked against (data/exports/megatron-lm-arguments.json);
+// empty when every flag is known, or when `runner` is not a Megatron-LM release
+// gpuplan has the parser's flags for.
+std::string megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner);
 
 // The dialect of a Megatron-argument stack's profile.
 MegatronDialect megatron_dialect(const FrameworkProfile& runner);

@@ -74,6 +74,24 @@ class ConfigReader {
     return it->get<bool>();
   }
 
+  // A positive finite number (rope_theta 500000.0); nullopt when absent or null.
+  std::optional<double> get_positive(const json& from, const char* name) {
+    auto it = from.find(name);
+    if (it == from.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() <= 0 || it->get<double>() > 1e12) {
+      fail(fmt::format("{} must be a positive number (got {})", name, it->dump()), fmt::format("{} 须为正数（输入为 {}）", name, it->dump()));
+      return std::nullopt;
+    }
+    return it->get<double>();
+  }
+  std::optional<double> get_positive(const char* name) { return get_positive(c_, name); }
+
+  // An object-valued key (rope_scaling); nullptr when absent, null or not an object.
+  const json* get_object(const char* name) const {
+    auto it = c_.find(name);
+    return it != c_.end() && it->is_object() ? &*it : nullptr;
+  }
+
   std::string get_string(std::initializer_list<const char*> names) {
     for (const char* name : names) {
       auto it = c_.find(name);
@@ -188,6 +206,10 @@ void read_moe(ConfigReader& r, const std::string& type, ModelSpec& m) {
     e.first_dense_layers = r.get_int({"first_k_dense_replace"}).value_or(0);
     e.layer_frequency = r.get_int({"moe_layer_freq", "decoder_sparse_step"}).value_or(1);
     e.router_bias = r.get_string({"topk_method"}) == "noaux_tc" || type == "gpt_oss";
+    e.router_sigmoid = r.get_string({"scoring_func"}) == "sigmoid";  // DeepSeek-V3 (modeling_deepseek.py MoEGate)
+    e.routed_scaling_factor = r.get_positive("routed_scaling_factor").value_or(1.0);
+    e.router_groups = r.get_int({"n_group"}).value_or(0);
+    e.router_group_topk = r.get_int({"topk_group"}).value_or(0);
     if (type == "llama4_text") {
       // modeling_llama4.py: Llama4TextMoe = routed experts of width
       // intermediate_size, a router Linear(h, E, bias=False) and one always-on
@@ -335,6 +357,19 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
   else m.norms_per_layer = 2;
 
   // Learned absolute position table: GPT-2/3 (n_positions rows), OPT (+2 offset rows).
+  // RoPE base and scaling (transformers' rope_theta and rope_scaling: rope_type,
+  // or the older key type, and factor), for the launch configs.
+  m.rope_theta = r.get_positive("rope_theta").value_or(0);
+  if (const json* scaling = r.get_object("rope_scaling")) {
+    for (const char* key : {"rope_type", "type"}) {
+      auto it = scaling->find(key);
+      if (it != scaling->end() && it->is_string() && it->get<std::string>() != "default") {
+        m.rope_scaling = it->get<std::string>().substr(0, 32);
+        break;
+      }
+    }
+    if (!m.rope_scaling.empty()) m.rope_scaling_factor = r.get_positive(*scaling, "factor").value_or(0);
+  }
   if (type == "gpt2") m.learned_positions = r.get_int({"n_positions", "max_position_embeddings"}).value_or(0);
   if (type == "opt") m.learned_positions = r.get_int({"max_position_embeddings"}).value_or(0) + 2;
 
