@@ -38,6 +38,22 @@ TEST(Cli, IssueExampleWithGpusPrintsFlopsTimeHoursCost) {
 // Spot on 256 nodes preempted every 72 h on average: preemptions would add
 // ~17× the GPU-hours. The refusal names --spot, which the user gave, not
 // --spot-overhead, which they did not.
+TEST(Cli, AGlobalBatchOfTokensTypedAsSequencesIsSaidFirst) {
+  // --global-batch counts sequences: 16M of 4,096 tokens = 6.55e10 tokens a
+  // step, over a billion, so the report says so first and names --batch-tokens.
+  const std::string run = "train --model llama-3.1-8b --tokens 1T --gpu h100 --gpus 256 --mfu 0.4 ";
+  const Result big = run_stdout(run + "--global-batch 16M");
+  ASSERT_EQ(big.status, 0) << big.out;
+  const size_t said = big.out.find("--global-batch is read as 16,000,000 sequences of 4,096 tokens");
+  ASSERT_NE(said, std::string::npos) << big.out;
+  EXPECT_LT(said, big.out.find("Inputs as read")) << "said in Read first";
+  EXPECT_NE(big.out.find("--batch-tokens"), std::string::npos);
+  // 4,096 sequences (16.8M tokens, Llama 3 405B's size) is a batch people run: nothing said.
+  const Result usual = run_stdout(run + "--global-batch 4096");
+  ASSERT_EQ(usual.status, 0);
+  EXPECT_EQ(usual.out.find("is read as"), std::string::npos) << usual.out;
+}
+
 TEST(Cli, SpotAtAScaleWherePreemptionsDominateNamesSpot) {
   const Result r = run(kTrain70b + "--gpus 2048 --mfu 0.40 --spot");
   EXPECT_EQ(r.status, 2) << r.out;

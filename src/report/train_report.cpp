@@ -378,6 +378,19 @@ void add_batch_search_and_ranges(Report& rep, const TrainRequest& r, const Train
                                         format_thousands(seqs), format_thousands(static_cast<double>(w.seq_len)), format_thousands(w.batch_tokens),
                                         format_si(*e.batch_rule_tokens, ""), fmt::format("{:.2e}", *e.batch_rule_compute_flop))});
   }
+  if (!e.batch_rule_tokens && w.batch_tokens > 1e9 && w.seq_len > 0) {
+    // A stated batch of over a billion tokens a step is 16× Llama 3 405B's 16M
+    // tokens (Llama 3 paper §3.4.1) and 15× DeepSeek-V3's 15,360 × 4,096 (§4.2):
+    // most likely a token count typed into --global-batch, which counts sequences.
+    rep.blocking.push_back({fmt::format("--global-batch is read as {} sequences of {} tokens: {} tokens per optimizer step, over 60× the 16M of "
+                                        "Llama 3 405B and over 15× DeepSeek-V3's 62.9M. For a batch in tokens use --batch-tokens.",
+                                        format_thousands(w.batch_tokens / static_cast<double>(w.seq_len)),
+                                        format_thousands(static_cast<double>(w.seq_len)), format_si(w.batch_tokens, "")),
+                            fmt::format("--global-batch 按序列条数读取：{} 条 {} token 的序列，每个优化步 {} token，是 Llama 3 405B 的 1600 万 token 的 "
+                                        "60 倍以上、DeepSeek-V3 的 6290 万 token 的 15 倍以上。按 token 数给批请用 --batch-tokens。",
+                                        format_thousands(w.batch_tokens / static_cast<double>(w.seq_len)),
+                                        format_thousands(static_cast<double>(w.seq_len)), format_si(w.batch_tokens, ""))});
+  }
   if (!e.sizing_trace.empty()) {
     // The deadline search's counts, in the order tried (issue 25).
     Section ss{"deadline_search", fmt::format("GPU counts tried for the deadline ({:.0f}% confidence)", conf.confidence * 100),
