@@ -138,11 +138,11 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     arg("--recompute-num-layers 1");
   }
   // ZeRO-1 is Megatron's distributed optimizer. ZeRO-2/3 shard gradients (and
-  // parameters) as well, which only Megatron-FSDP does; its sharding strategies
-  // optim_grads and optim_grads_params are those two stages.
-  // Before Megatron-FSDP (core 0.14) ZeRO-2/3 is custom FSDP (core 0.12, the
-  // same sharding strategies) or PyTorch FSDP2 (core 0.10, ZeRO-3 only, not with
-  // the distributed optimizer nor gradient-accumulation fusion: validate_args).
+  // parameters) as well: Megatron-FSDP (core 0.14 on), whose sharding strategies
+  // optim_grads and optim_grads_params are those two stages; before it custom
+  // FSDP (core 0.12, the same strategies) or PyTorch FSDP2 (core 0.10, ZeRO-3
+  // only, not with the distributed optimizer nor gradient-accumulation fusion:
+  // validate_args).
   const bool fsdp2 = l.zero_stage >= 2 && !takes(parser, "--use-megatron-fsdp") && !takes(parser, "--use-custom-fsdp") && takes(parser, "--use-torch-fsdp2");
   if (l.zero_stage >= 1 && !fsdp2) arg("--use-distributed-optimizer");
   if (fsdp2) {
