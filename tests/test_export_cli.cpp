@@ -222,7 +222,7 @@ TEST(ExportCli, MegatronAndTorchtitanForZero3WithFullRecompute) {
 TEST(ExportCli, TorchtitanCarriesTheParallelDegrees) {
   // Planned for torchtitan: an export for a stack that cannot run the
   // generic plan's winner (ZeRO-1, say) is refused (Frameworks.NemoExportCarriesItsDefaults).
-  const std::string titan = kPlan + " --framework torchtitan@2024-12";
+  const std::string titan = kPlan + " --framework torchtitan@2025-10";
   const Planned p = planned(titan, 1);
   const Result r = run_stdout(titan + " --export torchtitan");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -350,4 +350,21 @@ TEST(ExportCli, EveryMegatronReleaseTakesItsExportOrRefusesNamingTheFlags) {
   ASSERT_EQ(f12.status, 0) << f12.out;
   EXPECT_TRUE(has_line(f12.out, "--use-custom-fsdp")) << f12.out;
   EXPECT_TRUE(has_line(f12.out, "--data-parallel-sharding-strategy optim_grads_params")) << f12.out;
+}
+
+TEST(ExportCli, TorchtitanVersionsThatCannotReadTheTomlAreRefused) {
+  // torchtitan's loader sets the keys it knows and ignores the rest
+  // (data/exports/torchtitan-config-keys.json): at 2024-12 the [parallelism]
+  // section and local/global batch sizes did not exist yet, so the export would
+  // run its defaults; from 2026-08 jobs are Python configs, not TOML.
+  expect_input_error(kPlan + " --framework torchtitan@2024-12 --export torchtitan", "--export", "parallelism.tensor_parallel_degree");
+  expect_input_error(kPlan + " --framework torchtitan@2026-08 --export torchtitan", "--export", "Python job configs");
+  // A plan for no torchtitan version is exported for the newest that reads TOML,
+  // whose float8 settings sit under quantize.linear.float8 (also the converter's name).
+  const Result t = run_stdout("plan --model llama-3.1-8b --gpu h100 --gpus 8 --seq 4096 --global-batch 64 --precision fp8 --tp 1 --pp 1 --dp 8 "
+                              "--micro-batch 1 --zero 3 --export torchtitan");
+  ASSERT_EQ(t.status, 0) << t.out;
+  const auto v = toml_values(t.out);
+  EXPECT_EQ(v.at("model.converters"), "[\"quantize.linear.float8\"]");
+  EXPECT_EQ(v.at("quantize.linear.float8.enable_fsdp_float8_all_gather"), "true");
 }

@@ -100,8 +100,11 @@ void run(const PlanFlags& f) {
   // framework (its newest profile).
   const ExportFormat format = export_to == "megatron" ? ExportFormat::kMegatron : export_to == "deepspeed" ? ExportFormat::kDeepSpeed
                                                                                                          : ExportFormat::kTorchtitan;
+  // A torchtitan export for a plan that named no torchtitan version is read by
+  // the newest torchtitan that still loads TOML job configs.
   const FrameworkProfile& runner = planned.export_format == format ? planned
-                                   : find_framework(export_to == "megatron" ? "megatron-lm" : export_to);
+                                   : export_to == "torchtitan"      ? torchtitan_toml_reader()
+                                                                    : find_framework(export_to == "megatron" ? "megatron-lm" : export_to);
   const Reason cannot = why_framework_cannot_run(runner, l);
   if (!cannot.empty()) {
     throw InputError("--export",
@@ -134,7 +137,17 @@ void run(const PlanFlags& f) {
     emit(arguments);
   }
   else if (export_to == "deepspeed") emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");
-  else emit(torchtitan_toml(r.model, l));
+  else {
+    const std::string toml = torchtitan_toml(r.model, l, &runner);
+    const std::string unknown = torchtitan_toml_unknown(toml, runner);
+    if (!unknown.empty()) {
+      throw InputError("--export", fmt::format("--export torchtitan: {} (the layout ranked {}); plan with --framework torchtitan@{}.", unknown, export_rank,
+                                               torchtitan_toml_reader().version),
+                       fmt::format("--export torchtitan：{}（排名第 {} 的布局）；请用 --framework torchtitan@{} 重新规划。", unknown, export_rank,
+                                   torchtitan_toml_reader().version));
+    }
+    emit(toml);
+  }
 }
 
 }  // namespace

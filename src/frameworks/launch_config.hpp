@@ -61,6 +61,19 @@ nlohmann::json deepspeed_config(const Layout& layout, DeepSpeedConfigKeys keys =
 std::string deepspeed_config_gap(const Layout& layout, const FrameworkProfile& runner);
 
 // A torchtitan job config in TOML (torchtitan/config/job_config.py section and key names).
-std::string torchtitan_toml(const ModelSpec& model, const Layout& layout);
+// `runner`: the torchtitan version that reads it, where its keys are known
+// (data/exports/torchtitan-config-keys.json): the float8 section is named as
+// that version names it.
+std::string torchtitan_toml(const ModelSpec& model, const Layout& layout, const FrameworkProfile* runner = nullptr);
+
+// The keys of `toml` (torchtitan_toml's text) that `runner`'s job config does not
+// have, as one sentence naming them and the file and commit they were checked
+// against; or that `runner` reads no TOML at all. Empty when every key is known
+// or `runner` is not a torchtitan version gpuplan has the keys for.
+std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProfile& runner);
+
+// The newest torchtitan version whose loader reads TOML job configs: the reader
+// of an export from a plan that named no torchtitan version.
+const FrameworkProfile& torchtitan_toml_reader();
 
 }  // namespace gpuplan
