@@ -120,6 +120,9 @@ TEST(ExportCli, DeepSpeedCarriesTpAndCpOrRefusesPipelineStages) {
     ASSERT_EQ(r.status, 0) << r.out;
     const auto ds = nlohmann::json::parse(r.out);
     if (p.tp > 1) EXPECT_EQ(ds.at("tensor_parallel").at("autotp_size").get<int64_t>(), p.tp);
+    // DeepSpeed 0.16.4 asserts AutoTP with ZeRO ≤ 2 (engine.py
+    // _configure_tensor_parallel_states): no TP layout is planned at ZeRO-3.
+    if (p.tp > 1) EXPECT_LE(ds.at("zero_optimization").at("stage").get<int>(), 2) << "rank " << rank;
     else EXPECT_FALSE(ds.contains("tensor_parallel"));
     if (p.cp > 1) {
       EXPECT_EQ(ds.at("sequence_parallel_size").get<int64_t>(), p.cp);
@@ -141,11 +144,19 @@ TEST(ExportCli, MegatronDeepSpeedLayoutsPointToItsArguments) {
 }
 
 TEST(ExportCli, RankPicksALowerPlace) {
-  // Rank 3, not 2: the second place is a PP 8 layout, which a DeepSpeed config
-  // cannot express (ExportCli.DeepSpeedCarriesTpAndCpOrRefusesPipelineStages).
-  expect_deepspeed_matches(kDeepSpeedPlan, 3);
-  // --rank beyond --top (default 5) extends the ranking rather than refusing.
-  expect_deepspeed_matches(kDeepSpeedPlan, 7);
+  // The first lower place without pipeline stages (a DeepSpeed config cannot
+  // express PP: ExportCli.DeepSpeedCarriesTpAndCpOrRefusesPipelineStages), and
+  // one past --top (default 5), which extends the ranking rather than refusing.
+  int below = 0, past_top = 0;
+  for (int rank = 2; rank <= 9; ++rank) {
+    if (planned(kDeepSpeedPlan, rank).pp > 1) continue;
+    if (!below) below = rank;
+    if (rank > 5 && !past_top) past_top = rank;
+  }
+  ASSERT_GT(below, 0);
+  ASSERT_GT(past_top, 0);
+  expect_deepspeed_matches(kDeepSpeedPlan, below);
+  expect_deepspeed_matches(kDeepSpeedPlan, past_top);
 }
 
 TEST(ExportCli, MegatronCarriesEveryPlannedDimension) {
@@ -367,4 +378,20 @@ TEST(ExportCli, TorchtitanVersionsThatCannotReadTheTomlAreRefused) {
   const auto v = toml_values(t.out);
   EXPECT_EQ(v.at("model.converters"), "[\"quantize.linear.float8\"]");
   EXPECT_EQ(v.at("quantize.linear.float8.enable_fsdp_float8_all_gather"), "true");
+}
+
+TEST(ExportCli, DeepSpeedSaysTheModelMustTurnOnRecompute) {
+  // A DeepSpeed config's activation_checkpointing section configures
+  // DeepSpeed's checkpointing API; the model turns recompute on. The JSON on
+  // stdout stays clean, the note goes to stderr.
+  const std::string plan = "plan --model llama-3.1-8b --gpu h100 --gpus 16 --seq 4096 --global-batch 64 --framework deepspeed@0.16.4 "
+                           "--recompute full --export deepspeed";
+  const Result out = run_stdout(plan);
+  ASSERT_EQ(out.status, 0) << out.out;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(out.out)) << out.out;
+  const Result both = run_all(plan);
+  EXPECT_NE(both.out.find("gradient_checkpointing_enable()"), std::string::npos) << both.out;
+  const Result none = run_all("plan --model llama-3.1-8b --gpu h100 --gpus 16 --seq 4096 --global-batch 64 --framework deepspeed@0.16.4 "
+                              "--recompute none --export deepspeed");
+  EXPECT_EQ(none.out.find("gradient_checkpointing_enable()"), std::string::npos) << none.out;
 }

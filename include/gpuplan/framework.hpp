@@ -68,7 +68,8 @@ struct FrameworkProfile {
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels
   bool tp_grad_comm_async = false;                       // column-parallel input-gradient collective runs under the weight-gradient GEMM
   int zero_max_with_pp = 3;                              // highest ZeRO stage it runs with pipelining (Colossal-AI: 1)
-  int zero_max_with_ep = 3;                              // highest ZeRO stage it runs with expert parallelism (Megatron core 0.10/0.11 FSDP2: 1)
+  int zero_max_with_ep = 3;
+  int zero_max_with_tp = 3;                              // highest ZeRO stage it runs with tensor parallelism (DeepSpeed AutoTP 0.16: 2)                              // highest ZeRO stage it runs with expert parallelism (Megatron core 0.10/0.11 FSDP2: 1)
   OptimizerLoop optimizer_loop = OptimizerLoop::kForeach;  // multi-tensor optimizer kernels, or one op per tensor in a Python loop
   bool zero2_per_unit = false;                           // ZeRO-2 is FSDP SHARD_GRAD_OP: per-unit all-gather every forward, reduce-scatter every backward
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;

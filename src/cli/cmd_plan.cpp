@@ -136,7 +136,23 @@ void run(const PlanFlags& f) {
     }
     emit(arguments);
   }
-  else if (export_to == "deepspeed") emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");
+  else if (export_to == "deepspeed") {
+    emit(deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n");
+    // The config's activation_checkpointing section only configures DeepSpeed's
+    // checkpointing API (deepspeed/runtime/activation_checkpointing/config.py);
+    // the model turns recompute on. Said on stderr, so the JSON stays clean.
+    if (l.recompute != Recompute::kNone) {
+      const bool zh = parse_lang(f.out.lang) == Lang::kZh;
+      fmt::print(stderr, "{}\n",
+                 zh ? fmt::format("注意：该布局依赖{}重计算，DeepSpeed 配置无法开启它：请在模型中开启（Hugging Face："
+                                  "model.gradient_checkpointing_enable()；Megatron-DeepSpeed：--checkpoint-activations）。",
+                                  l.recompute == Recompute::kFull ? "完整" : "选择性")
+                    : fmt::format("note: the layout relies on {} activation recompute, which a DeepSpeed config cannot switch on: "
+                                  "enable it in the model (Hugging Face: model.gradient_checkpointing_enable(); Megatron-DeepSpeed: "
+                                  "--checkpoint-activations).",
+                                  l.recompute == Recompute::kFull ? "full" : "selective"));
+    }
+  }
   else {
     const std::string toml = torchtitan_toml(r.model, l, &runner);
     const std::string unknown = torchtitan_toml_unknown(toml, runner);

@@ -282,6 +282,10 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
     return both(fmt::format("runs at most ZeRO stage {} with pipeline parallelism", f.zero_max_with_pp),
                 fmt::format("在流水线并行下最多运行 ZeRO-{}", f.zero_max_with_pp));
   }
+  if (l.tp > 1 && l.zero_stage > f.zero_max_with_tp) {
+    return both(fmt::format("runs at most ZeRO stage {} with tensor parallelism", f.zero_max_with_tp),
+                fmt::format("在张量并行下最多运行 ZeRO-{}", f.zero_max_with_tp));
+  }
   if (l.ep > 1 && l.zero_stage > f.zero_max_with_ep) {
     return both(fmt::format("runs at most ZeRO stage {} with expert parallelism", f.zero_max_with_ep),
                 fmt::format("在专家并行下最多运行 ZeRO-{}", f.zero_max_with_ep));

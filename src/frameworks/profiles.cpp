@@ -234,6 +234,7 @@ constexpr Property kProperties[] = {
   {"tp_grad_comm_async", "false", set_bool<&FrameworkProfile::tp_grad_comm_async>},
   {"zero_max_with_pp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_pp>},
   {"zero_max_with_ep", "3", set_zero_stage<&FrameworkProfile::zero_max_with_ep>},
+  {"zero_max_with_tp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_tp>},
   {"optimizer_loop", "foreach",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});
