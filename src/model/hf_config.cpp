@@ -356,7 +356,6 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
   else if (m.parallel_block && !r.get_bool("new_decoder_architecture").value_or(false)) m.norms_per_layer = 1;
   else m.norms_per_layer = 2;
 
-  // Learned absolute position table: GPT-2/3 (n_positions rows), OPT (+2 offset rows).
   // RoPE base and scaling (transformers' rope_theta and rope_scaling: rope_type,
   // or the older key type, and factor), for the launch configs.
   m.rope_theta = r.get_positive("rope_theta").value_or(0);
@@ -370,6 +369,7 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     }
     if (!m.rope_scaling.empty()) m.rope_scaling_factor = r.get_positive(*scaling, "factor").value_or(0);
   }
+  // Learned absolute position table: GPT-2/3 (n_positions rows), OPT (+2 offset rows).
   if (type == "gpt2") m.learned_positions = r.get_int({"n_positions", "max_position_embeddings"}).value_or(0);
   if (type == "opt") m.learned_positions = r.get_int({"max_position_embeddings"}).value_or(0) + 2;
 

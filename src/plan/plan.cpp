@@ -359,8 +359,8 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                 if (r.zero_stage && *r.zero_stage != zero) continue;
                 if (!fw.supports_zero(zero)) continue;
                 if (pp > 1 && zero > fw.zero_max_with_pp) continue;  // profile zero_max_with_pp (Colossal-AI: ZeRO 0-1 with PP)
-                if (ep > 1 && zero > fw.zero_max_with_ep) continue;
-                if (tp > 1 && zero > fw.zero_max_with_tp) continue;  // profile zero_max_with_tp (DeepSpeed AutoTP: ZeRO ≤ 2)  // profile zero_max_with_ep (Megatron core 0.10/0.11: FSDP2 without EP)
+                if (ep > 1 && zero > fw.zero_max_with_ep) continue;  // profile zero_max_with_ep (Megatron core 0.10/0.11: FSDP2 without EP)
+                if (tp > 1 && zero > fw.zero_max_with_tp) continue;  // profile zero_max_with_tp (DeepSpeed AutoTP: ZeRO ≤ 2)
                 if (!r.zero_stage && zero > 0 && dp * cp == 1) continue;     // nothing to shard over
                 if (!r.zero_stage && zero >= 2 && pp > 1) continue;          // ZeRO-2/3 with pipelines: not searched
                 for (Recompute rc : {Recompute::kFull, Recompute::kSelective, Recompute::kNone}) {
