@@ -14,72 +14,50 @@ namespace gpuplan {
 
 namespace {
 
-// The flags Megatron-LM's parser takes at each release of its profile
-// (data/exports/megatron-lm-arguments.json, scripts/extract-megatron-arguments.py).
-struct MegatronParser {
-  std::string commit, file;
-  std::set<std::string> flags;
-};
-
-const std::map<std::string, MegatronParser>& megatron_parsers() {
-  static const std::map<std::string, MegatronParser> parsers = [] {
-    std::map<std::string, MegatronParser> out;
-    for (const auto& f : embedded_files()) {
-      if (f.path != "exports/megatron-lm-arguments.json") continue;
-      const nlohmann::json j = nlohmann::json::parse(f.content);
-      for (const auto& v : j.at("versions")) {
-        MegatronParser p{v.at("commit").get<std::string>(), v.at("file").get<std::string>(), {}};
-        for (const auto& flag : v.at("flags")) p.flags.insert(flag.get<std::string>());
-        out[v.at("version").get<std::string>()] = std::move(p);
-      }
-    }
-    return out;
-  }();
-  return parsers;
-}
-
-// The job-config keys torchtitan's TOML loader takes at each version of its
-// profile (data/exports/torchtitan-config-keys.json,
-// scripts/extract-torchtitan-config-keys.py); format "python" where no TOML is read.
-struct TorchtitanLoader {
+// What one version of a stack reads from a launch config: the option names of
+// its parser (Megatron-LM's flags) or the keys of its job config (torchtitan's
+// section.key), with the commit and file they were read from and the config's
+// format ("python" where torchtitan reads no TOML).
+struct LaunchReader {
   std::string commit, file, format;
-  std::set<std::string> keys;
+  std::set<std::string> names;
 };
 
-const std::map<std::string, TorchtitanLoader>& torchtitan_loaders() {
-  static const std::map<std::string, TorchtitanLoader> loaders = [] {
-    std::map<std::string, TorchtitanLoader> out;
-    for (const auto& f : embedded_files()) {
-      if (f.path != "exports/torchtitan-config-keys.json") continue;
-      const nlohmann::json j = nlohmann::json::parse(f.content);
-      for (const auto& v : j.at("versions")) {
-        TorchtitanLoader t{v.at("commit").get<std::string>(), v.at("file").get<std::string>(), v.at("format").get<std::string>(), {}};
-        for (const auto& k : v.at("keys")) t.keys.insert(k.get<std::string>());
-        out[v.at("version").get<std::string>()] = std::move(t);
-      }
+// data/exports/<file>: {"versions": [{version, commit, file, [format], <list>: [...]}]},
+// written by scripts/extract-megatron-arguments.py and extract-torchtitan-config-keys.py.
+std::map<std::string, LaunchReader> read_launch_readers(const std::string& path, const char* list) {
+  std::map<std::string, LaunchReader> out;
+  for (const auto& f : embedded_files()) {
+    if (f.path != path) continue;
+    const nlohmann::json j = nlohmann::json::parse(f.content);
+    for (const auto& v : j.at("versions")) {
+      LaunchReader r{v.at("commit").get<std::string>(), v.at("file").get<std::string>(), v.value("format", std::string("flags")), {}};
+      for (const auto& name : v.at(list)) r.names.insert(name.get<std::string>());
+      out[v.at("version").get<std::string>()] = std::move(r);
     }
-    return out;
-  }();
-  return loaders;
+  }
+  return out;
 }
 
-const TorchtitanLoader* loader_of(const FrameworkProfile* runner) {
-  if (!runner || runner->id != "torchtitan") return nullptr;
-  const auto& loaders = torchtitan_loaders();
-  const auto it = loaders.find(runner->version);
-  return it == loaders.end() ? nullptr : &it->second;
+// The reader of `runner`'s version, where `runner` is the stack `id` and gpuplan has its names.
+const LaunchReader* reader_of(const FrameworkProfile* runner, const char* id, const std::map<std::string, LaunchReader>& readers) {
+  if (!runner || runner->id != id) return nullptr;
+  const auto it = readers.find(runner->version);
+  return it == readers.end() ? nullptr : &it->second;
 }
 
-// The parser of `runner`'s Megatron-LM release, where gpuplan has its flags.
-const MegatronParser* parser_of(const FrameworkProfile* runner) {
-  if (!runner || runner->id != "megatron-lm") return nullptr;
-  const auto& parsers = megatron_parsers();
-  const auto it = parsers.find(runner->version);
-  return it == parsers.end() ? nullptr : &it->second;
+// Megatron-LM's parser flags by release; torchtitan's job-config keys by version.
+const LaunchReader* parser_of(const FrameworkProfile* runner) {
+  static const auto parsers = read_launch_readers("exports/megatron-lm-arguments.json", "flags");
+  return reader_of(runner, "megatron-lm", parsers);
+}
+const LaunchReader* loader_of(const FrameworkProfile* runner) {
+  static const auto loaders = read_launch_readers("exports/torchtitan-config-keys.json", "keys");
+  return reader_of(runner, "torchtitan", loaders);
 }
 
 // Whether the reading parser takes `flag`; without a known parser, the newest Megatron's flags are written.
-bool takes(const MegatronParser* parser, const char* flag) { return !parser || parser->flags.count(flag) > 0; }
+bool takes(const LaunchReader* parser, const char* flag) { return !parser || parser->names.count(flag) > 0; }
 
 }  // namespace
 
@@ -93,7 +71,7 @@ std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, Megatron
   // ZeRO-3 with any layout; before them only PyTorch FSDP2 (--use-torch-fsdp2,
   // core 0.10), full sharding alone, which validate_args refuses with pipeline
   // or expert parallelism (megatron/training/arguments.py at core_v0.10.0).
-  const MegatronParser* parser = parser_of(runner);
+  const LaunchReader* parser = parser_of(runner);
   if (l.zero_stage >= 2 && !takes(parser, "--use-megatron-fsdp") && !takes(parser, "--use-custom-fsdp")) {
     if (!takes(parser, "--use-torch-fsdp2")) {
       return fmt::format("{} has no sharded data parallelism beyond the distributed optimizer (ZeRO-1), and the layout uses ZeRO-{}", runner->label(), l.zero_stage);
@@ -115,7 +93,7 @@ std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, Megatron
 
 std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
   const bool mindspeed = dialect == MegatronDialect::kMindSpeedLlm;
-  const MegatronParser* parser = parser_of(runner);
+  const LaunchReader* parser = parser_of(runner);
   // One flag (with its value) per line and no line continuations, so the text
   // works in `$(< file)`, in `$(gpuplan ...)` and inside a bash array, the way
   // Megatron-LM's example scripts list their arguments.
@@ -296,7 +274,7 @@ std::string megatron_arguments_unknown(const std::string& arguments, const Frame
   // Only Megatron-LM's own releases are checked: NeMo and Megatron-Bridge read
   // the Megatron-Core of their container, which their profiles do not name,
   // and MindSpeed-LLM adds its own flags to core_r0.8.0's.
-  const MegatronParser* parser = parser_of(&runner);
+  const LaunchReader* parser = parser_of(&runner);
   if (!parser) return "";
   std::vector<std::string> missing;
   size_t start = 0;
@@ -305,7 +283,7 @@ std::string megatron_arguments_unknown(const std::string& arguments, const Frame
     if (end == std::string::npos) end = arguments.size();
     const std::string line = arguments.substr(start, end - start);
     const std::string flag = line.substr(0, line.find(' '));
-    if (flag.rfind("--", 0) == 0 && !parser->flags.count(flag) && std::find(missing.begin(), missing.end(), flag) == missing.end()) {
+    if (flag.rfind("--", 0) == 0 && !parser->names.count(flag) && std::find(missing.begin(), missing.end(), flag) == missing.end()) {
       missing.push_back(flag);
     }
     start = end + 1;
@@ -413,7 +391,7 @@ const FrameworkProfile& torchtitan_toml_reader() {
   for (const auto& f : framework_catalog()) {
     if (f.id != "torchtitan") continue;
     for (const FrameworkProfile& p : f.versions) {
-      const TorchtitanLoader* t = loader_of(&p);
+      const LaunchReader* t = loader_of(&p);
       if (t && t->format == "toml") newest = &p;
     }
   }
@@ -421,7 +399,7 @@ const FrameworkProfile& torchtitan_toml_reader() {
 }
 
 std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProfile& runner) {
-  const TorchtitanLoader* loader = loader_of(&runner);
+  const LaunchReader* loader = loader_of(&runner);
   if (!loader) return "";
   if (loader->format != "toml") {
     return fmt::format("{} reads Python job configs (--module/--config, {} at {}), not a TOML file", runner.label(), loader->file,
@@ -444,7 +422,7 @@ std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProf
     const size_t eq = line.find(" =");
     if (eq == std::string::npos) continue;
     const std::string key = section + "." + line.substr(0, eq);
-    if (!loader->keys.count(key) && std::find(missing.begin(), missing.end(), key) == missing.end()) missing.push_back(key);
+    if (!loader->names.count(key) && std::find(missing.begin(), missing.end(), key) == missing.end()) missing.push_back(key);
   }
   if (missing.empty()) return "";
   std::string list;
@@ -454,11 +432,11 @@ std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProf
 }
 
 std::string torchtitan_toml(const ModelSpec& m, const Layout& l, const FrameworkProfile* runner) {
-  const TorchtitanLoader* loader = loader_of(runner);
+  const LaunchReader* loader = loader_of(runner);
   // From 2025-10 the float8 settings sit under quantize.linear.float8, which is
   // also the converter's registered name (torchtitan/components/quantization/
   // float8.py register_model_converter at e5ef99aab); before, [float8] and "float8".
-  const bool quantize_section = loader && loader->keys.count("quantize.linear.float8.enable_fsdp_float8_all_gather");
+  const bool quantize_section = loader && loader->names.count("quantize.linear.float8.enable_fsdp_float8_all_gather");
   std::string t;
   t += "# Generated by gpuplan: the parallel layout and batch it planned.\n";
   t += "[model]\n";
