@@ -95,6 +95,11 @@ TEST(Frameworks, AReleaseWithoutAnEntryTakesTheLatestReleaseAtOrBeforeIt) {
   EXPECT_EQ(find_framework("llm-foundry@0.3.0").release, "0.4.0");
   EXPECT_EQ(find_framework("megatron-core@0.6.0").release, "0.6.0");
   EXPECT_TRUE(find_framework("megatron-lm@2022").release.empty());
+  // What reads as a date takes the date rule instead (validate flags only releases).
+  EXPECT_EQ(framework_version_date("2021"), "2021-12");
+  EXPECT_EQ(framework_version_date("24.07"), "2024-07");
+  EXPECT_EQ(framework_version_date("0.7.0"), "");
+  EXPECT_EQ(framework_version_date("0.6.0"), "");
   // A snapshot's release must be a release number.
   const std::string bad = R"({"id": "x", "name": "x", "versions": [{"version": "2023", "date": "2023-12", "release": "latest", "source": "s",
     "properties": {}}]})";

@@ -140,9 +140,14 @@ const std::vector<FrameworkFamily>& framework_catalog();
 // "torchtitan", "torchtitan@2024-12", "nemo@24.07", "megatron-core@0.8.0":
 // the version entry equal to the one named, else the latest one dated on or
 // before it (a year means its December; NeMo-style YY.MM means 20YY-MM), else
-// the first; no version: the newest. Throws InputError naming `field` with
+// the first; a release number with no entry, the latest release entry at or
+// before it (data/frameworks/README.md); no version: the newest. Throws InputError naming `field` with
 // the known ids when nothing matches.
 const FrameworkProfile& find_framework(const std::string& name_at_version, const std::string& field = "--framework");
+
+// A version as find_framework reads it as a date: "2021" → "2021-12", "2024-07"
+// as is, NeMo's "24.07" → "2024-07"; "" for anything else (a release number).
+std::string framework_version_date(const std::string& version);
 
 // Loads one profile file's text (for tests and --framework-file); throws InputError naming `origin`.
 FrameworkFamily parse_framework_family(const std::string& json_text, const std::string& origin);

@@ -424,18 +424,14 @@ const std::vector<FrameworkFamily>& framework_catalog() {
   return catalog;
 }
 
-namespace {
-
 // "2021" → "2021-12"; "2024-07" as is; NeMo's "24.07" → "2024-07"; else empty.
-std::string version_as_date(const std::string& v) {
+std::string framework_version_date(const std::string& v) {
   auto digits = [](const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); };
   if (v.size() == 4 && digits(v)) return v + "-12";
   if (v.size() == 7 && digits(v.substr(0, 4)) && v[4] == '-' && digits(v.substr(5))) return v;
   if (v.size() == 5 && digits(v.substr(0, 2)) && v[2] == '.' && digits(v.substr(3))) return "20" + v.substr(0, 2) + "-" + v.substr(3);
   return "";
 }
-
-}  // namespace
 
 const FrameworkProfile& find_framework(const std::string& spec, const std::string& field) {
   const auto at = spec.find('@');
@@ -463,7 +459,7 @@ const FrameworkProfile& find_framework(const std::string& spec, const std::strin
   for (const auto& p : fam->versions) {
     if (p.version == version) return p;
   }
-  const std::string date = version_as_date(version);
+  const std::string date = framework_version_date(version);
   if (date.empty() && version.find('.') != std::string::npos && !profile_json::release_parts(version).empty()) {
     // A release the profile has no entry for ("megatron-core@0.6.0") takes the
     // latest entry of a release at or before it, as the engine profiles do; one

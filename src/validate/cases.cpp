@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -153,10 +152,8 @@ const FrameworkProfile& case_framework(const json& t, std::vector<Bilingual>& fl
     const FrameworkProfile& p = find_framework(*name, "train.framework");
     const size_t at = name->find('@');
     const std::string asked = at == std::string::npos ? "" : name->substr(at + 1);
-    // A release number the profile has no entry for (not a date, nor NeMo's YY.MM).
-    const bool yy_mm = asked.size() == 5 && asked[2] == '.' && std::isdigit(static_cast<unsigned char>(asked[0])) &&
-                       std::isdigit(static_cast<unsigned char>(asked[1])) && std::isdigit(static_cast<unsigned char>(asked[3]));
-    if (!asked.empty() && asked != p.version && asked.find('.') != std::string::npos && !yy_mm) {
+    // A release number the profile has no entry for (a date resolving to an earlier entry is the rule, not flagged).
+    if (!asked.empty() && asked != p.version && framework_version_date(asked).empty()) {
       flags.push_back({fmt::format("framework {} has no profile entry of its own: {}@{} assumed (data/frameworks/README.md, how a version resolves)", *name, p.id, p.version),
                        fmt::format("框架 {} 没有自己的配置条目：按 {}@{} 计（见 data/frameworks/README.md 的版本解析规则）", *name, p.id, p.version)});
     }
