@@ -355,6 +355,65 @@ TEST(Inference, EngineNamesMatchNarrowly) {
   EXPECT_EQ(engine_defaults("TensorRT-LLM 1.0 (PyTorch backend)", m, g, o, 128, 128).profile, "tensorrt-llm@1.0");
 }
 
+// TurboMind before InternLM/lmdeploy#775 (v0.1.0a1) prefills a prompt's first
+// input_len − 1 tokens and samples the first output token in the decode pass
+// that follows (LlamaBatch.cc ContextDecode: 'skip last input token (will
+// process with decoder later)'); from v0.1.0 the prefill pass samples it. So,
+// Llama-2-7B fp16 on one A100-80GB, batch 1, 128 prompt tokens:
+//   TTFT(0.1.0a1) = prefill(127 tokens) + one decode step over a 128-token context
+//   TTFT(0.1.0)   = prefill(128 tokens)
+// and the difference is about one decode step, which reads every weight once:
+// at least 6,738,415,616 params · 2 B / 2.039e12 B/s = 6.61 ms.
+TEST(Inference, OldTurbomindSamplesTheFirstTokenInTheNextDecodeStep) {
+  const ModelSpec m = find_model("llama-2-7b");
+  const GpuSpec g = find_gpu("a100-80g");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp16;
+  o.kv = Precision::kFp16;
+  InferenceOptions old_tm = o, new_tm = o;
+  apply_engine_host(old_tm, engine_defaults("lmdeploy@0.1.0a1", m, g, o, 128, 128));
+  apply_engine_host(new_tm, engine_defaults("lmdeploy@0.1.0", m, g, o, 128, 128));
+  ASSERT_TRUE(old_tm.first_token_from_decode);
+  ASSERT_FALSE(new_tm.first_token_from_decode);
+  const BatchRun a = static_batch_run(m, g, old_tm, 1, 128, 128);
+  const BatchRun b = static_batch_run(m, g, new_tm, 1, 128, 128);
+  EXPECT_NEAR(a.ttft_s, prefill_time(m, g, old_tm, 1, 127).total_s + decode_step_time(m, g, old_tm, 1, 128).total_s, 1e-12);
+  EXPECT_NEAR(b.ttft_s, prefill_time(m, g, new_tm, 1, 128).total_s, 1e-12);
+  EXPECT_GT(a.ttft_s - b.ttft_s, 6.61e-3 * 0.9);  // one weight read, less the one prompt token saved
+  EXPECT_NEAR(a.tpot_s, b.tpot_s, 1e-12);          // the later steps are the same
+  // A one-token prompt leaves nothing to prefill: the first token is the decode step alone.
+  EXPECT_NEAR(static_batch_run(m, g, old_tm, 1, 1, 2).ttft_s, decode_step_time(m, g, old_tm, 1, 1).total_s, 1e-12);
+}
+
+// TurboMind before v0.2.2 caps its KV blocks at cache_max_entry_count of the
+// device's total memory, whatever the weights take (BlockManager::GetBlockCount
+// @v0.1.0a1: total * ratio / block_size; the default ratio 0.5). Llama-2-7B fp16
+// on an A100-80GB leaves ~70 GB free, so the pool is the cap itself:
+// 0.5 · 80 GiB = 42,949,672,960 B; at 32 layers · 2 · 4,096 · 2 B = 524,288 B a
+// token that holds 81,920 tokens = 640 blocks of 128. From v0.2.2 the share is
+// 0.8 of the memory free after the weights.
+TEST(Inference, OldTurbomindKvPoolIsAShareOfTheDeviceTotal) {
+  const ModelSpec m = find_model("llama-2-7b");
+  const GpuSpec g = find_gpu("a100-80g");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp16;
+  o.kv = Precision::kFp16;
+  const EngineDefaults e = engine_defaults("lmdeploy@0.1.0a1", m, g, o, 128, 128);
+  EXPECT_TRUE(e.kv_share_of_total);
+  EXPECT_DOUBLE_EQ(e.kv_memory_fraction, 0.5);
+  EXPECT_EQ(e.tokens_per_block, 128);
+  EXPECT_EQ(e.max_batch_size, 64);
+  const MaxThroughputRun run = max_throughput_run(m, g, o, e, 128, 128);
+  ASSERT_TRUE(run.feasible) << run.why_not;
+  EXPECT_NEAR(run.memory.kv_budget_bytes, 42949672960.0, 1.0);
+  EXPECT_DOUBLE_EQ(run.kv_blocks, 640);
+  const EngineDefaults later = engine_defaults("lmdeploy@0.2.2", m, g, o, 128, 128);
+  EXPECT_FALSE(later.kv_share_of_total);
+  EXPECT_TRUE(later.kv_share_of_free);
+  EXPECT_DOUBLE_EQ(later.kv_memory_fraction, 0.8);
+  EXPECT_EQ(later.max_batch_size, 128);
+}
+
 // ENGINE@VERSION resolves to the latest profile entry at or before the
 // version, release numbers compared part by part with missing parts 0; a
 // version older than every entry takes the first and says so.
@@ -365,9 +424,16 @@ TEST(EngineProfiles, VersionsResolveToTheLatestEntryAtOrBefore) {
   const EngineProfile later = find_engine("lmdeploy@0.17.1", "engine");
   EXPECT_EQ(later.version, "0.16.0");
   EXPECT_NE(later.note.find("resolves to the profile of 0.16.0"), std::string::npos) << later.note;
-  const EngineProfile older = find_engine("lmdeploy@0.1.0a1", "engine");
-  EXPECT_EQ(older.version, "0.16.0");
-  EXPECT_NE(older.note.find("no profile as old as 0.1.0a1"), std::string::npos) << older.note;
+  const EngineProfile older = find_engine("lmdeploy@0.0.14", "engine");
+  EXPECT_EQ(older.version, "0.1.0a1");
+  EXPECT_NE(older.note.find("no profile as old as 0.0.14"), std::string::npos) << older.note;
+  // A pre-release sorts before its release (PEP 440): 0.1.0a1 < 0.1.0 < 0.2.1 < 0.2.2.
+  EXPECT_EQ(find_engine("lmdeploy@0.1.0a1", "engine").version, "0.1.0a1");
+  EXPECT_EQ(find_engine("lmdeploy@0.1.0", "engine").version, "0.1.0");
+  EXPECT_EQ(find_engine("lmdeploy@0.1.0rc2", "engine").version, "0.1.0a1");
+  EXPECT_EQ(find_engine("lmdeploy@0.1", "engine").version, "0.1.0");  // the series' latest entry
+  EXPECT_EQ(find_engine("lmdeploy@0.2.1", "engine").version, "0.1.0");
+  EXPECT_EQ(find_engine("lmdeploy@0.15.0", "engine").version, "0.2.2");
   EXPECT_EQ(find_engine("tensorrt-llm@2025-12", "engine").version, "1.0");
   EXPECT_EQ(find_engine("vllm@0.10", "engine").version, "0.10.2");  // a series takes its latest entry
   EXPECT_EQ(find_engine("vllm@0.9.1", "engine").version, "0.9.1");

@@ -256,6 +256,11 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // 7.73 → 7.91 with the regenerated interval table (its held-out medians moved
 // with those sources' residuals); that bound is re-based there, under the
 // issue's 8%; every other bound tightened.
+// LMDeploy TurboMind got its v0.1.0a1 entry (issue 26): a prefill of every
+// prompt token but the last, the first output token sampled by the decode pass
+// after it (LlamaBatch.cc ContextDecode @v0.1.0a1), so its batch-1 first-token
+// rows went −42…−46% → −5…+9%: inference central 14.34 / 18.35 → 13.42 /
+// 16.67, physics 19.07 / 25.53 → 15.24 / 23.51. Those four bounds tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
@@ -263,7 +268,7 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
   const Bound bounds[] = {{"train_throughput", 7.95, 13.7, 8.2, 16.7, 0}, {"train_memory", 6.9, 12.0, 6.9, 12.0, 0},
-                          {"inference", 14.4, 18.4, 19.1, 25.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
+                          {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;

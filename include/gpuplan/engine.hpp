@@ -33,7 +33,11 @@ struct EngineFact {
   std::string source;
 };
 
-enum class KvShareOf { kDevice, kFreeAfterWeights };
+// What the KV pool's fraction is of: the whole device, weights and buffers
+// included (vLLM gpu_memory_utilization); the memory free after the weights
+// load (TensorRT-LLM, TurboMind from v0.2.1); or the device's total memory for
+// the pool alone (TurboMind before v0.2.1: BlockManager::GetBlockCount).
+enum class KvShareOf { kDevice, kFreeAfterWeights, kDeviceTotalForPool };
 // How the scheduler's limits are set when a run leaves them out:
 // kDeviceTable: the first matching EngineDeviceRule; kTrtllmBenchTuning:
 // trtllm-bench's sizing from model, lengths and memory; kSglangPool: SGLang's
@@ -87,6 +91,10 @@ struct EngineProfile {
   // Each decode step rewrites every layer's whole cache (HF DynamicLayer's
   // torch.cat): the cache is read and written once more per step.
   bool kv_concat_copy = false;
+  // Where a request's first output token comes from: the pass that prefills its
+  // prompt (false), or the decode step after it, the prefill covering every
+  // prompt token but the last (TurboMind before v0.1.0's unified passes).
+  bool first_token_from_decode = false;
   // Named constants a rule uses (trtllm-bench's caps, SGLang's reserve
   // coefficients), each cited in the data file.
   std::vector<std::pair<std::string, double>> rule_constants;

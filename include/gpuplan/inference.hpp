@@ -52,6 +52,10 @@ struct InferenceOptions {
   // true: the KV pool is that share of the memory left free after weights,
   // activations and runtime (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction).
   bool kv_share_of_free = false;
+  // true: the KV pool alone is memory_utilization of the device's total memory,
+  // whatever the weights take, bounded by what is free (TurboMind before
+  // v0.2.1: BlockManager::GetBlockCount). Read before kv_share_of_free.
+  bool kv_share_of_total = false;
   // The engine's host side (EngineProfile, data/engines/): decode steps run as
   // CUDA graphs (one launch), or eagerly at eager_layer_s of host dispatch per
   // decoder layer; host_step_s of scheduling and sampling the GPU waits for
@@ -60,6 +64,9 @@ struct InferenceOptions {
   double eager_layer_s = 0;
   double host_step_s = 0;
   bool kv_concat_copy = false;
+  // The first output token comes from the decode step after a prefill of all
+  // prompt tokens but the last (EngineProfile::first_token_from_decode).
+  bool first_token_from_decode = false;
   // true: the KV share is taken before the activation workspace and CUDA graphs
   // exist, which then come out of the rest (SGLang sizes its pool as
   // memory_utilization of the memory free before the weights, less the weights:
@@ -145,7 +152,7 @@ PassTime step_time(const ModelSpec& model, const GpuSpec& gpu, const InferenceOp
 
 // A static batch run as benchmark tools time it: prefill, then output_len − 1 decode steps.
 struct BatchRun {
-  double ttft_s = 0;           // prefill of the whole batch
+  double ttft_s = 0;           // prefill of the whole batch (+ the decode step that samples the first token, where the engine does so)
   double tpot_s = 0;           // mean decode step
   double total_s = 0;
   double output_tokens_per_s = 0;  // whole TP group
@@ -184,6 +191,7 @@ struct EngineDefaults {
   std::string name_zh;               // the same in Chinese
   double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
   bool kv_share_of_free = false;     // see InferenceOptions::kv_share_of_free
+  bool kv_share_of_total = false;    // see InferenceOptions::kv_share_of_total
   bool kv_sized_before_buffers = false;  // see InferenceOptions::kv_sized_before_buffers
   int64_t max_batch_size = 256;      // sequences the scheduler may run at once
   int64_t max_num_tokens = 8192;     // tokens one step may process (prefill + decode)
@@ -203,6 +211,7 @@ struct EngineDefaults {
   double host_step_s = 0;            // host work per step the GPU waits for (EngineProfile::host_step_s)
   double eager_layer_s = 0;          // host dispatch per decoder layer when run eagerly (EngineProfile::eager_layer_s)
   bool kv_concat_copy = false;       // every step rewrites the cache (EngineProfile::kv_concat_copy)
+  bool first_token_from_decode = false;  // EngineProfile::first_token_from_decode
   std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
   std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
@@ -224,6 +233,7 @@ inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.eager_layer_s = e.eager_layer_s;
   o.host_step_s = e.host_step_s;
   o.kv_concat_copy = e.kv_concat_copy;
+  o.first_token_from_decode = e.first_token_from_decode;
 }
 
 

@@ -391,8 +391,13 @@ PassTime decode_step_time(const ModelSpec& m, const GpuSpec& g, const InferenceO
 BatchRun static_batch_run(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch,
                           int64_t input_len, int64_t output_len) {
   BatchRun r;
-  r.prefill = prefill_time(m, g, o, batch, input_len);
+  // An engine whose prefill stops one token short (first_token_from_decode)
+  // samples the first output token in the decode step that follows, over the
+  // whole prompt; the output_len − 1 steps after it are the same either way.
+  const int64_t prefilled = o.first_token_from_decode ? input_len - 1 : input_len;
+  if (prefilled > 0) r.prefill = prefill_time(m, g, o, batch, prefilled);
   r.ttft_s = r.prefill.total_s;
+  if (o.first_token_from_decode) r.ttft_s += decode_step_time(m, g, o, batch, static_cast<double>(input_len)).total_s;
   const int64_t steps = std::max<int64_t>(0, output_len - 1);
   double decode = 0;
   if (steps > 0) {

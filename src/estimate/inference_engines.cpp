@@ -143,6 +143,7 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   if (!p.note.empty()) e.notes.push_back({p.note, p.note_zh});
   e.kv_memory_fraction = p.kv_memory_fraction;
   e.kv_share_of_free = p.kv_share_of == KvShareOf::kFreeAfterWeights;
+  e.kv_share_of_total = p.kv_share_of == KvShareOf::kDeviceTotalForPool;
   e.kv_sized_before_buffers = p.kv_sized_before_buffers;
   e.tokens_per_block = p.kv_block_tokens;
   e.chunked_prefill = p.chunked_prefill;
@@ -152,6 +153,7 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   e.host_step_s = p.host_step_s;
   e.eager_layer_s = p.eager_layer_s;
   e.kv_concat_copy = p.kv_concat_copy;
+  e.first_token_from_decode = p.first_token_from_decode;
   e.static_batching = p.batching == BatchingMode::kStatic;
   if (p.prefill_context_is_session_len) {
     // session_len = the model's max length; LMDeploy's 2048 when the config names none.

@@ -37,6 +37,7 @@ double kv_token_bytes_all_layers(const ModelSpec& m, const InferenceOptions& o);
 inline void apply_engine_memory_rule(InferenceOptions& o, const EngineDefaults& e) {
   o.memory_utilization = e.kv_memory_fraction;
   o.kv_share_of_free = e.kv_share_of_free;
+  o.kv_share_of_total = e.kv_share_of_total;
   o.kv_sized_before_buffers = e.kv_sized_before_buffers;
   o.prefill_chunk_tokens = e.max_num_tokens;
   o.max_seqs_per_step = e.max_batch_size;

@@ -242,7 +242,15 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   r.activation_bytes = T * per_token + logit_rows * static_cast<double>(m.vocab) / tp * 4;
   const double context = o.cuda_context_bytes.value_or((kCudaContextGiB + (o.tp > 1 ? kNcclBuffersGiB : 0.0)) * kGiB);
   r.runtime_bytes = context + kGraphsGiB * kGiB;
-  if (o.kv_sized_before_buffers) {
+  if (o.kv_share_of_total) {
+    // TurboMind before v0.2.1: the block manager may hold cache_max_entry_count
+    // of the device's total memory in KV blocks (BlockManager::GetBlockCount:
+    // total * ratio / block_size, @v0.1.0a1), whatever the weights take; the
+    // memory actually free after weights, activations and runtime bounds it.
+    const double free_bytes = g.memory_bytes - r.weights_bytes - r.activation_bytes - r.runtime_bytes;
+    r.kv_budget_bytes = std::min(o.memory_utilization * g.memory_bytes, free_bytes);
+    r.reserved_bytes = std::max(0.0, free_bytes - r.kv_budget_bytes);
+  } else if (o.kv_sized_before_buffers) {
     // The pool is sized before the activation workspace and CUDA graphs exist;
     // those then come out of what is left (reserved_bytes is what stays free
     // after them, 0 when they overrun it).

@@ -119,7 +119,9 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   // attention a request lives on one attention rank, which runs all its tokens;
   // the other ranks are taken to be prefilling one request each at the same
   // time (their tokens meet in the expert layers).
-  p.prefill = prefill_time(m, g, o, l.dp, t.input_len);
+  // An engine that samples the first token in the next decode step
+  // (first_token_from_decode) prefills all prompt tokens but the last.
+  p.prefill = prefill_time(m, g, o, l.dp, o.first_token_from_decode ? std::max<int64_t>(1, t.input_len - 1) : t.input_len);
   struct Eval {
     PassTime decode;
     double rate = 0, fraction = 0, tpot = 0;
@@ -160,7 +162,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   p.decode = v.decode;
   p.decode_step_s = v.decode.total_s;
   p.tpot_s = v.tpot;
-  p.ttft_s = p.prefill.total_s;
+  p.ttft_s = p.prefill.total_s + (o.first_token_from_decode ? v.decode.total_s : 0.0);
   p.prefill_fraction = v.fraction;
   p.replica_requests_per_s = v.rate;
   p.replica_output_tokens_per_s = v.rate * static_cast<double>(t.output_len);

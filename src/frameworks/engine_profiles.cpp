@@ -90,9 +90,9 @@ constexpr Property kEngineProperties[] = {
     }},
   {"kv_cache_memory", nullptr,
     [](EngineProfile& p, const json& v, const std::string& w) {
-      if (!v.is_object() || !v.contains("fraction") || !v.contains("of")) bad(w + ": give {\"fraction\": 0–1, \"of\": \"device\" or \"free_after_weights\"}.", w + "：请写成 {\"fraction\": 0–1, \"of\": \"device\" 或 \"free_after_weights\"}。");
+      if (!v.is_object() || !v.contains("fraction") || !v.contains("of")) bad(w + ": give {\"fraction\": 0–1, \"of\": \"device\", \"free_after_weights\" or \"device_total_for_pool\"}.", w + "：请写成 {\"fraction\": 0–1, \"of\": \"device\"、\"free_after_weights\" 或 \"device_total_for_pool\"}。");
       p.kv_memory_fraction = number(v["fraction"], w + " fraction", 0.01, 1);
-      p.kv_share_of = pick<KvShareOf>(v["of"], w + " of", {{"device", KvShareOf::kDevice}, {"free_after_weights", KvShareOf::kFreeAfterWeights}});
+      p.kv_share_of = pick<KvShareOf>(v["of"], w + " of", {{"device", KvShareOf::kDevice}, {"free_after_weights", KvShareOf::kFreeAfterWeights}, {"device_total_for_pool", KvShareOf::kDeviceTotalForPool}});
       p.kv_sized_before_buffers = v.contains("before_runtime_buffers") && boolean(v["before_runtime_buffers"], w + " before_runtime_buffers");
       p.kv_fraction_rule = v.contains("fraction_rule")
                                ? pick<KvFractionRule>(v["fraction_rule"], w + " fraction_rule", {{"fixed", KvFractionRule::kFixed}, {"sglang_reserved_memory", KvFractionRule::kSglangReservedMemory}})
@@ -130,6 +130,8 @@ constexpr Property kEngineProperties[] = {
   {"eager_host_us_per_layer", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.eager_layer_s = number(v, w, 0, 100000) * 1e-6; }},
   {"kv_append", "in_place",
     [](EngineProfile& p, const json& v, const std::string& w) { p.kv_concat_copy = pick<bool>(v, w, {{"in_place", false}, {"concat_copy", true}}); }},
+  {"first_token", "prefill",
+    [](EngineProfile& p, const json& v, const std::string& w) { p.first_token_from_decode = pick<bool>(v, w, {{"prefill", false}, {"next_decode_step", true}}); }},
   {"rule_constants", "(none)",
     [](EngineProfile& p, const json& v, const std::string& w) {
       if (!v.is_object()) bad(w + " must be an object of named numbers.", w + " 须为“名称: 数值”对象。");

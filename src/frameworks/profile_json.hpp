@@ -66,7 +66,11 @@ inline bool valid_date(const std::string& d) {
   return d.size() == 7 && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' && d.substr(5) >= "01" && d.substr(5) <= "12";
 }
 
-// "0.10.2" → {0, 10, 2}; "0.7.0a" → {0, 7, 0}; "b2843" → {2843}; the digits of each dotted part's lead.
+// "0.10.2" → {0, 10, 2}; "b2843" → {2843}; the digits of each dotted part's
+// lead. A pre-release suffix right after the numbers (a, alpha, b, beta, rc,
+// with its number) adds a negative last part, so that it sorts before the
+// release it precedes, as PEP 440 orders them: "0.1.0a1" → {0, 1, 0, -2999}
+// < "0.1.0" = {0, 1, 0, 0}; "0.7.0a" → {0, 7, 0, -3000}.
 inline std::vector<long> release_parts(const std::string& v) {
   std::vector<long> out;
   size_t i = 0;
@@ -79,6 +83,23 @@ inline std::vector<long> release_parts(const std::string& v) {
     out.push_back(n);
     if (i < v.size() && v[i] == '.') ++i;
     else break;
+  }
+  if (!out.empty() && i < v.size() && v[i - 1] >= '0' && v[i - 1] <= '9') {
+    const std::string rest = v.substr(i);
+    long base = 0;
+    size_t len = 0;
+    for (const auto& [tag, rank] : {std::pair<const char*, long>{"alpha", -3000}, {"beta", -2000}, {"rc", -1000}, {"a", -3000}, {"b", -2000}}) {
+      const size_t n = std::char_traits<char>::length(tag);
+      if (rest.compare(0, n, tag) == 0) {
+        base = rank, len = n;
+        break;
+      }
+    }
+    size_t j = len;
+    long num = 0;
+    while (j < rest.size() && rest[j] >= '0' && rest[j] <= '9' && num < 999) num = num * 10 + (rest[j++] - '0');
+    // Only a whole suffix counts ("0.7.0a", "1.0.0rc3"), not a word ("main-…") or a hash.
+    if (len > 0 && (j == rest.size() || rest[j] == '-' || rest[j] == '+')) out.push_back(base + num);
   }
   return out;
 }
