@@ -259,7 +259,7 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // LMDeploy TurboMind got its v0.1.0a1 entry (issue 26): a prefill of every
 // prompt token but the last, the first output token sampled by the decode pass
 // after it (LlamaBatch.cc ContextDecode @v0.1.0a1), so its batch-1 first-token
-// rows went −42…−46% → −5…+9%: inference central 14.34 / 18.35 → 13.42 /
+// rows went −41…−46% → −10…+4%: inference central 14.34 / 18.35 → 13.42 /
 // 16.67, physics 19.07 / 25.53 → 15.24 / 23.51. Those four bounds tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";

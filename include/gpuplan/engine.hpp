@@ -35,8 +35,8 @@ struct EngineFact {
 
 // What the KV pool's fraction is of: the whole device, weights and buffers
 // included (vLLM gpu_memory_utilization); the memory free after the weights
-// load (TensorRT-LLM, TurboMind from v0.2.1); or the device's total memory for
-// the pool alone (TurboMind before v0.2.1: BlockManager::GetBlockCount).
+// load (TensorRT-LLM, TurboMind from v0.2.2); or the device's total memory for
+// the pool alone (TurboMind before v0.2.2: BlockManager::GetBlockCount).
 enum class KvShareOf { kDevice, kFreeAfterWeights, kDeviceTotalForPool };
 // How the scheduler's limits are set when a run leaves them out:
 // kDeviceTable: the first matching EngineDeviceRule; kTrtllmBenchTuning:

@@ -54,7 +54,7 @@ struct InferenceOptions {
   bool kv_share_of_free = false;
   // true: the KV pool alone is memory_utilization of the device's total memory,
   // whatever the weights take, bounded by what is free (TurboMind before
-  // v0.2.1: BlockManager::GetBlockCount). Read before kv_share_of_free.
+  // v0.2.2: BlockManager::GetBlockCount). Read before kv_share_of_free.
   bool kv_share_of_total = false;
   // The engine's host side (EngineProfile, data/engines/): decode steps run as
   // CUDA graphs (one launch), or eagerly at eager_layer_s of host dispatch per

@@ -243,7 +243,7 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   const double context = o.cuda_context_bytes.value_or((kCudaContextGiB + (o.tp > 1 ? kNcclBuffersGiB : 0.0)) * kGiB);
   r.runtime_bytes = context + kGraphsGiB * kGiB;
   if (o.kv_share_of_total) {
-    // TurboMind before v0.2.1: the block manager may hold cache_max_entry_count
+    // TurboMind before v0.2.2: the block manager may hold cache_max_entry_count
     // of the device's total memory in KV blocks (BlockManager::GetBlockCount:
     // total * ratio / block_size, @v0.1.0a1), whatever the weights take; the
     // memory actually free after weights, activations and runtime bounds it.
