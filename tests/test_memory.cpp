@@ -544,3 +544,37 @@ TEST(MemoryCli, JsonVerdict) {
   ASSERT_EQ(z.status, 0) << z.out;
   EXPECT_TRUE(nlohmann::json::parse(z.out)["memory"]["fits"].get<bool>());
 }
+
+// MoE parallel folding: Megatron's token dispatchers all-gather the routed
+// tokens over the expert-TP group, not TP (token_dispatcher.py
+// @core_v0.12.0: MoETokenDispatcher.tp_size = expert_tensor_parallel_size).
+// Qwen3-30B-A3B (hidden 2,048, 128 experts, top 8, expert width 768, gated),
+// 4,096 tokens, TP 2 with sequence parallelism, flash attention, no dropout:
+//   expert TP 2: a rank holds the TP group's T·k = 32,768 routed rows,
+//     permuted input 2·32,768·2,048 = 134,217,728 B; internals 6·32,768·768/2 = 75,497,472 B
+//   expert TP 1: its own sequence slice, T·k/2 = 16,384 rows,
+//     permuted input 2·16,384·2,048 = 67,108,864 B; internals 6·16,384·768/1 = 75,497,472 B
+// so folding saves exactly 67,108,864 B per MoE layer per micro-batch and
+// nothing on a dense layer; with TP 1 there is nothing to fold.
+TEST(Memory, MoeFoldingKeepsOnlyTheExpertTpShareOfRoutedTokens) {
+  const ModelSpec m = find_model("qwen3-30b-a3b");
+  ASSERT_TRUE(m.moe.has_value());
+  ASSERT_EQ(m.hidden, 2048);
+  ASSERT_EQ(m.moe->experts_per_token, 8);
+  ASSERT_EQ(m.moe->expert_intermediate, 768);
+  Layout l;
+  l.tp = 2;
+  l.sequence_parallel = true;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.ep = 8;
+  Layout folded = l;
+  folded.etp = 1;
+  const MemoryOptions o;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, l, true, o) - activation_bytes_per_layer(m, folded, true, o), 67108864.0);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, l, false, o), activation_bytes_per_layer(m, folded, false, o));
+  Layout one = l, one_folded = folded;
+  one.tp = one_folded.tp = 1;
+  one.sequence_parallel = one_folded.sequence_parallel = false;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, one, true, o), activation_bytes_per_layer(m, one_folded, true, o));
+}

@@ -133,11 +133,22 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   if (moe_layer && m.moe) {
     const MoeSpec& e = *m.moe;
     const double k = static_cast<double>(e.experts_per_token);
-    const double routed_tokens = T * k * o.moe_capacity_factor;
+    // A rank's experts see its sequence-parallel slice (T/t tokens) routed k
+    // ways and all-gathered over the *expert*-TP group only: Megatron's token
+    // dispatchers gather over expert_tensor_parallel_size, not TP
+    // (megatron/core/transformer/moe/token_dispatcher.py @core_v0.12.0:
+    // MoETokenDispatcher.tp_size = config.expert_tensor_parallel_size, and the
+    // all-to-all dispatcher's gather_from_sequence_parallel_region runs over
+    // that group). With expert TP = TP that is the whole TP group's T·k, split
+    // t ways inside the experts; with expert TP narrower (MoE parallel folding)
+    // a rank holds etp/t of them at widths split etp ways. The step-time
+    // model's tokens_per_expert takes the same share (step_time_layer.cpp).
+    const double etp = l.expert_tp();
+    const double routed_tokens = T * k * o.moe_capacity_factor * (rep > 1 ? etp / rep : 1.0);
     bytes += 2 * T * h / gathered;                              // router / expert input (norm output)
     bytes += 8 * T * static_cast<double>(e.routed_experts) / rep;  // fp32 router logits and probabilities
-    bytes += 2 * routed_tokens * h;                             // permuted tokens (all-gathered over TP)
-    bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), t);
+    bytes += 2 * routed_tokens * h;                             // permuted tokens (gathered over expert TP)
+    bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t);
     bytes += 2 * T * k * h / rep;                               // expert outputs before the weighted combine
     if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t);
   } else {
