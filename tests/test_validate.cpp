@@ -261,13 +261,22 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // after it (LlamaBatch.cc ContextDecode @v0.1.0a1), so its batch-1 first-token
 // rows went −41…−46% → −10…+4%: inference central 14.34 / 18.35 → 13.42 /
 // 16.67, physics 19.07 / 25.53 → 15.24 / 23.51. Those four bounds tightened.
+// FP8 runs then kept Megatron's fp32 main-grad buffer as bf16 runs do (every
+// --bf16 run accumulates in fp32, --fp8-format or not: arguments.py
+// @core_v0.6.0): train_memory 6.87 / 11.97 → 6.45 / 11.65 (FlagPerf FP8 rows
+// −21 / −18% → −10 / −6%), tightened. The planner, completing the one
+// Megatron-Bridge Llama 3.1 405B FP8 row that states no recompute, no longer
+// fits it without recompute (88.6 GiB of 80) and picks full recompute:
+// +2 → −24% physics, so train_throughput's MAPEs rose 13.68 → 13.80 (central)
+// and 16.66 → 16.78 (physics); those two bounds are re-based there, still
+// under the start figure (17.3).
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.95, 13.7, 8.2, 16.7, 0}, {"train_memory", 6.9, 12.0, 6.9, 12.0, 0},
+  const Bound bounds[] = {{"train_throughput", 7.95, 13.81, 8.2, 16.78, 0}, {"train_memory", 6.45, 11.66, 6.45, 11.66, 0},
                           {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

@@ -7,6 +7,7 @@
 //   bf16/fp16 mixed precision AdamW     2       2    4 master + 4 m + 4 v   16
 //   pure bf16 AdamW (torchtune)         2       2    2 m + 2 v               8
 //   fp8 GEMMs (TransformerEngine)       2 (+2)  2    12                 16 (+2)
+//     under Megatron (fp32 main_grad)   2 (+2)  4    12                 18 (+2)
 //   8-bit AdamW (bitsandbytes), mixed   2       2    4 master + 1 m + 1 v   10
 //   8-bit AdamW, pure bf16              2       2    1 m + 1 v               6
 //   SGD with momentum, mixed            2       2    4 master + 4 m          12

@@ -240,9 +240,13 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the
   // ZeRO-2/3 state sharding already counts, so only a replicated fp32 buffer
-  // (ZeRO 0/1) is the 4-byte case.
-  l.fp32_grad_accum = f.grad_accum_dtype == GradAccumDtype::kFp32 && l.precision == Precision::kBf16 &&
-                      l.finetune == FineTune::kNone && l.zero_stage <= 1;
+  // (ZeRO 0/1) is the 4-byte case. FP8 training keeps bf16 parameters (the fp8
+  // recipe only casts GEMM operands), so it is a bf16 run here too: Megatron
+  // forces accumulate_allreduce_grads_in_fp32 for every --bf16 run, --fp8-format
+  // or not (megatron/training/arguments.py @core_v0.6.0).
+  l.fp32_grad_accum = f.grad_accum_dtype == GradAccumDtype::kFp32 &&
+                      (l.precision == Precision::kBf16 || l.precision == Precision::kFp8) && l.finetune == FineTune::kNone &&
+                      l.zero_stage <= 1;
   // What its "selective" means: the stated policy, else the framework's.
   if (s.recompute_policy) {
     l.selective = *s.recompute_policy;
