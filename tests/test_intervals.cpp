@@ -272,3 +272,27 @@ TEST(Intervals, LeaveOneSourceOutCoverageOnTheSharedCases) {
     EXPECT_GT(*c.predicted_low, 0) << c.id;
   }
 }
+
+// The leave-one-source-out tables are the tables of every other source's
+// residuals, group for group and point for point, including where the source
+// left out opened a group (its removal moves the group's first member) or was
+// a group's only source (the group is not made), and where a kind without a
+// first split repeats its key at two levels.
+TEST(Intervals, HeldOutTablesAreTheTablesOfTheOtherSources) {
+  std::vector<Residual> rs = {res("a", 0.05, true, "hopper"), res("b", -0.1, false), res("a", 0.2), res("c", 0.0, false, "hopper"),
+                              res("d", 0.3), res("b", -0.05), res("e", 0.1, true, "blackwell"), res("c", 0.15),
+                              Residual{PredictionContext{"inference", false, false, "hopper"}, "f", 0.4},
+                              Residual{PredictionContext{"inference", false, true, "ampere"}, "a", -0.3}};
+  for (const auto& split : {std::map<std::string, FirstSplit>{}, std::map<std::string, FirstSplit>{{"train_throughput", FirstSplit::kMoe}}}) {
+    const std::map<std::string, IntervalTable> held = derive_held_out_tables(rs, 2, split);
+    ASSERT_EQ(held.size(), 6u);
+    for (const auto& [source, table] : held) {
+      std::vector<Residual> others;
+      for (const Residual& r : rs) {
+        if (r.source != source) others.push_back(r);
+      }
+      const IntervalTable want = derive_interval_table(others, 2, split);
+      EXPECT_EQ(interval_table_to_json(table, "x").dump(), interval_table_to_json(want, "x").dump()) << "without " << source;
+    }
+  }
+}

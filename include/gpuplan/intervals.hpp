@@ -100,6 +100,13 @@ struct ErrorRange {
 // `split` (none where absent).
 IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources = 4,
                                     const std::map<std::string, FirstSplit>& split = {});
+// Leave-one-source-out: for each source among the residuals, the table
+// derive_interval_table makes of every other source's residuals. Built from
+// one grouping of all of them, each source's members dropped in turn (the
+// other sources' weights do not depend on it), so a file of n sources costs
+// O(n · residuals), not a full derivation per source.
+std::map<std::string, IntervalTable> derive_held_out_tables(const std::vector<Residual>& residuals, int min_sources = 4,
+                                                            const std::map<std::string, FirstSplit>& split = {});
 
 // The range at `level` (0.5–0.99) for a prediction made knowing `ctx`;
 // nullopt when the table has no residual of that kind.

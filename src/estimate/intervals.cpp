@@ -107,47 +107,122 @@ const ResidualGroup* find_group(const IntervalTable& t, const PredictionContext&
 
 }  // namespace
 
-IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources,
-                                    const std::map<std::string, FirstSplit>& split) {
-  IntervalTable t;
-  t.min_sources = min_sources;
-  for (const auto& [kind, first] : split) {
-    if (first != FirstSplit::kNone) t.first_split[kind] = first;
-  }
+namespace {
+
+// Every residual's group at every back-off level, in the order the groups
+// first appear (level by level, then residual by residual), with the members
+// in residual order and each member's weight: 1 / (its source's cases in the
+// group), so that each source weighs 1 in all.
+struct Grouping {
+  struct Group {
+    ResidualGroup key;
+    int level = 0;                  // back-off level, 0 the finest
+    std::vector<size_t> members;    // indices into the residuals, ascending
+    std::vector<double> weights;    // beside members
+    std::set<std::string> sources;  // distinct sources among the members
+  };
+  std::vector<Group> groups;
+};
+
+Grouping group_residuals(const std::vector<Residual>& residuals, const IntervalTable& t) {
+  Grouping out;
   for (int level = 0; level < kLevels; ++level) {
-    for (const Residual& r : residuals) {
-      const ResidualGroup key = key_at(r.context, level, t.split_of(r.context.kind));
-      bool seen = false;
-      for (const auto& g : t.groups) seen = seen || same_key(g, key);
-      if (seen) continue;
-      // Every residual of this group, each source weighing 1 in all.
+    const size_t first = out.groups.size();
+    for (size_t i = 0; i < residuals.size(); ++i) {
+      const ResidualGroup key = key_at(residuals[i].context, level, t.split_of(residuals[i].context.kind));
+      // A key a coarser level repeats (a kind without a first split: kind
+      // alone at levels 2 and 3) is the group already made, not a second one.
+      size_t g = 0;
+      while (g < out.groups.size() && !same_key(out.groups[g].key, key)) ++g;
+      if (g < first) continue;
+      if (g == out.groups.size()) out.groups.push_back(Grouping::Group{key, level, {}, {}, {}});
+      out.groups[g].members.push_back(i);
+    }
+    for (size_t g = first; g < out.groups.size(); ++g) {
+      Grouping::Group& grp = out.groups[g];
       std::map<std::string, int> per_source;
-      std::vector<const Residual*> members;
-      for (const Residual& o : residuals) {
-        if (!same_key(key_at(o.context, level, t.split_of(o.context.kind)), key)) continue;
-        members.push_back(&o);
-        ++per_source[o.source];
-      }
-      ResidualGroup g = key;
-      g.cases = static_cast<int>(members.size());
-      g.sources = static_cast<int>(per_source.size());
+      for (const size_t i : grp.members) ++per_source[residuals[i].source];
+      for (const size_t i : grp.members) grp.weights.push_back(1.0 / per_source[residuals[i].source]);
+      for (const auto& [source, n] : per_source) grp.sources.insert(source);
+    }
+  }
+  return out;
+}
+
+// The table of every residual except `without`'s (empty: all of them). A
+// source's weights within a group do not depend on the other sources, so
+// leaving one out only drops its members: the rest keep their weights and
+// order, and a group left empty is not made.
+IntervalTable table_from(const std::vector<Residual>& residuals, const Grouping& grouping, IntervalTable t,
+                         const std::string* without) {
+  std::vector<std::pair<size_t, const Grouping::Group*>> kept;  // (first remaining member, group) per level
+  auto flush = [&]() {
+    std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [first_member, grp] : kept) {
+      ResidualGroup g = grp->key;
       double sum_w2 = 0;
-      for (const Residual* m : members) {
-        const double w = 1.0 / per_source[m->source];
-        g.points.emplace_back(m->log_ratio, w);
+      for (size_t j = 0; j < grp->members.size(); ++j) {
+        const Residual& r = residuals[grp->members[j]];
+        if (without && r.source == *without) continue;
+        const double w = grp->weights[j];
+        g.points.emplace_back(r.log_ratio, w);
         sum_w2 += w * w;
       }
+      g.cases = static_cast<int>(g.points.size());
+      g.sources = static_cast<int>(grp->sources.size()) - (without && grp->sources.count(*without) ? 1 : 0);
       std::sort(g.points.begin(), g.points.end());
       // Cases of one source share its setup and its errors, so the count of
       // independent residuals lies between the sources and the cases: Kish's
       // effective size of the weights. Below min_sources sources only the
       // sources count, and that n sets the conformal positions.
       const double kish = sum_w2 > 0 ? g.sources * static_cast<double>(g.sources) / sum_w2 : 0;
-      g.effective_n = g.sources >= min_sources ? kish : static_cast<double>(g.sources);
+      g.effective_n = g.sources >= t.min_sources ? kish : static_cast<double>(g.sources);
       t.groups.push_back(std::move(g));
     }
+    kept.clear();
+  };
+  int level = -1;
+  for (const Grouping::Group& grp : grouping.groups) {
+    if (grp.level != level) flush(), level = grp.level;  // a level's groups are contiguous
+    size_t first_member = residuals.size();
+    for (const size_t i : grp.members) {
+      if (!without || residuals[i].source != *without) {
+        first_member = i;
+        break;
+      }
+    }
+    if (first_member < residuals.size()) kept.emplace_back(first_member, &grp);
+  }
+  flush();
+  return t;
+}
+
+IntervalTable empty_table(int min_sources, const std::map<std::string, FirstSplit>& split) {
+  IntervalTable t;
+  t.min_sources = min_sources;
+  for (const auto& [kind, first] : split) {
+    if (first != FirstSplit::kNone) t.first_split[kind] = first;
   }
   return t;
+}
+
+}  // namespace
+
+IntervalTable derive_interval_table(const std::vector<Residual>& residuals, int min_sources,
+                                    const std::map<std::string, FirstSplit>& split) {
+  const IntervalTable t = empty_table(min_sources, split);
+  return table_from(residuals, group_residuals(residuals, t), t, nullptr);
+}
+
+std::map<std::string, IntervalTable> derive_held_out_tables(const std::vector<Residual>& residuals, int min_sources,
+                                                            const std::map<std::string, FirstSplit>& split) {
+  const IntervalTable t = empty_table(min_sources, split);
+  const Grouping grouping = group_residuals(residuals, t);
+  std::map<std::string, IntervalTable> out;
+  for (const Residual& r : residuals) {
+    if (!out.count(r.source)) out.emplace(r.source, table_from(residuals, grouping, t, &r.source));
+  }
+  return out;
 }
 
 std::string case_kind_zh(const std::string& kind) {

@@ -45,18 +45,6 @@ bool framework_stated(const nlohmann::json& raw) {
   return false;
 }
 
-// Every other source's residuals, per source.
-std::map<std::string, std::vector<Residual>> held_out_residuals(const std::vector<Residual>& all) {
-  std::map<std::string, std::vector<Residual>> others;
-  for (const Residual& r : all) others.emplace(r.source, std::vector<Residual>{});
-  for (auto& [source, list] : others) {
-    for (const Residual& x : all) {
-      if (x.source != source) list.push_back(x);
-    }
-  }
-  return others;
-}
-
 // Each kind's first interval dimension (IntervalTable::first_split): of
 // none, MoE or dense, and layout stated or planned, the one whose held-out
 // predictive distributions score lowest by the continuous ranked probability
@@ -69,15 +57,13 @@ std::map<std::string, std::vector<Residual>> held_out_residuals(const std::vecto
 // error) and a range too narrow or too wide; an interval score at 80% alone
 // would prefer a split that tightens ranges while it moves the headline away
 // from the runs. None wins ties.
-std::map<std::string, FirstSplit> choose_first_split(const ValidationResult& out,
-                                                     const std::map<std::string, std::vector<Residual>>& others) {
+std::map<std::string, FirstSplit> choose_first_split(const ValidationResult& out, const std::vector<Residual>& residuals) {
   const FirstSplit candidates[] = {FirstSplit::kNone, FirstSplit::kMoe, FirstSplit::kLayout};
   std::map<std::string, std::map<FirstSplit, double>> score;  // kind → candidate → Σ loss
   for (const FirstSplit first : candidates) {
     std::map<std::string, FirstSplit> all_kinds;
     for (const CaseResult& r : out.cases) all_kinds[r.kind] = first;
-    std::map<std::string, IntervalTable> tables;
-    for (const auto& [source, list] : others) tables[source] = derive_interval_table(list, 4, all_kinds);
+    const std::map<std::string, IntervalTable> tables = derive_held_out_tables(residuals, 4, all_kinds);
     for (const CaseResult& r : out.cases) {
       if (!(r.predicted > 0) || !(r.measured > 0) || !tables.count(r.source)) continue;
       for (int i = 1; i <= 19; ++i) {
@@ -108,10 +94,9 @@ std::map<std::string, FirstSplit> choose_first_split(const ValidationResult& out
 // per kind, from these same held-out predictions, and written with the table
 // by --derive-intervals.
 void add_ranges(ValidationResult& out, double level) {
-  const std::map<std::string, std::vector<Residual>> others = held_out_residuals(validation_residuals(out));
-  out.first_split = choose_first_split(out, others);
-  std::map<std::string, IntervalTable> without;  // source → table of the others
-  for (const auto& [source, list] : others) without[source] = derive_interval_table(list, 4, out.first_split);
+  const std::vector<Residual> residuals = validation_residuals(out);
+  out.first_split = choose_first_split(out, residuals);
+  std::map<std::string, IntervalTable> without = derive_held_out_tables(residuals, 4, out.first_split);  // source → table of the others
   // A factor on a cost-like prediction: actual = predicted · factor; a rate divides by it.
   auto apply = [](const CaseResult& r, double factor) {
     return metric_is_rate(r.metric) ? r.predicted_physics / factor : r.predicted_physics * factor;
