@@ -19,8 +19,9 @@ What counts as a flag:
 """
 import ast
 import json
-import subprocess
 import sys
+
+from profile_revisions import git, revisions  # scripts/profile_revisions.py
 
 # The profile's versions (data/frameworks/megatron-lm.json) and the commit each one reads.
 VERSIONS = [
@@ -37,10 +38,6 @@ VERSIONS = [
     ("0.16.0", "core_v0.16.0"),
     ("0.19.0", "core_v0.19.0"),
 ]
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True).stdout
 
 
 def option_strings(call):
@@ -149,9 +146,7 @@ def main():
                  "plan --export megatron is checked against them (issue 29).",
         "versions": [],
     }
-    for version, rev in VERSIONS:
-        commit = git(repo, "rev-parse", f"{rev}^{{commit}}").strip()
-        date = git(repo, "show", "-s", "--format=%cs", commit).strip()
+    for version, commit, date in revisions(repo, VERSIONS):
         path, flags = flags_at(repo, commit)
         out["versions"].append({"version": version, "commit": commit, "date": date, "file": path, "flags": flags})
     json.dump(out, sys.stdout, indent=1)

@@ -18,8 +18,9 @@ names are written: facts about the loader, no code.
 """
 import ast
 import json
-import subprocess
 import sys
+
+from profile_revisions import git, revisions  # scripts/profile_revisions.py
 
 # The profile's versions (data/frameworks/torchtitan.json) and the commit each one reads.
 VERSIONS = [
@@ -30,10 +31,6 @@ VERSIONS = [
     ("2025-10", "e5ef99aab"),
     ("2026-08", "b5bcd76c66d0acb1a08b176d9639425bc55e0b2a"),
 ]
-
-
-def git(repo, *args):
-    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True).stdout
 
 
 def argparse_keys(source):
@@ -78,9 +75,7 @@ def main():
                  "Python configs and no TOML is read. plan --export torchtitan is checked against them (issue 29).",
         "versions": [],
     }
-    for version, rev in VERSIONS:
-        commit = git(repo, "rev-parse", f"{rev}^{{commit}}").strip()
-        date = git(repo, "show", "-s", "--format=%cs", commit).strip()
+    for version, commit, date in revisions(repo, VERSIONS):
         files = git(repo, "ls-tree", "-r", "--name-only", commit).split("\n")
         if "torchtitan/config_manager.py" in files:
             path, fmt, keys = "torchtitan/config_manager.py", "toml", argparse_keys(git(repo, "show", f"{commit}:torchtitan/config_manager.py"))

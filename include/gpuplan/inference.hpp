@@ -48,14 +48,12 @@ struct InferenceOptions {
   // Share of device memory the engine may use: vLLM's gpu_memory_utilization
   // default 0.90 (vllm/engine/arg_utils.py); the rest stays free.
   double memory_utilization = 0.90;
-  // false: memory_utilization is a share of the whole device (vLLM's rule);
-  // true: the KV pool is that share of the memory left free after weights,
-  // activations and runtime (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction).
-  bool kv_share_of_free = false;
-  // true: the KV pool alone is memory_utilization of the device's total memory,
-  // whatever the weights take, bounded by what is free (TurboMind before
-  // v0.2.2: BlockManager::GetBlockCount). Read before kv_share_of_free.
-  bool kv_share_of_total = false;
+  // What memory_utilization is a share of (gpuplan/engine.hpp KvShareOf): the
+  // whole device, weights and buffers included (vLLM's rule); the memory left
+  // free after weights, activations and runtime (TensorRT-LLM's
+  // KvCacheConfig.free_gpu_memory_fraction); or the device's total memory for
+  // the KV pool alone, bounded by what is free (TurboMind before v0.2.2).
+  KvShareOf kv_share_of = KvShareOf::kDevice;
   // The engine's host side (EngineProfile, data/engines/): decode steps run as
   // CUDA graphs (one launch), or eagerly at eager_layer_s of host dispatch per
   // decoder layer; host_step_s of scheduling and sampling the GPU waits for
@@ -190,8 +188,7 @@ struct EngineDefaults {
   std::string name;                  // engine and version the defaults are read from
   std::string name_zh;               // the same in Chinese
   double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
-  bool kv_share_of_free = false;     // see InferenceOptions::kv_share_of_free
-  bool kv_share_of_total = false;    // see InferenceOptions::kv_share_of_total
+  KvShareOf kv_share_of = KvShareOf::kDevice;  // see InferenceOptions::kv_share_of
   bool kv_sized_before_buffers = false;  // see InferenceOptions::kv_sized_before_buffers
   int64_t max_batch_size = 256;      // sequences the scheduler may run at once
   int64_t max_num_tokens = 8192;     // tokens one step may process (prefill + decode)
@@ -226,8 +223,9 @@ struct EngineDefaults {
 // GPU), hence the other arguments.
 EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& model, const GpuSpec& gpu,
                                const InferenceOptions& o, int64_t input_len, int64_t output_len);
-// The engine's host side as InferenceOptions: CUDA graphs or eager launches,
-// and its per-step host work (a static batch run takes these alone).
+// The engine's step mechanics as InferenceOptions: CUDA graphs or eager
+// launches, its per-step host work, how the cache takes new K/V and which pass
+// samples the first token (a static batch run takes these alone).
 inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.cuda_graphs = e.cuda_graphs;
   o.eager_layer_s = e.eager_layer_s;

@@ -25,6 +25,7 @@ using inference_detail::ffn_width;
 using inference_detail::kv_elem_bytes;
 using inference_detail::kv_heads_per_gpu;
 using inference_detail::kv_token_bytes_all_layers;
+using inference_detail::prefilled_tokens;
 
 namespace {
 
@@ -394,7 +395,7 @@ BatchRun static_batch_run(const ModelSpec& m, const GpuSpec& g, const InferenceO
   // An engine whose prefill stops one token short (first_token_from_decode)
   // samples the first output token in the decode step that follows, over the
   // whole prompt; the output_len − 1 steps after it are the same either way.
-  const int64_t prefilled = o.first_token_from_decode ? input_len - 1 : input_len;
+  const int64_t prefilled = prefilled_tokens(o, input_len);
   if (prefilled > 0) r.prefill = prefill_time(m, g, o, batch, prefilled);
   r.ttft_s = r.prefill.total_s;
   if (o.first_token_from_decode) r.ttft_s += decode_step_time(m, g, o, batch, static_cast<double>(input_len)).total_s;

@@ -142,8 +142,7 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   e.name_zh = e.name;
   if (!p.note.empty()) e.notes.push_back({p.note, p.note_zh});
   e.kv_memory_fraction = p.kv_memory_fraction;
-  e.kv_share_of_free = p.kv_share_of == KvShareOf::kFreeAfterWeights;
-  e.kv_share_of_total = p.kv_share_of == KvShareOf::kDeviceTotalForPool;
+  e.kv_share_of = p.kv_share_of;
   e.kv_sized_before_buffers = p.kv_sized_before_buffers;
   e.tokens_per_block = p.kv_block_tokens;
   e.chunked_prefill = p.chunked_prefill;

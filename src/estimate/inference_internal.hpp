@@ -29,6 +29,13 @@ inline double ffn_width(const ModelSpec& m) {
 // KV bytes per token one GPU holds over all layers at TP `tp` (before the PP split).
 double kv_token_bytes_all_layers(const ModelSpec& m, const InferenceOptions& o);
 
+// Prompt tokens the prefill pass runs: all of them, or all but the last where
+// the engine samples the first token in the decode step after it
+// (InferenceOptions::first_token_from_decode).
+inline int64_t prefilled_tokens(const InferenceOptions& o, int64_t input_len) {
+  return o.first_token_from_decode ? input_len - 1 : input_len;
+}
+
 // A replica sized by an engine's rules: its KV-pool rule, and its step budget
 // as the activation peak it profiles before sizing the pool (every engine here
 // runs a dummy forward pass at max_num_tokens first). The one place an
@@ -36,8 +43,7 @@ double kv_token_bytes_all_layers(const ModelSpec& m, const InferenceOptions& o);
 // SGLang's own pool size for max_running_requests).
 inline void apply_engine_memory_rule(InferenceOptions& o, const EngineDefaults& e) {
   o.memory_utilization = e.kv_memory_fraction;
-  o.kv_share_of_free = e.kv_share_of_free;
-  o.kv_share_of_total = e.kv_share_of_total;
+  o.kv_share_of = e.kv_share_of;
   o.kv_sized_before_buffers = e.kv_sized_before_buffers;
   o.prefill_chunk_tokens = e.max_num_tokens;
   o.max_seqs_per_step = e.max_batch_size;

@@ -242,7 +242,7 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   r.activation_bytes = T * per_token + logit_rows * static_cast<double>(m.vocab) / tp * 4;
   const double context = o.cuda_context_bytes.value_or((kCudaContextGiB + (o.tp > 1 ? kNcclBuffersGiB : 0.0)) * kGiB);
   r.runtime_bytes = context + kGraphsGiB * kGiB;
-  if (o.kv_share_of_total) {
+  if (o.kv_share_of == KvShareOf::kDeviceTotalForPool) {
     // TurboMind before v0.2.2: the block manager may hold cache_max_entry_count
     // of the device's total memory in KV blocks (BlockManager::GetBlockCount:
     // total * ratio / block_size, @v0.1.0a1), whatever the weights take; the
@@ -255,7 +255,7 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
     // those then come out of what is left (reserved_bytes is what stays free
     // after them, 0 when they overrun it).
     const double before_weights = g.memory_bytes - context;
-    r.kv_budget_bytes = o.kv_share_of_free
+    r.kv_budget_bytes = o.kv_share_of == KvShareOf::kFreeAfterWeights
                             // LMDeploy TurboMind: cache_max_entry_count of the memory cudaMemGetInfo reports
                             // free once the weights are loaded (src/turbomind/turbomind.cc CreateEngine, v0.16.0).
                             ? o.memory_utilization * (before_weights - r.weights_bytes)
@@ -263,7 +263,7 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
                             // + KV pool (model_runner.py profile_max_num_token: available − total·(1 − fraction)).
                             : o.memory_utilization * before_weights - r.weights_bytes;
     r.reserved_bytes = std::max(0.0, g.memory_bytes - r.weights_bytes - r.kv_budget_bytes - r.activation_bytes - r.runtime_bytes);
-  } else if (o.kv_share_of_free) {
+  } else if (o.kv_share_of == KvShareOf::kFreeAfterWeights) {
     // TensorRT-LLM: the KV pool takes free_gpu_memory_fraction of the memory
     // still free after the weights are loaded and a profiling pass at
     // max_num_tokens has run (KvCacheConfig; docs/source/reference/memory.md).

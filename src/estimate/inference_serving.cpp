@@ -121,7 +121,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   // time (their tokens meet in the expert layers).
   // An engine that samples the first token in the next decode step
   // (first_token_from_decode) prefills all prompt tokens but the last.
-  p.prefill = prefill_time(m, g, o, l.dp, o.first_token_from_decode ? std::max<int64_t>(1, t.input_len - 1) : t.input_len);
+  p.prefill = prefill_time(m, g, o, l.dp, std::max<int64_t>(1, inference_detail::prefilled_tokens(o, t.input_len)));
   struct Eval {
     PassTime decode;
     double rate = 0, fraction = 0, tpot = 0;
