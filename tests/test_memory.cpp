@@ -578,3 +578,47 @@ TEST(Memory, MoeFoldingKeepsOnlyTheExpertTpShareOfRoutedTokens) {
   one.sequence_parallel = one_folded.sequence_parallel = false;
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, one, true, o), activation_bytes_per_layer(m, one_folded, true, o));
 }
+
+// TransformerEngine's FP8 linears save the quantised input (1 B) for the
+// weight gradient instead of the bf16 one (module/linear.py and
+// layernorm_linear.py @v1.5; profile fp8_saved_input). Llama 3 8B (h 4096,
+// q width 4096, f 14336), TP 2 with SP, 8,192 tokens: each rank holds
+// T/t = 4,096 tokens of the sequence-sharded inputs Megatron saves.
+//   QKV input (norm output)  2 → 1 B over h
+//   fc1 input                2 → 1 B over h
+//   fc2 input (SwiGLU out)   2 → 1 B over f/t·t (split t ways: T/t·f)
+//   attention-out projection: the fused kernel still saves its bf16 output,
+//                             and the FP8 copy adds 1 B over q width
+// saved = T/t·(h + h + f − q) = 4096 · (4096 + 4096 + 14336 − 4096) = 75,497,472 B.
+// With materialised attention nothing else keeps the projection input, so it
+// too drops 2 → 1 B: T/t·(2h + f + q) = 4096 · 26,624 = 109,051,904 B.
+// torchao (fp8_saved_input bf16) keeps the bf16 inputs: no change from bf16.
+TEST(Memory, TransformerEngineFp8KeepsOneByteLinearInputs) {
+  const ModelSpec m = find_model("llama-3-8b");
+  ASSERT_EQ(m.hidden, 4096);
+  ASSERT_EQ(m.intermediate, 14336);
+  ASSERT_EQ(m.q_width(), 4096);
+  Layout bf16;
+  bf16.tp = 2;
+  bf16.sequence_parallel = true;
+  bf16.seq_len = 8192;
+  bf16.micro_batch = 1;
+  bf16.attention = AttentionKernel::kFlash2;
+  bf16.precision = Precision::kBf16;
+  bf16.fp8_saves_fp8_inputs = true;
+  Layout te = bf16;
+  te.precision = Precision::kFp8;
+  Layout torchao = te;
+  torchao.fp8_saves_fp8_inputs = false;
+  const MemoryOptions o;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, bf16, false, o) - activation_bytes_per_layer(m, te, false, o), 75497472.0);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, bf16, false, o), activation_bytes_per_layer(m, torchao, false, o));
+  Layout bf16_mat = bf16, te_mat = te;
+  bf16_mat.attention = te_mat.attention = AttentionKernel::kMaterialised;
+  bf16_mat.recompute = te_mat.recompute = Recompute::kSelective;  // the scores are recomputed, not kept
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, bf16_mat, false, o) - activation_bytes_per_layer(m, te_mat, false, o), 109051904.0);
+  // The profiles that run TransformerEngine say so.
+  EXPECT_TRUE(find_framework("megatron-lm@core_v0.6.0").fp8_saves_fp8_inputs);
+  EXPECT_TRUE(find_framework("megatron-bridge").fp8_saves_fp8_inputs);
+  EXPECT_FALSE(find_framework("torchtitan").fp8_saves_fp8_inputs);
+}

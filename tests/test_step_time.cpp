@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "estimate/attention_kernels.hpp"
+#include "gpuplan/finetune.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
@@ -371,6 +373,82 @@ TEST(StepTime, HostCallsPerLayerSetTheHostFloor) {
   // 0: the kernel count alone.
   l.host_calls_per_layer = 0;
   EXPECT_LT(estimate_step_time(m, l, a100).step_s, a.step_s);
+}
+
+// How the local experts' GEMMs are launched (profile expert_gemms). Qwen3-30B-A3B
+// (128 experts, top 8, hidden 2048, expert width 768, gated: fc1 2048→1536,
+// fc2 768→2048) at EP 8, TP 1, one 4,096-token micro-batch: 16 local experts,
+// each with 4096·8·8/128 = 2,048 tokens. Per matrix and pass (forward x·W,
+// dgrad, wgrad), against one grouped kernel over all 16 experts:
+//   multi_stream (TE GroupedLinear, 4 compute streams): 16/4 rounds of 4 GEMMs
+//     sharing the GPU, 4 · gemm_time_s(batch 4);
+//   sequential (SequentialMLP): 16 · gemm_time_s(batch 1).
+// Two layers, no recompute: the step's GEMM time differs by 2 × those sums.
+TEST(StepTime, ExpertGemmsAsTheFrameworkLaunchesThem) {
+  ModelSpec m = find_model("qwen3-30b-a3b");
+  ASSERT_TRUE(m.moe.has_value());
+  ASSERT_EQ(m.moe->routed_experts, 128);
+  ASSERT_EQ(m.moe->expert_intermediate, 768);
+  m.layers = 2;
+  const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.dp = 8;
+  l.ep = 8;
+  StepTimeOptions o;
+  o.gpus_per_node = 8;
+  const double rows = 2048;
+  struct Shape { double n, k; };
+  const Shape mats[] = {{1536, 2048}, {2048, 768}};
+  auto passes = [&](double batch, double copies) {
+    double t = 0;
+    for (const Shape& x : mats) {
+      t += copies * (gemm_time_s(h100, Precision::kBf16, rows, x.n, x.k, o, batch) + gemm_time_s(h100, Precision::kBf16, rows, x.k, x.n, o, batch) +
+                     gemm_time_s(h100, Precision::kBf16, x.k, x.n, rows, o, batch));
+    }
+    return t;
+  };
+  l.expert_gemms = ExpertGemms::kGrouped;
+  const StepTime grouped = estimate_step_time(m, l, h100, o);
+  l.expert_gemms = ExpertGemms::kMultiStream;
+  const StepTime multi = estimate_step_time(m, l, h100, o);
+  l.expert_gemms = ExpertGemms::kSequential;
+  const StepTime seq = estimate_step_time(m, l, h100, o);
+  EXPECT_NEAR(multi.gemm_s - grouped.gemm_s, 2 * (passes(4, 4) - passes(16, 1)), 1e-9);
+  EXPECT_NEAR(seq.gemm_s - grouped.gemm_s, 2 * (passes(1, 16) - passes(16, 1)), 1e-9);
+  EXPECT_GT(seq.step_s, multi.step_s);
+  EXPECT_GT(multi.step_s, grouped.step_s);
+  // The profiles that name theirs.
+  EXPECT_EQ(find_framework("megatron-bridge").expert_gemms, ExpertGemms::kMultiStream);
+  EXPECT_EQ(find_framework("megatron-lm@core_v0.6.0").expert_gemms, ExpertGemms::kSequential);
+  EXPECT_EQ(find_framework("torchtitan").expert_gemms, ExpertGemms::kGrouped);
+}
+
+// PEFT's LoRA wrapper adds 7 host calls per adapted matrix to a layer whose
+// profile counts its calls (peft v0.7.1 lora/layer.py Linear.forward). Llama
+// 3.1 8B, 2 layers, 128 tokens, 1,000 calls per layer: host-bound, so each
+// phase takes its calls × 15 µs whatever the GPU does under it. LoRA on q,k,v,o
+// against q alone: 3 × 7 = 21 more calls per layer forward and 42 backward,
+// 2 layers × 3 × 21 × 15 µs = 1.89 ms (the optimizer, which steps more
+// adapters, is set aside).
+TEST(StepTime, LoraAdaptersAddPeftHostCalls) {
+  ModelSpec m = find_model("llama-3.1-8b");
+  m.layers = 2;
+  const GpuSpec& a100 = find_gpu("a100-sxm4-80gb");
+  Layout l;
+  l.seq_len = 128;
+  l.micro_batch = 1;
+  l.host_calls_per_layer = 1000;
+  l.finetune = FineTune::kLora;
+  l.lora_modules = parse_lora_modules("q", "--modules");
+  const StepTime one = estimate_step_time(m, l, a100);
+  l.lora_modules = parse_lora_modules("q,k,v,o", "--modules");
+  const StepTime four = estimate_step_time(m, l, a100);
+  EXPECT_NEAR((four.step_s - four.optimizer_s) - (one.step_s - one.optimizer_s), 2 * 3 * 21 * 15e-6, 1e-9);
+  // Without a counted profile (0: the kernel count) the adapters' own kernels set the floor.
+  l.host_calls_per_layer = 0;
+  EXPECT_LT(estimate_step_time(m, l, a100).step_s, four.step_s);
 }
 
 }  // namespace

@@ -270,13 +270,28 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // +2 → −24% physics, so train_throughput's MAPEs rose 13.68 → 13.80 (central)
 // and 16.66 → 16.78 (physics); those two bounds are re-based there, still
 // under the start figure (17.3).
+// TransformerEngine's FP8 linears then kept their quantised input (1 B) for
+// the weight gradient instead of the bf16 one (module/linear.py and
+// layernorm_linear.py @v1.5, linear.py @v2.9; profile fp8_saved_input): the
+// FlagPerf Llama-3-8B FP8 rows moved −10 / −6% → −14 / −9%, because the whole
+// FlagPerf family reads low (its bf16 rows are −13…−16%) while the FP8 − bf16
+// difference it measures (+3 and +2 GiB) is now predicted +4.5 GiB (was +6.8
+// and +6.9). The −9% row crosses the median: train_memory 6.45 / 11.65 →
+// 6.87 / 11.75, and those bounds are re-based there, under the 8 / 12.
+// With it the Megatron-Bridge Llama 3 70B FP8 row fits without recompute, as
+// its recipe runs (−37 → −19%). The experts' GEMMs were then launched as the
+// frameworks launch them (profile expert_gemms: TE GroupedLinear's per-expert
+// GEMMs on four streams for Megatron-Bridge, SequentialMLP for Megatron-LM's
+// default), and Qwen-1's Hugging Face layer counted its host calls (49, and
+// PEFT's 7 per adapted matrix): train_throughput central 7.91 / 13.80 →
+// 7.91 / 13.46, physics 8.20 / 16.78 → 8.20 / 15.90, tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.95, 13.81, 8.2, 16.78, 0}, {"train_memory", 6.45, 11.66, 6.45, 11.66, 0},
+  const Bound bounds[] = {{"train_throughput", 7.95, 13.47, 8.2, 15.9, 0}, {"train_memory", 6.87, 11.75, 6.87, 11.75, 0},
                           {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

@@ -64,12 +64,14 @@ struct FrameworkProfile {
   bool zero3_prefetch = true;
   bool zero3_gather_copies_per_rank = false;           // one output tensor per rank in each ZeRO-3 all-gather (DeepSpeed < 0.5.5)
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;         // delayed (TE cast-transpose) or dynamic (torchao amax + cast + transpose)
+  ExpertGemms expert_gemms = ExpertGemms::kGrouped;     // one grouped kernel, TE's per-expert GEMMs on 4 streams, or a per-expert Python loop
+  bool fp8_saves_fp8_inputs = false;                     // an FP8 linear keeps its quantised input for the weight gradient (TE), not the bf16 one (torchao)
   CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE), PyTorch context_parallel's all-gather, or Ulysses all-to-alls
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels
   bool tp_grad_comm_async = false;                       // column-parallel input-gradient collective runs under the weight-gradient GEMM
   int zero_max_with_pp = 3;                              // highest ZeRO stage it runs with pipelining (Colossal-AI: 1)
-  int zero_max_with_ep = 3;
-  int zero_max_with_tp = 3;                              // highest ZeRO stage it runs with tensor parallelism (DeepSpeed AutoTP 0.16: 2)                              // highest ZeRO stage it runs with expert parallelism (Megatron core 0.10/0.11 FSDP2: 1)
+  int zero_max_with_ep = 3;                              // highest ZeRO stage it runs with expert parallelism (Megatron core 0.10/0.11 FSDP2: 1)
+  int zero_max_with_tp = 3;                              // highest ZeRO stage it runs with tensor parallelism (DeepSpeed AutoTP 0.16: 2)
   OptimizerLoop optimizer_loop = OptimizerLoop::kForeach;  // multi-tensor optimizer kernels, or one op per tensor in a Python loop
   bool zero2_per_unit = false;                           // ZeRO-2 is FSDP SHARD_GRAD_OP: per-unit all-gather every forward, reduce-scatter every backward
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;

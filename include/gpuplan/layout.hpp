@@ -30,6 +30,12 @@ enum class AttentionKernel { kMaterialised, kFlash2, kFlash3, kCudnn, kSdpa, kNp
 // fp8 and transposed-fp8 written), or dynamic tensorwise scaling (torchao
 // float8: an amax pass, a cast, and a transposed copy for the backward GEMMs).
 enum class Fp8Scaling { kDelayed, kDynamic };
+// How a rank runs its local experts' matmuls: one grouped kernel whose grid
+// holds every expert's tiles (grouped_gemm / CUTLASS, torch._grouped_mm), one
+// cuBLAS GEMM per expert spread over TransformerEngine's four compute streams
+// (GroupedLinear), or a Python loop running each expert's MLP in turn
+// (Megatron's SequentialMLP).
+enum class ExpertGemms { kGrouped, kMultiStream, kSequential };
 // How context parallelism exchanges keys and values: a point-to-point ring,
 // each step's transfer hidden behind the step before it and the partial outputs
 // merged inside the attention kernels' epilogue (Megatron-Core/TransformerEngine,
@@ -132,6 +138,7 @@ struct Layout {
   // parameter all-gather after the step (DeepSpeed ZeRO-2).
   bool zero2_per_unit = false;
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
+  ExpertGemms expert_gemms = ExpertGemms::kGrouped;  // MoE layers only: how the local experts' GEMMs are launched
   CpExchange cp_exchange = CpExchange::kP2pRing;  // cp > 1 only: ring attention's exchange, or Ulysses's all-to-alls
   // Python-level torch calls one transformer layer's forward issues, as counted
   // from the framework's code (views, autograd Functions and RNG-state swaps
@@ -202,6 +209,10 @@ struct Layout {
   // (profile fp8_gemms = linear_and_experts); the LM head and attention's
   // batched products always stay in 16 bits.
   bool fp8_experts = true;
+  // With precision fp8: each FP8 linear saves its input for the weight
+  // gradient as the quantised FP8 copy, 1 byte per element (TransformerEngine;
+  // profile fp8_saved_input), instead of the bf16 input it received (torchao).
+  bool fp8_saves_fp8_inputs = false;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   int expert_tp() const { return etp > 0 ? etp : tp; }

@@ -37,6 +37,11 @@
 //   TP + SP in PyTorch DTensor (torchtitan): the QKV and MLP-input linears
 //            keep the all-gathered input, 2·T·h each, not 2·T·h/t (profile
 //            tp_saved_input gathered; Megatron keeps the shard and re-gathers).
+//   FP8 in TransformerEngine: every FP8 linear keeps the quantised copy of
+//            its input for the weight gradient, 1 byte per element, and the
+//            bf16 tensor is freed unless another op saved it (profile
+//            fp8_saved_input; see fp8_linear_inputs below). torchao keeps the
+//            bf16 input, as the counts above assume.
 // T = s·b/cp tokens; matrices split by TP are divided by t; with SP everything is.
 #include <algorithm>
 
@@ -70,10 +75,25 @@ Dims dims(const ModelSpec& m, const Layout& l) {
   return d;
 }
 
-// Bytes an MLP of width f keeps over `tokens` tokens, split t ways.
-double mlp_internal(const ModelSpec& m, double tokens, double f, double t) {
-  return (m.mlp == MlpKind::kGated ? 6.0 : 4.0) * tokens * f / t;
+// Bytes an MLP of width f keeps over `tokens` tokens, split t ways: the
+// activation's input (gate and up: 2·2 B; GeLU: 2 B) and the second linear's
+// input, 2 B in bf16 or `in_bytes` where that linear saves an FP8 copy.
+double mlp_internal(const ModelSpec& m, double tokens, double f, double t, double in_bytes = 2.0) {
+  return ((m.mlp == MlpKind::kGated ? 4.0 : 2.0) + in_bytes) * tokens * f / t;
 }
+
+// Bytes per element a linear saves of its input for the weight gradient.
+// TransformerEngine under fp8_autocast casts the input once and saves that
+// FP8 tensor, not the bf16 one: Linear saves `inputmat_t` (module/linear.py
+// @v1.5 _Linear.forward, `saved_inputmat_t = inputmat_t` when the wgrad runs
+// in FP8) or the quantised `inputmat` with only the usage the backward needs
+// (@v2.9, `saved_inputmat = inputmat` after update_usage), and
+// LayerNormLinear writes the norm output straight into a uint8 buffer and
+// saves it (module/layernorm_linear.py @v1.5: ln_out_dtype = torch.uint8 when
+// fp8). Colossal-AI's linear_fp8 keeps `ctx.x_fp8` (quantization/fp8.py
+// @v0.4.9). torchao's Float8Linear saves `input_hp` (float8_linear.py
+// matmul_with_hp_or_float8_args), 2 B.
+double fp8_linear_inputs(const Layout& l) { return l.precision == Precision::kFp8 && l.fp8_saves_fp8_inputs ? 1.0 : 2.0; }
 
 }  // namespace
 
@@ -82,6 +102,8 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   const Dims d = dims(m, l);
   const double T = d.T, h = d.h, t = d.t, rep = d.rep, a = d.a, gathered = d.gathered;
   const double mask = o.dropout ? 1.0 : 0.0;
+  const double lin = fp8_linear_inputs(l);                      // dense linears' saved input, bytes per element
+  const double expert_lin = l.fp8_experts ? lin : 2.0;          // the routed experts' grouped GEMMs
 
   // Attention block widths.
   double q_w = static_cast<double>(m.q_width()), k_w = static_cast<double>(m.kv_width());
@@ -101,7 +123,7 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   }
   double bytes = 0;
   bytes += 2 * T * h / rep;                    // norm input
-  bytes += 2 * T * h / gathered;               // QKV input (norm output)
+  bytes += lin * T * h / gathered;             // QKV input (norm output)
   bytes += 2 * T * (q_w + k_w) / t;            // Q and K
   bytes += 2 * T * v_w / t;                    // V
   bytes += latent;
@@ -114,7 +136,13 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   } else {
     bytes += 4 * T * a / t;                    // fp32 log-sum-exp per head and row
   }
-  bytes += 2 * T * o_in / t;                   // output-projection input
+  // Output-projection input. A fused attention kernel saves its output for
+  // its own backward (flash-attn FlashAttnFunc: save_for_backward(q, k, v,
+  // out_padded, …); TE FusedAttnFunc likewise), which in bf16 is the tensor
+  // the projection saves too; an FP8 projection keeps its own 1-byte copy
+  // beside it. Without a fused kernel nothing else keeps it.
+  const double fp8_copy = lin < 2.0 ? lin : 0.0;
+  bytes += (keeps_attention_scores(l) ? lin : 2.0 + fp8_copy) * T * o_in / t;
   if (ulysses && !keeps_attention_scores(l)) {
     // A fused kernel saves its output for the backward (flash-attn
     // flash_attn_interface.py FlashAttnFunc.forward ctx.save_for_backward(q, k,
@@ -147,13 +175,15 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     const double routed_tokens = T * k * o.moe_capacity_factor * (rep > 1 ? etp / rep : 1.0);
     bytes += 2 * T * h / gathered;                              // router / expert input (norm output)
     bytes += 8 * T * static_cast<double>(e.routed_experts) / rep;  // fp32 router logits and probabilities
-    bytes += 2 * routed_tokens * h;                             // permuted tokens (gathered over expert TP)
-    bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t);
+    // Permuted tokens (gathered over expert TP): the experts' first GEMM
+    // input; the permutation itself saves only its index map.
+    bytes += expert_lin * routed_tokens * h;
+    bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t, expert_lin);
     bytes += 2 * T * k * h / rep;                               // expert outputs before the weighted combine
-    if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t);
+    if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t, lin);
   } else {
-    bytes += 2 * T * h / gathered;             // first linear input
-    bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t);
+    bytes += lin * T * h / gathered;           // first linear input
+    bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t, lin);
   }
   bytes += mask * T * h / rep;                 // MLP dropout mask
   if (l.eager) {

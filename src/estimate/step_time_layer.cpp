@@ -353,6 +353,13 @@ void add_lora(const Ctx& c, LayerCost& lc, bool moe_layer, double tokens_per_exp
     lc.elem_f += stream_s(c, count * 2.0 * 5 * rows * out, 2);
     lc.elem_b += stream_s(c, count * 2.0 * (2 * rows * out + 3 * rows * in), 2);
     lc.kernels_f += 2;
+    // Host calls PEFT's wrapper adds beside the frozen linear's own: x.to,
+    // dropout, lora_A, lora_B, `* scaling`, `+=` and result.to, 7 per adapted
+    // matrix (peft v0.7.1 src/peft/tuners/lora/layer.py Linear.forward,
+    // l.354-376; the casts return their input in a bf16 model but are still
+    // dispatched). They count against the host floor where the profile counts
+    // the layer's calls (host_calls_per_layer).
+    lc.adapter_calls_f += 7 * count;
   }
   if (l.finetune != FineTune::kQlora) return;
   for (const LayerMatmul& x : layer_matmuls(c.m, moe_layer)) {
@@ -363,6 +370,39 @@ void add_lora(const Ctx& c, LayerCost& lc, bool moe_layer, double tokens_per_exp
     lc.elem_b += stream_s(c, 2.5 * weights, routed ? local_experts : 1.0);
     lc.kernels_f += routed ? local_experts : 1.0;
   }
+}
+
+// The local experts' copies of one matrix, as the framework launches them
+// (profile expert_gemms):
+//  grouped: one kernel whose grid holds every expert's tiles (grouped_gemm's
+//   CUTLASS kernel, torch._grouped_mm), waves counted over all of them;
+//  multi_stream: TransformerEngine's GroupedLinear runs one cuBLAS GEMM per
+//   expert, expert i on compute stream i % 4 (transformer_engine/common/gemm/
+//   cublaslt_gemm.cu multi_stream_cublas_gemm, v2.9 l.924-976, reached from
+//   te_general_grouped_gemm through nvte_multi_tensor_gemm, which takes the
+//   CUTLASS grouped kernel only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM set,
+//   l.1013-1026; still so at v2.14; util/multi_stream.cpp:
+//   num_compute_streams = 4): at most four experts' GEMMs share the GPU, and
+//   each is its own launch;
+//  sequential: Megatron's SequentialMLP loops over its local experts in Python,
+//   each running its own linears (megatron/core/transformer/moe/experts.py;
+//   chosen whenever moe_grouped_gemm is off, its default): one GEMM at a time.
+// Each launch is a kernel the host issues (the host floor counts them).
+void add_expert_gemms(const Ctx& c, LayerCost& lc, Precision p, double rows, double n, double k, double local, bool weight_grad) {
+  if (c.l.expert_gemms == ExpertGemms::kGrouped || local <= 1) {
+    add_gemm_at(c, lc, p, rows, n, k, local, weight_grad);
+    return;
+  }
+  constexpr double kTeComputeStreams = 4;
+  const double together = c.l.expert_gemms == ExpertGemms::kMultiStream ? std::min(kTeComputeStreams, local) : 1.0;
+  const double rounds = local / together;
+  LayerCost one;
+  add_gemm_at(c, one, p, rows, n, k, together, weight_grad);
+  lc.gemm_f += rounds * one.gemm_f;
+  lc.gemm_b += rounds * one.gemm_b;
+  lc.gemm_flop += rounds * one.gemm_flop;
+  lc.gemm_flop_over_eff += rounds * one.gemm_flop_over_eff;
+  lc.kernels_f += local;
 }
 
 }  // namespace
@@ -434,7 +474,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     // FP8 recipes run the transformer's linears in FP8, routed experts only where
     // the framework's recipe covers them (profile fp8_gemms).
     if (x.experts > 0) {
-      add_gemm_at(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts, !frozen);
+      add_expert_gemms(c, lc, c.l.fp8_experts ? c.gemm_p : c.act_p, tokens_per_expert, n, k, local_experts, !frozen);
       if (fp8 && c.l.fp8_experts) add_casts(tokens_per_expert, n, k, local_experts);
     } else {
       const GemmPassTimes t = add_gemm(c, lc, M, n, k, 1, !frozen);
@@ -563,7 +603,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
   // A framework whose layer issues more host calls than kernels (views,
   // autograd Functions, RNG swaps: profile host_calls_per_layer, counted from its
   // code) pays for those; the backward issues about twice the forward's.
-  const double calls_f = std::max(lc.kernels_f, static_cast<double>(l.host_calls_per_layer));
+  const double calls_f = std::max(lc.kernels_f, l.host_calls_per_layer > 0 ? l.host_calls_per_layer + lc.adapter_calls_f : 0.0);
   const double host_f = calls_f * c.o.host_dispatch_s, host_b = 2 * calls_f * c.o.host_dispatch_s;
   lc.elem_f += std::max(0.0, host_f - lc.fwd());
   lc.elem_b += std::max(0.0, host_b - lc.bwd());

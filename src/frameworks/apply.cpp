@@ -236,6 +236,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
                                (l.precision == Precision::kBf16 || l.precision == Precision::kFp8);
   l.optimizer_in_backward = s.optimizer_in_backward.value_or(false);
   l.fp8_experts = f.fp8_gemms == Fp8Gemms::kLinearAndExperts;
+  l.fp8_saves_fp8_inputs = f.fp8_saves_fp8_inputs;
+  l.expert_gemms = f.expert_gemms;
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the

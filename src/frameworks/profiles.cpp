@@ -214,6 +214,14 @@ constexpr Property kProperties[] = {
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.fp8_scaling = pick<Fp8Scaling>(v, where, {{"delayed", Fp8Scaling::kDelayed}, {"dynamic", Fp8Scaling::kDynamic}});
     }},
+  {"expert_gemms", "grouped",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.expert_gemms = pick<ExpertGemms>(v, where, {{"grouped", ExpertGemms::kGrouped}, {"multi_stream", ExpertGemms::kMultiStream}, {"sequential", ExpertGemms::kSequential}});
+    }},
+  {"fp8_saved_input", "bf16",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.fp8_saves_fp8_inputs = pick<bool>(v, where, {{"fp8", true}, {"bf16", false}});
+    }},
   {"host_calls_per_layer", "0",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 10000) {
