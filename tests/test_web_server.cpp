@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -40,15 +42,16 @@ namespace {
 // The running server: child process, its port.
 class Server {
  public:
-  Server() {
+  explicit Server(int port = 0) {
     int out[2];
     if (pipe(out) != 0) return;
+    const std::string port_text = std::to_string(port);
     pid_ = fork();
     if (pid_ == 0) {
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);
-      execl(GPUPLAN_BINARY, GPUPLAN_BINARY, "web", "--port", "0", static_cast<char*>(nullptr));
+      execl(GPUPLAN_BINARY, GPUPLAN_BINARY, "web", "--port", port_text.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     close(out[1]);
@@ -67,6 +70,13 @@ class Server {
   }
   int port() const { return port_; }
   bool alive() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+  // The exit status once it has stopped by itself (-1 while it runs).
+  int exit_status() {
+    int st = 0;
+    if (pid_ <= 0 || waitpid(pid_, &st, 0) != pid_) return -1;
+    pid_ = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
   // Resident set size in KiB, from /proc.
   long rss_kib() const {
     std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
@@ -120,9 +130,10 @@ class Conn {
     return true;
   }
   std::optional<Response> request(const std::string& method, const std::string& path, const std::string& body = "",
-                                  bool close_after = false) {
-    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-    if (method == "POST") req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+                                  bool close_after = false, const std::string& extra_headers = "",
+                                  const std::string& content_type = "application/json") {
+    std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra_headers;
+    if (method == "POST") req += "Content-Type: " + content_type + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
     if (close_after) req += "Connection: close\r\n";
     req += "\r\n" + body;
     if (!send_all(req)) return std::nullopt;
@@ -200,7 +211,7 @@ TEST(WebServer, KeepsServingAfterBadRequests) {
   {  // A 10 MB body: refused with 413 as soon as the headers say so.
     Conn conn(s.port());
     const std::string big(10 * 1024 * 1024, 'x');
-    const auto r = conn.raw("POST /api/train HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+    const auto r = conn.raw("POST /api/train HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
                             std::to_string(big.size()) + "\r\n\r\n" + big);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 413);
@@ -237,7 +248,72 @@ TEST(WebServer, KeepsServingAfterBadRequests) {
   EXPECT_NE(page->body.find("<html"), std::string::npos);
 }
 
-// The bounded load test of issue 7: fixed count, loopback only.
+// Requests refused on their headers, over real sockets (issue 30): a page of
+// another site posting to the local server, a name other than loopback in
+// Host (DNS rebinding), a "simple" text/plain POST; a chunked body over the
+// limit, whose framing carries no Content-Length, is cut off at 1 MiB; a
+// second server on a port in use does not start.
+TEST(WebServer, RefusesForeignPagesNamesAndOversizedChunkedBodies) {
+  Server s;
+  ASSERT_GT(s.port(), 0);
+  const std::string origin = "Origin: http://127.0.0.1:" + std::to_string(s.port()) + "\r\n";
+  {
+    Conn c(s.port());
+    const auto own = c.request("POST", "/api/train", kTrainBody, false, "");
+    ASSERT_TRUE(own);
+    EXPECT_EQ(own->status, 200);
+  }
+  {
+    Conn c(s.port());
+    const auto evil = c.request("POST", "/api/train", kTrainBody, false, "Origin: http://evil.example\r\n");
+    ASSERT_TRUE(evil);
+    EXPECT_EQ(evil->status, 403);
+    EXPECT_TRUE(is_json_error(*evil)) << evil->body;
+  }
+  {
+    Conn c(s.port());
+    const auto plain = c.request("POST", "/api/train", kTrainBody, false, "", "text/plain");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->status, 415);
+  }
+  {
+    Conn c(s.port());
+    const auto rebound = c.raw("GET /api/health HTTP/1.1\r\nHost: evil.example:" + std::to_string(s.port()) + "\r\n\r\n");
+    ASSERT_TRUE(rebound);
+    EXPECT_EQ(rebound->status, 403);
+  }
+  {  // 256 chunks of 16 KiB (4 MiB) with no Content-Length.
+    Conn c(s.port());
+    const long before = s.rss_kib();
+    std::string head = "POST /api/train HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    c.send_all(head);
+    const std::string chunk = "4000\r\n" + std::string(16384, ' ') + "\r\n";
+    for (int i = 0; i < 256; ++i) {
+      if (!c.send_all(chunk)) break;  // the server stops reading at the limit
+    }
+    c.send_all("0\r\n\r\n");
+    const auto r = c.raw("");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 413);
+    EXPECT_LT(s.rss_kib() - before, 16 * 1024) << "the server kept more than 16 MiB of a 4 MiB body";
+  }
+  ASSERT_TRUE(s.alive());
+  Server second(s.port());
+  EXPECT_EQ(second.port(), 0);
+  EXPECT_EQ(second.exit_status(), 1) << "a second gpuplan web started on a port in use";
+  Conn c(s.port());
+  const auto still = c.request("POST", "/api/train", kTrainBody, false, origin);
+  ASSERT_TRUE(still);
+  EXPECT_EQ(still->status, 200);
+}
+
+// The bounded load test of issues 7 and 30: fixed count, loopback only.
+// 10,000 requests over 32 keep-alive connections, 1 in 100 of them hostile
+// (sent on a connection of its own: a body nested 90,000 deep, a 70,000-entry
+// list, a cross-origin POST, a foreign Host, a text/plain POST, a 2 MiB chunked
+// body), while 16 slowloris connections trickle a request in one byte a second.
+// No valid request may fail; the latency percentiles and the server's memory
+// are printed (docs/web.md keeps the figures), not asserted as times.
 TEST(WebServer, LoadTenThousandMixedRequests) {
   Server s;
   ASSERT_GT(s.port(), 0);
@@ -261,7 +337,28 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
       {"POST", "/api/memory", R"({"model":"llama-3.1-70b","gpu":"h100","tp":"x"})", 400},
       {"GET", "/api/missing", "", 404},
   };
-  constexpr int kConnections = 16;
+  // Hostile requests: raw bytes and the status each must get.
+  std::string list = R"({"model":"llama-3.1-8b","gpus":8,"gpu":[)";
+  for (int i = 0; i < 70000; ++i) list += i ? ",\"h100\"" : "\"h100\"";
+  list += "]}";
+  const std::string deep = std::string(90000, '[') + std::string(90000, ']');
+  auto post_raw = [](const std::string& body, const std::string& headers) {
+    return "POST /api/train HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + "Content-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
+  };
+  std::string chunked = "POST /api/train HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 128; ++i) chunked += "4000\r\n" + std::string(16384, ' ') + "\r\n";
+  chunked += "0\r\n\r\n";
+  const std::vector<std::pair<std::string, int>> hostile = {
+      {post_raw(deep, "Content-Type: application/json\r\n"), 400},
+      {post_raw(list, "Content-Type: application/json\r\n"), 400},
+      {post_raw(kTrainBody, "Content-Type: application/json\r\nOrigin: http://evil.example\r\n"), 403},
+      {"GET /api/health HTTP/1.1\r\nHost: evil.example\r\n\r\n", 403},
+      {post_raw(kTrainBody, "Content-Type: text/plain\r\n"), 415},
+      {chunked, 413},
+  };
+  constexpr int kConnections = 32;
+  constexpr int kSlowloris = 16;
 #if GPUPLAN_TEST_UNDER_ASAN
   // Under AddressSanitizer the allocator quarantines freed memory (RSS grows by
   // design) and every request is several times slower: a shorter run, no RSS bound.
@@ -271,7 +368,9 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
   constexpr int kRequests = 10000;
   constexpr bool kCheckRss = true;
 #endif
-  auto run = [&](int total, std::atomic<int>& failures) {
+  std::mutex latencies_mutex;
+  std::vector<double> latencies;
+  auto run = [&](int total, std::atomic<int>& failures, bool with_hostile) {
     std::vector<std::thread> threads;
     for (int t = 0; t < kConnections; ++t) {
       threads.emplace_back([&, t] {
@@ -280,11 +379,23 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
           failures += total / kConnections;
           return;
         }
+        std::vector<double> mine;
         for (int i = t; i < total; i += kConnections) {
+          if (with_hostile && i % 100 == 37) {
+            const auto& [bytes, status] = hostile[static_cast<size_t>(i / 100) % hostile.size()];
+            Conn bad(s.port());
+            const auto r = bad.raw(bytes);
+            if (!r || r->status != status) ++failures;
+            continue;
+          }
           const Kind& k = mix[static_cast<size_t>(i) % mix.size()];
+          const auto t0 = std::chrono::steady_clock::now();
           const auto r = conn.request(k.method, k.path, k.body);
+          mine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
           if (!r || r->status != k.status || r->body.empty()) ++failures;
         }
+        const std::lock_guard<std::mutex> lock(latencies_mutex);
+        latencies.insert(latencies.end(), mine.begin(), mine.end());
       });
     }
     for (auto& th : threads) th.join();
@@ -301,23 +412,40 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
   int warm_requests = 0;
   // (Under ASan the quarantine keeps RSS growing and nothing is checked: no warm-up.)
   for (int round = 0, steady_rounds = 0; kCheckRss && round < 10 && steady_rounds < 2; ++round) {
-    run(kRequests / 2, warm_failures);
+    run(kRequests / 2, warm_failures, true);
     warm_requests += kRequests / 2;
     const long now_kib = s.rss_kib();
     steady_rounds = now_kib <= settled_kib * 1.01 ? steady_rounds + 1 : 0;
     settled_kib = now_kib;
   }
   ASSERT_EQ(warm_failures, 0);
+  latencies.clear();
+  // The slowloris clients: each holds a request open, one header byte a second.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> slow;
+  for (int i = 0; i < kSlowloris; ++i) {
+    slow.emplace_back([&] {
+      Conn c(s.port());
+      c.send_all("POST /api/train HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+      while (!stop && c.send_all("a")) std::this_thread::sleep_for(std::chrono::seconds(1));
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const long before_kib = s.rss_kib();
   std::atomic<int> failures{0};
   const auto t0 = std::chrono::steady_clock::now();
-  run(kRequests, failures);
+  run(kRequests, failures, true);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const long after_kib = s.rss_kib();
-  std::printf("[ load ] %d requests over %d connections in %.2f s: %.0f requests/s, %d failed; server RSS %ld KiB cold, "
-              "%ld KiB before (after %d warm-up requests), %ld KiB after (%+.1f%%)\n",
-              kRequests, kConnections, seconds, kRequests / seconds, failures.load(), cold_kib, before_kib,
-              warm_requests, after_kib,
+  stop = true;
+  for (auto& th : slow) th.join();
+  std::sort(latencies.begin(), latencies.end());
+  auto pct = [&](double p) { return latencies.empty() ? 0.0 : 1e3 * latencies[std::min(latencies.size() - 1, static_cast<size_t>(p * latencies.size()))]; };
+  std::printf("[ load ] %d requests (%zu valid timed, 1%% hostile) over %d connections beside %d slowloris in %.2f s: %.0f requests/s, "
+              "%d failed; latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms; server RSS %ld KiB cold, %ld KiB before "
+              "(after %d warm-up requests), %ld KiB after (%+.1f%%)\n",
+              kRequests, latencies.size(), kConnections, kSlowloris, seconds, kRequests / seconds, failures.load(), pct(0.5), pct(0.99),
+              pct(0.999), latencies.empty() ? 0.0 : 1e3 * latencies.back(), cold_kib, before_kib, warm_requests, after_kib,
               100.0 * (after_kib - before_kib) / before_kib);
   EXPECT_EQ(failures, 0);
   EXPECT_TRUE(s.alive());

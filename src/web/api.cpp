@@ -14,6 +14,9 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/engine.hpp"
@@ -147,6 +150,50 @@ const char* content_type_for(const std::string& path) {
   return "text/plain; charset=utf-8";
 }
 
+// Bounds on what one request may ask for, so that its work and its answer stay
+// small whatever it holds (issue 30: a 70,000-entry GPU list took 1.3 s before
+// the pair limit refused it, a 700 KB model name 1.1 s in the did-you-mean
+// search). A pasted config.json is well inside them: its longest lists
+// (layer_types, modules_to_not_convert) hold tens to a few hundred entries.
+constexpr size_t kMaxJsonValues = 20000;   // values in the whole body
+constexpr size_t kMaxArrayItems = 1024;    // entries in any one list
+constexpr size_t kMaxStringBytes = 16384;  // bytes in any one string or key
+
+// One sentence naming what is over its bound, or "" when the body is within them.
+std::pair<std::string, std::string> oversized(const json& root) {
+  std::vector<const json*> todo{&root};
+  size_t values = 0;
+  while (!todo.empty()) {
+    const json* v = todo.back();
+    todo.pop_back();
+    if (++values > kMaxJsonValues) {
+      return {fmt::format("The request holds more than {} JSON values; the API takes at most that many.", kMaxJsonValues),
+              fmt::format("请求中的 JSON 值超过 {} 个；接口最多接受这么多。", kMaxJsonValues)};
+    }
+    if (v->is_string() && v->get_ref<const std::string&>().size() > kMaxStringBytes) {
+      return {fmt::format("A string in the request is {} bytes long; the API takes strings of at most {} bytes.",
+                          v->get_ref<const std::string&>().size(), kMaxStringBytes),
+              fmt::format("请求中有一个字符串长 {} 字节；接口接受的字符串最长 {} 字节。", v->get_ref<const std::string&>().size(), kMaxStringBytes)};
+    }
+    if (v->is_array()) {
+      if (v->size() > kMaxArrayItems) {
+        return {fmt::format("A list in the request has {} entries; the API takes lists of at most {}.", v->size(), kMaxArrayItems),
+                fmt::format("请求中有一个列表含 {} 项；接口接受的列表最多 {} 项。", v->size(), kMaxArrayItems)};
+      }
+      for (const json& e : *v) todo.push_back(&e);
+    } else if (v->is_object()) {
+      for (const auto& [k, e] : v->items()) {
+        if (k.size() > kMaxStringBytes) {
+          return {fmt::format("A key in the request is {} bytes long; the API takes keys of at most {} bytes.", k.size(), kMaxStringBytes),
+                  fmt::format("请求中有一个键长 {} 字节；接口接受的键最长 {} 字节。", k.size(), kMaxStringBytes)};
+        }
+        todo.push_back(&e);
+      }
+    }
+  }
+  return {};
+}
+
 ApiResponse api(const std::string& method, const std::string& route, const std::string& body) {
   if (route == "health" || route == "models" || route == "gpus" || route == "frameworks" || route == "engines") {
     if (method != "GET") return error_response(405, "/api/" + route + " takes GET.", "", "/api/" + route + " 只接受 GET 请求。");
@@ -178,6 +225,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
     return error_response(400, fmt::format("The request body must be a JSON object (got {}).", json_type_name(j)), "",
                           fmt::format("请求体须为 JSON 对象（收到的是{}）。", json_type_name_zh(j)));
   }
+  if (const auto [en, zh] = oversized(j); !en.empty()) return error_response(400, en, "", zh);
   const Report rep = report_from_json(command, j, JsonCaller::kWeb);
   if (!with_view) return ok(to_json(rep));
   return ok({{"report", to_json(rep)}, {"view", view(rep)}});

@@ -8,6 +8,7 @@
 // GPUs from the built-in catalog only.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,27 @@ struct ApiResponse {
 //   POST /api/finetune                  to_json(finetune_report_for(...)): `gpuplan finetune --format json`
 //   POST /api/<command>/view            {"report": <the same JSON>, "view": labels and formatted values, en and zh}
 // Errors: {"error": "<one sentence>", "field": "<request key or null>"} with
-// 400 (bad input), 404 (unknown route or file), 405 (wrong method), 413 (body too large).
+// 400 (bad input), 404 (unknown route or file), 405 (wrong method), 413 (body too large),
+// 403 / 415 from refuse_request.
 ApiResponse handle_request(const std::string& method, const std::string& path, const std::string& body);
+
+// Who the server is, for judging a request's Host and Origin headers.
+struct ServerIdentity {
+  std::string bind_host = "127.0.0.1";  // the address it listens on
+  int port = 0;                          // the port it listens on
+};
+// What the admission check reads of a request (empty: the header is absent).
+struct RequestMeta {
+  std::string method, host, origin, content_type;
+};
+// A request refused before its body is read (src/web/admission.cpp), else
+// nullopt: 403 for a Host header that does not name a loopback server at its
+// port (DNS rebinding) and for a POST whose Origin is not the server's own
+// page; 415 for a POST that is not application/json (a cross-origin JSON POST
+// needs a CORS preflight, which the server never grants).
+std::optional<ApiResponse> refuse_request(const RequestMeta& r, const ServerIdentity& s);
+// localhost, 127.x.x.x or ::1.
+bool is_loopback_name(const std::string& host);
 
 // The request key for an InputError field: "--seq-len" -> "seq_len".
 std::string field_key(const std::string& cli_field);

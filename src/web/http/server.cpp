@@ -5,7 +5,11 @@
 
 #include <httplib.h>
 
+#include <malloc.h>
+#include <sys/socket.h>
+
 #include <cstdio>
+#include <memory>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -37,25 +41,78 @@ const std::set<std::string>& post_routes() {
 }  // namespace
 
 int serve(const std::string& host, int port) {
+  // glibc gives each worker thread that allocates concurrently its own malloc
+  // arena (up to 8 per core), and each keeps the high-water mark of the
+  // largest bodies it parsed: with 64 workers the resident size grew by 100+
+  // MiB and took 50,000 requests to settle. Four arenas bound it.
+  mallopt(M_ARENA_MAX, 4);
   httplib::Server svr;
-  svr.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  // cpp-httplib holds one worker per open connection for the connection's
+  // life, so a client that trickles its request in (slowloris) or idles
+  // keeps one busy: 64 workers leave room for 16 such clients beside 32
+  // concurrent users (the load test, docs/web.md); an idle keep-alive
+  // connection is closed after 2 s, a read that waits 5 s ends the request.
+  svr.new_task_queue = [] { return new httplib::ThreadPool(64); };
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_keep_alive_max_count(1000);
+  svr.set_keep_alive_timeout(2);
   svr.set_tcp_nodelay(true);  // headers and body go out in separate writes: without this, Nagle + delayed ACK add ~40 ms to each response
-  svr.set_read_timeout(10, 0);
+  svr.set_read_timeout(5, 0);
   svr.set_write_timeout(10, 0);
+  // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which let
+  // a second `gpuplan web` bind the same port and take part of the traffic.
+  svr.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const char*>(&yes), sizeof yes);
+  });
 
-  // GET and HEAD are answered here, before routing: no regex runs over the
-  // path (std::regex recursion grows with its length). Requests with a body go
-  // through httplib's routing so the body is read (and size-limited) first.
-  svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+  // Every request is first judged on its headers (refuse_request: Host,
+  // Origin, Content-Type), before any body is read. GET and HEAD are then
+  // answered here, before routing: no regex runs over the path (std::regex
+  // recursion grows with its length). Requests with a body go to the POST
+  // routes, which read it themselves, at most kMaxBodyBytes of it whatever
+  // its framing (a chunked body has no Content-Length for httplib's limit).
+  auto identity = std::make_shared<ServerIdentity>();
+  identity->bind_host = host;
+  svr.set_pre_routing_handler([identity](const httplib::Request& req, httplib::Response& res) {
+    const RequestMeta meta{req.method, req.get_header_value("Host"), req.get_header_value("Origin"), req.get_header_value("Content-Type")};
+    if (const auto refused = refuse_request(meta, *identity)) {
+      respond(*refused, res);
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.method != "GET" && req.method != "HEAD") return httplib::Server::HandlerResponse::Unhandled;
     respond(handle_request(req.method, req.path, ""), res);
     return httplib::Server::HandlerResponse::Handled;
   });
   for (const auto& route : post_routes()) {
-    svr.Post(route, [](const httplib::Request& req, httplib::Response& res) {
-      respond(handle_request(req.method, req.path, req.body), res);
+    svr.Post(route, [](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+      std::string body;
+      bool too_big = false;
+      const bool whole = read([&](const char* data, size_t n) {
+        if (body.size() + n > kMaxBodyBytes) {
+          too_big = true;
+          return false;
+        }
+        body.append(data, n);
+        return true;
+      });
+      // A Content-Length over the limit: httplib skips the body unread and
+      // marks the response 413 (detail::read_content); a chunked body stops
+      // at the limit here.
+      if (too_big || res.status == 413) {
+        respond(error_response(413, "The request body is larger than the limit of " + std::to_string(kMaxBodyBytes) + " bytes.", "",
+                               "请求体超过了 " + std::to_string(kMaxBodyBytes) + " 字节的上限。"),
+                res);
+        res.set_header("Connection", "close");
+        return;
+      }
+      if (!whole) {
+        respond(error_response(400, "The request body ended before its stated length.", "", "请求体在声明的长度之前就结束了。"), res);
+        res.set_header("Connection", "close");
+        return;
+      }
+      respond(handle_request(req.method, req.path, body), res);
     });
   }
   // Errors httplib produces itself get a JSON body too: an unknown route or
@@ -95,6 +152,7 @@ int serve(const std::string& host, int port) {
   } else if (!svr.bind_to_port(host.c_str(), port)) {
     bound = -1;
   }
+  identity->port = bound;
   if (bound <= 0) {
     std::fprintf(stderr, "error: cannot listen on %s:%d (in use, or not an address of this machine).\n", host.c_str(), port);
     return 1;
