@@ -192,3 +192,56 @@ TEST(HostileInputs, ALocalConfigFolderWinsOverTheCatalogName) {
   EXPECT_EQ(local.name, "Qwen2.5-7B-Instruct");
   std::filesystem::remove_all(dir);
 }
+
+// A config file is named from its own name fields, else after its folder when it
+// is a config.json ("./config.json" read from inside that folder was named "."),
+// else after itself (/tmp/llava.json was named "tmp").
+TEST(HostileInputs, ConfigFilesAreNamedAfterTheirFolderOrThemselves) {
+  const auto dir = std::filesystem::temp_directory_path() / ("config-names-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "Qwen2.5-7B-Instruct");
+  const std::string body = R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":3584,"intermediate_size":18944,)"
+                           R"("num_attention_heads":28,"num_key_value_heads":4,"num_hidden_layers":4,"vocab_size":152064})";
+  std::ofstream(dir / "Qwen2.5-7B-Instruct" / "config.json") << body;
+  std::ofstream(dir / "my-model.json") << body;
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir / "Qwen2.5-7B-Instruct");
+  const ModelSpec here = find_model("./config.json");
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(here.name, "Qwen2.5-7B-Instruct");
+  EXPECT_EQ(find_model((dir / "my-model.json").string()).name, "my-model");
+  std::filesystem::remove_all(dir);
+}
+
+// A multimodal config (LLaVA: text_config and a CLIP ViT-L/14 vision_config)
+// plans the language model; every command says first that the vision tower is
+// not counted, with its size: 24 × (4·1024² + 2·1024·4096) = 301,989,888
+// parameters ≈ 0.30B.
+TEST(HostileInputs, AMultimodalConfigSaysItsVisionTowerIsNotCounted) {
+  const auto file = std::filesystem::temp_directory_path() / ("llava-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"architectures":["LlavaForConditionalGeneration"],"model_type":"llava",)"
+                         R"("text_config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,)"
+                         R"("num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256},)"
+                         R"("vision_config":{"model_type":"clip_vision_model","hidden_size":1024,"num_hidden_layers":24,)"
+                         R"("num_attention_heads":16,"intermediate_size":4096,"image_size":336,"patch_size":14}})";
+  const ModelSpec m = find_model(file.string());
+  EXPECT_TRUE(m.vision_tower_ignored);
+  EXPECT_DOUBLE_EQ(m.vision_tower_params, 301989888.0);
+  const std::vector<std::vector<std::string>> commands = {
+      {"train", "--model", file.string(), "--tokens", "1T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4"},
+      {"memory", "--model", file.string(), "--gpu", "h100", "--gpus", "8"},
+      {"plan", "--model", file.string(), "--gpu", "h100", "--gpus", "8"},
+      {"infer", "--model", file.string(), "--gpu", "h100"},
+      {"finetune", "--model", file.string(), "--gpu", "h100", "--no-ranking"}};
+  for (const auto& args : commands) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
+    const auto at = r.out.find("vision tower (vision_config: 24 layers, hidden 1024, ~0.30B parameters) is not counted");
+    EXPECT_NE(at, std::string::npos) << args[0] << ":\n" << r.out.substr(0, 600);
+    EXPECT_LT(at, 400u) << args[0] << ": not said first";
+    auto zh = args;
+    zh.push_back("--lang");
+    zh.push_back("zh");
+    EXPECT_NE(run_cli(zh).out.find("视觉编码器（vision_config：24 层，隐藏维度 1024，约 0.30B 参数）未计入"), std::string::npos) << args[0];
+  }
+  std::filesystem::remove(file);
+}

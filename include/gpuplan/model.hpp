@@ -107,6 +107,10 @@ struct ModelSpec {
   // model in the same config.json (`vision_config`); a ModelSpec describes the
   // language model only, whose keys come from `text_config`.
   bool vision_tower_ignored = false;
+  // Its size as read from vision_config (a ViT: layers × (4h² + 2hf), biases
+  // and norms left out); 0 where the keys are not there to read.
+  double vision_tower_params = 0;
+  int vision_tower_layers = 0, vision_tower_hidden = 0;
 
   // As the authors state it (0 if unknown); tests compare our exact count to it.
   double params_official = 0;

@@ -87,8 +87,14 @@ ModelSpec load_config_file(const std::filesystem::path& path) {
   }
   ModelSpec m = model_from_hf_config(config, path.string());
   if (m.name == path.string()) {
-    m.name = path.parent_path().filename().string();
-    if (m.name.empty()) m.name = path.stem().string();
+    // No name field: a file called config.json is named after its folder (where
+    // `huggingface-cli download --local-dir` puts it; "./config.json" too, read
+    // from the absolute path, not "."), any other file after itself.
+    std::error_code abs_ec;
+    const std::filesystem::path abs = std::filesystem::absolute(path, abs_ec).lexically_normal();
+    const std::filesystem::path& p = abs_ec ? path : abs;
+    m.name = p.filename() == "config.json" ? p.parent_path().filename().string() : p.stem().string();
+    if (m.name.empty()) m.name = p.stem().string();
   }
   m.id = normalize_name(m.name);
   return m;

@@ -441,6 +441,24 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
     }
     ModelSpec m = model_from_hf_config(text, origin);
     m.vision_tower_ignored = config.contains("vision_config") && !config["vision_config"].is_null();
+    if (m.vision_tower_ignored && config["vision_config"].is_object()) {
+      // A ViT block: Q, K, V and output projections (4h²) and a 2-matrix MLP
+      // (2hf) per layer (CLIP, SigLIP, Qwen2-VL's `depth` / `embed_dim` keys).
+      const json& v = config["vision_config"];
+      auto num = [&](std::initializer_list<const char*> keys) -> double {
+        for (const char* k : keys) {
+          if (auto it = v.find(k); it != v.end() && it->is_number() && it->get<double>() > 0 && it->get<double>() < 1e6) return it->get<double>();
+        }
+        return 0;
+      };
+      const double layers = num({"num_hidden_layers", "depth"}), h = num({"hidden_size", "embed_dim"});
+      const double f = num({"intermediate_size"}) > 0 ? num({"intermediate_size"}) : 4 * h * num({"mlp_ratio"});
+      if (layers > 0 && h > 0 && f > 0) {
+        m.vision_tower_layers = static_cast<int>(layers);
+        m.vision_tower_hidden = static_cast<int>(h);
+        m.vision_tower_params = layers * (4 * h * h + 2 * h * f);
+      }
+    }
     return m;
   }
   auto type = config.find("model_type");

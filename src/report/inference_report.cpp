@@ -1,5 +1,6 @@
 // Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
 #include "report/inference_report.hpp"
+#include "report/model_notes.hpp"
 #include "report/engines_report.hpp"
 
 #include "gpuplan/intervals.hpp"
@@ -37,6 +38,7 @@ void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const c
 Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, const ServingTarget& t,
                         const ServingPlan& p, const Price& price) {
   Report r;
+  add_model_scope_warning(r, m);
   r.command = "infer";
   r.title_en = fmt::format("Serving {} on {} ({} weights, {} KV cache)", m.name, g.name, weight_format_name(o.weights), precision_name(o.kv));
   r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weight_format_name(o.weights), precision_name(o.kv));
@@ -190,6 +192,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
 Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t input_len,
                              int64_t output_len, const MaxThroughputRun& run) {
   Report r;
+  add_model_scope_warning(r, m);
   r.command = "infer";
   r.title_en = fmt::format("Max-throughput run of {} on {} × {} (TP {}, {} weights, {} KV cache)", m.name, o.tp, g.name, o.tp,
                            weight_format_name(o.weights), precision_name(o.kv));
@@ -254,6 +257,7 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
 Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstimate& e, int64_t smallest,
                        const std::vector<GpuChoice>& cheapest, const Price& price) {
   Report r;
+  add_model_scope_warning(r, m);
   const char* method = e.job.method == FineTune::kFull ? "full" : e.job.method == FineTune::kLora ? "LoRA" : "QLoRA";
   r.command = "finetune";
   r.title_en = fmt::format("{} fine-tuning of {} on {} × {}", method, m.name, e.layout.gpus(), g.name);

@@ -1,4 +1,5 @@
 #include "report/memory_report.hpp"
+#include "report/model_notes.hpp"
 #include "layout_rows.hpp"
 
 #include <fmt/format.h>
@@ -130,6 +131,7 @@ namespace gpuplan {
 Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options, bool batch_defaulted) {
   const MemoryBreakdown br = estimate_memory(model, l, gpu, options);
   Report rep;
+  add_model_scope_warning(rep, model);
   // TP beyond one node (or NVLink domain) is legal but unusual: its per-layer
   // all-reduces leave NVLink for the scale-out network, some 10x slower
   // (H100: 450 GB/s NVLink vs 50 GB/s per GPU of 400 Gb/s InfiniBand).

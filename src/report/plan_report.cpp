@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gpuplan/flops.hpp"
+#include "report/model_notes.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
 #include "row_makers.hpp"
@@ -261,6 +262,7 @@ Report plan_report(const PlanRequest& req, const PlanResult& res) {
   // Costs are computed in USD (the ranking key) and shown in the chosen currency.
   const Currency cur = req.currency.value_or(req.market ? market_currency(*req.market) : Currency::kUsd);
   Report rep;
+  add_model_scope_warning(rep, req.model);
   rep.command = "plan";
   rep.csv_table = "ranking";
   rep.title_en = fmt::format("Parallel layouts for {} (seq {}, {} rank)", req.model.name, req.seq_len,

@@ -13,6 +13,7 @@
 #include "money_rows.hpp"
 #include "row_makers.hpp"
 #include "gpuplan/inference.hpp"  // kDefaultSeqLen
+#include "report/model_notes.hpp"
 #include "report/train_confidence_rows.hpp"
 
 namespace gpuplan {
@@ -519,6 +520,7 @@ Report train_report(const TrainRequest& r) {
   }
   if (auto echo = typed_inputs_section(echoed)) rep.sections.push_back(*echo);
   if (have_model) rep.sections.push_back(model_section(model));
+  if (have_model) add_model_scope_warning(rep, model);
 
   Section ws{"workload", "Workload", "训练数据", {}, {}, {}};
   if (r.flop_per_sample) {
