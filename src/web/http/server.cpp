@@ -44,8 +44,13 @@ int serve(const std::string& host, int port) {
   // glibc gives each worker thread that allocates concurrently its own malloc
   // arena (up to 8 per core), and each keeps the high-water mark of the
   // largest bodies it parsed: with 64 workers the resident size grew by 100+
-  // MiB and took 50,000 requests to settle. Four arenas bound it.
+  // MiB and took 50,000 requests to settle. Four arenas bound it. And a block
+  // of 128 KiB or more (a request body, its parsed JSON) is mapped on its own
+  // and returned when freed: glibc otherwise raises that threshold to the
+  // largest block freed so far (its dynamic mmap threshold), after which such
+  // blocks come from the arenas and leave them fragmented.
   mallopt(M_ARENA_MAX, 4);
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   httplib::Server svr;
   // cpp-httplib holds one worker per open connection for the connection's
   // life, so a client that trickles its request in (slowloris) or idles
