@@ -39,6 +39,8 @@ TEST(WebAdmission, LoopbackServerAnswersOnlyLoopbackNamesAtItsPort) {
 TEST(WebAdmission, CrossOriginAndNonJsonPostsAreRefused) {
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1:8080", "http://127.0.0.1:8080"), kLoopback)), 0);
   EXPECT_EQ(status_of(refuse_request(post("localhost:8080", "http://localhost:8080", "application/json; charset=utf-8"), kLoopback)), 0);
+  EXPECT_EQ(status_of(refuse_request(post("localhost:8080", "", " Application/JSON ; charset=utf-8"), kLoopback)), 0);
+  EXPECT_EQ(status_of(refuse_request(post("localhost:8080", "", "application/jsonx"), kLoopback)), 415);
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1:8080"), kLoopback)), 0);  // curl sends no Origin
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1", "http://localhost:8080"), kLoopback)), 0);
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1", "http://localhost"), kLoopback)), 403);

@@ -83,8 +83,12 @@ std::optional<ApiResponse> refuse_request(const RequestMeta& r, const ServerIden
                                       r.origin.substr(0, 200), r.host.substr(0, 200)),
                           "", fmt::format("拒绝跨源请求：Origin“{}”不是本服务器的页面（http://{}）。", r.origin.substr(0, 200), r.host.substr(0, 200)));
   }
-  const std::string type = lower(r.content_type.substr(0, r.content_type.find(';')));
-  if (type.find_first_not_of(' ') == std::string::npos || type.substr(type.find_first_not_of(' ')) != "application/json") {
+  // The media type before any parameter, without the optional whitespace
+  // around it (RFC 9110 §8.3: "application/json ; charset=utf-8" is valid).
+  std::string type = lower(r.content_type.substr(0, r.content_type.find(';')));
+  type.erase(0, std::min(type.size(), type.find_first_not_of(" \t")));
+  type.erase(type.find_last_not_of(" \t") + 1);
+  if (type != "application/json") {
     return error_response(415,
                           fmt::format("The API takes JSON: send the body with Content-Type: application/json (got '{}').",
                                       r.content_type.empty() ? "none" : r.content_type.substr(0, 100)),
