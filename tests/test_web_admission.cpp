@@ -25,7 +25,9 @@ TEST(WebAdmission, LoopbackServerAnswersOnlyLoopbackNamesAtItsPort) {
   for (const char* ok : {"127.0.0.1:8080", "localhost:8080", "LOCALHOST:8080", "[::1]:8080", "127.0.0.1"}) {
     EXPECT_EQ(status_of(refuse_request(RequestMeta{"GET", ok, "", ""}, kLoopback)), 0) << ok;
   }
-  for (const char* bad : {"evil.example", "evil.example:8080", "127.0.0.1:9090", "127.0.0.1:80x", "", "[::1", "192.168.1.5:8080"}) {
+  EXPECT_EQ(status_of(refuse_request(RequestMeta{"GET", "127.1.2.3:8080", "", ""}, kLoopback)), 0);
+  for (const char* bad : {"evil.example", "evil.example:8080", "127.0.0.1:9090", "127.0.0.1:80x", "", "[::1", "192.168.1.5:8080",
+                          "127.attacker.example:8080", "127.0.0.1.attacker.example:8080", "127.0.0.256:8080", "127.0.0:8080"}) {
     const auto r = refuse_request(RequestMeta{"GET", bad, "", ""}, kLoopback);
     ASSERT_EQ(status_of(r), 403) << bad;
     EXPECT_NE(nlohmann::json::parse(r->body)["error"].get<std::string>().find("Host header"), std::string::npos);
@@ -44,6 +46,7 @@ TEST(WebAdmission, CrossOriginAndNonJsonPostsAreRefused) {
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1:8080"), kLoopback)), 0);  // curl sends no Origin
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1", "http://localhost:8080"), kLoopback)), 0);
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1", "http://localhost"), kLoopback)), 403);
+  EXPECT_EQ(status_of(refuse_request(post("127.0.0.1", "http://127.attacker.example:8080"), kLoopback)), 403);
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1:8080", "http://evil.example"), kLoopback)), 403);
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1:8080", "null"), kLoopback)), 403);
   EXPECT_EQ(status_of(refuse_request(post("127.0.0.1:8080", "http://127.0.0.1:9090"), kLoopback)), 403);

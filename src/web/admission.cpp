@@ -49,7 +49,22 @@ std::pair<std::string, int> split_host(const std::string& h) {
 
 bool is_loopback_name(const std::string& host) {
   const std::string h = lower(host);
-  return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+  if (h == "localhost" || h == "::1") return true;
+  // 127.0.0.0/8 written as four decimal octets: a name that merely starts
+  // with "127." (127.attacker.example) is a DNS name a rebinding page controls.
+  int octets = 0, value = -1;
+  for (const char c : h + ".") {
+    if (c == '.') {
+      if (value < 0 || value > 255) return false;
+      ++octets;
+      value = -1;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) && value < 1000) {
+      value = (value < 0 ? 0 : value * 10) + (c - '0');
+    } else {
+      return false;
+    }
+  }
+  return octets == 4 && h.rfind("127.", 0) == 0;
 }
 
 std::optional<ApiResponse> refuse_request(const RequestMeta& r, const ServerIdentity& s) {
