@@ -370,8 +370,26 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
 #endif
   std::mutex latencies_mutex;
   std::vector<double> latencies;
+  // The hostile requests go from a thread of their own, interleaved in time
+  // with the valid ones: a valid client's keep-alive connection never idles
+  // while it waits on one (the server closes an idle one after 2 s, which a
+  // real client answers by reconnecting).
   auto run = [&](int total, std::atomic<int>& failures, bool with_hostile) {
     std::vector<std::thread> threads;
+    if (with_hostile) {
+      threads.emplace_back([&] {
+        for (int i = 37; i < total; i += 100) {
+          const auto& [bytes, status] = hostile[static_cast<size_t>(i / 100) % hostile.size()];
+          Conn bad(s.port());
+          const auto r = bad.raw(bytes);
+          // An oversized body may also meet a reset: the server answers 413 and
+          // closes while the client is still sending (the dedicated test above
+          // reads the 413 itself).
+          if (status == 413 && !r) continue;
+          if (!r || r->status != status) ++failures;
+        }
+      });
+    }
     for (int t = 0; t < kConnections; ++t) {
       threads.emplace_back([&, t] {
         Conn conn(s.port());
@@ -381,13 +399,7 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
         }
         std::vector<double> mine;
         for (int i = t; i < total; i += kConnections) {
-          if (with_hostile && i % 100 == 37) {
-            const auto& [bytes, status] = hostile[static_cast<size_t>(i / 100) % hostile.size()];
-            Conn bad(s.port());
-            const auto r = bad.raw(bytes);
-            if (!r || r->status != status) ++failures;
-            continue;
-          }
+          if (with_hostile && i % 100 == 37) continue;  // sent by the hostile thread
           const Kind& k = mix[static_cast<size_t>(i) % mix.size()];
           const auto t0 = std::chrono::steady_clock::now();
           const auto r = conn.request(k.method, k.path, k.body);
