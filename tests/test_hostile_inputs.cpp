@@ -9,6 +9,8 @@
 #include <string>
 
 #include "chinese_words.hpp"
+#include <nlohmann/json.hpp>
+
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
@@ -244,4 +246,11 @@ TEST(HostileInputs, AMultimodalConfigSaysItsVisionTowerIsNotCounted) {
     EXPECT_NE(run_cli(zh).out.find("视觉编码器（vision_config：24 层，隐藏维度 1024，约 0.30B 参数）未计入"), std::string::npos) << args[0];
   }
   std::filesystem::remove(file);
+  // Qwen2-VL names its ViT's keys depth, embed_dim and mlp_ratio: 32 × (4·1280² + 2·1280·5120) = 629,145,600.
+  const ModelSpec vl = model_from_hf_config(nlohmann::json::parse(
+      R"({"model_type":"qwen2_vl","hidden_size":3584,"num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,)"
+      R"("intermediate_size":18944,"vocab_size":152064,"text_config":{"hidden_size":3584,"num_hidden_layers":28,"num_attention_heads":28,)"
+      R"("num_key_value_heads":4,"intermediate_size":18944,"vocab_size":152064},"vision_config":{"depth":32,"embed_dim":1280,"mlp_ratio":4}})"),
+      "qwen2-vl config.json");
+  EXPECT_DOUBLE_EQ(vl.vision_tower_params, 629145600.0);
 }

@@ -452,7 +452,7 @@ ModelSpec model_from_hf_config(const json& config, const std::string& origin) {
         return 0;
       };
       const double layers = num({"num_hidden_layers", "depth"}), h = num({"hidden_size", "embed_dim"});
-      const double f = num({"intermediate_size"}) > 0 ? num({"intermediate_size"}) : 4 * h * num({"mlp_ratio"});
+      const double f = num({"intermediate_size"}) > 0 ? num({"intermediate_size"}) : h * num({"mlp_ratio"});
       if (layers > 0 && h > 0 && f > 0) {
         m.vision_tower_layers = static_cast<int>(layers);
         m.vision_tower_hidden = static_cast<int>(h);
