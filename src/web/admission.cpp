@@ -14,15 +14,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "units/text_match.hpp"
 #include "web/web.hpp"
 
 namespace gpuplan::web {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // "name:port", "[::1]:port" or a bare name → the name (brackets dropped) and
 // the port (0 when none is written; -1 when it is not a number).
@@ -40,15 +36,15 @@ std::pair<std::string, int> split_host(const std::string& h) {
     name = h.substr(0, colon);
     port = h.substr(colon + 1);
   }
-  if (port.empty()) return {lower(name), 0};
-  if (port.size() > 5 || !std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); })) return {lower(name), -1};
-  return {lower(name), std::stoi(port)};
+  if (port.empty()) return {ascii_lower(name), 0};
+  if (port.size() > 5 || !std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); })) return {ascii_lower(name), -1};
+  return {ascii_lower(name), std::stoi(port)};
 }
 
 }  // namespace
 
 bool is_loopback_name(const std::string& host) {
-  const std::string h = lower(host);
+  const std::string h = ascii_lower(host);
   if (h == "localhost" || h == "::1") return true;
   // 127.0.0.0/8 written as four decimal octets: a name that merely starts
   // with "127." (127.attacker.example) is a DNS name a rebinding page controls.
@@ -86,8 +82,8 @@ std::optional<ApiResponse> refuse_request(const RequestMeta& r, const ServerIden
   // Where the browser says the request comes from, it must be this page: the
   // origin of its Host, or on a loopback server a loopback name at its port.
   auto own_origin = [&] {
-    const std::string o = lower(r.origin);
-    if (o == "http://" + lower(r.host)) return true;
+    const std::string o = ascii_lower(r.origin);
+    if (o == "http://" + ascii_lower(r.host)) return true;
     if (o.rfind("http://", 0) != 0 || !is_loopback_name(s.bind_host)) return false;
     const auto [name, port] = split_host(o.substr(7));
     return is_loopback_name(name) && port == s.port;
@@ -100,7 +96,7 @@ std::optional<ApiResponse> refuse_request(const RequestMeta& r, const ServerIden
   }
   // The media type before any parameter, without the optional whitespace
   // around it (RFC 9110 §8.3: "application/json ; charset=utf-8" is valid).
-  std::string type = lower(r.content_type.substr(0, r.content_type.find(';')));
+  std::string type = ascii_lower(r.content_type.substr(0, r.content_type.find(';')));
   type.erase(0, std::min(type.size(), type.find_first_not_of(" \t")));
   type.erase(type.find_last_not_of(" \t") + 1);
   if (type != "application/json") {
