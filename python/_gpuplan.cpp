@@ -4,7 +4,8 @@
 // chain the web API uses (src/inputs/json_inputs.cpp: the inputs' one
 // declaration, the library's checks, the report), so a Python result is that
 // command's JSON document, field for field. run() drives the command line
-// in-process for the rest (calibrate, validate, the catalogs, plan --export).
+// in-process for the rest (calibrate, validate, the catalogs); run_export()
+// is plan --export through the library's launch_config.
 // commands() describes every subcommand's options, from which the Python side
 // builds its functions' keyword arguments: no list of inputs is written here.
 #include <pybind11/pybind11.h>
@@ -65,6 +66,28 @@ py::tuple run_json(const std::string& command, const std::string& request) {
   return py::make_tuple(out, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none());
 }
 
+// `gpuplan plan ... --export TO --rank N` through the library (launch_config_from_json):
+// `request` is plan's JSON request with "export" and "rank". Returns (the
+// configuration's text, the notes the CLI prints on stderr, error or None,
+// field or None).
+py::tuple run_export(const std::string& request) {
+  std::string out;
+  std::vector<std::string> notes;
+  std::optional<std::string> error, field;
+  {
+    py::gil_scoped_release unlocked;
+    try {
+      const gpuplan::LaunchConfig lc = gpuplan::launch_config_from_json(nlohmann::json::parse(request), gpuplan::JsonCaller::kLocal);
+      out = lc.text;
+      for (const gpuplan::Bilingual& n : lc.notes) notes.push_back(n.en);
+    } catch (const gpuplan::InputError& e) {
+      error = e.what();
+      field = e.field();
+    }
+  }
+  return py::make_tuple(out, notes, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none());
+}
+
 py::list commands() {
   py::list result;
   for (const auto& c : gpuplan::cli::command_specs()) {
@@ -113,6 +136,8 @@ PYBIND11_MODULE(_gpuplan, m) {
         "Runs `gpuplan ARGS...`; returns (stdout, error sentence or None, error field or None).");
   m.def("run_json", &run_json, py::arg("command"), py::arg("request"),
         "Runs train, memory, plan, infer or finetune on a JSON request keyed as its flags; returns (JSON document, error or None, field or None).");
+  m.def("run_export", &run_export, py::arg("request"),
+        "Runs plan --export on a JSON request keyed as plan's flags plus export and rank; returns (text, notes, error or None, field or None).");
   m.def("commands", &commands, "Every subcommand with its options, as the CLI declares them.");
   m.def("declared_inputs", &declared_inputs, "Each command's declared inputs (C++ visit_*_inputs) as their canonical CLI flags.");
   m.attr("version") = "0.1.0";

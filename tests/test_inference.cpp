@@ -464,27 +464,32 @@ TEST(Inference, StaticBatchingEnginesRefuseMaxThroughput) {
   EXPECT_THROW(infer_report_for(in), InputError);
 }
 
-// Sized for a confidence, the replicas grow past the model's own estimate; the
-// layouts tried grow the same way, so the headline's GPUs are the chosen row's
-// (the web's Serving tab showed 24 in its headline and 12 in the row).
-TEST(Inference, ConfidenceSizingKeepsTheChosenRowAndHeadlineEqual) {
-  const ModelSpec m = find_model("llama-3.1-70b");
-  const GpuSpec& g = find_gpu("h100");
-  ServingTarget t;
-  t.input_len = 2048;
-  t.output_len = 512;
-  t.requests_per_s = 20;
-  t.tpot_target_s = kDefaultTpotTargetS;
-  ServingPlan p = plan_serving(m, g, InferenceOptions{}, t);
+// Sized for a confidence, every layout's replicas grow by the same margin
+// before the search compares them, so the headline's layout is the one with
+// the fewest GPUs at that margin and its row agrees with it. The web's Serving
+// tab showed 96 GPUs (6 × [TP 2 × DP-attn 8, EP 16]) beside a feasible 80-GPU
+// row (5 × [TP 1 × DP-attn 16, EP 16]) for DeepSeek-V3 FP8 on H800 at 50
+// requests/s: the choice had been made on the model's own throughput and the
+// margin applied afterwards.
+TEST(Inference, ConfidenceSizingChoosesTheFewestGpusAtTheMargin) {
+  InferInputs in;
+  in.model = "deepseek-v3";
+  in.gpu = "h800";
+  in.precision = "fp8";
+  in.rps = 50;
+  const InferRequest q = make_infer_request(in);
+  const InferRun run = run_infer(q);
+  const ServingPlan& p = run.plan;
   ASSERT_TRUE(p.feasible) << p.why_not;
-  const int64_t model_gpus = p.gpus;
-  const std::optional<ServingSizing> s = size_serving_for_confidence(&p, t, m, g, false, 0.9);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_GE(p.gpus, model_gpus);
+  ASSERT_GT(run.target.rate_margin, 1.0);
+  // The chosen layout's replicas: ceil(50 × margin / one replica's rate).
+  EXPECT_EQ(p.replicas, static_cast<int64_t>(std::ceil(50 * run.target.rate_margin / p.replica_requests_per_s - 1e-9)));
+  EXPECT_EQ(p.gpus, p.replicas * p.gpus_per_replica);
   int chosen = 0;
   for (const ServingLayoutTried& r : p.layouts) {
     if (!r.feasible) continue;
-    EXPECT_GE(r.replicas * r.gpus_per_replica, 1);
+    EXPECT_GE(r.gpus, p.gpus) << "TP " << r.tp << " PP " << r.pp << " EP " << r.ep << " is feasible with fewer GPUs";
+    EXPECT_EQ(r.replicas, static_cast<int64_t>(std::ceil(50 * run.target.rate_margin / r.replica_requests_per_s - 1e-9)));
     if (r.tp == p.tp && r.pp == p.pp && r.ep == p.ep && r.dp_attention == p.dp_attention) {
       ++chosen;
       EXPECT_EQ(r.gpus, p.gpus);
@@ -492,6 +497,24 @@ TEST(Inference, ConfidenceSizingKeepsTheChosenRowAndHeadlineEqual) {
     }
   }
   EXPECT_EQ(chosen, 1);
+  // The report's note counts at the median and on the model's own throughput, never above the headline.
+  const std::optional<ServingSizing> s = size_serving_for_confidence(p, run.target, q.model, q.gpu, false, q.confidence);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->replicas, p.replicas);
+  EXPECT_LE(s->replicas_model, s->replicas);
+  EXPECT_LE(s->replicas_median, s->replicas);
+  // Every row says why it was or was not chosen, in both languages.
+  const Report rep = infer_report_for(in);
+  for (const Section& sec : rep.sections) {
+    if (sec.key != "layouts") continue;
+    for (const auto& rec : sec.records) {
+      for (const Row& row : rec) {
+        if (row.key != "note") continue;
+        EXPECT_FALSE(row.text.empty());
+        EXPECT_FALSE(row.text_zh.empty());
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -188,8 +188,9 @@ TEST(LaunchConfig, MindSpeedDialectWritesItsOwnFlags) {
   EXPECT_EQ(b.find("--use-fused-rmsnorm"), std::string::npos);
   // Interleaving that needs unequal chunks has no MindSpeed-LLM 2.1.0 flags: named, not written.
   l.vp = 2;  // 32 layers into 3 × 2 chunks
-  EXPECT_NE(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm).find("equal chunks"), std::string::npos);
-  EXPECT_EQ(megatron_arguments_gap(llama, l, MegatronDialect::kMegatronLm), "");
+  EXPECT_NE(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm).en.find("equal chunks"), std::string::npos);
+  EXPECT_NE(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm).zh.find("等长"), std::string::npos);
+  EXPECT_TRUE(megatron_arguments_gap(llama, l, MegatronDialect::kMegatronLm).empty());
   l.pp = 4;  // 32 = 4 × 2 × 4
-  EXPECT_EQ(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm), "");
+  EXPECT_TRUE(megatron_arguments_gap(llama, l, MegatronDialect::kMindSpeedLlm).empty());
 }

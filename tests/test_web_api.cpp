@@ -394,6 +394,59 @@ TEST(WebApi, PlanCompareLayoutAnswersAsTheCliFlag) {
   expect_error(handle_request("POST", "/api/plan", bad.dump()), 400, "compare_layout");
 }
 
+// POST /api/plan/export is `gpuplan plan ... --export TO --rank N`: the same
+// text (the library's launch_config, one decision for both), the file name and
+// media type the page saves it under, the DeepSpeed note the CLI prints on
+// stderr, and the CLI's refusals as 400s naming the key.
+TEST(WebApi, PlanExportIsTheClisExportText) {
+  const json plan = {{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"gpus", 64}, {"seq_len", 4096}, {"global_batch", 256}};
+  for (const char* to : {"megatron", "deepspeed", "torchtitan"}) {
+    for (int rank : {1, 2}) {
+      json body = plan;
+      body["export"] = to;
+      body["rank"] = rank;
+      const CliRun cli = run_cli({"plan", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "64", "--seq-len", "4096", "--global-batch", "256",
+                                  "--export", to, "--rank", std::to_string(rank)});
+      if (cli.status != 0) {  // a rank the format's reader cannot run: the same refusal, in both languages
+        const auto r = handle_request("POST", "/api/plan/export", body.dump());
+        expect_error(r, 400, "export");
+        EXPECT_EQ("error: " + body_of(r)["error"].get<std::string>() + "\n", cli.err);
+        continue;
+      }
+      const json j = api_json("/api/plan/export", body);
+      EXPECT_EQ(j["text"], cli.out) << to << " rank " << rank;
+      EXPECT_EQ(j["format"], to);
+      EXPECT_EQ(j["rank"], rank);
+      const std::string file = j["file_name"];
+      EXPECT_EQ(file, std::string(to) == "megatron" ? "megatron-args.txt" : std::string(to) == "deepspeed" ? "ds_config.json" : "torchtitan.toml");
+      // What the CLI says on stderr is the notes' English, line by line.
+      std::string notes;
+      for (const auto& n : j["notes"]) notes += n["en"].get<std::string>() + "\n";
+      EXPECT_EQ(notes, cli.err) << to << " rank " << rank;
+    }
+  }
+  // No format: the planned framework's own (generic: Megatron-LM arguments).
+  EXPECT_EQ(api_json("/api/plan/export", plan)["format"], "megatron");
+  json torchtitan = plan;
+  torchtitan["framework"] = "torchtitan@2025-10";
+  const json own = api_json("/api/plan/export", torchtitan);
+  EXPECT_EQ(own["format"], "torchtitan");
+  EXPECT_EQ(own["runner"], "torchtitan@2025-10");
+  // Refusals name the key.
+  json bad = plan;
+  bad["export"] = "colossalai";
+  expect_error(handle_request("POST", "/api/plan/export", bad.dump()), 400, "export");
+  bad = plan;
+  bad["rank"] = 0;
+  expect_error(handle_request("POST", "/api/plan/export", bad.dump()), 400, "rank");
+  bad = plan;
+  bad["gpus"] = "64,128";
+  expect_error(handle_request("POST", "/api/plan/export", bad.dump()), 400, "export");
+  // Only plan has an export; GET is refused.
+  expect_error(handle_request("POST", "/api/train/export", kTrain), 404, "");
+  expect_error(handle_request("GET", "/api/plan/export", ""), 405, "");
+}
+
 TEST(WebApi, MalformedJsonIs400) {
   expect_error(handle_request("POST", "/api/train", "{\"model\": "), 400, "");
   expect_error(handle_request("POST", "/api/train", "not json"), 400, "");

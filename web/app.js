@@ -28,7 +28,7 @@ const I18N = {
     fleet: 'Fleet utilisation of an owned cluster (0–1, empty: 0.5)', own_title: "Rent or own: this run's cost against fleet utilisation",
     own_note: 'An owned cluster pays depreciation, interest, machine room and staff whether busy or not; the less of its life it is busy, the more each busy hour costs. Formulas and sources: docs/rent-or-buy.md.',
     own_x: 'Fleet utilisation', own_owned: 'owned', own_on_demand: 'rented on-demand', own_reserved: 'rented reserved', own_spot: 'rented spot',
-    own_break_even: 'break-even',
+    own_break_even: 'break-even', log_axis: 'log scale',
     mem_title: 'Memory per GPU against capacity', plan_title: 'Ranked layouts', report: 'Report',
     capacity: 'capacity', usable: 'usable (after safety margin)', peak: 'peak', fits: 'fits', no_fit: 'does not fit',
     step_title: 'Step-time breakdown of the chosen layout', plan_missing: 'The planner is not in this build.',
@@ -49,6 +49,11 @@ const I18N = {
     ft_samples: 'Samples', ft_tokens: '…or dataset tokens', ft_precision: 'Precision', ft_gpus: 'GPU count (empty: fewest that fit)',
     ft_deadline: 'Deadline (empty: none)', k_ft_memory: 'Memory per GPU', ft_cheapest: 'Cheapest GPU types for this job',
     ft_smallest: 'fewest that fit', ft_mem_title: 'Memory per GPU against capacity',
+    sweep_progress: 'Computing the curves: {done} of {total} points', sweep_failed: '{n} of {total} points could not be computed',
+    export_to: 'Launch configuration of the chosen layout', export_own: "The framework's own format", export_btn: 'Download',
+    export_done: 'Saved {file} ({format}, layout ranked {rank}, read by {runner})', dp_attn_col: 'DP-attn',
+    error_stale: 'The numbers below were cleared: they belonged to the previous inputs.',
+    rc_none: 'no recompute', rc_selective: 'selective recompute', rc_full: 'full recompute',
   },
   zh: {
     tagline: '大模型训练与推理部署所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
@@ -75,7 +80,7 @@ const I18N = {
     fleet: '自建集群利用率（0–1，留空为 0.5）', own_title: '租用还是自建：本次训练费用随集群利用率的变化',
     own_note: '自建集群无论忙闲都要承担折旧、利息、机房和人力；寿命内忙碌的时间越少，每个有效小时越贵。公式与出处见 docs/rent-or-buy.md。',
     own_x: '集群利用率', own_owned: '自建', own_on_demand: '按需租用', own_reserved: '预留租用', own_spot: '竞价租用',
-    own_break_even: '持平点',
+    own_break_even: '持平点', log_axis: '对数刻度',
     mem_title: '单卡显存占用与容量', plan_title: '并行方案排名', report: '报告',
     capacity: '容量', usable: '可用（扣除安全余量）', peak: '峰值', fits: '放得下', no_fit: '放不下',
     step_title: '所选方案的单步时间构成', plan_missing: '此版本未包含并行规划器。',
@@ -96,6 +101,11 @@ const I18N = {
     ft_samples: '样本数', ft_tokens: '…或数据集 token 数', ft_precision: '计算精度', ft_gpus: 'GPU 数量（留空：放得下的最少卡数）',
     ft_deadline: '工期（留空：不限）', k_ft_memory: '单卡显存', ft_cheapest: '本任务最便宜的 GPU 型号',
     ft_smallest: '最少可放下', ft_mem_title: '单卡显存占用与容量',
+    sweep_progress: '正在计算曲线：已完成 {done}/{total} 个点', sweep_failed: '{total} 个点中有 {n} 个无法计算',
+    export_to: '所选方案的启动配置', export_own: '该框架自己的格式', export_btn: '下载',
+    export_done: '已保存 {file}（{format}，排名第 {rank} 的方案，由 {runner} 读取）', dp_attn_col: '注意力 DP',
+    error_stale: '下方数字已清空：它们属于之前的输入。',
+    rc_none: '不重计算', rc_selective: '选择性重计算', rc_full: '完整重计算',
   },
 };
 
@@ -111,7 +121,8 @@ const FIELDS = {
 };
 // The form field a request key of each tab comes from (the rest share the key's name), so an error marks it.
 const FIELD_OF_KEY = {
-  train: { precision: 'train_precision' },
+  train: { precision: 'train_precision', fleet_utilisation: 'fleet', compare_own: 'own' },
+  plan: { export: 'export_to' },
   finetune: { method: 'ft_method', rank: 'ft_rank', samples: 'ft_samples', tokens: 'ft_tokens', epochs: 'ft_epochs',
               precision: 'ft_precision', gpus: 'ft_gpus', deadline: 'ft_deadline' },
 };
@@ -128,6 +139,8 @@ let last = {};          // last responses, re-rendered when the language changes
 let seq = 0;            // newest request wins
 
 const t = (k) => (I18N[lang] && I18N[lang][k]) || I18N.en[k] || k;
+// A label with {name} slots filled.
+const tf = (k, vals) => t(k).replace(/\{(\w+)\}/g, (m, n) => (n in vals ? String(vals[n]) : m));
 
 // ---------- state ⇄ URL ⇄ form ----------
 // The config.json as the link carries it (compact JSON), or null when that is too long.
@@ -280,7 +293,7 @@ function setBlocking(view) {
   const box = $('#blocking');
   const notes = (view && view.blocking) || [];
   box.hidden = notes.length === 0;
-  box.replaceChildren(...notes.map((n) => { const p = document.createElement('p'); p.textContent = n[lang] || n.en; return p; }));
+  box.replaceChildren(...notes.map((n) => { const p = document.createElement('p'); p.textContent = inFormWords(n[lang] || n.en); return p; }));
 }
 function setKpi(el, report, view, section, key) {
   const row = viewRow(view, section, key);
@@ -395,20 +408,55 @@ function renderReport(view) {
     for (const r of s.rows) h += `<tr data-key="${esc(s.key + '.' + r.key)}"><td>${esc(r[lang] || r.en)}</td><td class="num">${esc(r['value_' + lang])}</td></tr>`;
   }
   h += '</table></div>';
-  const notes = (list, title) => list.length ? `<h3>${t(title)}</h3><ul class="notes">${list.map((n) => `<li>${esc(n[lang] || n.en)}</li>`).join('')}</ul>` : '';
+  const notes = (list, title) => list.length ? `<h3>${t(title)}</h3><ul class="notes">${list.map((n) => `<li>${esc(inFormWords(n[lang] || n.en))}</li>`).join('')}</ul>` : '';
   h += notes(view.warnings, 'warnings') + notes(view.assumptions, 'assumptions');
   $('#report').innerHTML = h;
 }
 
 // ---------- views ----------
 let shownError = null;  // re-shown in the other language when the page's language changes
+// The form field a CLI flag in an API sentence stands for (--latency-target-ms is
+// the field #latency_target_ms), named by its label as the page shows it; null
+// when the page has no such field.
+function fieldLabel(flag) {
+  const key = flag.replace(/-/g, '_');
+  const id = (FIELD_OF_KEY[state.tab] || {})[key] || key;
+  const el = document.getElementById(id);
+  const label = el && el.closest('label');
+  if (!label) return null;
+  const span = label.querySelector('span[data-i18n]');
+  const text = span ? span.textContent : (label.firstChild && label.firstChild.nodeType === Node.TEXT_NODE ? label.firstChild.textContent : '');
+  // Without the parenthesised hint ("TPOT target, ms (empty: 50)").
+  return text.replace(/\s*[（(][^（()）]*[）)]\s*$/, '').trim() || null;
+}
+// The API's sentence (the CLI's, naming its flags; or naming the request key
+// `field` it starts with) in the form's words.
+function inFormWords(msg, field) {
+  const quote = (l) => (lang === 'zh' ? `「${l}」` : `“${l}”`);
+  let text = String(msg);
+  const own = field && fieldLabel(field.replace(/_/g, '-'));
+  if (own && text.startsWith(field) && /^[ :：]/.test(text.slice(field.length))) text = quote(own) + text.slice(field.length);
+  return text.replace(/--([a-z][a-z0-9-]*)/g, (m, flag) => {
+    const l = fieldLabel(flag);
+    return l ? quote(l) : m;
+  });
+}
+// An error replaces the results: the numbers under it belonged to the previous
+// inputs (body.failed hides them until an answer comes back).
 function showError(e) {
   const box = $('#error');
   shownError = e || null;
   for (const el of document.querySelectorAll('.invalid')) el.classList.remove('invalid');
-  if (!e) { box.hidden = true; return; }
+  document.body.classList.toggle('failed', !!e);
+  if (!e) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
-  box.textContent = (lang === 'zh' && e.zh) || e.message;
+  const msg = document.createElement('p');
+  msg.className = 'message';
+  msg.textContent = inFormWords((lang === 'zh' && e.zh) || e.message, e.field);
+  const note = document.createElement('p');
+  note.className = 'note';
+  note.textContent = t('error_stale');
+  box.replaceChildren(msg, note);
   const id = e.field && ((FIELD_OF_KEY[state.tab] || {})[e.field] || e.field);
   const el = id && document.getElementById(id);
   if (el) el.classList.add('invalid');
@@ -511,29 +559,43 @@ function renderOwn() {
   const cur = curve[0].currency.toLowerCase();
   const W = 720, H = 300, L = 64, R = 130, T = 14, B = 40;
   const names = ['owned', 'on_demand', 'reserved', 'spot'].filter((n) => n in curve[0]);
-  const yMax = Math.min(Math.max(...curve.map((p) => p.owned)), 4 * Math.max(...names.filter((n) => n !== 'owned').map((n) => curve[0][n]))) * 1.05 / 1e6;
+  // A log axis that holds every point of every series: the owned cost at low
+  // utilisation runs to tens of times the rented one (a linear axis clipped it).
+  const values = curve.flatMap((p) => names.map((n) => p[n] / 1e6)).filter((v) => v > 0 && isFinite(v));
+  const lo = Math.pow(10, Math.floor(Math.log10(Math.min(...values))));
+  const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...values))));
   const X = (u) => L + u * (W - L - R);
-  const Y = (v) => H - B - (Math.min(v, yMax) / yMax) * (H - T - B);
+  const Y = (v) => H - B - (Math.log10(Math.max(v, lo) / lo) / Math.log10(hi / lo || 10)) * (H - T - B);
   fig.innerHTML = `<figcaption>${esc(t('own_title'))} (${esc(t('chart_cost_' + cur))})</figcaption>`;
   fig.dataset.currency = cur;
   const s = svg(W, H);
-  for (const v of niceTicks(0, yMax)) {
+  s.dataset.yLow = String(lo);
+  s.dataset.yHigh = String(hi);
+  const ticks = [];
+  for (let k = Math.round(Math.log10(lo)); k <= Math.round(Math.log10(hi)); ++k) {
+    for (const m of [1, 2, 5]) { const v = m * Math.pow(10, k); if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) ticks.push(+v.toPrecision(6)); }
+  }
+  for (const v of ticks) {
     add(s, 'line', { x1: L, x2: W - R, y1: Y(v), y2: Y(v), stroke: '#e6e9ef' });
-    add(s, 'text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5b6577' }, fmtNum(v));
+    add(s, 'text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5b6577' }, fmtNum(v).replace(/\.0$/, ''));
   }
   for (const u of [0, 0.2, 0.4, 0.6, 0.8, 1]) add(s, 'text', { x: X(u), y: H - B + 16, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577' }, `${Math.round(u * 100)}%`);
   add(s, 'text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577' }, t('own_x'));
-  add(s, 'text', { x: 12, y: T + (H - T - B) / 2, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577', transform: `rotate(-90 12 ${T + (H - T - B) / 2})` }, t('chart_cost_' + cur));
+  add(s, 'text', { x: 12, y: T + (H - T - B) / 2, 'text-anchor': 'middle', 'font-size': 11, fill: '#5b6577', transform: `rotate(-90 12 ${T + (H - T - B) / 2})` }, `${t('chart_cost_' + cur)}${lang === 'zh' ? '，' : ', '}${t('log_axis')}`);
   add(s, 'line', { x1: L, x2: W - R, y1: H - B, y2: H - B, stroke: '#9aa3b2' });
   const legend = [];
+  // Each series' name at its right end, moved apart where two ends lie closer than a line of text.
+  const ends = names.map((n) => ({ n, y: Y(curve[curve.length - 1][n] / 1e6) + 4 })).sort((a, b) => a.y - b.y);
+  for (let i = 1; i < ends.length; ++i) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + 13);
+  const endY = Object.fromEntries(ends.map((e) => [e.n, e.y]));
   names.forEach((n, i) => {
     const color = COLORS[i % COLORS.length];
     const pts = curve.map((p) => [p.utilisation, p[n] / 1e6]);
     const line = add(s, 'polyline', { points: pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 2,
                                       'stroke-dasharray': n === 'owned' ? '' : '5 3', 'data-series': n });
     add(line, 'title', {}, t('own_' + n));
-    if (n === 'owned') for (const p of pts) add(s, 'circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.5, fill: color });
-    add(s, 'text', { x: W - R + 6, y: Y(pts[pts.length - 1][1]) + 4, 'font-size': 11, fill: color }, t('own_' + n));
+    if (n === 'owned') for (const p of pts) add(s, 'circle', { cx: X(p[0]), cy: Y(p[1]), r: 2.5, fill: color, 'data-value': String(p[1]) });
+    add(s, 'text', { x: W - R + 6, y: endY[n], 'font-size': 11, fill: color }, t('own_' + n));
     legend.push({ name: t('own_' + n), color });
   });
   // The break-even against on-demand, where the report has one.
@@ -570,6 +632,22 @@ async function runSweep(my, report) {
     if (types.length === 4) break;
   }
   const cur = currency();
+  // The curves take 20–30 requests: say how far they are, on the card and to
+  // assistive technology (aria-busy), until the last point is in.
+  const card = $('#chart-time').closest('.chart-card');
+  const status = $('#sweep-status');
+  const total = types.length * counts.length;
+  let done = 0, failed = 0;
+  const progress = () => {
+    if (my !== seq) return;
+    card.dataset.sweep = 'computing';
+    card.setAttribute('aria-busy', 'true');
+    status.hidden = false;
+    status.textContent = tf('sweep_progress', { done, total });
+    status.dataset.done = String(done);
+    status.dataset.total = String(total);
+  };
+  progress();
   const jobs = types.map(async (g) => {
     // The chosen GPU keeps a typed price (a range at its midpoint); the others take their market's listing.
     const own = g.id === types[0].id && state.price;
@@ -582,7 +660,7 @@ async function runSweep(my, report) {
         const lo = c.total ?? null;
         const hi = c.total_at_price_high ?? lo;
         return { gpus: n, days: r.time.wall_clock_s / 86400, cost: lo === null ? null : (lo + hi) / 2 };
-      } catch (e) { return null; }
+      } catch (e) { ++failed; return null; } finally { ++done; progress(); }
     }));
     return { name: g.id, points: points.filter(Boolean) };
   });
@@ -591,6 +669,10 @@ async function runSweep(my, report) {
   sweep.currency = cur;
   last.sweep = sweep;
   renderSweep();
+  card.dataset.sweep = 'done';
+  card.setAttribute('aria-busy', 'false');
+  status.hidden = failed === 0;
+  status.textContent = failed ? tf('sweep_failed', { n: failed, total }) : '';
 }
 
 const MEM_SEGMENTS = [['weights_bytes', 'seg_weights'], ['gradients_bytes', 'seg_gradients'], ['optimizer_bytes', 'seg_optimizer'],
@@ -625,20 +707,22 @@ function renderPlan() {
   const { report, view } = res;
   let h = '';
   // One group per GPU type and count (JSON schema v2: groups[].ranking).
-  for (const g of report.groups || []) {
+  (report.groups || []).forEach((g, gi) => {
     const rows = g.ranking || [];
     h += `<h3>${esc(g.gpu)} × ${g.gpus}</h3><div class="table-wrap"><table><thead><tr>` +
       ['rank', 'layout_col', 'step_s', 'mfu_col', 'mem_col', 'comm_col', 'bubble_col', 'tok_col'].map((c) => `<th>${t(c)}</th>`).join('') + '</tr></thead><tbody>';
     for (const r of rows) {
-      const lay = `${layoutWords(r)} mb${r.micro_batch} ZeRO-${r.zero} ${r.recompute}`;
-      h += `<tr class="pick" data-layout='${esc(JSON.stringify({ tp: r.tp, pp: r.pp, dp: r.dp, cp: r.cp, ep: r.ep, vp: r.vp, micro_batch: r.micro_batch, zero: r.zero, recompute: r.recompute }))}'>` +
+      const lay = `${layoutWords(r)} mb${r.micro_batch} ZeRO-${r.zero} ${t('rc_' + r.recompute)}`;
+      const picked = res.chosenGroup === gi && res.chosenRank === r.rank;
+      h += `<tr class="pick${picked ? ' chosen' : ''}" data-group="${gi}" data-rank="${r.rank}" data-layout='${esc(JSON.stringify({ tp: r.tp, pp: r.pp, dp: r.dp, cp: r.cp, ep: r.ep, vp: r.vp, micro_batch: r.micro_batch, zero: r.zero, recompute: r.recompute }))}'>` +
         `<td>${r.rank}</td><td>${esc(lay)}</td><td class="num">${r.step_s.toFixed(2)} s</td><td class="num">${(r.mfu * 100).toFixed(1)}%</td>` +
         `<td class="num">${(r.memory_bytes / 1024 ** 3).toFixed(1)} GiB</td><td class="num">${(r.comm_share * 100).toFixed(0)}%</td>` +
         `<td class="num">${(r.bubble_share * 100).toFixed(0)}%</td><td class="num">${fmtNum(r.tokens_per_s_per_gpu)}</td></tr>`;
     }
     h += '</tbody></table></div>';
-  }
+  });
   box.innerHTML = h + `<p class="note">${t('plan_pick')}</p>`;
+  if (!res.chosenRank) $('#export-status').hidden = true;  // new inputs: the last export's note is about the old ranking
   const win = (report.groups || []).find((g) => g.winner);
   const chosen = res.chosen || (win && win.winner);
   if (chosen) {
@@ -658,7 +742,7 @@ function renderServe() {
   setKpi($('#out-serve-ttft'), report, view, 'latency', 'ttft_s');
   const d = report.deployment;
   const sec = view.sections.find((x) => x.key === 'layouts');
-  const cols = ['TP', 'PP', 'EP', 'DP-attn', t('per_replica_col'), t('batch_col'), t('tpot_col'), t('replicas_col'), t('gpus_col'), t('feasible_col'), t('note_col')];
+  const cols = ['TP', 'PP', 'EP', t('dp_attn_col'), t('per_replica_col'), t('batch_col'), t('tpot_col'), t('replicas_col'), t('gpus_col'), t('feasible_col'), t('note_col')];
   let h = '<div class="table-wrap"><table><thead><tr>' + cols.map((c) => `<th>${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
   (report.layouts || []).forEach((r, i) => {
     const v = sec ? sec.records[i] : [];
@@ -667,17 +751,45 @@ function renderServe() {
     h += `<tr class="${chosen ? 'chosen-layout' : ''}" data-feasible="${r.feasible}"><td>${r.tp}</td><td>${r.pp}</td><td>${r.ep}</td><td>${r.dp_attention}</td>` +
       `<td class="num">${r.gpus_per_replica}</td><td class="num">${r.feasible ? esc(cell('batch')) : '–'}</td>` +
       `<td class="num">${r.feasible ? esc(cell('tpot_s')) : '–'}</td><td class="num">${r.feasible ? esc(cell('replicas')) : '–'}</td>` +
-      `<td class="num">${r.feasible ? esc(cell('gpus')) : '–'}</td><td>${r.feasible ? t('yes') : t('no')}</td><td class="note">${esc(r.note || '')}</td></tr>`;
+      `<td class="num">${r.feasible ? esc(cell('gpus')) : '–'}</td><td>${r.feasible ? t('yes') : t('no')}</td><td class="note">${esc(cell('note'))}</td></tr>`;
   });
   $('#serve-table').innerHTML = h + '</tbody></table></div>';
   renderReport(view);
+}
+
+// The launch configuration of the chosen row (the best when none was clicked),
+// as `gpuplan plan ... --export FORMAT --rank N` prints it, saved as a file.
+async function exportConfig() {
+  const status = $('#export-status');
+  const body = { ...planBody(), rank: (last.plan && last.plan.chosenRank) || 1 };
+  if ($('#export_to').value) body.export = $('#export_to').value;
+  status.hidden = true;
+  try {
+    const r = await post('/api/plan/export', body);
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([r.text], { type: r.media_type }));
+    a.download = r.file_name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    status.textContent = [tf('export_done', { file: r.file_name, format: r.format, rank: r.rank, runner: r.runner }),
+      ...r.notes.map((n) => n[lang] || n.en)].join(' ');
+    status.classList.remove('failed');
+    status.dataset.file = r.file_name;
+  } catch (e) {
+    // The export's own refusal, beside its button: the ranking above stays valid.
+    status.textContent = inFormWords((lang === 'zh' && e.zh) || e.message, e.field);
+    status.classList.add('failed');
+    delete status.dataset.file;
+  }
+  status.hidden = false;
 }
 
 // ---------- update loop ----------
 async function update() {
   const my = ++seq;
   writeUrl();
-  showError(null);
   document.body.classList.add('busy');
   try {
     if (state.tab === 'train') {
@@ -711,6 +823,7 @@ async function update() {
       last.plan = res;
       renderPlan();
     }
+    showError(null);  // an answer for these inputs: the results are theirs again
   } catch (e) {
     if (my === seq) showError(e);
   } finally {
@@ -790,12 +903,14 @@ async function init() {
     for (const r of document.querySelectorAll('tr.chosen')) r.classList.remove('chosen');
     tr.classList.add('chosen');
     const lay = JSON.parse(tr.dataset.layout);
+    if (last.plan) { last.plan.chosenRank = Number(tr.dataset.rank); last.plan.chosenGroup = Number(tr.dataset.group); }
     try {
       const one = await post('/api/plan', { ...planBody(), ...lay, top: 1 });
       const win = (one.groups || []).find((g) => g.winner);
       if (win && last.plan) { last.plan.chosen = win.winner; renderPlan(); }
     } catch (err) { showError(err); }
   });
+  $('#export-btn').addEventListener('click', exportConfig);
   await update();
   document.body.dataset.ready = '1';
 }

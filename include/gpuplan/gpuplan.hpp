@@ -4,6 +4,7 @@
 //   memory of a layout ..... memory.hpp       estimate_memory(ModelSpec, Layout, GpuSpec) → MemoryBreakdown
 //   step time of a layout .. step_time.hpp    estimate_step_time(ModelSpec, Layout, GpuSpec) → StepTime
 //   fastest layouts ........ plan.hpp         plan(PlanRequest) → PlanResult
+//   its launch config ...... launch_config.hpp  launch_config(PlanRequest, PlanResult, ExportChoice) → LaunchConfig
 //   a training run ......... train_estimate.hpp  estimate_train(TrainRequest) → TrainEstimate
 //   serving ................ inference.hpp    run_infer(InferRequest) → InferRun, plan_serving(...)
 //   fine-tuning ............ finetune.hpp     run_finetune(FinetuneRequest) → FinetuneRun
@@ -18,6 +19,7 @@
 #include "gpuplan/flops.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/launch_config.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"

@@ -273,6 +273,11 @@ struct ServingTarget {
   int64_t input_len = 2048;
   int64_t output_len = 512;
   double requests_per_s = 0;    // 0: size one replica only
+  // Replicas are sized for requests_per_s × rate_margin (≥ 1): the slow end of
+  // gpuplan's errors on published serving runs at the asked confidence
+  // (infer_report_for sets it), so the search picks the layout with the fewest
+  // GPUs at that margin, the count the headline reports.
+  double rate_margin = 1;
   double tpot_target_s = 0;     // 0: none; otherwise the batch is capped to meet it
   double ttft_target_s = 0;     // 0: none; otherwise a layout whose first token takes longer is infeasible
   int64_t batch = 0;            // 0: the largest that fits (and meets the target)
@@ -383,6 +388,7 @@ struct InferRun {
   InferenceOptions options;              // max-throughput: the best TP's
   MaxThroughputRun best;                 // max-throughput only
   ServingPlan plan;                      // serving only
+  ServingTarget target;                  // serving only: the request's target with its rate margin
   PriceInput price;                      // serving only: the price terms read
 };
 

@@ -9,8 +9,8 @@ train, memory, plan, infer and finetune run the library chain itself
 (_gpuplan.run_json: the arguments as a JSON object keyed as the flags, read by
 the inputs' one declaration, checked by the library, the report as JSON), with
 no command-line parser and no state kept between calls; the other commands
-(calibrate, validate, the catalogs, export) run their command line in-process
-(_gpuplan.run). Either way the result is that command's JSON document, field
+(calibrate, validate, the catalogs) run their command line in-process
+(_gpuplan.run); export runs the library's launch_config (_gpuplan.run_export). Either way the result is that command's JSON document, field
 for field.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ import json
 import math
 import numbers
 import os
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from . import _gpuplan
@@ -199,13 +200,19 @@ def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_argument
 
     to: megatron (arguments), deepspeed (JSON config) or torchtitan (TOML); None: the --framework's own.
     rank: 1 (the default) is the best layout. The other keyword arguments are gpuplan.plan's.
-    Returns the text the CLI prints.
+    Returns the text the CLI prints; what the CLI adds on stderr (DeepSpeed cannot switch on recompute)
+    comes as a UserWarning. Runs the library's launch_config, as the web page's export does.
     """
-    cmd = COMMANDS["plan"]
-    argv = cmd.arguments((), plan_arguments)[:-1]  # without --format=json
-    argv.append("--export" if to is None else f"--export={to}")
+    request = COMMANDS["plan"].request(plan_arguments)
+    if to is not None:
+        request["export"] = str(to)
     if rank is not None:
         if isinstance(rank, bool) or not isinstance(rank, numbers.Integral):
             raise InputError(f"--rank must be a whole number (got {rank!r}).", "--rank")
-        argv.append(f"--rank={int(rank)}")
-    return cmd.run_text(argv)
+        request["rank"] = int(rank)
+    text, notes, error, field = _gpuplan.run_export(json.dumps(request))
+    if error is not None:
+        raise InputError(error, (field if field.startswith("-") else "--" + field.replace("_", "-")) if field else None)
+    for note in notes:
+        warnings.warn(note, stacklevel=2)
+    return text

@@ -157,6 +157,25 @@ def test_export_prints_what_the_cli_prints(cli):
     assert "--tensor-model-parallel-size" in text
 
 
+def test_export_refusals_and_notes_are_the_clis(cli):
+    # A format the ranked layout cannot be written in: the CLI's sentence, naming --export.
+    with pytest.raises(gpuplan.InputError) as e:
+        gpuplan.export("colossalai", **PLAN)
+    c = cli(["plan", "--model", "gpt3-175b", "--gpu", "a100-80g", "--gpus", "1024", "--seq-len", "2048",
+             "--global-batch", "1536", "--export", "colossalai"])
+    assert c.rc == 2 and str(e.value) in c.stderr and e.value.flag == "--export"
+    with pytest.raises(gpuplan.InputError) as e:
+        gpuplan.export("megatron", rank=0, **PLAN)
+    assert e.value.flag == "--rank"
+    # DeepSpeed with recompute: the CLI's stderr note as a warning, the config as the CLI prints it.
+    args = dict(model="llama-3.1-8b", gpu="h100", gpus=8, seq_len=4096, global_batch=64, tp=1, pp=1, recompute="full")
+    with pytest.warns(UserWarning, match="recompute"):
+        text = gpuplan.export("deepspeed", **args)
+    c = cli(["plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--seq-len", "4096", "--global-batch", "64",
+             "--tp", "1", "--pp", "1", "--recompute", "full", "--export", "deepspeed"])
+    assert c.rc == 0 and text == c.stdout and "recompute" in c.stderr
+
+
 def test_commands_run_from_threads_at_once():
     # The command's output goes to a per-thread buffer: concurrent calls do not mix their documents.
     requests = [dict(PLAN, top=k) for k in (1, 2, 3, 4)]

@@ -2,11 +2,15 @@
 // the best TP, or the serving deployment for a request rate and latency target.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
+#include "gpuplan/intervals.hpp"
+#include "gpuplan/published_mfu.hpp"
 #include "gpuplan/market.hpp"
 
 namespace gpuplan {
@@ -41,7 +45,18 @@ InferRun run_infer(const InferRequest& q) {
     return run;
   }
   ServingPlan& p = run.plan;
-  p = plan_serving(m, g, o, t);
+  // Issue 15: with a request rate, every layout's replicas are sized for the
+  // slow end of gpuplan's errors on published serving runs at the asked
+  // confidence, before the search compares them, so the layout chosen is the
+  // one with the fewest GPUs at that margin and the table ranks what the
+  // headline shows.
+  run.target = t;
+  if (t.requests_per_s > 0) {
+    check_level(q.confidence, "--confidence");
+    const PredictionContext ctx{"inference", m.is_moe(), !q.engine.empty(), gpu_class(g.id), true};  // serving states its layout
+    if (const std::optional<double> slow = error_quantile(shipped_interval_table(), ctx, q.confidence)) run.target.rate_margin = std::max(1.0, *slow);
+  }
+  p = plan_serving(m, g, o, run.target);
   if (!p.feasible) {
     // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
     const bool ttft = t.ttft_target_s > 0 && p.why_not.find("first-token target") != std::string::npos;

@@ -166,10 +166,12 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   p.prefill_fraction = v.fraction;
   p.replica_requests_per_s = v.rate;
   p.replica_output_tokens_per_s = v.rate * static_cast<double>(t.output_len);
-  p.replicas = t.requests_per_s > 0 ? static_cast<int64_t>(std::ceil(t.requests_per_s / v.rate - 1e-9)) : 1;
+  // The rate the replicas must sustain: the target with its margin (ServingTarget::rate_margin).
+  const double margin = std::isfinite(t.rate_margin) ? std::max(1.0, t.rate_margin) : 1.0;
+  p.replicas = t.requests_per_s > 0 ? static_cast<int64_t>(std::ceil(t.requests_per_s * margin / v.rate - 1e-9)) : 1;
   p.replicas = std::max<int64_t>(1, p.replicas);
   p.gpus = p.replicas * p.gpus_per_replica;
-  const double rate = t.requests_per_s > 0 ? t.requests_per_s : v.rate * static_cast<double>(p.replicas);
+  const double rate = t.requests_per_s > 0 ? t.requests_per_s * margin : v.rate * static_cast<double>(p.replicas);
   if (t.disaggregate) {
     // Prefill pool, same replica layout: each replica prefills whole prompts in
     // steps of the engine's max_num_batched_tokens (at least one prompt).

@@ -65,7 +65,7 @@ MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
   return runner.id == "mindspeed-llm" ? MegatronDialect::kMindSpeedLlm : MegatronDialect::kMegatronLm;
 }
 
-std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
+Reason megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
   // Sharded data parallelism by release: Megatron-FSDP (--use-megatron-fsdp,
   // core 0.14) and custom FSDP (--use-custom-fsdp, core 0.12) run ZeRO-2 and
   // ZeRO-3 with any layout; before them only PyTorch FSDP2 (--use-torch-fsdp2,
@@ -74,21 +74,29 @@ std::string megatron_arguments_gap(const ModelSpec& m, const Layout& l, Megatron
   const LaunchReader* parser = parser_of(runner);
   if (l.zero_stage >= 2 && !takes(parser, "--use-megatron-fsdp") && !takes(parser, "--use-custom-fsdp")) {
     if (!takes(parser, "--use-torch-fsdp2")) {
-      return fmt::format("{} has no sharded data parallelism beyond the distributed optimizer (ZeRO-1), and the layout uses ZeRO-{}", runner->label(), l.zero_stage);
+      return {fmt::format("{} has no sharded data parallelism beyond the distributed optimizer (ZeRO-1), and the layout uses ZeRO-{}", runner->label(), l.zero_stage),
+              fmt::format("{} 除分布式优化器（ZeRO-1）外没有分片数据并行，而该布局用的是 ZeRO-{}", runner->label(), l.zero_stage)};
     }
-    if (l.zero_stage == 2) return fmt::format("{} shards gradients only with parameters (--use-torch-fsdp2: ZeRO-3), and the layout uses ZeRO-2", runner->label());
+    if (l.zero_stage == 2) {
+      return {fmt::format("{} shards gradients only with parameters (--use-torch-fsdp2: ZeRO-3), and the layout uses ZeRO-2", runner->label()),
+              fmt::format("{} 只能连同参数一起切分梯度（--use-torch-fsdp2：ZeRO-3），而该布局用的是 ZeRO-2", runner->label())};
+    }
     if (l.pp > 1 || l.ep > 1) {
-      return fmt::format("{}'s --use-torch-fsdp2 runs with neither pipeline nor expert parallelism (validate_args), and the layout has pp {} × ep {}", runner->label(), l.pp, l.ep);
+      return {fmt::format("{}'s --use-torch-fsdp2 runs with neither pipeline nor expert parallelism (validate_args), and the layout has pp {} × ep {}", runner->label(), l.pp, l.ep),
+              fmt::format("{} 的 --use-torch-fsdp2 不能与流水线并行或专家并行同用（validate_args），而该布局为 pp {} × ep {}", runner->label(), l.pp, l.ep)};
     }
   }
-  if (dialect != MegatronDialect::kMindSpeedLlm || l.vp <= 1 || m.count_only) return "";
+  if (dialect != MegatronDialect::kMindSpeedLlm || l.vp <= 1 || m.count_only) return {};
   const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
   if (m.layers % chunks != 0 || l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) {
-    return fmt::format("MindSpeed-LLM 2.1.0 (Megatron core_r0.8.0) interleaves only equal chunks (--num-layers-per-virtual-pipeline-stage), "
-                       "and {} layers do not split into pp {} × vp {} equal chunks",
-                       m.layers, l.pp, l.vp);
+    return {fmt::format("MindSpeed-LLM 2.1.0 (Megatron core_r0.8.0) interleaves only equal chunks (--num-layers-per-virtual-pipeline-stage), "
+                        "and {} layers do not split into pp {} × vp {} equal chunks",
+                        m.layers, l.pp, l.vp),
+            fmt::format("MindSpeed-LLM 2.1.0（Megatron core_r0.8.0）只支持等长的交错分块（--num-layers-per-virtual-pipeline-stage），"
+                        "而 {} 层不能等分为 pp {} × vp {} 块",
+                        m.layers, l.pp, l.vp)};
   }
-  return "";
+  return {};
 }
 
 std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
@@ -270,12 +278,12 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   return a;
 }
 
-std::string megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner) {
+Reason megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner) {
   // Only Megatron-LM's own releases are checked: NeMo and Megatron-Bridge read
   // the Megatron-Core of their container, which their profiles do not name,
   // and MindSpeed-LLM adds its own flags to core_r0.8.0's.
   const LaunchReader* parser = parser_of(&runner);
-  if (!parser) return "";
+  if (!parser) return {};
   std::vector<std::string> missing;
   size_t start = 0;
   while (start < arguments.size()) {
@@ -288,11 +296,13 @@ std::string megatron_arguments_unknown(const std::string& arguments, const Frame
     }
     start = end + 1;
   }
-  if (missing.empty()) return "";
+  if (missing.empty()) return {};
   std::string list;
   for (const std::string& f : missing) list += (list.empty() ? "" : ", ") + f;
-  return fmt::format("{}'s parser ({} at {}) has no {}, which the planned model or layout needs", runner.label(), parser->file,
-                     parser->commit.substr(0, 8), list);
+  return {fmt::format("{}'s parser ({} at {}) has no {}, which the planned model or layout needs", runner.label(), parser->file,
+                      parser->commit.substr(0, 8), list),
+          fmt::format("{} 的参数解析器（{}，提交 {}）没有 {}，而规划的模型或布局需要它们", runner.label(), parser->file,
+                      parser->commit.substr(0, 8), list)};
 }
 
 namespace {
@@ -337,24 +347,39 @@ DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner) {
   return k;
 }
 
-std::string deepspeed_config_gap(const Layout& l, const FrameworkProfile& runner) {
+Reason deepspeed_config_gap(const Layout& l, const FrameworkProfile& runner) {
   const DeepSpeedConfigKeys k = deepspeed_config_keys(runner);
-  std::vector<std::string> missing;
-  if (l.tp > 1 && !k.autotp) missing.push_back(fmt::format("tensor parallelism (TP {})", l.tp));
+  std::vector<std::string> missing, missing_zh;
+  if (l.tp > 1 && !k.autotp) {
+    missing.push_back(fmt::format("tensor parallelism (TP {})", l.tp));
+    missing_zh.push_back(fmt::format("张量并行（TP {}）", l.tp));
+  }
   // DeepSpeed's pipeline stages are PipelineModule(num_stages=...) in the model code (deepspeed/runtime/pipe/module.py),
   // never a config key.
-  if (l.pp > 1) missing.push_back(fmt::format("pipeline parallelism (PP {})", l.pp));
-  if (l.cp > 1 && !k.sequence_parallel) missing.push_back(fmt::format("context parallelism (CP {})", l.cp));
-  if (missing.empty()) return "";
-  std::string what;
-  for (size_t i = 0; i < missing.size(); ++i) what += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+  if (l.pp > 1) {
+    missing.push_back(fmt::format("pipeline parallelism (PP {})", l.pp));
+    missing_zh.push_back(fmt::format("流水线并行（PP {}）", l.pp));
+  }
+  if (l.cp > 1 && !k.sequence_parallel) {
+    missing.push_back(fmt::format("context parallelism (CP {})", l.cp));
+    missing_zh.push_back(fmt::format("上下文并行（CP {}）", l.cp));
+  }
+  if (missing.empty()) return {};
+  std::string what, what_zh;
+  for (size_t i = 0; i < missing.size(); ++i) {
+    what += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    what_zh += (i == 0 ? "" : "、") + missing_zh[i];
+  }
   // microsoft/Megatron-DeepSpeed@f4157be megatron/arguments.py: --tensor-model-parallel-size, --pipeline-model-parallel-size,
   // --ds-sequence-parallel-size (Ulysses), beside DeepSpeed's --deepspeed --deepspeed_config.
   std::string args = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", l.tp, l.pp);
   if (l.cp > 1) args += fmt::format(" --ds-sequence-parallel-size {}", l.cp);
-  return fmt::format("a DeepSpeed config ({}) cannot express {}; Megatron-DeepSpeed takes them as its arguments ({}, "
-                     "with --deepspeed --deepspeed_config FILE; --export megatron prints the TP and PP ones)",
-                     runner.label(), what, args);
+  return {fmt::format("a DeepSpeed config ({}) cannot express {}; Megatron-DeepSpeed takes them as its arguments ({}, "
+                      "with --deepspeed --deepspeed_config FILE; --export megatron prints the TP and PP ones)",
+                      runner.label(), what, args),
+          fmt::format("DeepSpeed 配置（{}）无法表达{}；Megatron-DeepSpeed 以命令行参数接收它们（{}，"
+                      "并加 --deepspeed --deepspeed_config FILE；--export megatron 会输出其中 TP 与 PP 的参数）",
+                      runner.label(), what_zh, args)};
 }
 
 nlohmann::json deepspeed_config(const Layout& l, DeepSpeedConfigKeys keys) {
@@ -398,12 +423,14 @@ const FrameworkProfile& torchtitan_toml_reader() {
   return newest ? *newest : find_framework("torchtitan");
 }
 
-std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProfile& runner) {
+Reason torchtitan_toml_unknown(const std::string& toml, const FrameworkProfile& runner) {
   const LaunchReader* loader = loader_of(&runner);
-  if (!loader) return "";
+  if (!loader) return {};
   if (loader->format != "toml") {
-    return fmt::format("{} reads Python job configs (--module/--config, {} at {}), not a TOML file", runner.label(), loader->file,
-                       loader->commit.substr(0, 8));
+    return {fmt::format("{} reads Python job configs (--module/--config, {} at {}), not a TOML file", runner.label(), loader->file,
+                        loader->commit.substr(0, 8)),
+            fmt::format("{} 读取 Python 任务配置（--module/--config，{}，提交 {}），不读 TOML 文件", runner.label(), loader->file,
+                        loader->commit.substr(0, 8))};
   }
   // "[a.b]" opens a section; "key = value" sets a.b.key; comments and blanks skip.
   std::vector<std::string> missing;
@@ -424,11 +451,13 @@ std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProf
     const std::string key = section + "." + line.substr(0, eq);
     if (!loader->names.count(key) && std::find(missing.begin(), missing.end(), key) == missing.end()) missing.push_back(key);
   }
-  if (missing.empty()) return "";
+  if (missing.empty()) return {};
   std::string list;
   for (const std::string& k : missing) list += (list.empty() ? "" : ", ") + k;
-  return fmt::format("{}'s job config ({} at {}) has no {}: its loader would leave their defaults in place", runner.label(), loader->file,
-                     loader->commit.substr(0, 8), list);
+  return {fmt::format("{}'s job config ({} at {}) has no {}: its loader would leave their defaults in place", runner.label(), loader->file,
+                      loader->commit.substr(0, 8), list),
+          fmt::format("{} 的任务配置（{}，提交 {}）没有 {}：其加载器会保留这些项的默认值", runner.label(), loader->file,
+                      loader->commit.substr(0, 8), list)};
 }
 
 std::string torchtitan_toml(const ModelSpec& m, const Layout& l, const FrameworkProfile* runner) {

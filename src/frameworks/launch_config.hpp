@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/model.hpp"
@@ -30,14 +31,14 @@ std::string megatron_arguments(const ModelSpec& model, const Layout& layout, Meg
 // --num-layer-list does not combine with virtual stages.
 // With `runner`, also a sharding its release cannot run (ZeRO-2/3 before
 // Megatron's FSDP implementations; FSDP2 with PP or EP).
-std::string megatron_arguments_gap(const ModelSpec& model, const Layout& layout, MegatronDialect dialect, const FrameworkProfile* runner = nullptr);
+Reason megatron_arguments_gap(const ModelSpec& model, const Layout& layout, MegatronDialect dialect, const FrameworkProfile* runner = nullptr);
 
 // The flags of `arguments` (megatron_arguments' text) that the parser of
 // `runner`'s release does not take, as one sentence naming them and the file and
 // commit they were checked against (data/exports/megatron-lm-arguments.json);
 // empty when every flag is known, or when `runner` is not a Megatron-LM release
 // gpuplan has the parser's flags for.
-std::string megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner);
+Reason megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner);
 
 // The dialect of a Megatron-argument stack's profile.
 MegatronDialect megatron_dialect(const FrameworkProfile& runner);
@@ -58,7 +59,7 @@ nlohmann::json deepspeed_config(const Layout& layout, DeepSpeedConfigKeys keys =
 // Why a DeepSpeed config for `runner` cannot carry this layout (its pipeline
 // stages, or TP / CP the config has no key for), naming what to use instead;
 // empty when the config carries the whole layout.
-std::string deepspeed_config_gap(const Layout& layout, const FrameworkProfile& runner);
+Reason deepspeed_config_gap(const Layout& layout, const FrameworkProfile& runner);
 
 // A torchtitan job config in TOML (torchtitan/config/job_config.py section and key names).
 // `runner`: the torchtitan version that reads it, where its keys are known
@@ -70,7 +71,7 @@ std::string torchtitan_toml(const ModelSpec& model, const Layout& layout, const 
 // have, as one sentence naming them and the file and commit they were checked
 // against; or that `runner` reads no TOML at all. Empty when every key is known
 // or `runner` is not a torchtitan version gpuplan has the keys for.
-std::string torchtitan_toml_unknown(const std::string& toml, const FrameworkProfile& runner);
+Reason torchtitan_toml_unknown(const std::string& toml, const FrameworkProfile& runner);
 
 // The newest torchtitan version whose loader reads TOML job configs: the reader
 // of an export from a plan that named no torchtitan version.

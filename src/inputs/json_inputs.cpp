@@ -275,15 +275,24 @@ Report memory(Body& b, JsonCaller caller) {
 // few GPU types and counts at once, not hundreds.
 constexpr size_t kMaxWebPlanGroups = 8;
 
-// The same PlanInputs as src/cli/cmd_plan.cpp.
-Report plan_report_for(Body& b, JsonCaller caller) {
+// The same PlanInputs as src/cli/cmd_plan.cpp; `choice`, when given, also
+// reads the export keys ("export", "rank": plan --export TO --rank N).
+PlanRequest plan_request_for(Body& b, JsonCaller caller, ExportChoice* choice) {
   PlanInputs in;
   read_model(b, caller, in.model, in.model_spec, nullptr);  // `gpuplan plan` has no --params
   read_gpu_file(b, caller);
   visit_plan_inputs(in, ReadInputs{b});
+  if (choice) {
+    b.read("export", choice->to);
+    b.read("rank", choice->rank);
+  }
   b.reject_unknown();
   if (caller == JsonCaller::kLocal && !in.market) in.market = market_code(default_market_for_lang("en"));  // as cmd_plan.cpp
-  const PlanRequest r = make_plan_request(in);
+  return make_plan_request(in);
+}
+
+Report plan_report_for(Body& b, JsonCaller caller) {
+  const PlanRequest r = plan_request_for(b, caller, nullptr);
   if (caller == JsonCaller::kWeb && r.gpus.size() * r.gpu_counts.size() > kMaxWebPlanGroups) {
     throw InputError("--gpus",
                      fmt::format("The web planner compares at most {} GPU type × count pairs at once (asked for {}).", kMaxWebPlanGroups,
@@ -315,6 +324,18 @@ Report finetune(Body& b, JsonCaller caller) {
 }
 
 }  // namespace
+
+LaunchConfig launch_config_from_json(const json& request, JsonCaller caller) {
+  if (!request.is_object()) {
+    throw InputError("", fmt::format("The request must be a JSON object (got {}).", json_type_name(request)),
+                     fmt::format("请求须为 JSON 对象（收到的是{}）。", json_type_name_zh(request)));
+  }
+  const UserGpuScope gpus;  // a local caller's gpu_file applies to this call only
+  Body b(request);
+  ExportChoice choice;
+  const PlanRequest r = prepare_export(plan_request_for(b, caller, &choice), choice);
+  return launch_config(r, plan(r), choice);
+}
 
 bool is_json_command(const std::string& command) {
   return command == "train" || command == "memory" || command == "plan" || command == "infer" || command == "finetune";

@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
+#include "gpuplan/launch_config.hpp"
 #include "gpuplan/report.hpp"
 
 namespace gpuplan {
@@ -33,6 +34,11 @@ bool is_json_command(const std::string& command);
 // the request key ("seq_len") or, from the library's checks, the CLI flag
 // ("--seq-len"); a key no input reads is bad input.
 Report report_from_json(const std::string& command, const nlohmann::json& request, JsonCaller caller);
+
+// The launch configuration `gpuplan plan ... --export TO --rank N` prints, from
+// the plan's keys and "export" (TO; absent or "": the framework's own format)
+// and "rank" (N, default 1). Bad input throws InputError as report_from_json.
+LaunchConfig launch_config_from_json(const nlohmann::json& request, JsonCaller caller);
 
 // "a string", "a number", ...: a JSON value's type in an error sentence (and 字符串, 数字, ...).
 const char* json_type_name(const nlohmann::json& v);

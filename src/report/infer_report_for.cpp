@@ -12,10 +12,10 @@ Report infer_report_for(const InferInputs& in) {
   const InferRequest q = make_infer_request(in);
   InferRun run = run_infer(q);
   if (q.max_throughput) return max_throughput_report(q.model, q.gpu, run.options, q.target.input_len, q.target.output_len, run.best);
-  // Issue 15: replicas for the slow end of gpuplan's errors on published serving runs.
-  const std::optional<ServingSizing> sizing = size_serving_for_confidence(&run.plan, q.target, q.model, q.gpu, !q.engine.empty(), q.confidence);
+  // Issue 15: the replicas were sized for the slow end of gpuplan's errors on published serving runs (run_infer).
+  const std::optional<ServingSizing> sizing = size_serving_for_confidence(run.plan, run.target, q.model, q.gpu, !q.engine.empty(), q.confidence);
   const Price price = resolve_price(q.gpu.id, run.price);
-  Report rep = inference_report(q.model, q.gpu, q.options, q.target, run.plan, price);
+  Report rep = inference_report(q.model, q.gpu, q.options, run.target, run.plan, price);
   if (sizing) add_serving_sizing(rep, *sizing);
   return rep;
 }

@@ -152,6 +152,19 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     // An infeasible layout has no batch, TPOT or count: "–" in the table, null in JSON.
     const double na = std::numeric_limits<double>::quiet_NaN();
     auto val = [&](double v) { return x.feasible ? v : na; };
+    // Why a layout that works was not chosen (the rule in the section's title).
+    std::string note = x.why_not, note_zh = x.why_not_zh;
+    const bool chosen = x.tp == p.tp && x.pp == p.pp && x.ep == p.ep && x.dp_attention == p.dp_attention;
+    if (x.feasible && p.feasible && chosen) {
+      note = "chosen";
+      note_zh = "选用";
+    } else if (x.feasible && p.feasible && x.gpus > p.gpus) {
+      note = fmt::format("{} GPUs, more than the chosen layout's {}", x.gpus, p.gpus);
+      note_zh = fmt::format("需 {} 张卡，多于选用布局的 {} 张", x.gpus, p.gpus);
+    } else if (x.feasible && p.feasible) {
+      note = fmt::format("as many GPUs as the chosen layout, {} per output token against its {}", format_seconds(x.tpot_s, Lang::kEn), format_seconds(p.tpot_s, Lang::kEn));
+      note_zh = fmt::format("卡数与选用布局相同，每输出 token {}，选用布局为 {}", format_seconds(x.tpot_s, Lang::kZh), format_seconds(p.tpot_s, Lang::kZh));
+    }
     lt.records.push_back({Row{"tp", "TP", "TP", static_cast<double>(x.tp), Unit::kCount, ""},
                           Row{"pp", "PP", "PP", static_cast<double>(x.pp), Unit::kCount, ""},
                           Row{"ep", "EP", "EP", static_cast<double>(x.ep), Unit::kCount, ""},
@@ -162,7 +175,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                           Row{"replicas", "replicas", "副本数", val(static_cast<double>(x.replicas)), Unit::kCount, ""},
                           Row{"gpus", "GPUs", "卡数", val(static_cast<double>(x.gpus)), Unit::kGpus, ""},
                           Row{"feasible", "feasible", "可行", x.feasible ? 1.0 : 0.0, Unit::kFlag, ""},
-                          Row{"note", "note", "说明", 0, Unit::kText, x.feasible ? "" : x.why_not, {}, Audience::kAll, x.feasible ? "" : x.why_not_zh}});
+                          Row{"note", "note", "说明", 0, Unit::kText, note, {}, Audience::kAll, note_zh}});
   }
   r.sections.push_back(lt);
 
@@ -339,56 +352,28 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   return r;
 }
 
-std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* p, const ServingTarget& t, const ModelSpec& m, const GpuSpec& g,
+std::optional<ServingSizing> size_serving_for_confidence(const ServingPlan& p, const ServingTarget& t, const ModelSpec& m, const GpuSpec& g,
                                                          bool engine_stated, double confidence) {
   check_level(confidence, "--confidence");
-  if (!p->feasible || !(t.requests_per_s > 0) || !(p->replica_requests_per_s > 0)) return std::nullopt;
-  // Serving states its layout: the replica plan is the one timed.
+  if (!p.feasible || !(t.requests_per_s > 0) || !(p.replica_requests_per_s > 0)) return std::nullopt;
   const PredictionContext ctx{"inference", m.is_moe(), engine_stated, gpu_class(g.id), true};
-  const IntervalTable& table = shipped_interval_table();
-  const std::optional<double> slow = error_quantile(table, ctx, confidence);
-  const std::optional<double> median = error_quantile(table, ctx, 0.5);
-  if (!slow || !median) return std::nullopt;
+  const std::optional<double> median = error_quantile(shipped_interval_table(), ctx, 0.5);
+  if (!median) return std::nullopt;
   // A replica's request rate is a rate: at the slow end it sustains rate / factor.
   auto replicas_at = [&](double factor) {
-    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t.requests_per_s * factor / p->replica_requests_per_s - 1e-9)));
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t.requests_per_s * factor / p.replica_requests_per_s - 1e-9)));
   };
   ServingSizing s;
   s.confidence = confidence;
-  s.replicas_model = p->replicas;
+  s.replicas = p.replicas;  // plan_serving sized every layout at the margin (ServingTarget::rate_margin)
+  s.replicas_model = replicas_at(1.0);
   s.replicas_median = replicas_at(std::max(*median, 1e-9));
-  s.replicas = std::max(replicas_at(*slow), p->replicas);
-  // The decode replicas (all replicas when not disaggregated) grow; a
-  // disaggregated prefill pool grows by the same factor.
-  const int64_t decode_gpus_before = p->replicas * p->gpus_per_replica;
-  p->replicas = s.replicas;
-  int64_t prefill_gpus = p->gpus - decode_gpus_before;
-  if (p->disaggregated && p->prefill_replicas > 0) {
-    const int64_t per = p->prefill_gpus / p->prefill_replicas;
-    p->prefill_replicas = std::max<int64_t>(p->prefill_replicas, static_cast<int64_t>(std::ceil(static_cast<double>(p->prefill_replicas) * *slow - 1e-9)));
-    p->prefill_gpus = p->prefill_replicas * per;
-    prefill_gpus = p->prefill_gpus;
-  }
-  p->gpus = s.replicas * p->gpus_per_replica + prefill_gpus;
-  // Every layout tried is sized the same way, so the table ranks what the
-  // headline shows and the chosen row agrees with it.
-  for (ServingLayoutTried& r : p->layouts) {
-    if (!r.feasible || !(r.replica_requests_per_s > 0)) continue;
-    const int64_t decode_before = r.replicas * r.gpus_per_replica;
-    r.replicas = std::max(r.replicas, static_cast<int64_t>(std::ceil(t.requests_per_s * *slow / r.replica_requests_per_s - 1e-9)));
-    r.gpus += r.replicas * r.gpus_per_replica - decode_before;
-    if (r.tp == p->tp && r.pp == p->pp && r.ep == p->ep && r.dp_attention == p->dp_attention) {
-      r.replicas = p->replicas;
-      r.gpus = p->gpus;
-    }
-  }
-  p->utilisation = t.requests_per_s / (p->replica_requests_per_s * static_cast<double>(p->replicas));
   s.note = Note{fmt::format("{} replicas ({} GPUs) keep up with {} requests/s with {:.0f}% confidence; {} at the median estimate ({} on the "
                             "model's own throughput). gpuplan's errors on published serving runs set the margin; --confidence 0.5–0.99 changes it.",
-                            s.replicas, p->gpus, format_sig(t.requests_per_s, 4), confidence * 100, s.replicas_median, s.replicas_model),
+                            s.replicas, p.gpus, format_sig(t.requests_per_s, 4), confidence * 100, s.replicas_median, s.replicas_model),
                 fmt::format("{} 个副本（{} 张卡）能以 {:.0f}% 的把握承载 {} 请求/秒；按中位估计需 {} 个（按模型自身吞吐为 {} 个）。余量由 gpuplan 在公开部署实测上的"
                             "误差决定；可用 --confidence 0.5–0.99 调整。",
-                            s.replicas, p->gpus, confidence * 100, format_sig(t.requests_per_s, 4), s.replicas_median, s.replicas_model)};
+                            s.replicas, p.gpus, confidence * 100, format_sig(t.requests_per_s, 4), s.replicas_median, s.replicas_model)};
   return s;
 }
 

@@ -13,10 +13,11 @@ namespace gpuplan {
 Report inference_report(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& options,
                         const ServingTarget& target, const ServingPlan& plan, const Price& price);
 
-// Issue 15: with a request rate, size the replicas so the deployment keeps
-// up at `confidence` given gpuplan's errors on published serving runs
-// (data/intervals.json, kind inference): the plan's replicas, GPUs and
-// utilisation change, and the returned note says so in words.
+// Issue 15: with a request rate, run_infer sizes the replicas so the
+// deployment keeps up at `confidence` given gpuplan's errors on published
+// serving runs (data/intervals.json, kind inference; ServingTarget::rate_margin).
+// This says so in words, with the counts at the median error and on the
+// model's own throughput beside it.
 struct ServingSizing {
   double confidence = 0.8;
   int64_t replicas_model = 0;    // on the model's own throughput
@@ -24,7 +25,7 @@ struct ServingSizing {
   int64_t replicas = 0;          // at `confidence`
   Note note;
 };
-std::optional<ServingSizing> size_serving_for_confidence(ServingPlan* plan, const ServingTarget& target, const ModelSpec& model,
+std::optional<ServingSizing> size_serving_for_confidence(const ServingPlan& plan, const ServingTarget& target, const ModelSpec& model,
                                                          const GpuSpec& gpu, bool engine_stated, double confidence);
 void add_serving_sizing(Report& report, const ServingSizing& sizing);
 

@@ -204,10 +204,15 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   }
   std::string command = route;
   bool with_view = false;
+  bool export_config = false;  // plan/export: the launch configuration of a ranked layout
   if (const auto slash = route.find('/'); slash != std::string::npos) {
     command = route.substr(0, slash);
-    if (route.substr(slash + 1) != "view") return error_response(404, "No such API route: /api/" + route + ".", "", "没有这个接口：/api/" + route + "。");
-    with_view = true;
+    const std::string what = route.substr(slash + 1);
+    if (!(what == "view" || (command == "plan" && what == "export"))) {
+      return error_response(404, "No such API route: /api/" + route + ".", "", "没有这个接口：/api/" + route + "。");
+    }
+    with_view = what == "view";
+    export_config = what == "export";
   }
   if (!is_json_command(command)) {
     return error_response(404, "No such API route: /api/" + route + ".", "", "没有这个接口：/api/" + route + "。");
@@ -226,6 +231,13 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
                           fmt::format("请求体须为 JSON 对象（收到的是{}）。", json_type_name_zh(j)));
   }
   if (const auto [en, zh] = oversized(j); !en.empty()) return error_response(400, en, "", zh);
+  if (export_config) {
+    const LaunchConfig lc = launch_config_from_json(j, JsonCaller::kWeb);
+    json notes = json::array();
+    for (const Bilingual& n : lc.notes) notes.push_back({{"en", n.en}, {"zh", n.zh}});
+    return ok({{"format", lc.format}, {"runner", lc.runner}, {"rank", lc.rank}, {"file_name", lc.file_name},
+               {"media_type", lc.media_type}, {"text", lc.text}, {"notes", notes}});
+  }
   const Report rep = report_from_json(command, j, JsonCaller::kWeb);
   if (!with_view) return ok(to_json(rep));
   return ok({{"report", to_json(rep)}, {"view", view(rep)}});

@@ -49,6 +49,16 @@ function startServer() {
 }
 
 const step = (s) => console.log(`- ${s}`);
+// Words of the page that are English prose on the Chinese page: runs of three or
+// more Latin letters, less the names, units and abbreviations that Chinese
+// technical text writes in Latin letters too.
+const LATIN_OK = new Set(['GPU', 'GPUs', 'GiB', 'MiB', 'TiB', 'MFU', 'HFU', 'ZeRO', 'CUDA', 'NCCL', 'LoRA', 'QLoRA', 'MoE', 'token', 'tokens',
+  'sxm', 'SXM', 'NVIDIA', 'DeepSeek', 'Llama', 'TPOT', 'TTFT', 'FLOP', 'TFLOP', 'PFLOP', 'EFLOP', 'vLLM', 'LMDeploy', 'gpuplan', 'pcie', 'nvl',
+  'logits', 'Logits', 'ascend', 'Young', 'Daly']);  // Young and Daly: the checkpoint-interval formula's authors
+async function englishWords(page, selector) {
+  const texts = await page.$$eval(selector, (els) => els.filter((e) => e.offsetParent !== null || e.closest('svg')).map((e) => e.textContent));
+  return [...new Set(texts.flatMap((t) => t.match(/[A-Za-z]{3,}/g) || []))].filter((w) => !LATIN_OK.has(w));
+}
 let server, context, profile;
 try {
   mkdirSync(shots, { recursive: true });
@@ -120,6 +130,32 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
   await page.screenshot({ path: join(shots, 'train-en.png'), fullPage: true });
 
+  // 2b. The time/cost curves say how far they are while they are computed (issue 30: they filled 1.5–2 s after the
+  // page looked done, with no sign): every progress text seen on the card, then "done" with the status gone.
+  await page.evaluate(() => {
+    window.sweepSeen = [];
+    // Each text the status was given (one record per change, however they batch).
+    new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) window.sweepSeen.push(n.textContent); })
+      .observe(document.querySelector('#sweep-status'), { childList: true, characterData: true, subtree: true });
+  });
+  const sweepAgain = trainDone((b) => b.tokens === '10T');
+  await page.fill('#tokens', '10T');
+  await sweepAgain;
+  await page.waitForFunction(() => document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done', null, { timeout: 60000 });
+  const seen = await page.evaluate(() => window.sweepSeen);
+  const total = Number(await page.getAttribute('#sweep-status', 'data-total'));
+  assert.ok(total >= 8, `no point count on the sweep status (${total})`);
+  assert.ok(seen.some((x) => x.includes(`0 of ${total} points`)), `the sweep never said it started: ${JSON.stringify(seen.slice(0, 3))}`);
+  assert.ok(seen.some((x) => x.includes(`${total - 1} of ${total} points`)), 'the sweep never counted its points');
+  assert.equal(await page.isHidden('#sweep-status'), true, 'the progress line stays after the curves are drawn');
+  assert.equal(await page.getAttribute('.chart-card[data-sweep]', 'aria-busy'), 'false');
+  step(`the curves report progress (${seen.length} updates up to ${total} points), then hide it`);
+  const backTo15 = trainDone((b) => b.tokens === INPUTS.tokens);
+  await page.fill('#tokens', INPUTS.tokens);
+  await backTo15;
+  await page.waitForFunction(() => document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done' &&
+    document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
+
   // 3. Chinese: a label changes and the choice is remembered.
   await page.click('#lang-toggle');
   assert.equal(await page.textContent('[data-i18n="k_time"]'), '训练时长');
@@ -133,6 +169,8 @@ try {
   const cnJson = JSON.parse(cli('json', ['--market', 'cn']));
   assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), cnJson.cost.total, 'China-market cost differs from the CLI');
   step(`zh follows the China market: cost ${await page.textContent('#out-cost')} equals train --market cn`);
+  assert.deepEqual(await englishWords(page, '.tab-train .kpi, #chart-time figcaption, #chart-cost figcaption, .chart-card .legend span, .chart-card h2, #report td:first-child, #report th'), [],
+    'English words on the Chinese training tab');
   await page.screenshot({ path: join(shots, 'train-zh.png'), fullPage: true });
 
   // 4. The shared URL brings the same state back in a new page.
@@ -196,6 +234,16 @@ try {
   assert.equal(await page.getAttribute('#chart-own', 'data-currency'), 'cny');
   assert.match(await page.textContent('#chart-own figcaption'), /租用还是自建/);
   assert.ok(new URL(page.url()).searchParams.get('own') === '1', 'the link lacks the rent-or-own choice');
+  // The axes fit the data (issue 30: a linear axis cut the owned cost off near ¥32M, so 5–25% utilisation looked flat):
+  // every owned point lies inside the log axis, and the owned cost falls at every step of utilisation, so each point
+  // sits lower than the one before.
+  const ownPts = await page.$$eval('#chart-own circle', (cs) => cs.map((c) => ({ y: Number(c.getAttribute('cy')), v: Number(c.dataset.value) })));
+  const axis = await page.$eval('#chart-own svg', (e) => ({ lo: Number(e.dataset.yLow), hi: Number(e.dataset.yHigh) }));
+  assert.ok(ownPts.length >= 5, 'no owned points');
+  for (const p of ownPts) assert.ok(p.v >= axis.lo && p.v <= axis.hi, `owned ${p.v} outside the axis ${axis.lo}–${axis.hi}`);
+  for (let i = 1; i < ownPts.length; ++i) assert.ok(ownPts[i].y > ownPts[i - 1].y, `owned points ${i - 1} and ${i} drawn at the same height (clipped)`);
+  const ownedMax = Math.max(...ownCli.own_vs_utilisation.map((p) => p.owned)) / 1e6;
+  assert.ok(axis.hi >= ownedMax, `the axis stops at ${axis.hi} below the owned cost ${ownedMax}`);
   await page.locator('#chart-own').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'rent-or-own-zh.png'), fullPage: true });
   await page.click('#lang-toggle');
@@ -319,8 +367,15 @@ try {
   const ftZh = spawnSync(binary, ['finetune', '--model', 'llama-3.1-405b', '--method', 'full', '--gpu', 'rtx4090-24gb', '--market', 'cn', '--lang', 'zh'],
     { encoding: 'utf8' });
   assert.equal(ftZh.status, 2);
-  assert.equal(await page.textContent('#error'), ftZh.stderr.replace(/^错误：/, '').trim(), 'the page shows the CLI\'s Chinese sentence');
-  step('infeasible fine-tune (405B full on 4090): one Chinese sentence as the CLI prints it, the GPU field marked');
+  // The CLI's sentence in the form's words: its flags named as the fields are labelled.
+  const inForm = ftZh.stderr.replace(/^错误：/, '').trim().replace(/--gpu\b/g, '「GPU 型号」').replace(/--method\b/g, '「微调方式」');
+  assert.equal(await page.textContent('#error .message'), inForm, 'the page shows the CLI\'s Chinese sentence in the form\'s words');
+  assert.ok(!(await page.textContent('#error')).includes('--'), 'the error names a CLI flag');
+  // The numbers of the previous inputs are gone while the error stands.
+  assert.equal(await page.isHidden('.tab-finetune .kpis'), true, 'the previous numbers stay under the error');
+  assert.equal(await page.isHidden('#report'), true, 'the previous report stays under the error');
+  await page.screenshot({ path: join(shots, 'finetune-error-zh.png'), fullPage: false });
+  step('infeasible fine-tune (405B full on 4090): one Chinese sentence as the CLI prints it, in the form\'s words, the GPU field marked, the old numbers hidden');
   // A bad rank marks its own field.
   await page.selectOption('#ft_method', 'lora');
   await page.fill('#ft_rank', '0');
@@ -355,6 +410,40 @@ try {
     await page.click('#plan-table tbody tr:nth-child(2)');
     await page.waitForFunction(() => document.querySelector('#chart-step figcaption').textContent.includes('pp'));
     step('planner table and step-time chart drawn');
+    // The export button: the clicked (second) layout's launch configuration, byte for byte what
+    // `gpuplan plan ... --export --rank 2` prints (issue 30; POST /api/plan/export).
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-btn')]);
+    assert.equal(download.suggestedFilename(), 'megatron-args.txt');
+    const exported = readFileSync(await download.path(), 'utf8');
+    const planArgs = ['plan', '--model', 'llama-3.1-70b', '--gpu', 'h100-sxm5-80gb', '--gpus', '1024', '--global-batch', '0', '--framework', 'generic',
+      '--market', 'us', '--currency', 'usd'];
+    assert.equal(exported, execFileSync(binary, [...planArgs, '--export', '--rank', '2'], { encoding: 'utf8' }), 'the download differs from plan --export --rank 2');
+    assert.match(await page.textContent('#export-status'), /megatron-args\.txt.*ranked 2/);
+    // A format whose reader cannot run the layout: its one sentence beside the button, in the form's words; the ranking stays.
+    await page.selectOption('#export_to', 'deepspeed');
+    await page.click('#export-btn');
+    await page.waitForFunction(() => document.querySelector('#export-status').classList.contains('failed'));
+    const refused = await page.textContent('#export-status');
+    const cliRefused = spawnSync(binary, [...planArgs, '--export', 'deepspeed', '--rank', '2'], { encoding: 'utf8' });
+    assert.equal(cliRefused.status, 2);
+    assert.ok(!refused.includes('--export'), `the refusal names the CLI flag: ${refused}`);
+    assert.ok(refused.includes('“Launch configuration of the chosen layout” deepspeed'), `the refusal does not name the field: ${refused}`);
+    assert.equal(await page.isVisible('#plan-table table'), true, 'a refused export hid the ranking');
+    await page.selectOption('#export_to', '');
+    step(`export button: rank 2 downloaded as megatron-args.txt, equal to plan --export --rank 2; deepspeed refused beside the button`);
+    // The ranking in Chinese: the recompute policy in words (issue 30: "none" stayed English).
+    const zhPlan = page.waitForResponse((r) => r.url().endsWith('/api/plan/view') && JSON.parse(r.request().postData()).market === 'cn');
+    await page.click('#lang-toggle');
+    await zhPlan;
+    await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#plan-table table'), null, { timeout: 120000 });
+    assert.deepEqual(await englishWords(page, '#plan-table th, #plan-table td, #plan-box h2, #plan-box label > span, #export-btn, #chart-step figcaption, #chart-step .legend span'), [],
+      'English words in the Chinese planner table');
+    await page.screenshot({ path: join(shots, 'plan-zh.png'), fullPage: true });
+    const enPlan = page.waitForResponse((r) => r.url().endsWith('/api/plan/view') && JSON.parse(r.request().postData()).market === 'us');
+    await page.click('#lang-toggle');
+    await enPlan;
+    await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#plan-table table'), null, { timeout: 120000 });
+    step('planner table in Chinese: no English words; screenshot plan-zh.png');
   } else {
     step('planner not in this build (page says so)');
   }
@@ -398,6 +487,8 @@ try {
   await page.fill('#latency_target_ms', '1');
   await page.waitForFunction(() => !document.querySelector('#error').hidden && document.querySelector('#latency_target_ms').classList.contains('invalid'));
   assert.match(await page.textContent('#error'), /No deployment found/);
+  assert.match(await page.textContent('#error .message'), /meets “TPOT target, ms” 1/, 'the error does not name the form field');
+  assert.equal(await page.isHidden('#serve-table'), true, 'the previous layouts stay under the error');
   await page.fill('#latency_target_ms', '');
   await page.waitForFunction(() => document.querySelector('#error').hidden && !document.body.classList.contains('busy'));
   step('an unreachable TPOT target shows one sentence and marks the field');
@@ -417,6 +508,30 @@ try {
   await page.selectOption('#engine', '');
   await page.waitForFunction(() => !document.body.classList.contains('busy'));
   step(`engine menu: LMDeploy sizes ${lmd.deployment.gpus} GPUs as the CLI's --engine lmdeploy`);
+  // The headline and the chosen row agree, and no feasible row needs fewer GPUs (issue 30: 96 in the headline, a
+  // feasible 80-GPU row passed over); every row says why it was or was not chosen.
+  await page.waitForFunction(() => document.querySelector('#out-serve-gpus').dataset.value);
+  const headline = Number(await page.getAttribute('#out-serve-gpus', 'data-value'));
+  const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => ({ feasible: tr.dataset.feasible === 'true',
+    chosen: tr.classList.contains('chosen-layout'), gpus: tr.cells[8].textContent, note: tr.cells[10].textContent })));
+  const chosenRow = rows.find((r) => r.chosen);
+  assert.ok(chosenRow, 'no chosen row');
+  assert.equal(Number(chosenRow.gpus.replace(/[^0-9]/g, '')), headline, 'the headline and the chosen row differ');
+  for (const r of rows.filter((x) => x.feasible)) {
+    assert.ok(Number(r.gpus.replace(/[^0-9]/g, '')) >= headline, `a feasible row needs ${r.gpus}, fewer than the headline's ${headline}`);
+    assert.ok(r.note.length > 0, 'a feasible row does not say why it was not chosen');
+  }
+  // Chinese: the table's header, cells and notes are Chinese (issue 30: 说明, "DP-attn" and "none" were English).
+  const zhServe = page.waitForResponse((r) => r.url().endsWith('/api/infer/view') && JSON.parse(r.request().postData()).market === 'cn');
+  await page.click('#lang-toggle');
+  await zhServe;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#out-serve-gpus').dataset.value);
+  assert.deepEqual(await englishWords(page, '#serve-table th, #serve-table td, .tab-serve .kpi, #serve-box h2'), [], 'English words in the Chinese serving tab');
+  assert.ok((await page.textContent('#serve-table thead')).includes('注意力 DP'));
+  await page.screenshot({ path: join(shots, 'serve-zh.png'), fullPage: true });
+  step('serving tab in Chinese: headline equals the chosen row, no feasible row needs fewer GPUs, every cell Chinese; screenshot serve-zh.png');
+  await page.click('#lang-toggle');
+  await page.waitForFunction(() => !document.body.classList.contains('busy'));
   await page.click('.tabs button[data-tab="plan"]');
 
   // 6. A phone-sized screen.

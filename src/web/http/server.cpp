@@ -1,14 +1,22 @@
 // A thin shell: every request goes to gpuplan::web::handle_request, which
 // decides everything; this file only configures cpp-httplib (limits, threads,
-// JSON bodies for the errors httplib answers itself).
+// JSON bodies for the errors httplib answers itself) and keeps each
+// connection's read buffer across its requests (pipelining).
 #include "web/http/server.hpp"
 
 #include <httplib.h>
 
 #include <malloc.h>
+#include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <set>
 
@@ -33,10 +41,109 @@ void respond(const ApiResponse& r, httplib::Response& res) {
 // The routes that take a body.
 const std::set<std::string>& post_routes() {
   static const std::set<std::string> routes = {"/api/train", "/api/train/view", "/api/memory", "/api/memory/view",
-                                                "/api/plan", "/api/plan/view", "/api/infer", "/api/infer/view",
+                                                "/api/plan", "/api/plan/view", "/api/plan/export", "/api/infer", "/api/infer/view",
                                                 "/api/finetune", "/api/finetune/view"};
   return routes;
 }
+
+// One connection's byte stream, whose read buffer lives as long as the
+// connection. cpp-httplib 0.11.4 makes a new SocketStream (with its own 4 KiB
+// read buffer) for each request of a keep-alive connection, so the bytes of a
+// pipelined next request, read together with this one, were dropped with it:
+// of three requests sent at once only the first was answered (RFC 9112 §9.3.2
+// has a server answer pipelined requests in order). Reads and writes keep
+// httplib's per-operation timeouts.
+class ConnectionStream final : public httplib::Stream {
+ public:
+  ConnectionStream(socket_t sock, time_t read_s, time_t read_us, time_t write_s, time_t write_us)
+      : sock_(sock), read_ms_(static_cast<int>(read_s * 1000 + read_us / 1000)), write_ms_(static_cast<int>(write_s * 1000 + write_us / 1000)) {}
+
+  bool is_readable() const override { return off_ < len_ || wait(POLLIN, read_ms_); }
+  bool is_writable() const override { return wait(POLLOUT, write_ms_); }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (off_ >= len_) {
+      if (!wait(POLLIN, read_ms_)) return -1;
+      ssize_t n;
+      do n = recv(sock_, buf_, sizeof buf_, 0);
+      while (n < 0 && errno == EINTR);
+      if (n <= 0) return n;
+      off_ = 0;
+      len_ = static_cast<size_t>(n);
+    }
+    const size_t n = std::min(size, len_ - off_);
+    std::memcpy(ptr, buf_ + off_, n);
+    off_ += n;
+    return static_cast<ssize_t>(n);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!wait(POLLOUT, write_ms_)) return -1;
+    ssize_t n;
+    do n = send(sock_, ptr, size, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { address(getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { address(getsockname, ip, port); }
+  socket_t socket() const override { return sock_; }
+
+  // Waits up to `timeout_s` for the next request, in slices so that a stopped
+  // server (`svr_sock` closed) is noticed: true when bytes of it are here.
+  bool next_request(time_t timeout_s, const std::atomic<socket_t>& svr_sock) const {
+    if (off_ < len_) return true;  // pipelined: already read
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    while (svr_sock != INVALID_SOCKET) {
+      if (wait(POLLIN, 100)) return true;
+      if (std::chrono::steady_clock::now() >= end) return false;
+    }
+    return false;
+  }
+
+ private:
+  bool wait(short events, int timeout_ms) const {
+    pollfd p{sock_, events, 0};
+    int r;
+    do r = poll(&p, 1, timeout_ms);
+    while (r < 0 && errno == EINTR);
+    return r > 0 && (p.revents & (events | POLLHUP)) != 0;
+  }
+  void address(int (*name)(int, sockaddr*, socklen_t*), std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t n = sizeof a;
+    char host[NI_MAXHOST] = "", serv[NI_MAXSERV] = "";
+    if (name(sock_, reinterpret_cast<sockaddr*>(&a), &n) == 0 &&
+        getnameinfo(reinterpret_cast<sockaddr*>(&a), n, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+      ip = host;
+      port = std::atoi(serv);
+    }
+  }
+
+  socket_t sock_;
+  int read_ms_, write_ms_;
+  char buf_[4096];
+  size_t off_ = 0, len_ = 0;
+};
+
+// httplib's server with one ConnectionStream per connection (above); the
+// rest (parsing, routing, limits) is httplib's own process_request.
+class Server final : public httplib::Server {
+  bool process_and_close_socket(socket_t sock) override {
+    bool ret = false;
+    {
+      ConnectionStream strm(sock, read_timeout_sec_, read_timeout_usec_, write_timeout_sec_, write_timeout_usec_);
+      for (size_t left = keep_alive_max_count_; left > 0 && strm.next_request(keep_alive_timeout_sec_, svr_sock_); --left) {
+        bool closed = false;
+        ret = process_request(strm, left == 1, closed, nullptr);
+        if (!ret || closed) break;
+      }
+    }
+    shutdown(sock, SHUT_RDWR);
+    close(sock);
+    return ret;
+  }
+};
 
 }  // namespace
 
@@ -51,7 +158,7 @@ int serve(const std::string& host, int port) {
   // blocks come from the arenas and leave them fragmented.
   mallopt(M_ARENA_MAX, 4);
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  httplib::Server svr;
+  Server svr;
   // cpp-httplib holds one worker per open connection for the connection's
   // life, so a client that trickles its request in (slowloris) or idles
   // keeps one busy: 64 workers leave room for 16 such clients beside 32

@@ -1,0 +1,166 @@
+// The launch configuration of a ranked layout (launch_config.hpp): moved here
+// from the CLI's `plan --export` so that the web page and Python take the same
+// decision and the same refusals.
+#include "gpuplan/launch_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "frameworks/launch_config.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
+#include "units/text_match.hpp"
+
+namespace gpuplan {
+namespace {
+
+// The format asked for, or the planned framework's own.
+std::string export_format(const PlanRequest& r, const ExportChoice& c) {
+  const FrameworkProfile& planned = plan_framework(r);
+  std::string to = c.to ? normalize_name(*c.to) : "";
+  if (to.empty()) {
+    switch (planned.export_format) {
+      case ExportFormat::kMegatron: return "megatron";
+      case ExportFormat::kDeepSpeed: return "deepspeed";
+      case ExportFormat::kTorchtitan: return "torchtitan";
+      case ExportFormat::kNone:
+        throw InputError("--export",
+                         fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan.",
+                                     planned.label()),
+                         fmt::format("--export：gpuplan 不为 {} 生成启动配置；请指定 megatron、deepspeed 或 torchtitan 之一。", planned.label()));
+    }
+  }
+  if (to != "megatron" && to != "deepspeed" && to != "torchtitan") {
+    throw InputError("--export", fmt::format("--export must be megatron, deepspeed or torchtitan (got '{}').", c.to.value_or("")),
+                     fmt::format("--export 须为 megatron、deepspeed 或 torchtitan（输入为 '{}'）。", c.to.value_or("")));
+  }
+  return to;
+}
+
+std::string gpu_ids(const PlanRequest& r) {
+  std::string s;
+  for (const GpuSpec& g : r.gpus) s += (s.empty() ? "" : ",") + g.id;
+  return s;
+}
+
+std::string counts(const PlanRequest& r) {
+  std::string s;
+  for (int64_t n : r.gpu_counts) s += (s.empty() ? "" : ",") + std::to_string(n);
+  return s;
+}
+
+}  // namespace
+
+PlanRequest prepare_export(const PlanRequest& request, const ExportChoice& choice) {
+  export_format(request, choice);  // throws on an unknown format or a framework without one
+  if (request.gpus.size() != 1) {
+    throw InputError("--export", fmt::format("--export prints one layout: give one --gpu type, not {} ({}).", request.gpus.size(), gpu_ids(request)),
+                     fmt::format("--export 只输出一个布局：请只给一种 --gpu，而不是 {} 种（{}）。", request.gpus.size(), gpu_ids(request)));
+  }
+  if (request.gpu_counts.size() != 1) {
+    throw InputError("--export", fmt::format("--export prints one layout: give one --gpus count, not {} ({}).", request.gpu_counts.size(), counts(request)),
+                     fmt::format("--export 只输出一个布局：请只给一个 --gpus 卡数，而不是 {} 个（{}）。", request.gpu_counts.size(), counts(request)));
+  }
+  PlanRequest r = request;
+  if (choice.rank) {
+    if (*choice.rank < 1 || *choice.rank > 100) {
+      throw InputError("--rank", fmt::format("--rank must be from 1 (the best layout) to 100 (got {}).", *choice.rank),
+                       fmt::format("--rank 须为 1（最优布局）到 100 之间（输入为 {}）。", *choice.rank));
+    }
+    r.top_k = std::max(r.top_k, *choice.rank);  // rank the layouts down to the one asked for
+  }
+  return r;
+}
+
+LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const ExportChoice& choice) {
+  LaunchConfig out;
+  out.format = export_format(r, choice);
+  out.rank = choice.rank.value_or(1);
+  const std::string& to = out.format;
+  const int rank = out.rank;
+  const PlanGroup& g = res.groups.front();
+  if (g.top.empty()) {
+    throw InputError("--export",
+                     fmt::format("--export: no layout of {} fits in memory on {} × {}, so there is nothing to export.", r.model.id, g.gpus, g.gpu_id),
+                     fmt::format("--export：{} 在 {} 张 {} 上没有放得下显存的布局，无可导出。", r.model.id, g.gpus, g.gpu_id));
+  }
+  if (static_cast<size_t>(rank) > g.top.size()) {
+    throw InputError("--rank",
+                     fmt::format("--rank {} is past the end of the ranking: {} layout{} of {} fit{} in memory on {} × {}.", rank,
+                                 g.top.size(), g.top.size() == 1 ? "" : "s", r.model.id, g.top.size() == 1 ? "s" : "", g.gpus, g.gpu_id),
+                     fmt::format("--rank {} 超出排名范围：{} 在 {} 张 {} 上只有 {} 个布局放得下显存。", rank, r.model.id, g.gpus, g.gpu_id,
+                                 g.top.size()));
+  }
+  const Layout& l = g.top[static_cast<size_t>(rank - 1)].layout;
+  // The stack that will run the export must be able to run the layout: the
+  // planned framework when the format is its own, else that format's own
+  // framework (its newest profile). A torchtitan export for a plan that named
+  // no torchtitan version is read by the newest torchtitan that still loads
+  // TOML job configs.
+  const FrameworkProfile& planned = plan_framework(r);
+  const ExportFormat format = to == "megatron" ? ExportFormat::kMegatron : to == "deepspeed" ? ExportFormat::kDeepSpeed : ExportFormat::kTorchtitan;
+  const FrameworkProfile& runner = planned.export_format == format ? planned
+                                   : to == "torchtitan"            ? torchtitan_toml_reader()
+                                                                   : find_framework(to == "megatron" ? "megatron-lm" : to);
+  out.runner = runner.label();
+  const Reason cannot = why_framework_cannot_run(runner, l);
+  if (!cannot.empty()) {
+    throw InputError("--export",
+                     fmt::format("--export {}: {} (the layout ranked {}); plan with --framework {} or export another rank.", to, cannot.en, rank, runner.id),
+                     fmt::format("--export {}：{}（排名第 {} 的布局）；请用 --framework {} 重新规划，或导出其他名次。", to, cannot.zh, rank, runner.id));
+  }
+  if (to == "megatron") {
+    const MegatronDialect dialect = megatron_dialect(runner);
+    const Reason gap = megatron_arguments_gap(r.model, l, dialect, &runner);
+    if (!gap.empty()) {
+      throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); export another rank.", gap.en, rank),
+                       fmt::format("--export megatron：{}（排名第 {} 的布局）；请导出其他名次。", gap.zh, rank));
+    }
+    out.text = megatron_arguments(r.model, l, dialect, &runner);
+    const Reason unknown = megatron_arguments_unknown(out.text, runner);
+    if (!unknown.empty()) {
+      throw InputError("--export", fmt::format("--export megatron: {} (the layout ranked {}); plan with a later --framework {} release.", unknown.en, rank, runner.id),
+                       fmt::format("--export megatron：{}（排名第 {} 的布局）；请用更新的 --framework {} 版本重新规划。", unknown.zh, rank, runner.id));
+    }
+    out.file_name = "megatron-args.txt";
+    out.media_type = "text/plain";
+  } else if (to == "deepspeed") {
+    // A config that would run another layout is refused, with where the missing degrees go.
+    const Reason gap = deepspeed_config_gap(l, runner);
+    if (!gap.empty()) {
+      throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); or export a rank without them.", gap.en, rank),
+                       fmt::format("--export deepspeed：{}（排名第 {} 的布局）；或导出不含这些并行维度的名次。", gap.zh, rank));
+    }
+    out.text = deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n";
+    out.file_name = "ds_config.json";
+    out.media_type = "application/json";
+    // The config's activation_checkpointing section only configures DeepSpeed's
+    // checkpointing API (deepspeed/runtime/activation_checkpointing/config.py);
+    // the model turns recompute on.
+    if (l.recompute != Recompute::kNone) {
+      const bool full = l.recompute == Recompute::kFull;
+      out.notes.push_back(
+          {fmt::format("note: the layout relies on {} activation recompute, which a DeepSpeed config cannot switch on: enable it in the model "
+                       "(Hugging Face: model.gradient_checkpointing_enable(); Megatron-DeepSpeed: --checkpoint-activations).",
+                       full ? "full" : "selective"),
+           fmt::format("注意：该布局依赖{}重计算，DeepSpeed 配置无法开启它：请在模型中开启（Hugging Face："
+                       "model.gradient_checkpointing_enable()；Megatron-DeepSpeed：--checkpoint-activations）。",
+                       full ? "完整" : "选择性")});
+    }
+  } else {
+    out.text = torchtitan_toml(r.model, l, &runner);
+    const Reason unknown = torchtitan_toml_unknown(out.text, runner);
+    if (!unknown.empty()) {
+      throw InputError("--export", fmt::format("--export torchtitan: {} (the layout ranked {}); plan with --framework torchtitan@{}.", unknown.en, rank,
+                                               torchtitan_toml_reader().version),
+                       fmt::format("--export torchtitan：{}（排名第 {} 的布局）；请用 --framework torchtitan@{} 重新规划。", unknown.zh, rank,
+                                   torchtitan_toml_reader().version));
+    }
+    out.file_name = "torchtitan.toml";
+    out.media_type = "application/toml";
+  }
+  return out;
+}
+
+}  // namespace gpuplan
