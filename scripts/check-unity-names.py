@@ -27,6 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CONST = re.compile(r"^(?:inline\s+)?(?:static\s+)?constexpr\s+[\w:<>,\s]+?\s+(k\w+)\s*(?:=|\{|\[)")
 FUNC = re.compile(r"^(?:static\s+|inline\s+|\[\[[\w:]+\]\]\s+)*(?:const\s+)?[\w:<>,]+(?:\s*[&*])?\s+(\w+)\([^;]*$")
+# A one-line function (`bool boolean(const json& v) { return ...; }`), a type alias and a
+# struct, class or enum at file scope clash the same way (two readers' `using Setter =` and
+# `struct Property` once stopped the unity build).
+ONE_LINE = re.compile(r"^(?:static\s+|inline\s+|\[\[[\w:]+\]\]\s+)*(?:const\s+)?[\w:<>,]+(?:\s*[&*])?\s+(\w+)\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:const\s*)?\{.*\}\s*$")
+TYPE = re.compile(r"^(?:using\s+(\w+)\s*=|(?:struct|class|enum(?:\s+class)?)\s+(\w+)\s*(?:final\s*)?(?::[^;]*)?\{)")
 NOT_NAMES = {"if", "for", "while", "switch", "return", "operator", "TEST", "TEST_F", "TEST_P", "INSTANTIATE_TEST_SUITE_P"}
 # Overloads on distinct types by design: each CLI command's run(const XFlags&).
 ALLOWED = {"run"}
@@ -39,9 +44,12 @@ TARGETS = {
 
 def definitions(path: Path):
     for line in path.read_text(encoding="utf-8").splitlines():
-        m = CONST.match(line) or FUNC.match(line)
+        m = CONST.match(line) or FUNC.match(line) or ONE_LINE.match(line)
         if m and m.group(1) not in NOT_NAMES:
             yield m.group(1)
+        t = TYPE.match(line)
+        if t:
+            yield t.group(1) or t.group(2)
 
 
 def clashes(globs):

@@ -68,7 +68,7 @@ std::map<std::string, std::string> toml_values(const std::string& text) {
   return out;
 }
 
-bool has_line(const std::string& text, const std::string& line) {
+bool has_exact_line(const std::string& text, const std::string& line) {
   std::istringstream in(text);
   std::string l;
   while (std::getline(in, l)) {
@@ -176,9 +176,9 @@ TEST(ExportCli, MegatronCarriesEveryPlannedDimension) {
     want.push_back("--recompute-granularity selective");
   }
   if (p.zero >= 1) want.push_back("--use-distributed-optimizer");
-  for (const std::string& s : want) EXPECT_TRUE(has_line(a, s)) << s << "\n" << a;
+  for (const std::string& s : want) EXPECT_TRUE(has_exact_line(a, s)) << s << "\n" << a;
   // The planner turns sequence parallelism on exactly when TP > 1 (docs/step-time.md, Planner).
-  EXPECT_EQ(has_line(a, "--sequence-parallel"), p.tp > 1) << a;
+  EXPECT_EQ(has_exact_line(a, "--sequence-parallel"), p.tp > 1) << a;
   if (p.vp == 1) EXPECT_EQ(a.find("virtual"), std::string::npos) << a;
   if (p.recompute == "none") EXPECT_EQ(a.find("--recompute"), std::string::npos) << a;
   // A dense model has no expert-parallel argument; arguments only, no backslash continuations.
@@ -198,7 +198,7 @@ TEST(ExportCli, MegatronPinnedInterleavedLayout) {
                         "--global-batch-size 256", "--sequence-parallel", "--recompute-granularity selective",
                         "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather", "--bf16",
                         "--num-layers 80", "--hidden-size 8192", "--num-query-groups 8"}) {
-    EXPECT_TRUE(has_line(r.out, s)) << s << "\n" << r.out;
+    EXPECT_TRUE(has_exact_line(r.out, s)) << s << "\n" << r.out;
   }
   // Only one layout fits the pins, so rank 2 does not exist.
   expect_input_error(plan + " --export megatron --rank 2", "--rank", "1 layout");
@@ -212,7 +212,7 @@ TEST(ExportCli, MegatronAndTorchtitanForZero3WithFullRecompute) {
   for (const char* s : {"--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1",
                         "--use-distributed-optimizer", "--use-megatron-fsdp",
                         "--data-parallel-sharding-strategy optim_grads_params"}) {
-    EXPECT_TRUE(has_line(m.out, s)) << s << "\n" << m.out;
+    EXPECT_TRUE(has_exact_line(m.out, s)) << s << "\n" << m.out;
   }
   const Result t = run_stdout(plan + " --export torchtitan");
   ASSERT_EQ(t.status, 0) << t.out;
@@ -263,8 +263,8 @@ TEST(ExportCli, MoeExportCarriesExpertParallelism) {
   const Planned p = planned(plan, 1);
   const Result m = run_stdout(plan + " --export megatron");
   ASSERT_EQ(m.status, 0) << m.out;
-  EXPECT_TRUE(has_line(m.out, "--expert-model-parallel-size " + std::to_string(p.ep))) << m.out;
-  EXPECT_TRUE(has_line(m.out, "--num-experts 8")) << m.out;
+  EXPECT_TRUE(has_exact_line(m.out, "--expert-model-parallel-size " + std::to_string(p.ep))) << m.out;
+  EXPECT_TRUE(has_exact_line(m.out, "--num-experts 8")) << m.out;
   const Result t = run_stdout(plan + " --export torchtitan");
   ASSERT_EQ(t.status, 0) << t.out;
   EXPECT_EQ(toml_values(t.out).at("parallelism.expert_parallel_degree"), std::to_string(p.ep));
@@ -302,14 +302,14 @@ TEST(ExportCli, MegatronBuildsTheModelsRopeRouterAndNoDropout) {
   const Result l = run_stdout(plan + " --export megatron");
   ASSERT_EQ(l.status, 0) << l.out;
   for (const char* s : {"--rotary-base 500000", "--use-rope-scaling", "--attention-dropout 0.0", "--hidden-dropout 0.0"}) {
-    EXPECT_TRUE(has_line(l.out, s)) << s << "\n" << l.out;
+    EXPECT_TRUE(has_exact_line(l.out, s)) << s << "\n" << l.out;
   }
   EXPECT_EQ(l.out.find("--rope-scaling-factor"), std::string::npos) << "factor 8 is --use-rope-scaling's own";
   // Qwen3-32B: per-head q/k RMSNorm, base 1,000,000, no scaling.
   const Result q = run_stdout("plan --model qwen3-32b --gpu h100 --gpus 16 --seq 4096 --global-batch 64 --tp 8 --pp 1 --dp 2 --micro-batch 1 --export megatron");
   ASSERT_EQ(q.status, 0) << q.out;
-  EXPECT_TRUE(has_line(q.out, "--qk-layernorm")) << q.out;
-  EXPECT_TRUE(has_line(q.out, "--rotary-base 1000000")) << q.out;
+  EXPECT_TRUE(has_exact_line(q.out, "--qk-layernorm")) << q.out;
+  EXPECT_TRUE(has_exact_line(q.out, "--rotary-base 1000000")) << q.out;
   EXPECT_EQ(q.out.find("--use-rope-scaling"), std::string::npos) << q.out;
 }
 
@@ -322,7 +322,7 @@ TEST(ExportCli, DeepSeekV3ExportCarriesItsRouterAndTheAllToAllDispatcher) {
   ASSERT_EQ(d.status, 0) << d.out;
   for (const char* s : {"--moe-token-dispatcher-type alltoall", "--moe-router-score-function sigmoid", "--moe-router-topk-scaling-factor 2.5",
                         "--moe-router-num-groups 8", "--moe-router-group-topk 4", "--moe-router-enable-expert-bias", "--attention-dropout 0.0"}) {
-    EXPECT_TRUE(has_line(d.out, s)) << s << "\n" << d.out;
+    EXPECT_TRUE(has_exact_line(d.out, s)) << s << "\n" << d.out;
   }
 }
 
@@ -355,12 +355,12 @@ TEST(ExportCli, EveryMegatronReleaseTakesItsExportOrRefusesNamingTheFlags) {
   const std::string z3 = "plan --model llama-3.1-70b --gpu h100 --gpus 64 --seq 4096 --global-batch 256 --tp 8 --pp 1 --dp 8 --micro-batch 1 --zero 3 --recompute full";
   const Result f10 = run_stdout(z3 + " --framework megatron-lm@0.10.0 --export megatron");
   ASSERT_EQ(f10.status, 0) << f10.out;
-  EXPECT_TRUE(has_line(f10.out, "--use-torch-fsdp2")) << f10.out;
-  EXPECT_FALSE(has_line(f10.out, "--use-distributed-optimizer")) << "FSDP2 asserts against the distributed optimizer\n" << f10.out;
+  EXPECT_TRUE(has_exact_line(f10.out, "--use-torch-fsdp2")) << f10.out;
+  EXPECT_FALSE(has_exact_line(f10.out, "--use-distributed-optimizer")) << "FSDP2 asserts against the distributed optimizer\n" << f10.out;
   const Result f12 = run_stdout(z3 + " --framework megatron-lm@0.12.0 --export megatron");
   ASSERT_EQ(f12.status, 0) << f12.out;
-  EXPECT_TRUE(has_line(f12.out, "--use-custom-fsdp")) << f12.out;
-  EXPECT_TRUE(has_line(f12.out, "--data-parallel-sharding-strategy optim_grads_params")) << f12.out;
+  EXPECT_TRUE(has_exact_line(f12.out, "--use-custom-fsdp")) << f12.out;
+  EXPECT_TRUE(has_exact_line(f12.out, "--data-parallel-sharding-strategy optim_grads_params")) << f12.out;
 }
 
 TEST(ExportCli, TorchtitanVersionsThatCannotReadTheTomlAreRefused) {

@@ -507,7 +507,7 @@ namespace {
 
 using gpuplan_test::Result;
 
-Result run_cli(const std::string& args) { return gpuplan_test::run_binary(args, "2>&1"); }
+Result run_memory_cli(const std::string& args) { return gpuplan_test::run_binary(args, "2>&1"); }
 
 }  // namespace
 
@@ -525,7 +525,7 @@ TEST(MemoryCli, BadLayoutsExitTwoNamingTheField) {
       {"--ep 2 --gpus 2", "--ep"},            // dense model
   };
   for (const auto& c : cases) {
-    const Result r = run_cli(base + c.args);
+    const Result r = run_memory_cli(base + c.args);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.field), std::string::npos) << c.args << "\n" << r.out;
     EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
@@ -533,14 +533,14 @@ TEST(MemoryCli, BadLayoutsExitTwoNamingTheField) {
 }
 
 TEST(MemoryCli, JsonVerdict) {
-  const Result r = run_cli("memory --params 7B --gpu a100-sxm4-80gb --format json");
+  const Result r = run_memory_cli("memory --params 7B --gpu a100-sxm4-80gb --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_NEAR(j["memory"]["weights_bytes"].get<double>() + j["memory"]["gradients_bytes"].get<double>() +
                   j["memory"]["optimizer_bytes"].get<double>(),
               112e9, 1);
   EXPECT_FALSE(j["memory"]["fits"].get<bool>());
-  const Result z = run_cli("memory --model llama-3.1-8b --gpu h100 --gpus 8 --zero 3 --seq-len 4096 --format json --lang zh");
+  const Result z = run_memory_cli("memory --model llama-3.1-8b --gpu h100 --gpus 8 --zero 3 --seq-len 4096 --format json --lang zh");
   ASSERT_EQ(z.status, 0) << z.out;
   EXPECT_TRUE(nlohmann::json::parse(z.out)["memory"]["fits"].get<bool>());
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "test_support.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
@@ -40,7 +41,7 @@ Layout pipeline_with_layout(int pp, int vp, const std::string& layout) {
   return l;
 }
 
-bool has_line(const std::string& text, const std::string& line) { return text.find(line + "\n") != std::string::npos; }
+using gpuplan_test::has_line;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "estimate/memory_internal.hpp"
+#include "test_support.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "frameworks/launch_config.hpp"
@@ -37,7 +38,7 @@ std::string field_of_error(const ModelSpec& m, const Layout& l) {
   return "";
 }
 
-bool has_line(const std::string& text, const std::string& line) { return text.find(line + "\n") != std::string::npos; }
+using gpuplan_test::has_line;
 
 }  // namespace
 

@@ -20,4 +20,7 @@ inline std::string temp_file(const std::string& name, const std::string& content
   return path;
 }
 
+// `text` holds `line` followed by a newline (a flag and its value in an export).
+inline bool has_line(const std::string& text, const std::string& line) { return text.find(line + "\n") != std::string::npos; }
+
 }  // namespace gpuplan_test

@@ -52,7 +52,7 @@ struct CliRun {
   int status = -1;
   std::string out, err;
 };
-CliRun run_cli(std::vector<std::string> args) {
+CliRun run_in_process(std::vector<std::string> args) {
   args.insert(args.begin(), "gpuplan");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -64,7 +64,7 @@ CliRun run_cli(std::vector<std::string> args) {
 json cli_json(std::vector<std::string> args) {
   args.push_back("--format");
   args.push_back("json");
-  const CliRun r = run_cli(args);
+  const CliRun r = run_in_process(args);
   EXPECT_EQ(r.status, 0) << r.err;
   return r.status == 0 ? json::parse(r.out) : json();
 }
@@ -249,7 +249,7 @@ TEST(WebApi, MalformedConfigIs400NamingTheKeyAsTheCliDoes) {
       EXPECT_NE(sentence.find(c.key), std::string::npos) << route << ": " << sentence;
       // The CLI's --model FILE says the same, naming the file where the API says "pasted config.json".
       const std::string file = temp_file(std::string("web_bad_config_") + c.name + ".json", c.config.dump());
-      const CliRun cli = run_cli({"train", "--model", file, "--tokens", "1T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4"});
+      const CliRun cli = run_in_process({"train", "--model", file, "--tokens", "1T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4"});
       EXPECT_EQ(cli.status, 2);
       std::string expected = sentence;
       expected.replace(expected.find("pasted config.json"), std::string("pasted config.json").size(), file);
@@ -273,7 +273,7 @@ TEST(WebApi, MalformedConfigIs400NamingTheKeyAsTheCliDoes) {
 // plan's --export/--rank (a launch file instead of the ranking; CLI only so far).
 TEST(WebApi, EveryCliFlagIsARequestKey) {
   for (const std::string command : {"train", "memory", "plan", "infer", "finetune"}) {
-    const CliRun help = run_cli({command, "--help"});
+    const CliRun help = run_in_process({command, "--help"});
     ASSERT_EQ(help.status, 0) << help.err;
     std::istringstream lines(help.out);
     std::string line;
@@ -361,7 +361,7 @@ TEST(WebApi, OperationsFieldsAnswerAsTheCliFlags) {
 // --calibration FILE on the CLI; the API takes the file's object, never a path.
 TEST(WebApi, CalibrationIsThePastedCalibrateFile) {
   const std::string file = ::testing::TempDir() + "web_calib.json";
-  const CliRun c = run_cli({"calibrate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "2", "--global-batch", "32",
+  const CliRun c = run_in_process({"calibrate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "2", "--global-batch", "32",
                             "--micro-batch", "2", "--seq-len", "4096", "--zero", "1", "--sequence-parallel", "--step-time", "2.4",
                             "--save", file});
   ASSERT_EQ(c.status, 0) << c.err;
@@ -405,7 +405,7 @@ TEST(WebApi, PlanExportIsTheClisExportText) {
       json body = plan;
       body["export"] = to;
       body["rank"] = rank;
-      const CliRun cli = run_cli({"plan", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "64", "--seq-len", "4096", "--global-batch", "256",
+      const CliRun cli = run_in_process({"plan", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "64", "--seq-len", "4096", "--global-batch", "256",
                                   "--export", to, "--rank", std::to_string(rank)});
       if (cli.status != 0) {  // a rank the format's reader cannot run: the same refusal, in both languages
         const auto r = handle_request("POST", "/api/plan/export", body.dump());

@@ -48,7 +48,7 @@ Row price_number(const char* key, double per_hour, const std::string& quote_curr
   const Currency from = quote_currency == "CNY" ? Currency::kCny : Currency::kUsd;
   return programs(cell(key, key, per_hour > 0 ? convert(per_hour, from, shown) : kNotKnown, shown == Currency::kCny ? Unit::kCny : Unit::kUsd));
 }
-Row currency_row(Currency shown) { return programs(cell("currency", "currency", 0, Unit::kText, shown == Currency::kCny ? "CNY" : "USD")); }
+Row currency_cell(Currency shown) { return programs(cell("currency", "currency", 0, Unit::kText, shown == Currency::kCny ? "CNY" : "USD")); }
 
 Report models_report(const std::string& show) {
   Report rep;
@@ -111,7 +111,7 @@ Section prices_section(const GpuSpec& g, Currency shown) {
                          people(cell("spot", "spot", 0, Unit::kText,
                               q->spot_per_gpu_hour > 0 ? price_text(q->spot_per_gpu_hour, q->currency, shown) : "—")),
                          price_number("on_demand_per_gpu_hour", q->on_demand_per_gpu_hour, q->currency, shown),
-                         price_number("spot_per_gpu_hour", q->spot_per_gpu_hour, q->currency, shown), currency_row(shown),
+                         price_number("spot_per_gpu_hour", q->spot_per_gpu_hour, q->currency, shown), currency_cell(shown),
                          zh_text(cell("default", "default", 0, Unit::kText, q->is_default ? market_code(q->market) : ""), q->is_default ? "是" : ""),
                          zh_text(cell("date", "date", 0, Unit::kText, q->date.empty() ? "undated" : q->date), q->date.empty() ? "未注明日期" : q->date),
                          // Over 12 months old or undated: not among the listings a default is the median of, unless none is newer.
@@ -220,7 +220,7 @@ Report gpus_report(const std::string& show, Market market, Currency shown) {
                          programs(cell("gpus_per_node", "GPUs per node", static_cast<double>(g.gpus_per_node), Unit::kCount)),
                          programs(Row{"aliases", "aliases", "", 0, Unit::kText, "", g.aliases}),
                          price_number("default_price_per_gpu_hour", q ? q->on_demand_per_gpu_hour : 0, q ? q->currency : "USD", shown),
-                         currency_row(shown),
+                         currency_cell(shown),
                          programs(cell("default_price_provider", "provider", 0, Unit::kText, q ? q->provider : ""))});
   }
   rep.sections.push_back(s);

@@ -28,11 +28,11 @@ double number(const json& v, const std::string& where, double lo, double hi) {
 }
 
 template <class E>
-E pick(const json& v, const std::string& where, const std::vector<std::pair<const char*, E>>& allowed) {
+E engine_pick(const json& v, const std::string& where, const std::vector<std::pair<const char*, E>>& allowed) {
   return profile_json::pick(v, where, allowed, "engine");
 }
 
-bool boolean(const json& v, const std::string& where) { return profile_json::boolean(v, where, "engine"); }
+bool engine_boolean(const json& v, const std::string& where) { return profile_json::boolean(v, where, "engine"); }
 
 std::vector<std::string> nonempty_strings(const json& v, const std::string& where, const std::vector<std::string>& allowed) {
   if (!v.is_array() || v.empty()) bad(where + " must be a non-empty list.", where + " 须为非空列表。");
@@ -70,38 +70,38 @@ EngineDeviceRule device_rule(const json& r, const std::string& where) {
 // Every property of the format once: its key, the value a file that leaves it
 // out takes (the default written beside the EngineProfile field; nullptr: the
 // first version must state it), and how its value sets the profile.
-using Setter = void (*)(EngineProfile& p, const json& v, const std::string& where);
-struct Property {
+using EngineSetter = void (*)(EngineProfile& p, const json& v, const std::string& where);
+struct EngineProperty {
   const char* key;
   const char* default_text;  // nullptr: the first version must state it
-  Setter set;
+  EngineSetter set;
 };
 
 template <bool EngineProfile::*Member>
 void set_engine_bool(EngineProfile& p, const json& v, const std::string& where) {
-  p.*Member = boolean(v, where);
+  p.*Member = engine_boolean(v, where);
 }
 
-constexpr Property kEngineProperties[] = {
+constexpr EngineProperty kEngineProperties[] = {
   {"platforms", nullptr, [](EngineProfile& p, const json& v, const std::string& w) { p.platforms = nonempty_strings(v, w, {"nvidia", "amd", "huawei", "intel", "apple", "cpu"}); }},
   {"batching", nullptr,
     [](EngineProfile& p, const json& v, const std::string& w) {
-      p.batching = pick<BatchingMode>(v, w, {{"continuous", BatchingMode::kContinuous}, {"static", BatchingMode::kStatic}});
+      p.batching = engine_pick<BatchingMode>(v, w, {{"continuous", BatchingMode::kContinuous}, {"static", BatchingMode::kStatic}});
     }},
   {"kv_cache_memory", nullptr,
     [](EngineProfile& p, const json& v, const std::string& w) {
       if (!v.is_object() || !v.contains("fraction") || !v.contains("of")) bad(w + ": give {\"fraction\": 0–1, \"of\": \"device\", \"free_after_weights\" or \"device_total_for_pool\"}.", w + "：请写成 {\"fraction\": 0–1, \"of\": \"device\"、\"free_after_weights\" 或 \"device_total_for_pool\"}。");
       p.kv_memory_fraction = number(v["fraction"], w + " fraction", 0.01, 1);
-      p.kv_share_of = pick<KvShareOf>(v["of"], w + " of", {{"device", KvShareOf::kDevice}, {"free_after_weights", KvShareOf::kFreeAfterWeights}, {"device_total_for_pool", KvShareOf::kDeviceTotalForPool}});
-      p.kv_sized_before_buffers = v.contains("before_runtime_buffers") && boolean(v["before_runtime_buffers"], w + " before_runtime_buffers");
+      p.kv_share_of = engine_pick<KvShareOf>(v["of"], w + " of", {{"device", KvShareOf::kDevice}, {"free_after_weights", KvShareOf::kFreeAfterWeights}, {"device_total_for_pool", KvShareOf::kDeviceTotalForPool}});
+      p.kv_sized_before_buffers = v.contains("before_runtime_buffers") && engine_boolean(v["before_runtime_buffers"], w + " before_runtime_buffers");
       p.kv_fraction_rule = v.contains("fraction_rule")
-                               ? pick<KvFractionRule>(v["fraction_rule"], w + " fraction_rule", {{"fixed", KvFractionRule::kFixed}, {"sglang_reserved_memory", KvFractionRule::kSglangReservedMemory}})
+                               ? engine_pick<KvFractionRule>(v["fraction_rule"], w + " fraction_rule", {{"fixed", KvFractionRule::kFixed}, {"sglang_reserved_memory", KvFractionRule::kSglangReservedMemory}})
                                : KvFractionRule::kFixed;
     }},
   {"batch_limits", nullptr,
     [](EngineProfile& p, const json& v, const std::string& w) {
       if (!v.is_object() || !v.contains("rule")) bad(w + ": give {\"rule\": ..., \"rows\": [...]}.", w + "：请写成 {\"rule\": ..., \"rows\": [...]}。");
-      p.batch_limit_rule = pick<BatchLimitRule>(v["rule"], w + " rule", {{"device_table", BatchLimitRule::kDeviceTable},
+      p.batch_limit_rule = engine_pick<BatchLimitRule>(v["rule"], w + " rule", {{"device_table", BatchLimitRule::kDeviceTable},
                                                                            {"trtllm_bench_tuning", BatchLimitRule::kTrtllmBenchTuning},
                                                                            {"sglang_pool", BatchLimitRule::kSglangPool},
                                                                            {"vllm_v0_scheduler", BatchLimitRule::kVllmV0Scheduler}});
@@ -118,20 +118,20 @@ constexpr Property kEngineProperties[] = {
   {"mixed_prefill_decode", nullptr, set_engine_bool<&EngineProfile::mixed_prefill_decode>},
   {"kv_reservation", nullptr,
     [](EngineProfile& p, const json& v, const std::string& w) {
-      p.reserve_whole_sequence = pick<bool>(v, w, {{"as_generated", false}, {"whole_sequence", true}});
+      p.reserve_whole_sequence = engine_pick<bool>(v, w, {{"as_generated", false}, {"whole_sequence", true}});
     }},
   {"prefill_context", "unbounded",
     [](EngineProfile& p, const json& v, const std::string& w) {
-      p.prefill_context_is_session_len = pick<bool>(v, w, {{"unbounded", false}, {"session_len", true}});
+      p.prefill_context_is_session_len = engine_pick<bool>(v, w, {{"unbounded", false}, {"session_len", true}});
     }},
   {"kv_precisions", nullptr, [](EngineProfile& p, const json& v, const std::string& w) { p.kv_precisions = nonempty_strings(v, w, {"fp32", "fp16", "bf16", "fp8", "int8", "int4"}); }},
   {"cuda_graphs", nullptr, set_engine_bool<&EngineProfile::cuda_graphs>},
   {"host_step_ms", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.host_step_s = number(v, w, 0, 1000) * 1e-3; }},
   {"eager_host_us_per_layer", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.eager_layer_s = number(v, w, 0, 100000) * 1e-6; }},
   {"kv_append", "in_place",
-    [](EngineProfile& p, const json& v, const std::string& w) { p.kv_concat_copy = pick<bool>(v, w, {{"in_place", false}, {"concat_copy", true}}); }},
+    [](EngineProfile& p, const json& v, const std::string& w) { p.kv_concat_copy = engine_pick<bool>(v, w, {{"in_place", false}, {"concat_copy", true}}); }},
   {"first_token", "prefill",
-    [](EngineProfile& p, const json& v, const std::string& w) { p.first_token_from_decode = pick<bool>(v, w, {{"prefill", false}, {"next_decode_step", true}}); }},
+    [](EngineProfile& p, const json& v, const std::string& w) { p.first_token_from_decode = engine_pick<bool>(v, w, {{"prefill", false}, {"next_decode_step", true}}); }},
   {"rule_constants", "(none)",
     [](EngineProfile& p, const json& v, const std::string& w) {
       if (!v.is_object()) bad(w + " must be an object of named numbers.", w + " 须为“名称: 数值”对象。");
@@ -209,8 +209,8 @@ EngineFamily parse_engine_family(const std::string& content, const std::string& 
     if (!props.is_object()) bad(where + ": 'properties' must be an object.", where + "：'properties' 须为对象。");
     for (const auto& [key, entry] : props.items()) {
       const std::string pw = where + " " + key;
-      const Property* prop = nullptr;
-      for (const Property& p : kEngineProperties) {
+      const EngineProperty* prop = nullptr;
+      for (const EngineProperty& p : kEngineProperties) {
         if (key == p.key) prop = &p;
       }
       if (!prop) bad(fmt::format("{}: unknown property (data/engines/README.md lists them).", pw), fmt::format("{}：未知属性（见 data/engines/README.md）。", pw));
@@ -219,14 +219,14 @@ EngineFamily parse_engine_family(const std::string& content, const std::string& 
       facts[key] = EngineFact{key, engine_value_text(entry["value"]), field_text(entry, "source", pw)};
     }
     if (i == 0) {
-      for (const Property& p : kEngineProperties) {
+      for (const EngineProperty& p : kEngineProperties) {
         if (facts.count(p.key)) continue;
         if (!p.default_text) bad(fmt::format("{}: the first version must state '{}'.", where, p.key), fmt::format("{}：第一个版本须写明 '{}'。", where, p.key));
         facts[p.key] = EngineFact{p.key, p.default_text, "not stated in the profile: gpuplan's default (data/engines/README.md)"};
       }
     }
     current.facts.clear();
-    for (const Property& p : kEngineProperties) current.facts.push_back(facts[p.key]);
+    for (const EngineProperty& p : kEngineProperties) current.facts.push_back(facts[p.key]);
     fam.versions.push_back(current);
   }
   return fam;

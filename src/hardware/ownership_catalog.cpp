@@ -28,7 +28,7 @@ SourcedValue sourced(const nlohmann::json& block, const char* key) {
   return v;
 }
 Market market_of(const nlohmann::json& j) { return json_string_or(j, "market") == "cn" ? Market::kCn : Market::kUs; }
-Currency currency_of(const nlohmann::json& j) { return json_string_or(j, "currency") == "CNY" ? Currency::kCny : Currency::kUsd; }
+Currency currency_in(const nlohmann::json& j) { return json_string_or(j, "currency") == "CNY" ? Currency::kCny : Currency::kUsd; }
 
 const OwnershipData& data() {
   static const OwnershipData d = [] {
@@ -41,7 +41,7 @@ const OwnershipData& data() {
       for (const auto& m : doc.value("markets", nlohmann::json::array())) {
         OwnershipDefaults o;
         o.market = market_of(m);
-        o.currency = currency_of(m);
+        o.currency = currency_in(m);
         o.life_years = sourced(m, "depreciation_life_years");
         o.resale_fraction = sourced(m, "resale_fraction");
         o.host_power_w = sourced(m, "host_power_w");
@@ -56,7 +56,7 @@ const OwnershipData& data() {
         (o.market == Market::kCn ? out.cn : out.us) = o;
       }
       for (const auto& s : doc.value("servers", nlohmann::json::array())) {
-        out.servers.push_back(ServerListing{json_string_or(s, "gpu"), market_of(s), currency_of(s), json_number_or(s, "price_per_node"), json_string_or(s, "date"), json_string_or(s, "source")});
+        out.servers.push_back(ServerListing{json_string_or(s, "gpu"), market_of(s), currency_in(s), json_number_or(s, "price_per_node"), json_string_or(s, "date"), json_string_or(s, "source")});
       }
       for (const auto& g : doc.value("gpu_power_w", nlohmann::json::array())) {
         out.gpu_power.emplace_back(json_string_or(g, "gpu"), SourcedValue{json_number_or(g, "value"), json_string_or(g, "date"), json_string_or(g, "source")});
