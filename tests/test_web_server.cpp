@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +49,9 @@ class Server {
     const std::string port_text = std::to_string(port);
     pid_ = fork();
     if (pid_ == 0) {
+      // The server dies with this test process: a test that crashes must not
+      // leave it holding CTest's output pipe (CTest then waits for ever).
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);

@@ -141,12 +141,14 @@ try {
   const sweepAgain = trainDone((b) => b.tokens === '10T');
   await page.fill('#tokens', '10T');
   await sweepAgain;
-  await page.waitForFunction(() => document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done', null, { timeout: 60000 });
+  // Playwright sees the response before the page has handled it: wait for this sweep's own start, then its end.
+  await page.waitForFunction(() => window.sweepSeen.some((x) => /^Computing the curves: 0 of \d+ points$/.test(x)) &&
+    document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done', null, { timeout: 60000 });
   const seen = await page.evaluate(() => window.sweepSeen);
   const total = Number(await page.getAttribute('#sweep-status', 'data-total'));
   assert.ok(total >= 8, `no point count on the sweep status (${total})`);
   assert.ok(seen.some((x) => x.includes(`0 of ${total} points`)), `the sweep never said it started: ${JSON.stringify(seen.slice(0, 3))}`);
-  assert.ok(seen.some((x) => x.includes(`${total - 1} of ${total} points`)), 'the sweep never counted its points');
+  assert.ok(seen.some((x) => x.includes(`${total - 1} of ${total} points`)), `the sweep never counted its points: ${JSON.stringify(seen)}`);
   assert.equal(await page.isHidden('#sweep-status'), true, 'the progress line stays after the curves are drawn');
   assert.equal(await page.getAttribute('.chart-card[data-sweep]', 'aria-busy'), 'false');
   step(`the curves report progress (${seen.length} updates up to ${total} points), then hide it`);
