@@ -19,6 +19,7 @@ namespace {
 const char* const kRoutes[] = {
     "/api/train", "/api/memory", "/api/plan", "/api/train/view", "/api/memory/view", "/api/plan/view",
     "/api/health", "/api/models", "/api/gpus", "/", "/app.js", "/api/finetune", "/api/finetune/view",
+    "/api/infer", "/api/infer/view", "/api/plan/export", "/api/engines", "/api/frameworks",
 };
 }  // namespace
 

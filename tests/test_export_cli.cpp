@@ -388,7 +388,7 @@ TEST(ExportCli, DeepSpeedSaysTheModelMustTurnOnRecompute) {
                            "--recompute full --export deepspeed";
   const Result out = run_stdout(plan);
   ASSERT_EQ(out.status, 0) << out.out;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(out.out)) << out.out;
+  EXPECT_TRUE(nlohmann::json::accept(out.out)) << out.out;
   const Result both = run_all(plan);
   EXPECT_NE(both.out.find("gradient_checkpointing_enable()"), std::string::npos) << both.out;
   const Result none = run_all("plan --model llama-3.1-8b --gpu h100 --gpus 16 --seq 4096 --global-batch 64 --framework deepspeed@0.16.4 "

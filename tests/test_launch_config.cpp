@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+
 #include "frameworks/launch_config.hpp"
 
 using namespace gpuplan;
@@ -22,7 +27,111 @@ Layout gpt3_tp8_layout() {
   return l;
 }
 
+// The parameters of the GPT model Megatron-LM builds from exported arguments,
+// counted from the flags alone (not with gpuplan's counter), as
+// megatron/core/models/gpt/gpt_model.py with the Transformer Engine layer spec
+// builds it at core_v0.14.0: the embedding (and the output layer unless tied)
+// at the padded vocabulary (megatron/training/tokenizer/tokenizer.py
+// _vocab_size_with_padding: ceil(V / (divisible_by × TP)) × divisible_by × TP),
+// a learned position table unless RoPE, per layer two norms (RMSNorm: weight;
+// LayerNorm: weight and bias), q/k/v and output projections (biases unless
+// --disable-bias-linear; q/k/v biases alone with --add-qkv-bias), per-head q
+// and k RMSNorms with --qk-layernorm, the MLP (SwiGLU: two input matrices) or
+// the MoE block (router h × E, E experts, shared experts), and the final norm.
+double megatron_built_params(const std::string& arguments, int64_t tokenizer_vocab) {
+  std::map<std::string, std::string> f;
+  std::istringstream in(arguments);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t space = line.find(' ');
+    f[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+  }
+  auto num = [&](const char* k, double fallback) { return f.count(k) ? std::stod(f.at(k)) : fallback; };
+  auto has = [&](const char* k) { return f.count(k) > 0; };
+  const double h = num("--hidden-size", 0), layers = num("--num-layers", 0), heads = num("--num-attention-heads", 0);
+  const double groups = has("--group-query-attention") ? num("--num-query-groups", heads) : heads;
+  const double kv = num("--kv-channels", h / heads), ffn = num("--ffn-hidden-size", 4 * h);
+  const double multiple = num("--make-vocab-size-divisible-by", 128) * num("--tensor-model-parallel-size", 1);
+  const double vocab = std::ceil(static_cast<double>(tokenizer_vocab) / multiple) * multiple;
+  const bool rms = f.count("--normalization") && f.at("--normalization") == "RMSNorm";
+  const bool bias = !has("--disable-bias-linear"), swiglu = has("--swiglu");
+  const double norm = rms ? h : 2 * h;
+  const bool rope = f.count("--position-embedding-type") && f.at("--position-embedding-type") == "rope";
+  double total = vocab * h + (has("--untie-embeddings-and-output-weights") ? vocab * h : 0) + (rope ? 0 : num("--max-position-embeddings", 0) * h) + norm;
+  const double qkv_out = (heads + 2 * groups) * kv;
+  double attention = h * qkv_out + heads * kv * h + ((bias || has("--add-qkv-bias")) ? qkv_out : 0) + (bias ? h : 0);
+  if (has("--qk-layernorm")) attention += 2 * kv;
+  if (has("--multi-latent-attention")) {
+    // MLASelfAttention (megatron/core/transformer/multi_latent_attention.py): q down/up with its norm
+    // (or one q projection), kv down (with the shared rope key) and up with its norm, the output projection.
+    const double q_lora = num("--q-lora-rank", 0), kv_lora = num("--kv-lora-rank", 0), nope = num("--qk-head-dim", 0),
+                 rope_dim = num("--qk-pos-emb-head-dim", 0), v = num("--v-head-dim", 0);
+    attention = (q_lora > 0 ? h * q_lora + q_lora + q_lora * heads * (nope + rope_dim) : h * heads * (nope + rope_dim)) +
+                h * (kv_lora + rope_dim) + kv_lora + kv_lora * heads * (nope + v) + heads * v * h;
+  }
+  const double dense_mlp = (swiglu ? 3 : 2) * h * ffn + (bias ? (swiglu ? 2 : 1) * ffn + h : 0);
+  double moe_mlp = 0;
+  if (has("--num-experts")) {
+    const double experts = num("--num-experts", 0), f_moe = num("--moe-ffn-hidden-size", ffn), shared = num("--moe-shared-expert-intermediate-size", 0);
+    moe_mlp = h * experts + experts * (swiglu ? 3 : 2) * h * f_moe + (swiglu ? 3 : 2) * h * shared + (has("--moe-shared-expert-gate") ? h : 0);
+    if (has("--moe-router-enable-expert-bias")) moe_mlp += experts;
+  }
+  // --moe-layer-freq "[0]*3+[1]*58": which layers are MoE (all of them when absent).
+  std::vector<bool> is_moe(static_cast<size_t>(layers), has("--num-experts"));
+  if (has("--moe-layer-freq")) {
+    size_t at = 0;
+    std::istringstream pattern(f.at("--moe-layer-freq"));
+    std::string run;
+    while (std::getline(pattern, run, '+')) {
+      const bool moe = run[1] == '1';
+      const size_t count = std::stoul(run.substr(run.find('*') + 1));
+      for (size_t i = 0; i < count && at < is_moe.size(); ++i) is_moe[at++] = moe;
+    }
+  }
+  for (bool moe : is_moe) total += 2 * norm + attention + (moe ? moe_mlp : dense_mlp);
+  return total;
+}
+
 }  // namespace
+
+// The model the Megatron export builds is the one planned (issue 29): its
+// parameter count, from the exported flags and the tokenizer's vocabulary,
+// equals gpuplan's. At TP 8 Megatron's default padding (multiples of 128 × 8)
+// made Llama 3's 128,256-token embedding and output 129,024 rows (+25.2M
+// parameters); Qwen2.5's q/k/v biases alone once came with biases on every
+// linear. Where TP does not divide the vocabulary (GPT-3's 50,257 at TP 8),
+// the rows Megatron must add are exactly what megatron_vocab says.
+TEST(LaunchConfig, TheMegatronExportBuildsThePlannedModel) {
+  for (const char* id : {"llama-3.1-70b", "llama-3.1-8b", "qwen2.5-72b", "qwen3-32b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3", "gpt3-175b"}) {
+    const ModelSpec m = find_model(id);
+    for (int tp : {1, 2, 4, 8}) {
+      if (m.heads % tp != 0 || (!m.mla && m.kv_heads % tp != 0)) continue;
+      Layout l = gpt3_tp8_layout();
+      l.tp = tp;
+      l.pp = 1;
+      l.vp = 1;
+      l.dp = 8;
+      l.ep = m.moe ? 8 : 1;
+      l.seq_len = 2048;
+      const std::string a = megatron_arguments(m, l);
+      const double built = megatron_built_params(a, m.vocab);
+      const MegatronVocab v = megatron_vocab(m, l);
+      const double padding = static_cast<double>(v.padded - m.vocab) * static_cast<double>(m.hidden) * (m.tied_embeddings ? 1 : 2);
+      EXPECT_EQ(built, count_params(m).total + padding) << id << " at TP " << tp << "\n" << a;
+      // Padding only where TP does not divide the vocabulary.
+      EXPECT_EQ(v.padded != m.vocab, m.vocab % tp != 0) << id << " at TP " << tp;
+    }
+  }
+  // The issue's example by hand: 128,256 = 2^8 × 501, so at TP 8 the divisor is 32 (32 × 8 = 256).
+  Layout l = gpt3_tp8_layout();
+  EXPECT_NE(megatron_arguments(find_model("llama-3.1-70b"), l).find("--make-vocab-size-divisible-by 32\n"), std::string::npos);
+  // GPT-3 at TP 8: 50,257 is odd, so divisor 1 and 50,264 rows (7 added); its 2,048 learned positions whatever the sequence.
+  l.seq_len = 1024;
+  const std::string g = megatron_arguments(find_model("gpt3-175b"), l);
+  EXPECT_NE(g.find("--make-vocab-size-divisible-by 1\n"), std::string::npos) << g;
+  EXPECT_NE(g.find("--max-position-embeddings 2048\n"), std::string::npos) << g;
+  EXPECT_EQ(megatron_vocab(find_model("gpt3-175b"), l).padded, 50264);
+}
 
 TEST(LaunchConfig, DeepSpeedCarriesZeroMicroAndAccumulation) {
   Layout l = gpt3_tp8_layout();

@@ -125,6 +125,19 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
     }
     out.file_name = "megatron-args.txt";
     out.media_type = "text/plain";
+    // Where TP does not divide the vocabulary, Megatron pads it (it shards the
+    // embedding and output rows over the TP ranks): say by how much.
+    const MegatronVocab vocab = megatron_vocab(r.model, l);
+    if (!r.model.count_only && vocab.padded != r.model.vocab) {
+      const int64_t rows = vocab.padded - r.model.vocab;
+      const int64_t params = rows * r.model.hidden * (r.model.tied_embeddings ? 1 : 2);
+      out.notes.push_back({fmt::format("note: Megatron shards the embedding over the {} TP ranks, so it pads the {}-token vocabulary to {} "
+                                       "({} rows, {} parameters beside the planned model).",
+                                       l.tp, r.model.vocab, vocab.padded, rows, params),
+                           fmt::format("注意：Megatron 把嵌入层按 {} 个 TP 分片，因此把 {} 个 token 的词表补齐到 {}"
+                                       "（多 {} 行、{} 个参数，规划的模型中没有这些）。",
+                                       l.tp, r.model.vocab, vocab.padded, rows, params)});
+    }
   } else if (to == "deepspeed") {
     // A config that would run another layout is refused, with where the missing degrees go.
     const Reason gap = deepspeed_config_gap(l, runner);

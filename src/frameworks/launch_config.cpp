@@ -65,6 +65,15 @@ MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
   return runner.id == "mindspeed-llm" ? MegatronDialect::kMindSpeedLlm : MegatronDialect::kMegatronLm;
 }
 
+MegatronVocab megatron_vocab(const ModelSpec& m, const Layout& l) {
+  MegatronVocab v;
+  const int64_t tp = std::max(1, l.tp);
+  while (v.divisible_by > 1 && m.vocab % (v.divisible_by * tp) != 0) v.divisible_by /= 2;
+  const int64_t multiple = v.divisible_by * tp;
+  v.padded = (m.vocab + multiple - 1) / multiple * multiple;
+  return v;
+}
+
 Reason megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
   // Sharded data parallelism by release: Megatron-FSDP (--use-megatron-fsdp,
   // core 0.14) and custom FSDP (--use-custom-fsdp, core 0.12) run ZeRO-2 and
@@ -147,7 +156,10 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   arg(fmt::format("--micro-batch-size {}", l.micro_batch));
   arg(fmt::format("--global-batch-size {}", l.effective_global_batch()));
   arg(fmt::format("--seq-length {}", l.seq_len));
-  arg(fmt::format("--max-position-embeddings {}", l.seq_len));
+  // A learned position table is part of the model: its rows are the model's
+  // (GPT-3's 2,048 whatever the planned sequence); with RoPE the flag only
+  // bounds the sequence.
+  arg(fmt::format("--max-position-embeddings {}", m.learned_positions > 0 ? std::max(m.learned_positions, l.seq_len) : l.seq_len));
   if (l.sequence_parallel) arg("--sequence-parallel");
   if (l.recompute == Recompute::kSelective) arg("--recompute-granularity selective");  // the attention core (Megatron's default module)
   if (l.recompute == Recompute::kFull) {
@@ -211,6 +223,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     if (m.mlp == MlpKind::kGated) arg("--swiglu");
     if (m.norm == NormKind::kRms) arg("--normalization RMSNorm");
     if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
+    arg(fmt::format("--make-vocab-size-divisible-by {}", megatron_vocab(m, l).divisible_by));
     if (m.learned_positions == 0) {
       arg("--position-embedding-type rope");
       // The RoPE base where it is not Megatron's default 10000 (--rotary-base,
@@ -224,8 +237,10 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       }
     }
     if (m.qk_norm) arg("--qk-layernorm");  // Qwen3's per-head q/k RMSNorm
-    if (!m.qkv_bias && !m.mlp_bias) arg("--disable-bias-linear");
-    if (m.qkv_bias && !m.out_bias) arg("--add-qkv-bias");
+    // Megatron's linears carry biases unless --disable-bias-linear; the q, k, v
+    // biases alone (Qwen2) are --add-qkv-bias beside it.
+    if (!m.out_bias && !m.mlp_bias) arg("--disable-bias-linear");
+    if (m.qkv_bias && !m.out_bias && !m.mlp_bias) arg("--add-qkv-bias");
     if (m.moe) {
       const MoeSpec& e = *m.moe;
       arg(fmt::format("--num-experts {}", e.routed_experts));

@@ -33,6 +33,19 @@ std::string megatron_arguments(const ModelSpec& model, const Layout& layout, Meg
 // Megatron's FSDP implementations; FSDP2 with PP or EP).
 Reason megatron_arguments_gap(const ModelSpec& model, const Layout& layout, MegatronDialect dialect, const FrameworkProfile* runner = nullptr);
 
+// Megatron's embedding and output layer hold the tokenizer's vocabulary padded
+// to a multiple of --make-vocab-size-divisible-by × TP
+// (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding; the flag
+// defaults to 128): Llama 3's 128,256 at TP 8 became 129,024. The export sets
+// the largest power of two up to 128 whose multiple with TP divides the
+// model's vocabulary, so the model built is the one planned; where TP does not
+// divide it (GPT-3's 50,257), 1, and Megatron adds the fewest rows it must.
+struct MegatronVocab {
+  int64_t divisible_by = 128;
+  int64_t padded = 0;  // the rows Megatron builds
+};
+MegatronVocab megatron_vocab(const ModelSpec& model, const Layout& layout);
+
 // The flags of `arguments` (megatron_arguments' text) that the parser of
 // `runner`'s release does not take, as one sentence naming them and the file and
 // commit they were checked against (data/exports/megatron-lm-arguments.json);

@@ -54,7 +54,7 @@ const step = (s) => console.log(`- ${s}`);
 // technical text writes in Latin letters too.
 const LATIN_OK = new Set(['GPU', 'GPUs', 'GiB', 'MiB', 'TiB', 'MFU', 'HFU', 'ZeRO', 'CUDA', 'NCCL', 'LoRA', 'QLoRA', 'MoE', 'token', 'tokens',
   'sxm', 'SXM', 'NVIDIA', 'DeepSeek', 'Llama', 'TPOT', 'TTFT', 'FLOP', 'TFLOP', 'PFLOP', 'EFLOP', 'vLLM', 'LMDeploy', 'gpuplan', 'pcie', 'nvl',
-  'logits', 'Logits', 'ascend', 'Young', 'Daly']);  // Young and Daly: the checkpoint-interval formula's authors
+  'logits', 'Logits', 'ascend', 'rtx', 'tpu', 'Young', 'Daly']);  // Young and Daly: the checkpoint-interval formula's authors
 async function englishWords(page, selector) {
   const texts = await page.$$eval(selector, (els) => els.filter((e) => e.offsetParent !== null || e.closest('svg')).map((e) => e.textContent));
   return [...new Set(texts.flatMap((t) => t.match(/[A-Za-z]{3,}/g) || []))].filter((w) => !LATIN_OK.has(w));
@@ -347,6 +347,8 @@ try {
   assert.equal(await page.textContent('[data-i18n="k_ft_memory"]'), '单卡显存');
   assert.ok((await page.$$('#ft-cheapest tbody tr')).length >= 3, 'no cheapest-GPU table');
   assert.ok(await page.isHidden('#gpus') && await page.isVisible('#ft_gpus'), 'the training GPU count shows in the fine-tuning tab');
+  assert.deepEqual(await englishWords(page, '.tab-finetune .kpi, #ft-cheapest th, #ft-cheapest td, #ft-cheapest-title, #chart-ft-memory figcaption, #chart-ft-memory .legend span'),
+    [], 'English words in the Chinese fine-tuning tab');
   await page.screenshot({ path: join(shots, 'finetune-zh.png'), fullPage: true });
   step(`fine-tuning tab: ${ftCn.inputs.gpus} × H100, ${(ftCn.memory.peak_bytes / 2 ** 30).toFixed(1)} GiB per GPU, ${ftCn.time.wall_clock_s.toFixed(0)} s as the CLI; screenshot finetune-zh.png`);
   // A deadline: the fewest GPUs that finish by then, as finetune --deadline.
