@@ -130,35 +130,15 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
   await page.screenshot({ path: join(shots, 'train-en.png'), fullPage: true });
 
-  // 2b. The time/cost curves say how far they are while they are computed (issue 30: they filled 1.5–2 s after the
-  // page looked done, with no sign): every progress text seen on the card, then "done" with the status gone.
+  // 3. Chinese: a label changes and the choice is remembered. The language brings the China market, so the
+  // curves are computed again: they say how far they are while they are (issue 30: they filled 1.5–2 s after
+  // the page looked done, with no sign): every progress text the card is given, then "done" with it hidden.
   await page.evaluate(() => {
     window.sweepSeen = [];
     // Each text the status was given (one record per change, however they batch).
     new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) window.sweepSeen.push(n.textContent); })
       .observe(document.querySelector('#sweep-status'), { childList: true, characterData: true, subtree: true });
   });
-  const sweepAgain = trainDone((b) => b.tokens === '10T');
-  await page.fill('#tokens', '10T');
-  await sweepAgain;
-  // Playwright sees the response before the page has handled it: wait for this sweep's own start, then its end.
-  await page.waitForFunction(() => window.sweepSeen.some((x) => /^Computing the curves: 0 of \d+ points$/.test(x)) &&
-    document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done', null, { timeout: 60000 });
-  const seen = await page.evaluate(() => window.sweepSeen);
-  const total = Number(await page.getAttribute('#sweep-status', 'data-total'));
-  assert.ok(total >= 8, `no point count on the sweep status (${total})`);
-  assert.ok(seen.some((x) => x.includes(`0 of ${total} points`)), `the sweep never said it started: ${JSON.stringify(seen.slice(0, 3))}`);
-  assert.ok(seen.some((x) => x.includes(`${total - 1} of ${total} points`)), `the sweep never counted its points: ${JSON.stringify(seen)}`);
-  assert.equal(await page.isHidden('#sweep-status'), true, 'the progress line stays after the curves are drawn');
-  assert.equal(await page.getAttribute('.chart-card[data-sweep]', 'aria-busy'), 'false');
-  step(`the curves report progress (${seen.length} updates up to ${total} points), then hide it`);
-  const backTo15 = trainDone((b) => b.tokens === INPUTS.tokens);
-  await page.fill('#tokens', INPUTS.tokens);
-  await backTo15;
-  await page.waitForFunction(() => document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done' &&
-    document.querySelectorAll('#chart-cost circle').length >= 8, null, { timeout: 60000 });
-
-  // 3. Chinese: a label changes and the choice is remembered.
   await page.click('#lang-toggle');
   assert.equal(await page.textContent('[data-i18n="k_time"]'), '训练时长');
   assert.equal(await page.textContent('[data-i18n="tab_train"]'), '训练');
@@ -171,6 +151,16 @@ try {
   const cnJson = JSON.parse(cli('json', ['--market', 'cn']));
   assert.equal(Number(await page.getAttribute('#out-cost', 'data-value')), cnJson.cost.total, 'China-market cost differs from the CLI');
   step(`zh follows the China market: cost ${await page.textContent('#out-cost')} equals train --market cn`);
+  // Playwright sees responses before the page handles them: wait for this sweep's own start, then its end.
+  await page.waitForFunction(() => window.sweepSeen.some((x) => /^正在计算曲线：已完成 0\/\d+ 个点$/.test(x)) &&
+    document.querySelector('.chart-card[data-sweep]').dataset.sweep === 'done', null, { timeout: 60000 });
+  const seen = await page.evaluate(() => window.sweepSeen);
+  const total = Number(await page.getAttribute('#sweep-status', 'data-total'));
+  assert.ok(total >= 8, `no point count on the sweep status (${total})`);
+  assert.ok(seen.some((x) => x.includes(`已完成 ${total - 1}/${total} 个点`)), `the sweep never counted its points: ${JSON.stringify(seen)}`);
+  assert.equal(await page.isHidden('#sweep-status'), true, 'the progress line stays after the curves are drawn');
+  assert.equal(await page.getAttribute('.chart-card[data-sweep]', 'aria-busy'), 'false');
+  step(`the curves report progress (${seen.length} updates up to ${total} points), then hide it`);
   assert.deepEqual(await englishWords(page, '.tab-train .kpi, #chart-time figcaption, #chart-cost figcaption, .chart-card .legend span, .chart-card h2, #report td:first-child, #report th'), [],
     'English words on the Chinese training tab');
   await page.screenshot({ path: join(shots, 'train-zh.png'), fullPage: true });
