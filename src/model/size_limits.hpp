@@ -38,11 +38,14 @@ inline constexpr int64_t kMaxPlanGroups = 64;
 // one unit, a step-time estimate kStepTimePasses, enumerating it
 // kEnumeratePasses, the first two plus one per 16 pipeline stages they walk.
 // Measured on the -O2 build (the project's shared 2-core dev machine,
-// 2026-12-01) the search runs 1.7-2.8 million units per CPU second, so 1.6
-// million is about a second at worst. The largest catalog search,
-// Qwen3-235B-A22B at 24,576 GPUs, spends 1.47 million (docs/fuzzing.md).
+// 2026-12-06, after stage_split's per-thread cache) the search runs 1.6-1.8
+// million units per CPU second (MoE searches the slowest), so 1.5 million is
+// under a second at worst. The largest catalog search, Qwen3-235B-A22B at
+// 24,576 GPUs, spends 1.47 million (0.91 s; docs/fuzzing.md). Before the cache
+// a unit cost twice as much: a fuzzed DeepSeek-V2 search on 2,560 H800s took
+// 1.04 s of CPU within the old 1.6 million.
 inline constexpr double kStepTimePasses = 2;
 inline constexpr double kEnumeratePasses = 0.25;
-inline constexpr int64_t kMaxPlanWorkUnits = 1600000;
+inline constexpr int64_t kMaxPlanWorkUnits = 1500000;
 
 }  // namespace gpuplan
