@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <cstdio>
 #include <fstream>
@@ -413,6 +415,22 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
 #endif
   std::mutex latencies_mutex;
   std::vector<double> latencies;
+  // What failed, for the message: the request, the status (-1: no answer) and errno.
+  std::mutex failed_mutex;
+  std::vector<std::string> failed;
+  auto fmt_failure = [](const std::string& method, const std::string& path, int status, int err) {
+    return method + " " + path + " -> " + std::to_string(status) + " (errno " + std::to_string(err) + ")";
+  };
+  auto note_failure = [&](const std::string& what) {
+    const std::lock_guard<std::mutex> lock(failed_mutex);
+    if (failed.size() < 20) failed.push_back(what);
+  };
+  std::atomic<int> reconnects{0};
+  auto failed_list = [&] {
+    std::string all;
+    for (const std::string& f : failed) all += "\n  " + f;
+    return all;
+  };
   // The hostile requests go from a thread of their own, interleaved in time
   // with the valid ones: a valid client's keep-alive connection never idles
   // while it waits on one (the server closes an idle one after 2 s, which a
@@ -429,14 +447,17 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
           // closes while the client is still sending (the dedicated test above
           // reads the 413 itself).
           if (status == 413 && !r) continue;
-          if (!r || r->status != status) ++failures;
+          if (!r || r->status != status) {
+            ++failures;
+            note_failure(fmt_failure("hostile", bytes.substr(0, bytes.find('\r')), r ? r->status : -1, errno));
+          }
         }
       });
     }
     for (int t = 0; t < kConnections; ++t) {
       threads.emplace_back([&, t] {
-        Conn conn(s.port());
-        if (!conn.ok()) {
+        auto conn = std::make_unique<Conn>(s.port());
+        if (!conn->ok()) {
           failures += total / kConnections;
           return;
         }
@@ -445,9 +466,21 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
           if (with_hostile && i % 100 == 37) continue;  // sent by the hostile thread
           const Kind& k = mix[static_cast<size_t>(i) % mix.size()];
           const auto t0 = std::chrono::steady_clock::now();
-          const auto r = conn.request(k.method, k.path, k.body);
+          auto r = conn->request(k.method, k.path, k.body);
+          if (!r) {
+            // The server closes a keep-alive connection idle for 2 s; a client
+            // descheduled that long on a loaded machine finds it closed and,
+            // as HTTP clients do (RFC 9112 §9.3.1), sends the request again on
+            // a new connection. Counted, and bounded below.
+            ++reconnects;
+            conn = std::make_unique<Conn>(s.port());
+            r = conn->request(k.method, k.path, k.body);
+          }
           mine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-          if (!r || r->status != k.status || r->body.empty()) ++failures;
+          if (!r || r->status != k.status || r->body.empty()) {
+            ++failures;
+            note_failure(fmt_failure(k.method, k.path, r ? r->status : -1, errno));
+          }
         }
         const std::lock_guard<std::mutex> lock(latencies_mutex);
         latencies.insert(latencies.end(), mine.begin(), mine.end());
@@ -487,7 +520,9 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
     steady_rounds = now_kib <= settled_kib * 1.01 ? steady_rounds + 1 : 0;
     settled_kib = now_kib;
   }
-  ASSERT_EQ(warm_failures, 0);
+  // No ASSERT here: the slowloris threads still run, and leaving the test
+  // with them joinable would terminate the process.
+  EXPECT_EQ(warm_failures, 0) << failed_list();
   latencies.clear();
   const long before_kib = s.rss_kib();
   std::atomic<int> failures{0};
@@ -505,7 +540,10 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
               kRequests, latencies.size(), kConnections, kSlowloris, seconds, kRequests / seconds, failures.load(), pct(0.5), pct(0.99),
               pct(0.999), latencies.empty() ? 0.0 : 1e3 * latencies.back(), cold_kib, before_kib, warm_requests, after_kib,
               100.0 * (after_kib - before_kib) / before_kib);
-  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(failures, 0) << failed_list();
+  // Reconnections are the rare client stall, never the rule: at most one request in a thousand.
+  EXPECT_LE(reconnects.load(), (warm_requests + kRequests) / 1000) << reconnects.load() << " reconnections";
+  if (reconnects > 0) std::printf("[ load ] %d request(s) resent on a new connection after an idle close\n", reconnects.load());
   EXPECT_TRUE(s.alive());
   if (kCheckRss) EXPECT_LE(after_kib, before_kib * 1.10) << "server memory grew more than 10% over the run";
 }

@@ -2,7 +2,6 @@
 // or more GPU types and counts.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <memory>
 
 #include "commands.hpp"
@@ -10,11 +9,9 @@
 #include "input_flags.hpp"
 #include "gpuplan/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/framework.hpp"
 #include "gpuplan/launch_config.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
-#include "units/text_match.hpp"
 
 namespace gpuplan::cli {
 namespace {
