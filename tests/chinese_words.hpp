@@ -43,7 +43,7 @@ inline const std::set<std::string> kAllowed = {
     "logits", "logit", "softmax", "log-softmax", "dropout", "all-reduce", "all-to-all", "all-gather", "reduce-scatter", "Graph",
     "VP", "MAPE", "SDPA", "cuDNN", "Transformer", "GPipe", "DualPipe",
     // the program itself (gpuplan train, gpuplan gpus 910b2: commands to type)
-    "gpuplan", "id", "sdpa", "cudnn", "PyTorch", "bitsandbytes",
+    "gpuplan", "id", "sdpa", "cudnn", "PyTorch", "bitsandbytes", "AutoGPTQ",
     // authors of the formulas' sources
     "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
     "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",

@@ -157,6 +157,48 @@ TEST(Finetune, LoraStepSkipsTheFrozenWeightGradientsAndOptimizer) {
   EXPECT_NEAR(dequant_s, 0.0130, 0.0003);
   EXPECT_NEAR(q.elementwise_s - l.elementwise_s, dequant_s + 4 * 2 * 32 * 4e-6, 1e-9);
   EXPECT_NEAR(q.gemm_s, l.gemm_s, 1e-12);
+  // QLoRA over a GPTQ Int4 checkpoint (AutoGPTQ 0.5.1 qlinear_cuda_old, more
+  // than 128 rows): the forward rebuilds each fp16 weight with torch ops, 16.5 B
+  // of traffic per weight (int32 shift 0.5 + 4, cast 4 + 1, and 1 + 1, minus
+  // zeros 1 + 1, times scales 1 + 2) in 5 kernels plus 4 on the zero points;
+  // autograd keeps the rebuilt weight, so the backward rebuilds nothing:
+  // 16.5 × 6.98e9 / (3.35 TB/s × 0.80) ≈ 43.0 ms, plus 9 kernels × 4 matrices ×
+  // 32 layers × 4 µs = 4.608 ms.
+  Layout gptq = qlora;
+  gptq.qlora_base = QloraBase::kGptqInt4;
+  const StepTime gq = estimate_step_time(m, gptq, g);
+  const double rebuild_s = 16.5 * layer_weights / (g.hbm_bytes_per_s * 0.80);
+  EXPECT_NEAR(rebuild_s, 0.0430, 0.0003);
+  EXPECT_NEAR(gq.elementwise_s - l.elementwise_s, rebuild_s + 9 * 4 * 32 * 4e-6, 1e-9);
+  EXPECT_NEAR(gq.gemm_s, l.gemm_s, 1e-12);
+}
+
+// Which checkpoints are GPTQ: config.json's quantization_config, else the name
+// as Qwen (README l.418: its -Int4/-Int8 models are AutoGPTQ checkpoints) and
+// community uploads (-GPTQ, -AWQ) write it.
+TEST(Finetune, GptqCheckpointsAreKnownByConfigOrName) {
+  EXPECT_EQ(checkpoint_quant_from_name("Qwen-72B-Chat-Int4"), "gptq-int4");
+  EXPECT_EQ(checkpoint_quant_from_name("Qwen/Qwen1.5-7B-Chat-GPTQ-Int8"), "gptq-int8");
+  EXPECT_EQ(checkpoint_quant_from_name("TheBloke/Llama-2-7B-GPTQ"), "gptq-int4");
+  EXPECT_EQ(checkpoint_quant_from_name("Qwen2.5-7B-Instruct-AWQ"), "awq-int4");
+  EXPECT_EQ(checkpoint_quant_from_name("Qwen-7B-Chat"), "");
+  nlohmann::json c = {{"model_type", "llama"}, {"hidden_size", 4096}, {"num_hidden_layers", 32}, {"num_attention_heads", 32},
+                      {"intermediate_size", 11008}, {"vocab_size", 32000}, {"hidden_act", "silu"},
+                      {"quantization_config", {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}}}};
+  EXPECT_EQ(model_from_hf_config(c, "test").checkpoint_quant, "gptq-int4");
+  // `finetune` picks AutoGPTQ's path for such a checkpoint unless told otherwise,
+  // and its dequantisation makes the step longer than over NF4 at 2,048 tokens.
+  ModelSpec m = model_from_hf_config(c, "test");
+  FinetuneJob j;
+  j.method = FineTune::kQlora;
+  j.samples = 1000;
+  const GpuSpec g = find_gpu("a100-sxm4-80gb");
+  const FinetuneEstimate gptq = estimate_finetune(m, g, j, 1);
+  EXPECT_EQ(gptq.layout.qlora_base, QloraBase::kGptqInt4);
+  j.qlora_base = QloraBase::kNf4;
+  const FinetuneEstimate nf4 = estimate_finetune(m, g, j, 1);
+  EXPECT_EQ(nf4.layout.qlora_base, QloraBase::kNf4);
+  EXPECT_GT(gptq.step_s, nf4.step_s);
 }
 
 // `finetune` reports the step-time model's own step on its layout: nothing is

@@ -285,13 +285,23 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // default), and Qwen-1's Hugging Face layer counted its host calls (49, and
 // PEFT's 7 per adapted matrix): train_throughput central 7.91 / 13.80 →
 // 7.91 / 13.46, physics 8.20 / 16.78 → 8.20 / 15.90, tightened.
+// QLoRA over Qwen's GPTQ Int4 checkpoints then ran AutoGPTQ's path (the
+// fp16 weight rebuilt with torch ops every forward, 16.5 B per weight, kept by
+// autograd for the backward: qlinear_cuda_old.py @v0.5.1) instead of
+// bitsandbytes NF4: the 1,024-token rows +23…+84% → −5…+34%, train_throughput
+// 7.91 / 13.46 → 7.60 / 12.57, physics 8.20 / 15.90 → 8.11 / 15.15, tightened.
+// The rebuilt weights autograd holds (one layer's, 2 B each, under full
+// recompute) moved train_memory's MAPE 11.75 → 11.60 and its 1,024-token QLoRA
+// rows −22…−29% → −19…−27%, while three 8,192-token QLoRA rows, within ±6%
+// before, crossed the median (+1…+7%): the median 6.87 → 7.05, re-based there
+// (under the 8), its MAPE bound tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.95, 13.47, 8.2, 15.9, 0}, {"train_memory", 6.87, 11.75, 6.87, 11.75, 0},
+  const Bound bounds[] = {{"train_throughput", 7.65, 12.6, 8.15, 15.2, 0}, {"train_memory", 7.06, 11.65, 7.06, 11.65, 0},
                           {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

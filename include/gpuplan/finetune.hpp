@@ -38,6 +38,9 @@ struct FinetuneJob {
   double samples = 0;                    // sequences in the dataset
   double epochs = 1;
   std::optional<Optimizer> optimizer;    // default: AdamW (full, LoRA), paged 8-bit AdamW (QLoRA)
+  // QLoRA's frozen weights; default: gptq-int4 for a GPTQ Int4 checkpoint
+  // (ModelSpec::checkpoint_quant), else bitsandbytes NF4.
+  std::optional<QloraBase> qlora_base;
   Precision precision = Precision::kBf16;
   int64_t gpus = 0;                      // 0: the smallest count that fits
   std::optional<int> zero_stage;         // unset: 3 (FSDP) when more than one GPU, else 0

@@ -24,6 +24,7 @@ struct FinetuneInputs {
   std::string method = "lora";          // full, lora or qlora
   std::optional<int64_t> rank;          // unset: 8 for LoRA, 64 for QLoRA
   std::string modules;                  // empty: q,k,v,o for LoRA, all for QLoRA
+  std::optional<std::string> base_weights;  // QLoRA: nf4 or gptq-int4; unset: from the checkpoint
   int64_t seq_len = 2048;               // tokens per sample
   int64_t micro_batch = 1;
   int64_t global_batch = 0;             // 0: micro-batch × GPUs
@@ -66,6 +67,9 @@ void visit_finetune_inputs(FinetuneInputs& in, Visit&& v) {
   v(InputInfo{"--modules", "", "Adapted modules: q,k,v,o,gate,up,down, attn, mlp or all (default q,k,v,o for LoRA, all for QLoRA)",
               "适配的模块：q,k,v,o,gate,up,down、attn、mlp 或 all（LoRA 默认 q,k,v,o，QLoRA 默认 all）"},
     in.modules);
+  v(InputInfo{"--base-weights", "", "QLoRA's frozen weights: nf4 (bitsandbytes) or gptq-int4 (a GPTQ checkpoint through AutoGPTQ); default: gptq-int4 for a GPTQ checkpoint, else nf4",
+              "QLoRA 的冻结权重：nf4（bitsandbytes）或 gptq-int4（经 AutoGPTQ 加载的 GPTQ 权重）；默认：GPTQ 权重用 gptq-int4，否则 nf4"},
+    in.base_weights);
   v(InputInfo{"--seq-len,--seq", "tokens", "Tokens per sample", "每个样本的 token 数"}, in.seq_len);
   v(InputInfo{"--micro-batch", "sequences", "Sequences per GPU per micro-batch", "每张卡每个微批次的序列数"}, in.micro_batch);
   v(InputInfo{"--global-batch", "sequences", "Sequences per optimizer step (default micro-batch × GPUs)", "每个优化器步的序列数（默认 微批次 × 卡数）"},

@@ -66,6 +66,16 @@ enum class CpExchange { kP2pRing, kPytorchAllGather, kUlysses, kUlyssesRepeatKv,
 // (Composer DecoupledAdamW), every op its own kernel reading and writing fp32.
 enum class OptimizerLoop { kForeach, kPerTensor };
 enum class FineTune { kNone, kFull, kLora, kQlora };
+// Where QLoRA's frozen 4-bit weights come from and how they reach the matmul:
+//   kNf4       bitsandbytes NF4 (Dettmers et al. 2023): one CUDA kernel
+//              dequantises each weight before every matmul that reads it,
+//              forward and backward (MatMul4Bit);
+//   kGptqInt4  a published GPTQ Int4 checkpoint (Qwen's -Int4 models) loaded
+//              through AutoGPTQ, whose CUDA kernel serves fewer than 128 rows
+//              only: larger inputs rebuild the fp16 weight with PyTorch ops
+//              and multiply it with torch.matmul, which autograd saves for
+//              the backward (step_time_layer.cpp add_lora has the citation).
+enum class QloraBase { kNf4, kGptqInt4 };
 // The linear layers LoRA can adapt, by their Hugging Face / PEFT names.
 enum class LoraModule { kQ, kK, kV, kO, kGate, kUp, kDown };
 // Cross-entropy on the whole fp32 logits (F.cross_entropy(logits.float())), a
@@ -92,6 +102,7 @@ enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDot
 
 const char* optimizer_name(Optimizer o);
 Optimizer parse_optimizer(const std::string& text, const std::string& field);
+const char* qlora_base_name(QloraBase b);
 
 struct Layout {
   int tp = 1;    // tensor parallel (Shoeybi et al. 2019)
@@ -162,6 +173,7 @@ struct Layout {
   bool pure_bf16 = false;
   FineTune finetune = FineTune::kNone;
   int64_t lora_rank = 0;            // 0 = default (8) for LoRA/QLoRA
+  QloraBase qlora_base = QloraBase::kNf4;  // QLoRA only: the frozen weights' format
   // The matrices LoRA adapts (the rest stay frozen); empty = q, k, v, o, the
   // attention projections PEFT targets when none are named.
   std::vector<LoraModule> lora_modules;

@@ -90,6 +90,13 @@ struct ModelSpec {
   // softmax; `heads` parameters per layer and no KV cache.
   bool attention_sinks = false;
 
+  // The format a published checkpoint stores its layer weights in: "gptq-int4",
+  // "gptq-int8", "awq-int4", "mxfp4", ... from config.json's
+  // quantization_config (quant_method, bits), or from the checkpoint's name
+  // (checkpoint_quant_from_name); "" for 16-bit weights. QLoRA over a GPTQ
+  // checkpoint runs AutoGPTQ's dequantisation (finetune.cpp, step_time_layer.cpp).
+  std::string checkpoint_quant;
+
   // Sliding-window (local) attention layers, from config.json's `layer_types`
   // ("sliding_attention" / "full_attention", gpt-oss and newer Gemma 3 files)
   // or Gemma 3's `sliding_window_pattern` (every p-th layer global,
@@ -159,6 +166,9 @@ double dense_mlp_params(const ModelSpec& m, int64_t width);
 // GPT-2/NeoX/OPT/BLOOM, Falcon, ChatGLM, Baichuan, InternLM2, Gemma, Phi-3).
 // Throws InputError naming each missing or invalid key.
 ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& origin);
+// The weight format a checkpoint's name announces ("Qwen-7B-Chat-Int4" →
+// "gptq-int4", "...-AWQ" → "awq-int4"); "" when the name says nothing.
+std::string checkpoint_quant_from_name(const std::string& name);
 
 // A bare parameter count, for the 6·N rule.
 ModelSpec model_from_param_count(double params);

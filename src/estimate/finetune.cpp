@@ -80,8 +80,9 @@ std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::s
 
 namespace {
 
-FinetuneJob with_defaults(FinetuneJob j) {
+FinetuneJob with_defaults(const ModelSpec& m, FinetuneJob j) {
   if (j.method == FineTune::kNone) j.method = FineTune::kFull;
+  if (!j.qlora_base) j.qlora_base = m.checkpoint_quant == "gptq-int4" ? QloraBase::kGptqInt4 : QloraBase::kNf4;
   const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
   if (lora && j.lora_rank <= 0) j.lora_rank = j.method == FineTune::kQlora ? 64 : 8;
   if (lora && j.modules.empty()) {
@@ -104,6 +105,7 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
   l.finetune = j.method;
   l.lora_rank = j.lora_rank;
   l.lora_modules = j.modules;
+  l.qlora_base = j.qlora_base.value_or(QloraBase::kNf4);
   l.pure_bf16 = j.pure_bf16;
   l.offload_optimizer = j.offload_optimizer;
   l.offload_params = j.offload_params;
@@ -148,7 +150,7 @@ void validate_finetune(const ModelSpec& m, const FinetuneJob& j) {
 }
 
 FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {
-  const FinetuneJob j = with_defaults(job0);
+  const FinetuneJob j = with_defaults(m, job0);
   FinetuneFlops f;
   FlopOptions fo;
   fo.seq_len = j.seq_len;
@@ -178,7 +180,7 @@ FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {
 
 FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, FinetuneJob job, int64_t gpus) {
   FinetuneEstimate e;
-  job = with_defaults(job);
+  job = with_defaults(m, job);
   validate_finetune(m, job);
   e.job = job;
   const bool lora = job.method != FineTune::kFull;
@@ -230,7 +232,10 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   // reduction, and for QLoRA the NF4 dequantisation (step_time_layer.cpp).
   e.step = estimate_step_time(m, e.layout, g);
   e.step_s = e.step.step_s;
-  if (job.method == FineTune::kQlora) {
+  if (job.method == FineTune::kQlora && *job.qlora_base == QloraBase::kGptqInt4) {
+    e.assumptions.push_back("QLoRA over a GPTQ Int4 checkpoint: AutoGPTQ rebuilds each fp16 weight with PyTorch ops in every forward (16.5 bytes of traffic per weight, 9 kernels per linear; its CUDA kernel serves fewer than 128 rows only), and autograd keeps the rebuilt weight for the backward.");
+    e.assumptions_zh.push_back("基于 GPTQ Int4 权重的 QLoRA：AutoGPTQ 在每次前向中用 PyTorch 算子重建 fp16 权重（每个权重 16.5 字节访存，每个线性层 9 个 kernel；其 CUDA kernel 只处理少于 128 行的输入），反向沿用 autograd 保存的重建权重。");
+  } else if (job.method == FineTune::kQlora) {
     e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
     e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
   }
@@ -252,11 +257,13 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
     e.assumptions.push_back(fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
                                         modules, format_si(e.flops.adapter_params, "", 3),
                                         qlora ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)" : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
-                                        qlora ? ", NF4 with double-quantised constants (4.127 bits)" : ""));
+                                        !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? ", GPTQ Int4 with an fp16 scale and 4-bit zero per 128 weights (4.16 bits)"
+                                                                                               : ", NF4 with double-quantised constants (4.127 bits)"));
     e.assumptions_zh.push_back(fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank,
                                            modules, format_si(e.flops.adapter_params, "", 3),
                                            qlora ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）" : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
-                                           qlora ? "，NF4 量化，量化常数二次量化（4.127 位）" : ""));
+                                           !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? "，GPTQ Int4，每 128 个权重一个 fp16 缩放与 4 位零点（4.16 位）"
+                                                                                                  : "，NF4 量化，量化常数二次量化（4.127 位）"));
   }
   return e;
 }

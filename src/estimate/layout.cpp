@@ -33,6 +33,8 @@ Optimizer parse_optimizer(const std::string& text, const std::string& field) {
                    fmt::format("{} 须为 adamw、adamw8bit、paged_adamw8bit 或 sgd（输入为 '{}'）。", field, text));
 }
 
+const char* qlora_base_name(QloraBase b) { return b == QloraBase::kGptqInt4 ? "gptq-int4" : "nf4"; }
+
 // ---- Pipeline stage splits ------------------------------------------------
 //
 // Megatron-LM's rules, read from NVIDIA/Megatron-LM at commit d98e8a64

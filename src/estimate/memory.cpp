@@ -61,6 +61,25 @@ double inflight_micro_batches(const Layout& l, int stage) {
   return n;
 }
 
+// QLoRA's frozen layer weights, bytes per weight: NF4 (4 bits) with
+// double-quantised constants (Dettmers et al. 2023: 0.127 bits/param), or a
+// GPTQ checkpoint's 4 bits with an fp16 scale and a 4-bit zero point per group
+// of 128 (AutoGPTQ QuantLinear's scales and qzeros; Qwen's -Int4 checkpoints
+// use group_size 128).
+double qlora_weight_bytes(const Layout& l) { return l.qlora_base == QloraBase::kGptqInt4 ? 0.5 + 2.5 / 128 : 0.5 + 0.127 / 8; }
+
+// AutoGPTQ rebuilds each fp16 weight with torch ops and autograd keeps it for
+// the input gradient (step_time_layer.cpp add_gptq_dequant): with full
+// recompute one layer's worth is held while that layer runs its backward,
+// without it every layer's, per micro-batch in flight. (The int32 and int8
+// copies the rebuild passes through are freed before the matmul, while the
+// layer's activations are not yet all live.)
+double gptq_rebuilt_weight_bytes(const Layout& l, const StageParams& p, double inflight) {
+  if (l.finetune != FineTune::kQlora || l.qlora_base != QloraBase::kGptqInt4 || p.layers <= 0) return 0;
+  const double held = l.recompute == Recompute::kFull ? p.largest_layer : p.largest_layer * static_cast<double>(p.layers) * inflight;
+  return 2.0 * held;
+}
+
 StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOptions& o, const StageSplit& split, int stage) {
   StageMemory s;
   const StageParams p = stage_params(m, l, split, stage);
@@ -69,10 +88,9 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   const double Nd = dense_shard(l), Ne = expert_shard(l);
   const int z = l.zero_stage;
 
-  // Base weights. QLoRA stores the layer GEMM weights in NF4 (4 bits) with
-  // double-quantised constants (Dettmers et al. 2023: 0.127 bits/param), the
-  // embedding and LM head stay bf16.
-  const double layer_w = l.finetune == FineTune::kQlora ? 0.5 + 0.127 / 8 : b.weight;
+  // Base weights (QLoRA's 4-bit layer weights: qlora_weight_bytes); the
+  // embedding and LM head stay 16-bit.
+  const double layer_w = l.finetune == FineTune::kQlora ? qlora_weight_bytes(l) : b.weight;
   const double base_dense = p.layer_dense * layer_w + p.embedding * b.weight + p.layer_dense * b.fp8_cache;
   const double base_expert = p.layer_expert * (layer_w + b.fp8_cache);
   s.params = p.layer_dense + p.layer_expert + p.embedding;
@@ -258,6 +276,7 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     per_micro *= keep;
   }
   s.activations = per_micro * s.inflight + live_extra;
+  s.activations += gptq_rebuilt_weight_bytes(l, p, s.inflight);
   if (p.has_lm_head) s.logits = logits_bytes(m, l, o);  // one micro-batch at a time
   return s;
 }

@@ -20,6 +20,9 @@ struct LayerCost {
   double comm_raw = 0;             // all communication of the layer, forward + backward, hidden or not
   double kernels_f = 0;            // kernels launched in the forward (the backward launches about twice as many)
   double adapter_calls_f = 0;      // host calls LoRA adapters add to the layer's forward beyond its own linears
+  // Of kernels_f and adapter_calls_f, those with no counterpart in the backward
+  // (AutoGPTQ's weight rebuild: autograd reuses the rebuilt weight).
+  double forward_only_kernels_f = 0, forward_only_calls_f = 0;
   double gemm_flop = 0;            // forward GEMM FLOPs
   double gemm_flop_over_eff = 0;   // Σ flop/eff, for the mean efficiency
   double fwd() const { return gemm_f + attn_f + elem_f + tp_f + cp_f + ep_f; }

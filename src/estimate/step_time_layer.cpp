@@ -320,6 +320,40 @@ void add_elementwise(const Ctx& c, LayerCost& lc, double act_elems, double mlp_m
 }
 
 
+// QLoRA over a GPTQ Int4 checkpoint (Qwen's Q-LoRA recipe: finetune.py loads
+// the -Int4 model with GPTQConfig(bits=4, disable_exllama=True), QwenLM/Qwen
+// 2df8e8a l.313-316). transformers/optimum then pick AutoGPTQ's
+// qlinear_cuda_old QuantLinear for a checkpoint without act-order
+// (auto_gptq/utils/import_utils.py dynamically_import_QuantLinear, v0.5.1
+// l.61-75), whose forward (qlinear_cuda_old.py v0.5.1 l.197-276) runs its CUDA
+// kernel only below kernel_switch_threshold = 128 rows; a training micro-batch
+// has more, so every forward rebuilds the fp16 weight with PyTorch ops:
+//   shift of the expanded int32 words (reads 0.5 B, writes 4 B per weight),
+//   .to(int8) (reads 4, writes 1), bitwise_and (1, 1), weight - zeros (1, 1),
+//   scales * (...) (1, 2): 16.5 B of traffic per weight in 5 kernels, plus 4
+//   small kernels on the zero points; then torch.matmul(x, weight).
+// 21 Python-level torch calls per linear besides the matmul (l.200-275:
+// reshapes, expands, shifts, casts, the bias add). No weight gradient flows
+// (qweight is an integer buffer), and autograd keeps the rebuilt fp16 weight
+// for the input gradient, so the backward pays no second dequantisation; a
+// recomputed forward pays it again (the recompute share re-runs elem_f).
+void add_gptq_dequant(const Ctx& c, LayerCost& lc, bool moe_layer, double local_experts) {
+  const Layout& l = c.l;
+  constexpr double kBytesPerWeight = 16.5, kWeightKernels = 5, kZeroKernels = 4, kHostCalls = 21;
+  for (const LayerMatmul& x : layer_matmuls(c.m, moe_layer)) {
+    const bool routed = x.experts > 0;
+    const double split = routed ? l.expert_tp() : l.tp;
+    const double copies = routed ? local_experts : 1.0;
+    const double weights = x.n * x.k / ((x.tp_column || x.tp_row) ? split : 1.0) * copies;
+    lc.elem_f += stream_s(c, kBytesPerWeight * weights, kWeightKernels * copies);
+    lc.elem_f += stream_s(c, 0.0, kZeroKernels * copies);
+    lc.kernels_f += (kWeightKernels + kZeroKernels) * copies;
+    lc.adapter_calls_f += kHostCalls * copies;
+    lc.forward_only_kernels_f += (kWeightKernels + kZeroKernels) * copies;
+    lc.forward_only_calls_f += kHostCalls * copies;
+  }
+}
+
 // LoRA (Hu et al. 2021) as PEFT runs it: each adapted frozen matrix W gets
 // result = x·W + (x·A)·B·scale (peft/tuners/lora/layer.py Linear.forward:
 // `result + lora_B(lora_A(dropout(x))) * scaling`). A and B are trainable, so
@@ -362,6 +396,10 @@ void add_lora(const Ctx& c, LayerCost& lc, bool moe_layer, double tokens_per_exp
     lc.adapter_calls_f += 7 * count;
   }
   if (l.finetune != FineTune::kQlora) return;
+  if (l.qlora_base == QloraBase::kGptqInt4) {
+    add_gptq_dequant(c, lc, moe_layer, local_experts);
+    return;
+  }
   for (const LayerMatmul& x : layer_matmuls(c.m, moe_layer)) {
     const bool routed = x.experts > 0;
     const double split = routed ? etp : tp;
@@ -403,6 +441,24 @@ void add_expert_gemms(const Ctx& c, LayerCost& lc, Precision p, double rows, dou
   lc.gemm_flop += rounds * one.gemm_flop;
   lc.gemm_flop_over_eff += rounds * one.gemm_flop_over_eff;
   lc.kernels_f += local;
+}
+
+// Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
+// waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
+// Each phase takes at least its kernels × host_dispatch_s; the shortfall is
+// booked as element-wise time (it is time the GPU spends idle between kernels).
+// A framework whose layer issues more host calls than kernels (views,
+// autograd Functions, RNG swaps: profile host_calls_per_layer, counted from its
+// code) pays for those; the backward issues about twice the forward's, less
+// the forward's own work that has no backward (AutoGPTQ's weight rebuild).
+void add_host_floor(const Ctx& c, LayerCost& lc) {
+  const Layout& l = c.l;
+  const double calls_f = std::max(lc.kernels_f, l.host_calls_per_layer > 0 ? l.host_calls_per_layer + lc.adapter_calls_f : 0.0);
+  const double calls_b = 2 * std::max(lc.kernels_f - lc.forward_only_kernels_f,
+                                      l.host_calls_per_layer > 0 ? l.host_calls_per_layer + lc.adapter_calls_f - lc.forward_only_calls_f : 0.0);
+  const double host_f = calls_f * c.o.host_dispatch_s, host_b = calls_b * c.o.host_dispatch_s;
+  lc.elem_f += std::max(0.0, host_f - lc.fwd());
+  lc.elem_b += std::max(0.0, host_b - lc.bwd());
 }
 
 }  // namespace
@@ -596,17 +652,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
 
   // ---- Context parallelism: K and V exchange (ring, all-gather or Ulysses all-to-alls).
   add_cp_exchange(c, lc, qk_dim, v_dim, ov);
-  // Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
-  // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
-  // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
-  // booked as element-wise time (it is time the GPU spends idle between kernels).
-  // A framework whose layer issues more host calls than kernels (views,
-  // autograd Functions, RNG swaps: profile host_calls_per_layer, counted from its
-  // code) pays for those; the backward issues about twice the forward's.
-  const double calls_f = std::max(lc.kernels_f, l.host_calls_per_layer > 0 ? l.host_calls_per_layer + lc.adapter_calls_f : 0.0);
-  const double host_f = calls_f * c.o.host_dispatch_s, host_b = 2 * calls_f * c.o.host_dispatch_s;
-  lc.elem_f += std::max(0.0, host_f - lc.fwd());
-  lc.elem_b += std::max(0.0, host_b - lc.bwd());
+  add_host_floor(c, lc);
   return lc;
 }
 

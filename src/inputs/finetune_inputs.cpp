@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -17,6 +18,20 @@
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
+
+namespace {
+
+// --base-weights: QLoRA's frozen weights.
+QloraBase parse_base_weights(const std::string& text) {
+  std::string t;
+  for (char ch : text) t.push_back(ch == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  if (t == "nf4" || t == "bnb" || t == "bitsandbytes" || t == "bnb-nf4") return QloraBase::kNf4;
+  if (t == "gptq" || t == "gptq-int4" || t == "autogptq") return QloraBase::kGptqInt4;
+  throw InputError("--base-weights", fmt::format("--base-weights must be nf4 (bitsandbytes) or gptq-int4 (a GPTQ checkpoint through AutoGPTQ) (got '{}').", text),
+                   fmt::format("--base-weights 须为 nf4（bitsandbytes）或 gptq-int4（经 AutoGPTQ 加载的 GPTQ 权重）（输入为 '{}'）。", text));
+}
+
+}  // namespace
 
 FinetuneRequest make_finetune_request(const FinetuneInputs& f) {
   if (f.model.empty() && !f.model_spec) {
@@ -41,6 +56,13 @@ FinetuneRequest make_finetune_request(const FinetuneInputs& f) {
   if (f.rank && *f.rank < 0) throw InputError("--rank", "--rank must be a positive integer.", "--rank 须为正整数。");
   j.lora_rank = f.rank.value_or(0);
   if (!f.modules.empty()) j.modules = parse_lora_modules(f.modules, "--modules");
+  if (f.base_weights) {
+    if (j.method != FineTune::kQlora) {
+      throw InputError("--base-weights", "--base-weights applies to --method qlora only (full and LoRA fine-tuning keep 16-bit base weights).",
+                       "--base-weights 只适用于 --method qlora（全参数与 LoRA 微调的基座权重是 16 位）。");
+    }
+    j.qlora_base = parse_base_weights(*f.base_weights);
+  }
   if (f.seq_len < 1 || f.seq_len > (int64_t{1} << 24)) {
     throw InputError("--seq-len", "--seq-len must be between 1 and 16,777,216 tokens.", "--seq-len 须在 1 到 16,777,216 个 token 之间。");
   }

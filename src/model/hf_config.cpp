@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -369,6 +370,23 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     }
     if (!m.rope_scaling.empty()) m.rope_scaling_factor = r.get_positive(*scaling, "factor").value_or(0);
   }
+  // The published checkpoint's weight format: transformers' quantization_config
+  // (quant_method "gptq"/"awq" with bits, "mxfp4", "fp8", ...), or, for a
+  // file that does not carry it, the checkpoint's name (checkpoint_quant_from_name).
+  if (const json* q = r.get_object("quantization_config")) {
+    auto method = q->find("quant_method");
+    if (method != q->end() && method->is_string()) {
+      std::string name = method->get<std::string>().substr(0, 16);
+      auto bits = q->find("bits");
+      if (bits != q->end() && bits->is_number_integer() && (name == "gptq" || name == "awq")) {
+        const int64_t b = bits->get<int64_t>();
+        if (b == 2 || b == 3 || b == 4 || b == 8) name += fmt::format("-int{}", b);
+      }
+      m.checkpoint_quant = name;
+    }
+  }
+  if (m.checkpoint_quant.empty()) m.checkpoint_quant = checkpoint_quant_from_name(m.name);
+
   // Learned absolute position table: GPT-2/3 (n_positions rows), OPT (+2 offset rows).
   if (type == "gpt2") m.learned_positions = r.get_int({"n_positions", "max_position_embeddings"}).value_or(0);
   if (type == "opt") m.learned_positions = r.get_int({"max_position_embeddings"}).value_or(0) + 2;
@@ -476,6 +494,26 @@ ModelSpec model_from_param_count(double params) {
   m.name = params >= 1e9 ? fmt::format("{:.4g}B-parameter model", params / 1e9) : fmt::format("{:.4g}-parameter model", params);
   m.source = "--params";
   return m;
+}
+
+
+// Checkpoints named by their publishers' conventions: Qwen publishes its
+// AutoGPTQ checkpoints as <model>-Int4 / -Int8 ("We provide a solution based on
+// AutoGPTQ, and release the Int4 and Int8 quantized models", QwenLM/Qwen README
+// at 2df8e8a, l.418) and, from Qwen1.5 on, as -GPTQ-Int4 / -GPTQ-Int8; community
+// uploads name theirs -GPTQ and -AWQ (4-bit unless the name says otherwise).
+std::string checkpoint_quant_from_name(const std::string& name) {
+  std::string n;
+  for (char c : name) n.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  auto ends = [&](const char* tail) {
+    const std::string t(tail);
+    return n.size() >= t.size() && n.compare(n.size() - t.size(), t.size(), t) == 0;
+  };
+  const bool awq = n.find("-awq") != std::string::npos;
+  const bool int8 = ends("-int8");
+  if (awq) return "awq-int4";
+  if (n.find("-gptq") != std::string::npos || ends("-int4") || int8) return int8 ? "gptq-int8" : "gptq-int4";
+  return "";
 }
 
 }  // namespace gpuplan

@@ -221,6 +221,13 @@ void read_recipe(const ValidationCase& c, const json& t, const FrameworkProfile&
     if (t.contains("lora_rank")) l.lora_rank = whole(t["lora_rank"], "train.lora_rank", 1, 1e5);
     else flag("lora_rank not stated: 8 on q,k,v,o assumed", "未给出 lora_rank：按秩 8、作用于 q,k,v,o 计");
   }
+  // QLoRA over a published GPTQ checkpoint (the model's quantization_config or
+  // its name) quantises nothing itself: it loads that checkpoint through AutoGPTQ.
+  if (l.finetune == FineTune::kQlora && in.model.checkpoint_quant == "gptq-int4") {
+    l.qlora_base = QloraBase::kGptqInt4;
+    flag(fmt::format("QLoRA base weights: {} is a GPTQ Int4 checkpoint (its quantization_config or name), run through AutoGPTQ (not bitsandbytes NF4)", in.model.name),
+         "QLoRA 基座权重：该模型是 GPTQ Int4 权重（按其 quantization_config 或名称），经 AutoGPTQ 运行（而非 bitsandbytes NF4）");
+  }
   // Offload: `offload` lists what moved to host memory; a bare cpu_offload
   // means what the sharding's own offload moves (FSDP CPUOffload: parameters,
   // gradients and optimizer states; ZeRO-Offload: optimizer states and
