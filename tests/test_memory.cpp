@@ -551,11 +551,15 @@ TEST(MemoryCli, JsonVerdict) {
 // Qwen3-30B-A3B (hidden 2,048, 128 experts, top 8, expert width 768, gated),
 // 4,096 tokens, TP 2 with sequence parallelism, flash attention, no dropout:
 //   expert TP 2: a rank holds the TP group's T·k = 32,768 routed rows,
-//     permuted input 2·32,768·2,048 = 134,217,728 B; internals 6·32,768·768/2 = 75,497,472 B
+//     permuted input 2·32,768·2,048 = 134,217,728 B; internals 6·32,768·768/2 = 75,497,472 B;
+//     the second expert GEMM's partial sums, at full width until the combine's
+//     reduce-scatter, saved by the multiply by the router probabilities
+//     (token_dispatcher.py @core_v0.6.0 token_unpermutation) 2·32,768·2,048 = 134,217,728 B
 //   expert TP 1: its own sequence slice, T·k/2 = 16,384 rows,
-//     permuted input 2·16,384·2,048 = 67,108,864 B; internals 6·16,384·768/1 = 75,497,472 B
-// so folding saves exactly 67,108,864 B per MoE layer per micro-batch and
-// nothing on a dense layer; with TP 1 there is nothing to fold.
+//     permuted input 2·16,384·2,048 = 67,108,864 B; internals 6·16,384·768/1 = 75,497,472 B;
+//     expert outputs 2·16,384·2,048 = 67,108,864 B
+// so folding saves exactly 2 · 67,108,864 = 134,217,728 B per MoE layer per
+// micro-batch and nothing on a dense layer; with TP 1 there is nothing to fold.
 TEST(Memory, MoeFoldingKeepsOnlyTheExpertTpShareOfRoutedTokens) {
   const ModelSpec m = find_model("qwen3-30b-a3b");
   ASSERT_TRUE(m.moe.has_value());
@@ -571,7 +575,7 @@ TEST(Memory, MoeFoldingKeepsOnlyTheExpertTpShareOfRoutedTokens) {
   Layout folded = l;
   folded.etp = 1;
   const MemoryOptions o;
-  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, l, true, o) - activation_bytes_per_layer(m, folded, true, o), 67108864.0);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, l, true, o) - activation_bytes_per_layer(m, folded, true, o), 134217728.0);
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, l, false, o), activation_bytes_per_layer(m, folded, false, o));
   Layout one = l, one_folded = folded;
   one.tp = one_folded.tp = 1;

@@ -294,14 +294,18 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // recompute) moved train_memory's MAPE 11.75 → 11.60 and its 1,024-token QLoRA
 // rows −22…−29% → −19…−27%, while three 8,192-token QLoRA rows, within ±6%
 // before, crossed the median (+1…+7%): the median 6.87 → 7.05, re-based there
-// (under the 8), its MAPE bound tightened.
+// (under the 8), its MAPE bound tightened. The experts' outputs before
+// the weighted combine were then counted at the routed rows' full width (the
+// row-parallel partial sums the probability multiply saves,
+// token_dispatcher.py @core_v0.6.0), not split by sequence parallelism:
+// FlagPerf's Mixtral 8x7B at tp 8 −29 → −22%, train_memory MAPE 11.60 → 11.49.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.65, 12.6, 8.15, 15.2, 0}, {"train_memory", 7.06, 11.65, 7.06, 11.65, 0},
+  const Bound bounds[] = {{"train_throughput", 7.65, 12.6, 8.15, 15.2, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
                           {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

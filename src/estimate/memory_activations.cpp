@@ -179,7 +179,14 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     // input; the permutation itself saves only its index map.
     bytes += expert_lin * routed_tokens * h;
     bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t, expert_lin);
-    bytes += 2 * T * k * h / rep;                               // expert outputs before the weighted combine
+    // The experts' outputs before the weighted combine: the second expert
+    // GEMM is row-parallel over expert TP, so each rank holds partial sums of
+    // its routed tokens at the full hidden width until the combine's
+    // reduce-scatter; the multiply by the router probabilities saves them for
+    // the probabilities' gradient (token_dispatcher.py @core_v0.6.0
+    // token_unpermutation: `unpermuted_local_hidden * scores`, then
+    // scatter_add and reduce_scatter_to_sequence_parallel_region_from_moe).
+    bytes += 2 * routed_tokens * h / o.moe_capacity_factor;
     if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t, lin);
   } else {
     bytes += lin * T * h / gathered;           // first linear input
