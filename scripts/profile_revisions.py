@@ -1,5 +1,5 @@
 """The git reads the profile-data extractors share (scripts/extract-megatron-arguments.py,
-scripts/extract-torchtitan-config-keys.py): run git in a mirror, and resolve each
+scripts/extract-torchtitan-config-keys.py, scripts/extract-deepspeed-config-keys.py): run git in a mirror, and resolve each
 profile version's revision to its commit and commit date."""
 import subprocess
 

@@ -147,6 +147,56 @@ TEST(LaunchConfig, DeepSpeedCarriesZeroMicroAndAccumulation) {
   EXPECT_TRUE(j["bf16"]["enabled"].get<bool>());
 }
 
+// Every key of every DeepSpeed export is one that version's config reader reads
+// (data/exports/deepspeed-config-keys.json, from DeepSpeed's source at each
+// profile version's tag by scripts/extract-deepspeed-config-keys.py): ZeRO 0–3
+// with and without offload, recompute, fp16 and bf16, and where the version has
+// them AutoTP and Ulysses. DeepSpeed before v0.6.0 reads no "bf16" section, so a
+// bf16 export for 2021 or 0.5.0 names it; an fp16 one leaves the section out.
+TEST(LaunchConfig, DeepSpeedExportsUseOnlyKeysTheirVersionReads) {
+  const auto& versions = [] {
+    for (const auto& f : framework_catalog()) {
+      if (f.id == "deepspeed") return f.versions;
+    }
+    return std::vector<FrameworkProfile>{};
+  }();
+  ASSERT_EQ(versions.size(), 6u);
+  for (const FrameworkProfile& v : versions) {
+    const DeepSpeedConfigKeys keys = deepspeed_config_keys(v);
+    const bool reads_bf16 = v.version != "2021" && v.version != "0.5.0";
+    EXPECT_EQ(keys.bf16, reads_bf16) << v.label();
+    for (int zero = 0; zero <= 3; ++zero) {
+      for (const bool offload : {false, true}) {
+        for (const Precision p : {Precision::kFp16, Precision::kBf16}) {
+          Layout l;
+          l.dp = 8;
+          l.global_batch = 64;
+          l.zero_stage = zero;
+          l.offload_optimizer = offload && zero >= 1;
+          l.offload_params = offload && zero == 3;
+          l.recompute = offload ? Recompute::kFull : Recompute::kNone;
+          l.precision = p;
+          if (keys.autotp) l.tp = 2;
+          if (keys.sequence_parallel) l.cp = 2;
+          const nlohmann::json config = deepspeed_config(l, keys);
+          const Reason unknown = deepspeed_config_unknown(config, v);
+          if (p == Precision::kBf16 && !reads_bf16) {
+            EXPECT_NE(unknown.en.find("does not read bf16"), std::string::npos) << v.label() << "\n" << config.dump(1);
+          } else {
+            EXPECT_TRUE(unknown.empty()) << v.label() << ": " << unknown.en << "\n" << config.dump(1);
+          }
+        }
+      }
+    }
+  }
+  // A key no version reads is named with the commit it was checked against.
+  nlohmann::json bad = deepspeed_config(Layout{});
+  bad["zero_optimization"]["stage3_prefetch_bucket"] = 1;
+  const Reason r = deepspeed_config_unknown(bad, find_framework("deepspeed@0.16.4"));
+  EXPECT_NE(r.en.find("zero_optimization.stage3_prefetch_bucket"), std::string::npos) << r.en;
+  EXPECT_NE(r.en.find("at e2dc3eeb"), std::string::npos) << r.en;
+}
+
 TEST(LaunchConfig, MegatronCarriesEveryParallelDimension) {
   Layout l = gpt3_tp8_layout();
   const std::string a = megatron_arguments(find_model("gpt3-175b"), l);

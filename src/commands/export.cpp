@@ -145,7 +145,13 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
       throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); or export a rank without them.", gap.en, rank),
                        fmt::format("--export deepspeed：{}（排名第 {} 的布局）；或导出不含这些并行维度的名次。", gap.zh, rank));
     }
-    out.text = deepspeed_config(l, deepspeed_config_keys(runner)).dump(2) + "\n";
+    const nlohmann::json config = deepspeed_config(l, deepspeed_config_keys(runner));
+    const Reason unknown = deepspeed_config_unknown(config, runner);
+    if (!unknown.empty()) {
+      throw InputError("--export", fmt::format("--export deepspeed: {} (the layout ranked {}); plan with a later --framework deepspeed release.", unknown.en, rank),
+                       fmt::format("--export deepspeed：{}（排名第 {} 的布局）；请用更新的 --framework deepspeed 版本重新规划。", unknown.zh, rank));
+    }
+    out.text = config.dump(2) + "\n";
     out.file_name = "ds_config.json";
     out.media_type = "application/json";
     // The config's activation_checkpointing section only configures DeepSpeed's

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -24,7 +25,7 @@ struct LaunchReader {
 };
 
 // data/exports/<file>: {"versions": [{version, commit, file, [format], <list>: [...]}]},
-// written by scripts/extract-megatron-arguments.py and extract-torchtitan-config-keys.py.
+// written by scripts/extract-megatron-arguments.py, extract-torchtitan-config-keys.py and extract-deepspeed-config-keys.py.
 std::map<std::string, LaunchReader> read_launch_readers(const std::string& path, const char* list) {
   std::map<std::string, LaunchReader> out;
   for (const auto& f : embedded_files()) {
@@ -54,6 +55,12 @@ const LaunchReader* parser_of(const FrameworkProfile* runner) {
 const LaunchReader* loader_of(const FrameworkProfile* runner) {
   static const auto loaders = read_launch_readers("exports/torchtitan-config-keys.json", "keys");
   return reader_of(runner, "torchtitan", loaders);
+}
+
+// DeepSpeed's config keys by release (section.key; top-level keys bare).
+const LaunchReader* ds_reader_of(const FrameworkProfile* runner) {
+  static const auto readers = read_launch_readers("exports/deepspeed-config-keys.json", "keys");
+  return reader_of(runner, "deepspeed", readers);
 }
 
 // Whether the reading parser takes `flag`; without a known parser, the newest Megatron's flags are written.
@@ -343,8 +350,11 @@ std::vector<int> version_numbers(const std::string& v) {
   return out;
 }
 
+// Whether f's release is v or later. A year-named snapshot ("2021") is a date,
+// not release 2021: it answers no (the releases compared here came later).
 bool at_least(const FrameworkProfile& f, std::vector<int> v) {
   const std::vector<int> have = version_numbers(f.version);
+  if (have.size() == 1 && have[0] >= 1000) return false;
   return !have.empty() && have >= v;
 }
 
@@ -355,10 +365,19 @@ DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner) {
   if (runner.id != "deepspeed") return k;  // Megatron-DeepSpeed sets its degrees with its own arguments
   // microsoft/DeepSpeed@v0.16.4 deepspeed/runtime/tensor_parallel/config.py TPTrainingConfig.autotp_size, read from
   // ds_config["tensor_parallel"] (get_tensor_parallel_config) and used by engine.py _configure_tensor_parallel_states.
-  k.autotp = at_least(runner, {0, 16, 4});
   // deepspeed/__init__.py initialize(): "sequence_parallel_size" and "data_parallel_size" in the config build the
   // data × sequence-parallel mesh (first in v0.15.0, #5774 "Long sequence parallelism (Ulysses) integration with HuggingFace").
+  // A "bf16" section from v0.6.0 (runtime/config.py get_bfloat16_enabled, constants.py BFLOAT16).
+  // Where the version's keys are known (data/exports/deepspeed-config-keys.json) they decide; else the release number.
+  if (const LaunchReader* reader = ds_reader_of(&runner)) {
+    k.autotp = reader->names.count("tensor_parallel.autotp_size") > 0;
+    k.sequence_parallel = reader->names.count("sequence_parallel_size") > 0;
+    k.bf16 = reader->names.count("bf16.enabled") > 0;
+    return k;
+  }
+  k.autotp = at_least(runner, {0, 16, 4});
   k.sequence_parallel = at_least(runner, {0, 15, 0});
+  k.bf16 = at_least(runner, {0, 6, 0});
   return k;
 }
 
@@ -404,7 +423,9 @@ nlohmann::json deepspeed_config(const Layout& l, DeepSpeedConfigKeys keys) {
   j["train_micro_batch_size_per_gpu"] = l.micro_batch;
   j["gradient_accumulation_steps"] = l.micro_batches();
   j["gradient_clipping"] = 1.0;
-  j["bf16"] = {{"enabled", l.precision != Precision::kFp16}};
+  // An fp16 plan leaves out the bf16 section a version does not read; a bf16
+  // one keeps it, for deepspeed_config_unknown to refuse.
+  if (keys.bf16 || l.precision != Precision::kFp16) j["bf16"] = {{"enabled", l.precision != Precision::kFp16}};
   j["fp16"] = {{"enabled", l.precision == Precision::kFp16}};
   nlohmann::json zero = {{"stage", l.zero_stage}, {"overlap_comm", true}, {"contiguous_gradients", true}};
   if (l.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
@@ -424,6 +445,36 @@ nlohmann::json deepspeed_config(const Layout& l, DeepSpeedConfigKeys keys) {
   j["steps_per_print"] = 10;
   j["wall_clock_breakdown"] = false;
   return j;
+}
+
+Reason deepspeed_config_unknown(const nlohmann::json& config, const FrameworkProfile& runner) {
+  const LaunchReader* reader = ds_reader_of(&runner);
+  if (!reader || !config.is_object()) return {};
+  // A key is known as itself; an object-valued key whose section the reader
+  // lists (zero_optimization, its offload configs, bf16, ...) is walked key by key.
+  std::vector<std::string> missing;
+  auto has_section = [&](const std::string& path) {
+    const auto it = reader->names.lower_bound(path + ".");
+    return it != reader->names.end() && it->compare(0, path.size() + 1, path + ".") == 0;
+  };
+  std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j, const std::string& prefix) {
+    for (const auto& [key, value] : j.items()) {
+      const std::string path = prefix.empty() ? key : prefix + "." + key;
+      if (value.is_object() && has_section(path)) {
+        walk(value, path);
+      } else if (!reader->names.count(path)) {
+        missing.push_back(path);
+      }
+    }
+  };
+  walk(config, "");
+  if (missing.empty()) return {};
+  std::string list;
+  for (const std::string& k : missing) list += (list.empty() ? "" : ", ") + k;
+  return {fmt::format("{}'s config reader ({} at {}) does not read {}: the run would keep that version's defaults there", runner.label(),
+                      reader->file, reader->commit.substr(0, 8), list),
+          fmt::format("{} 的配置读取器（{}，提交 {}）不读取 {}：运行时这些项会保持该版本的默认值", runner.label(), reader->file,
+                      reader->commit.substr(0, 8), list)};
 }
 
 const FrameworkProfile& torchtitan_toml_reader() {

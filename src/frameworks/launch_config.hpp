@@ -60,6 +60,7 @@ MegatronDialect megatron_dialect(const FrameworkProfile& runner);
 struct DeepSpeedConfigKeys {
   bool autotp = false;            // "tensor_parallel": {"autotp_size": tp}, AutoTP training (DeepSpeed >= 0.16.4)
   bool sequence_parallel = false; // "sequence_parallel_size" / "data_parallel_size", Ulysses' mesh (DeepSpeed >= 0.15.0)
+  bool bf16 = true;               // a "bf16" section (DeepSpeed >= 0.6.0)
 };
 // What the config of `runner` (a DeepSpeed or Megatron-DeepSpeed profile) can hold.
 DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner);
@@ -73,6 +74,12 @@ nlohmann::json deepspeed_config(const Layout& layout, DeepSpeedConfigKeys keys =
 // stages, or TP / CP the config has no key for), naming what to use instead;
 // empty when the config carries the whole layout.
 Reason deepspeed_config_gap(const Layout& layout, const FrameworkProfile& runner);
+
+// The keys of `config` (deepspeed_config's output) that `runner`'s DeepSpeed
+// does not read (data/exports/deepspeed-config-keys.json, extracted from its
+// source at the tag), as one sentence naming them and the commit; empty when
+// every key is known or `runner` is not a DeepSpeed version with known keys.
+Reason deepspeed_config_unknown(const nlohmann::json& config, const FrameworkProfile& runner);
 
 // A torchtitan job config in TOML (torchtitan/config/job_config.py section and key names).
 // `runner`: the torchtitan version that reads it, where its keys are known
