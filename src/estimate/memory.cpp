@@ -64,8 +64,8 @@ double inflight_micro_batches(const Layout& l, int stage) {
 // QLoRA's frozen layer weights, bytes per weight: NF4 (4 bits) with
 // double-quantised constants (Dettmers et al. 2023: 0.127 bits/param), or a
 // GPTQ checkpoint's 4 bits with an fp16 scale and a 4-bit zero point per group
-// of 128 (AutoGPTQ QuantLinear's scales and qzeros; Qwen's -Int4 checkpoints
-// use group_size 128).
+// of 128 (AutoGPTQ QuantLinear's scales and qzeros; Qwen's -Int4 checkpoints'
+// quantize_config.json: group_size 128).
 double qlora_weight_bytes(const Layout& l) { return l.qlora_base == QloraBase::kGptqInt4 ? 0.5 + 2.5 / 128 : 0.5 + 0.127 / 8; }
 
 // AutoGPTQ rebuilds each fp16 weight with torch ops and autograd keeps it for

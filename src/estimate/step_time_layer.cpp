@@ -325,7 +325,9 @@ void add_elementwise(const Ctx& c, LayerCost& lc, double act_elems, double mlp_m
 // 2df8e8a l.313-316). transformers/optimum then pick AutoGPTQ's
 // qlinear_cuda_old QuantLinear for a checkpoint without act-order
 // (auto_gptq/utils/import_utils.py dynamically_import_QuantLinear, v0.5.1
-// l.61-75), whose forward (qlinear_cuda_old.py v0.5.1 l.197-276) runs its CUDA
+// l.61-75; Qwen's Int4 checkpoints: quantize_config.json bits 4, group_size
+// 128, desc_act false, huggingface.co/Qwen/Qwen-7B-Chat-Int4 and
+// Qwen-14B-Chat-Int4), whose forward (qlinear_cuda_old.py v0.5.1 l.197-276) runs its CUDA
 // kernel only below kernel_switch_threshold = 128 rows; a training micro-batch
 // has more, so every forward rebuilds the fp16 weight with PyTorch ops:
 //   shift of the expanded int32 words (reads 0.5 B, writes 4 B per weight),
