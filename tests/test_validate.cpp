@@ -299,13 +299,20 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // row-parallel partial sums the probability multiply saves,
 // token_dispatcher.py @core_v0.6.0), not split by sequence parallelism:
 // FlagPerf's Mixtral 8x7B at tp 8 −29 → −22%, train_memory MAPE 11.60 → 11.49.
+// Megatron-Bridge runs then took their recipe's recompute when they state none
+// (profile recompute_choice default_unless_named: a run starts from a recipe
+// function that sets it, None for Llama 3.1 405B; the performance runs name
+// theirs), where the planner had completed full recompute: the 25.11 Llama 3.1
+// 405B H100 and GB200 and DeepSeek-V3 GB200 rows −33 / −29 / −38% → −10 / −4 /
+// −16% (physics +2 / −1 / +7%): train_throughput 7.60 / 12.57 → 7.57 / 12.22,
+// physics 8.11 / 15.15 → 7.86 / 14.83, tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.65, 12.6, 8.15, 15.2, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
+  const Bound bounds[] = {{"train_throughput", 7.6, 12.25, 7.9, 14.85, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
                           {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
