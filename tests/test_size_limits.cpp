@@ -101,12 +101,17 @@ TEST(SizeLimits, ASearchBeyondTheWorkBudgetIsRefusedNotRun) {
   for (int64_t n = 1; n <= 1 << 16; n *= 2) many.gpu_counts.push_back(n);  // 17 counts
   many.gpus = {find_gpu("h100"), find_gpu("h800"), find_gpu("a800"), find_gpu("h20")};  // 68 groups > 64
   EXPECT_THROW(plan(many), InputError);
-  // The largest catalog search, as `gpuplan plan` asks for it, fits within the budget.
+  // The largest catalog search, as `gpuplan plan` asks for it, fits within the
+  // budget. A property of the optimised build (the search takes ~0.9 s there,
+  // ~20 s under ASan + UBSan, where the smaller searches above and the fuzz
+  // campaign cover the same code for memory errors).
+#ifndef GPUPLAN_SANITIZED
   PlanInputs qwen;
   qwen.model = "qwen3-235b-a22b";
   qwen.gpu = "h100";
   qwen.gpus = "24576";
   EXPECT_FALSE(plan(make_plan_request(qwen)).groups.front().top.empty());
+#endif
 }
 
 }  // namespace

@@ -425,6 +425,88 @@ TEST(StepTime, ExpertGemmsAsTheFrameworkLaunchesThem) {
   EXPECT_EQ(find_framework("torchtitan").expert_gemms, ExpertGemms::kGrouped);
 }
 
+// gpt-oss's clamped SwiGLU as Megatron-Core runs it (profile activation_clamp
+// separate_ops: fused_bias_geglu.py weighted_bias_quick_geglu_impl, core
+// 0.16): chunk, clamp each half, torch.cat, then the fused kernel. gpt-oss-20b
+// (32 experts, top 4, expert width 2880), two layers, EP 8, TP 1, one
+// 4,096-token micro-batch: a rank's routed rows are 4096·4 = 16,384
+// (4 local experts × 4,096 tokens each). Forward 8·f elements per row
+// (two clamps read and write f, the cat reads and writes 2f), backward 10·f
+// (each clamp's masked gradient reads 2f and writes f, the chunk's gradient
+// concatenates 2f): (8 + 10) · 16,384 · 2,880 · 2 B = 1,698,693,120 B per layer
+// at 3.35 TB/s × 0.80, plus 3 kernels each way at 4 µs; no recompute.
+TEST(StepTime, ClampedSwigluOutsideTheFusedKernel) {
+  ModelSpec m = find_model("gpt-oss-20b");
+  ASSERT_TRUE(m.moe.has_value());
+  ASSERT_EQ(m.moe->experts_per_token, 4);
+  ASSERT_EQ(m.moe->expert_intermediate, 2880);
+  ASSERT_DOUBLE_EQ(m.swiglu_limit, 7.0);
+  m.layers = 2;
+  const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.dp = 8;
+  l.ep = 8;
+  StepTimeOptions o;
+  o.gpus_per_node = 8;
+  const StepTime fused = estimate_step_time(m, l, h100, o);
+  l.clamp_outside_activation = true;
+  const StepTime split = estimate_step_time(m, l, h100, o);
+  const double bytes = (8.0 + 10.0) * 16384 * 2880 * 2;
+  EXPECT_DOUBLE_EQ(bytes, 1698693120.0);
+  EXPECT_NEAR(split.elementwise_s - fused.elementwise_s, 2 * (bytes / (h100.hbm_bytes_per_s * 0.80) + 6 * 4e-6), 1e-9);
+  EXPECT_NEAR(split.gemm_s, fused.gemm_s, 1e-12);
+  // Megatron-Core from 0.16 and Megatron-Bridge clamp that way; before gpt-oss (0.14) there is no clamp.
+  EXPECT_TRUE(find_framework("megatron-bridge").clamp_outside_activation);
+  EXPECT_TRUE(find_framework("megatron-lm@0.16.0").clamp_outside_activation);
+  EXPECT_FALSE(find_framework("megatron-lm@0.14.0").clamp_outside_activation);
+  EXPECT_FALSE(find_framework("torchtitan").clamp_outside_activation);
+}
+
+// Megatron-Core's TEGroupedMLP adds the second expert linear's bias in Python
+// (experts.py _apply_bias: `t + b * p` per local expert, then torch.cat), which
+// a grouped kernel with its bias in the epilogue does not. gpt-oss-20b (expert
+// biases), two layers, EP 8, one 4,096-token micro-batch: 16,384 routed rows of
+// h = 2,880 over 4 local experts; forward 6 hidden vectors per row (b·p written,
+// the add reads 2 and writes 1, the cat reads and writes 1), backward 8 (the
+// multiply's two gradients, a product and a sum each, and the split's cat):
+// 14 · 16,384 · 2,880 · 2 B = 1,321,205,760 B per layer at 3.35 TB/s × 0.80,
+// plus 2·4 + 1 kernels forward and 4·4 + 1 backward at 4 µs.
+TEST(StepTime, TeGroupedMlpAddsTheExpertBiasPerExpert) {
+  ModelSpec m = find_model("gpt-oss-20b");
+  ASSERT_TRUE(m.mlp_bias);
+  ASSERT_EQ(m.hidden, 2880);
+  ASSERT_EQ(m.moe->routed_experts, 32);
+  m.layers = 2;
+  const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.dp = 8;
+  l.ep = 8;
+  StepTimeOptions o;
+  o.gpus_per_node = 8;
+  l.expert_gemms = ExpertGemms::kGrouped;
+  const StepTime grouped = estimate_step_time(m, l, h100, o);
+  l.expert_gemms = ExpertGemms::kMultiStream;
+  const StepTime te = estimate_step_time(m, l, h100, o);
+  const double bytes = 14.0 * 16384 * 2880 * 2;
+  EXPECT_DOUBLE_EQ(bytes, 1321205760.0);
+  EXPECT_NEAR(te.elementwise_s - grouped.elementwise_s, 2 * (bytes / (h100.hbm_bytes_per_s * 0.80) + (9 + 17) * 4e-6), 1e-9);
+  // Megatron-Core 0.5–0.6's allgather dispatcher permutes with torch.gather and
+  // out-of-place zero-filled scatters (profile moe_permute_traffic 15.5 each way,
+  // against the default 4): (15.5 − 4) · 2 · 16,384 · 2,880 · 2 B more per layer.
+  l.expert_gemms = ExpertGemms::kGrouped;
+  l.moe_permute_units_f = l.moe_permute_units_b = 15.5;
+  const StepTime gathered = estimate_step_time(m, l, h100, o);
+  EXPECT_NEAR(gathered.elementwise_s - grouped.elementwise_s, 2 * (11.5 * 2 * 16384 * 2880 * 2) / (h100.hbm_bytes_per_s * 0.80), 1e-9);
+  EXPECT_DOUBLE_EQ(find_framework("megatron-lm@0.6.0").moe_permute_units_f, 15.5);
+  EXPECT_DOUBLE_EQ(find_framework("megatron-lm@0.8.0").moe_permute_units_f, 13.5);
+  EXPECT_DOUBLE_EQ(find_framework("megatron-lm@0.10.0").moe_permute_units_b, 9.5);
+  EXPECT_DOUBLE_EQ(find_framework("torchtitan").moe_permute_units_f, 4.0);
+}
+
 // PEFT's LoRA wrapper adds 7 host calls per adapted matrix to a layer whose
 // profile counts its calls (peft v0.7.1 lora/layer.py Linear.forward). Llama
 // 3.1 8B, 2 layers, 128 tokens, 1,000 calls per layer: host-bound, so each

@@ -306,13 +306,25 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // 405B H100 and GB200 and DeepSeek-V3 GB200 rows −33 / −29 / −38% → −10 / −4 /
 // −16% (physics +2 / −1 / +7%): train_throughput 7.60 / 12.57 → 7.57 / 12.22,
 // physics 8.11 / 15.15 → 7.86 / 14.83, tightened.
+// Three facts of Megatron-Core's MoE code then entered the step: gpt-oss's
+// clamped SwiGLU clamps its halves with their own ops and concatenates them
+// before the fused kernel (fused_bias_geglu.py, core 0.16; profile
+// activation_clamp), TEGroupedMLP adds the expert fc2 bias per expert in Python
+// (experts.py _apply_bias), and the token permutation's traffic is counted per
+// release (profile moe_permute_traffic: 0.5–0.6's gather/scatter dispatcher
+// 15.5 hidden vectors per routed row each way, 0.8.0 13.5 / 15.5, 0.10.0 on
+// 7.5 / 9.5, against the generic 4): Megatron-Bridge GPT-OSS rows +26 / +56 /
+// +30 / +19% → +13 / +28 / +35 / +9%, FlagPerf Mixtral +44 → +25%:
+// train_throughput 7.57 / 12.22 → 7.60 / 11.91 (the median moved with the
+// regenerated interval table, still under the 8, re-based there),
+// physics 7.86 / 14.83 → 7.86 / 14.35, tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.6, 12.25, 7.9, 14.85, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
+  const Bound bounds[] = {{"train_throughput", 7.65, 11.95, 7.9, 14.4, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
                           {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

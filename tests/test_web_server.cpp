@@ -441,12 +441,21 @@ TEST(WebServer, LoadTenThousandMixedRequests) {
       threads.emplace_back([&] {
         for (int i = 37; i < total; i += 100) {
           const auto& [bytes, status] = hostile[static_cast<size_t>(i / 100) % hostile.size()];
-          Conn bad(s.port());
-          const auto r = bad.raw(bytes);
+          auto bad = std::make_unique<Conn>(s.port());
+          auto r = bad->raw(bytes);
           // An oversized body may also meet a reset: the server answers 413 and
           // closes while the client is still sending (the dedicated test above
           // reads the 413 itself).
           if (status == 413 && !r) continue;
+          if (!r && errno == ECONNRESET) {
+            // A connection the server reset before answering (its 2 s read
+            // timeout passed while a loaded machine kept the request waiting):
+            // sent again on a new one, as for the valid clients below; counted
+            // with theirs and bounded there.
+            ++reconnects;
+            bad = std::make_unique<Conn>(s.port());
+            r = bad->raw(bytes);
+          }
           if (!r || r->status != status) {
             ++failures;
             note_failure(fmt_failure("hostile", bytes.substr(0, bytes.find('\r')), r ? r->status : -1, errno));

@@ -65,6 +65,10 @@ struct FrameworkProfile {
   bool zero3_gather_copies_per_rank = false;           // one output tensor per rank in each ZeRO-3 all-gather (DeepSpeed < 0.5.5)
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;         // delayed (TE cast-transpose) or dynamic (torchao amax + cast + transpose)
   ExpertGemms expert_gemms = ExpertGemms::kGrouped;     // one grouped kernel, TE's per-expert GEMMs on 4 streams, or a per-expert Python loop
+  bool clamp_outside_activation = false;                // a clamped SwiGLU's clamps run as their own ops before the fused activation
+  // MoE token permutation around the experts, HBM traffic per routed row in
+  // units of its hidden vector (2·h bytes), forward and backward (profile moe_permute_traffic).
+  double moe_permute_units_f = 4, moe_permute_units_b = 4;
   bool fp8_saves_fp8_inputs = false;                     // an FP8 linear keeps its quantised input for the weight gradient (TE), not the bf16 one (torchao)
   CpExchange cp_exchange = CpExchange::kP2pRing;         // p2p ring (Megatron/TE), PyTorch context_parallel's all-gather, or Ulysses all-to-alls
   int host_calls_per_layer = 0;                          // Python-level torch calls per layer forward, counted from its code; 0: kernels

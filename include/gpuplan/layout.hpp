@@ -150,6 +150,14 @@ struct Layout {
   bool zero2_per_unit = false;
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;  // FP8 runs only: the recipe's cast work per FP8 GEMM operand
   ExpertGemms expert_gemms = ExpertGemms::kGrouped;  // MoE layers only: how the local experts' GEMMs are launched
+  // A clamped SwiGLU (gpt-oss's swiglu_limit) clamps its two halves with their
+  // own ops and concatenates them before the fused activation kernel (profile
+  // activation_clamp); false: the clamp is fused into the activation.
+  bool clamp_outside_activation = false;
+  // The token permutation's HBM traffic around the experts, per routed row in
+  // units of its hidden vector, forward and backward (profile
+  // moe_permute_traffic; 4: a read and a write of the k copies before and after).
+  double moe_permute_units_f = 4, moe_permute_units_b = 4;
   CpExchange cp_exchange = CpExchange::kP2pRing;  // cp > 1 only: ring attention's exchange, or Ulysses's all-to-alls
   // Python-level torch calls one transformer layer's forward issues, as counted
   // from the framework's code (views, autograd Functions and RNG-state swaps

@@ -89,6 +89,10 @@ struct ModelSpec {
   // num_attention_heads, in GptOssAttention of modeling_gpt_oss.py) joins the
   // softmax; `heads` parameters per layer and no KV cache.
   bool attention_sinks = false;
+  // gpt-oss's clamped SwiGLU: the gate clamped to at most swiglu_limit and the
+  // linear half to ±swiglu_limit before the activation (config.json
+  // swiglu_limit; GptOssExperts in modeling_gpt_oss.py); 0 when unclamped.
+  double swiglu_limit = 0;
 
   // The format a published checkpoint stores its layer weights in: "gptq-int4",
   // "gptq-int8", "awq-int4", "mxfp4", ... from config.json's

@@ -179,6 +179,13 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     // input; the permutation itself saves only its index map.
     bytes += expert_lin * routed_tokens * h;
     bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t, expert_lin);
+    if (m.swiglu_limit > 0 && l.clamp_outside_activation) {
+      // A clamped SwiGLU clamped by separate ops (profile activation_clamp):
+      // the clamps keep the fc1 output for their masks and the fused kernel
+      // saves the concatenated clamped copy beside it, 2·f wide
+      // (fused_bias_geglu.py weighted_bias_quick_geglu_impl, core 0.16).
+      bytes += 2.0 * routed_tokens * 2.0 * static_cast<double>(e.expert_intermediate) / (rep > 1 ? etp : t);
+    }
     // The experts' outputs before the weighted combine: the second expert
     // GEMM is row-parallel over expert TP, so each rank holds partial sums of
     // its routed tokens at the full hidden width until the combine's

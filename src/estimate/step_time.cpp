@@ -175,7 +175,7 @@ LayerCost average_layer_cost(const Ctx& c, int64_t moe_layers) {
     StepTimeOptions opt; std::string gpu_id; std::map<Precision, double> gpu_peaks; double gpu_hbm, gpu_link, gpu_burst, gpu_sustained,
         gpu_busbw, gpu_nic, gpu_tdp, gpu_power_limit; int gpu_node, gpu_domain, gpu_units; std::string gpu_arch;
     int tp, cp, ep, etp; int64_t mb, seq; bool sp; AttentionKernel attention; bool eager, tp_overlap, tp_grad_async, fp8_experts; Fp8Scaling fp8_scaling; ExpertGemms expert_gemms; CpExchange cp_exchange; int host_calls; Precision p; int node;
-    FineTune ft; int64_t lora_rank; std::vector<LoraModule> lora_modules; QloraBase qlora_base;
+    FineTune ft; int64_t lora_rank; std::vector<LoraModule> lora_modules; QloraBase qlora_base; bool clamp_split; double permute_f, permute_b;
     bool operator==(const Key&) const = default;
   };
   struct Entry { ModelSpec model; Key key; LayerCost dense, moe; bool used = false; };
@@ -190,13 +190,13 @@ LayerCost average_layer_cost(const Ctx& c, int64_t moe_layers) {
            k.gpu_domain == g.nvlink_domain_gpus && k.gpu_units == g.compute_units && k.gpu_arch == g.architecture && k.tp == l.tp && k.cp == l.cp && k.ep == l.ep && k.etp == l.expert_tp() && k.mb == l.micro_batch &&
            k.seq == l.seq_len && k.sp == l.sequence_parallel && k.attention == l.attention && k.eager == l.eager &&
            k.tp_overlap == l.tp_comm_overlap && k.tp_grad_async == l.tp_grad_comm_async && k.fp8_experts == l.fp8_experts && k.fp8_scaling == l.fp8_scaling && k.expert_gemms == l.expert_gemms && k.cp_exchange == l.cp_exchange && k.host_calls == l.host_calls_per_layer && k.p == l.precision && k.node == c.node &&
-           k.ft == l.finetune && k.lora_rank == l.lora_rank && k.lora_modules == l.lora_modules && k.qlora_base == l.qlora_base;
+           k.ft == l.finetune && k.lora_rank == l.lora_rank && k.lora_modules == l.lora_modules && k.qlora_base == l.qlora_base && k.clamp_split == l.clamp_outside_activation && k.permute_f == l.moe_permute_units_f && k.permute_b == l.moe_permute_units_b;
   };
   if (!(e.used && !o.explain && key_matches(e.key) && e.model == model)) {
     e.key = Key{o, g.id, g.peak_flop_per_s, g.hbm_bytes_per_s, g.intra_bytes_per_s, g.gemm_efficiency, g.gemm_sustained_efficiency,
                 g.allreduce_busbw_bytes_per_s, g.scaleout_bytes_per_s, g.tdp_w, g.power_limit_w, g.gpus_per_node, g.nvlink_domain_gpus, g.compute_units, g.architecture,
                 l.tp, l.cp, l.ep, l.expert_tp(), l.micro_batch, l.seq_len, l.sequence_parallel, l.attention, l.eager, l.tp_comm_overlap, l.tp_grad_comm_async, l.fp8_experts, l.fp8_scaling, l.expert_gemms, l.cp_exchange, l.host_calls_per_layer,
-                l.precision, c.node, l.finetune, l.lora_rank, l.lora_modules, l.qlora_base};
+                l.precision, c.node, l.finetune, l.lora_rank, l.lora_modules, l.qlora_base, l.clamp_outside_activation, l.moe_permute_units_f, l.moe_permute_units_b};
     e.model = model;
     e.used = true;
     e.dense = layer_cost(c, false);

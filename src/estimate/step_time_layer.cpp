@@ -445,6 +445,44 @@ void add_expert_gemms(const Ctx& c, LayerCost& lc, Precision p, double rows, dou
   lc.kernels_f += local;
 }
 
+// Element-wise work Megatron-Core runs around its experts in Python, over
+// the `rows` routed rows a rank holds across its `local_experts`.
+void add_expert_python_ops(const Ctx& c, LayerCost& lc, double rows, double local_experts) {
+  const ModelSpec& m = c.m;
+  const Layout& l = c.l;
+  const MoeSpec& e = *m.moe;
+  const double h = static_cast<double>(m.hidden), etp = l.expert_tp(), act_bytes = 2.0;
+  if (m.mlp_bias && l.expert_gemms == ExpertGemms::kMultiStream) {
+    // Megatron-Core's TEGroupedMLP adds the second expert linear's bias in
+    // Python (TEGroupedMLP._apply_bias, megatron/core/transformer/moe/experts.py
+    // at 0d8e0714 l.843-860, d7288711 l.251-266, cd4afffa l.304-319): per
+    // local expert `t + b * p` over its rows, then torch.cat. In hidden vectors
+    // per routed row (bf16 router probabilities: moe_utils.py compute_topk
+    // .type_as(logits)): forward b·p written (1), the add (read 2, write 1),
+    // the cat (read 1, write 1): 6; backward the two gradients of the
+    // multiply, each a product and a sum (3 + 3), and the split's
+    // concatenated gradient (2): 8. Two kernels per local expert and the cat
+    // forward, four per expert backward.
+    lc.elem_f += stream_s(c, 6.0 * rows * h * act_bytes, 2 * local_experts + 1);
+    lc.elem_b += stream_s(c, 8.0 * rows * h * act_bytes, 4 * local_experts + 1);
+    lc.kernels_f += 2 * local_experts + 1;
+  }
+  if (m.swiglu_limit > 0 && l.clamp_outside_activation) {
+    // Megatron-Core's clamped SwiGLU (weighted_bias_quick_geglu_impl,
+    // megatron/core/fusions/fused_bias_geglu.py at 0d8e0714, the 25.11
+    // container's core, l.424-432): chunk the fc1 output [rows, 2f] (views),
+    // clamp each half (read f, write f each) and torch.cat them (read 2f,
+    // write 2f) before the fused kernel: 8·f elements per routed row forward,
+    // 3 kernels. Backward: each clamp's gradient masks the incoming one
+    // (read grad and input, write: 3·f each) and the chunk's gradient
+    // concatenates the halves (read 2f, write 2f): 10·f elements, 3 kernels.
+    const double f = static_cast<double>(e.expert_intermediate) / etp;
+    lc.elem_f += stream_s(c, 8.0 * rows * f * act_bytes, 3);
+    lc.elem_b += stream_s(c, 10.0 * rows * f * act_bytes, 3);
+    lc.kernels_f += 3;
+  }
+}
+
 // Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
 // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
 // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
@@ -557,9 +595,12 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     const double k = static_cast<double>(e.experts_per_token);
     act_elems += k * (mlp_mats + 1) * static_cast<double>(e.expert_intermediate) / tp;
     if (e.shared_intermediate > 0) act_elems += (mlp_mats + 1) * static_cast<double>(e.shared_intermediate) / tp;
-    // Token permutation before and after the experts (read and write k copies).
-    lc.elem_f += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
-    lc.elem_b += stream_s(c, 4.0 * M * k * h * act_bytes, 4);
+    // Token permutation before and after the experts: by default a read and a
+    // write of the k copies each way; a framework's own count where its profile
+    // has one (moe_permute_traffic: units of one routed row's hidden vector).
+    lc.elem_f += stream_s(c, l.moe_permute_units_f * M * k * h * act_bytes, 4);
+    lc.elem_b += stream_s(c, l.moe_permute_units_b * M * k * h * act_bytes, 4);
+    add_expert_python_ops(c, lc, tokens_per_expert * local_experts, local_experts);
     if (l.ep > 1) {
       // Dispatch and combine all-to-alls of k copies of each token, forward and backward.
       // The EP group's ranks sit tp·cp apart when they come from the data-parallel

@@ -238,6 +238,9 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.fp8_experts = f.fp8_gemms == Fp8Gemms::kLinearAndExperts;
   l.fp8_saves_fp8_inputs = f.fp8_saves_fp8_inputs;
   l.expert_gemms = f.expert_gemms;
+  l.clamp_outside_activation = f.clamp_outside_activation;
+  l.moe_permute_units_f = f.moe_permute_units_f;
+  l.moe_permute_units_b = f.moe_permute_units_b;
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the

@@ -231,6 +231,20 @@ constexpr Property kProperties[] = {
       p.host_calls_per_layer = v.get<int>();
     }},
   {"gradient_accumulation", "true", set_bool<&FrameworkProfile::gradient_accumulation>},
+  {"moe_permute_traffic", "[4, 4]",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      auto ok = [](const json& x) { return x.is_number() && x.get<double>() >= 0 && x.get<double>() <= 100; };
+      if (!v.is_array() || v.size() != 2 || !ok(v[0]) || !ok(v[1])) {
+        throw InputError("framework", fmt::format("{} must be [forward, backward], two numbers from 0 to 100 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 [前向, 反向] 两个 0 到 100 之间的数（输入为 {}）。", where, v.dump()));
+      }
+      p.moe_permute_units_f = v[0].get<double>();
+      p.moe_permute_units_b = v[1].get<double>();
+    }},
+  {"activation_clamp", "fused",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.clamp_outside_activation = pick<bool>(v, where, {{"fused", false}, {"separate_ops", true}});
+    }},
   {"cp_exchange", "p2p_ring",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.cp_exchange = pick<CpExchange>(v, where, {{"p2p_ring", CpExchange::kP2pRing},

@@ -349,6 +349,7 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
     // attention has a learned sink logit per head (GptOssAttention.sinks).
     m.mlp_bias = true;
     m.attention_sinks = true;
+    m.swiglu_limit = r.get_positive("swiglu_limit").value_or(0);
   }
 
   // Norms per layer.

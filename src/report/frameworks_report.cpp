@@ -67,6 +67,8 @@ const std::map<std::string, std::string>& property_zh() {
       {"moe_parallel_folding", "MoE 并行折叠（专家并行组独立于 TP）"},
       {"expert_tp_default", "默认专家张量并行度"},
       {"pipeline_layouts", "配方给出的流水线分段"},
+      {"activation_clamp", "带截断 SwiGLU 的截断算子"},
+      {"moe_permute_traffic", "MoE token 重排的显存流量（每个路由行的隐藏向量数，前向/反向）"},
   };
   return m;
 }
@@ -82,6 +84,8 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {{"loss", "full"}, "完整 logits 的交叉熵"},
       {{"loss", "fused"}, "融合交叉熵"},
       {{"elementwise", "fused"}, "融合内核"},
+      {{"activation_clamp", "fused"}, "融合在激活内核中"},
+      {{"activation_clamp", "separate_ops"}, "融合激活内核之前的独立算子"},
       {{"memory_reported", "none"}, "未报告"},
       {{"loss_bytes_per_logit_tp", "as loss_bytes_per_logit"}, "同 loss_bytes_per_logit"},
       {{"loss_bytes_per_logit_compiled", "as loss_bytes_per_logit (the loss is never compiled)"}, "同 loss_bytes_per_logit（损失函数从不编译）"},
