@@ -19,10 +19,10 @@ ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
 # 2. Hostile input (issue 8, docs/fuzzing.md). One clang build, build-fuzz, serves
 # both: the library, CLI and tests compiled with ASan + UBSan (and libFuzzer's
 # coverage counters, a small slowdown outside a fuzzer), the suite run on it, then
-# each fuzz harness for FUZZ_SECONDS (20 s here); fuzz.sh also builds
+# each fuzz harness for FUZZ_SECONDS (12 s here); fuzz.sh also builds
 # build-fuzz-timing (-O2, no sanitizers: the harnesses alone) and replays and
 # fuzzes each harness there, failing on any input that takes over a second of
-# CPU optimised (FUZZ_TIMING_SECONDS, 6 s here); the harnesses run side by
+# CPU optimised (FUZZ_TIMING_SECONDS, 4 s here); the harnesses run side by
 # side, one per core. The browser test (label e2e)
 # is left out of the sanitizer run: it spends its time in Chromium, and the
 # server code it reaches is the handle_request that fuzz_web_api fuzzes.
@@ -30,4 +30,4 @@ bash scripts/configure-fuzz.sh
 cmake --build build-fuzz -j"$(nproc)"
 ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-fuzz --output-on-failure --no-tests=error -j"$(nproc)" -LE e2e
-FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_TIMING_SECONDS="${FUZZ_TIMING_SECONDS:-6}" bash scripts/fuzz.sh
+FUZZ_SECONDS="${FUZZ_SECONDS:-12}" FUZZ_TIMING_SECONDS="${FUZZ_TIMING_SECONDS:-4}" bash scripts/fuzz.sh
