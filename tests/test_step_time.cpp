@@ -375,6 +375,22 @@ TEST(StepTime, HostCallsPerLayerSetTheHostFloor) {
   EXPECT_LT(estimate_step_time(m, l, a100).step_s, a.step_s);
 }
 
+// The MoE tests' run: one 4,096-token micro-batch per rank, 8 data-parallel
+// ranks that are also the 8 expert-parallel ones, on one 8-GPU node.
+Layout ep8_micro_batch() {
+  Layout l;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.dp = 8;
+  l.ep = 8;
+  return l;
+}
+StepTimeOptions one_node_of_eight() {
+  StepTimeOptions o;
+  o.gpus_per_node = 8;
+  return o;
+}
+
 // How the local experts' GEMMs are launched (profile expert_gemms). Qwen3-30B-A3B
 // (128 experts, top 8, hidden 2048, expert width 768, gated: fc1 2048→1536,
 // fc2 768→2048) at EP 8, TP 1, one 4,096-token micro-batch: 16 local experts,
@@ -391,13 +407,8 @@ TEST(StepTime, ExpertGemmsAsTheFrameworkLaunchesThem) {
   ASSERT_EQ(m.moe->expert_intermediate, 768);
   m.layers = 2;
   const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
-  Layout l;
-  l.seq_len = 4096;
-  l.micro_batch = 1;
-  l.dp = 8;
-  l.ep = 8;
-  StepTimeOptions o;
-  o.gpus_per_node = 8;
+  Layout l = ep8_micro_batch();
+  const StepTimeOptions o = one_node_of_eight();
   const double rows = 2048;
   struct Shape { double n, k; };
   const Shape mats[] = {{1536, 2048}, {2048, 768}};
@@ -443,13 +454,8 @@ TEST(StepTime, ClampedSwigluOutsideTheFusedKernel) {
   ASSERT_DOUBLE_EQ(m.swiglu_limit, 7.0);
   m.layers = 2;
   const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
-  Layout l;
-  l.seq_len = 4096;
-  l.micro_batch = 1;
-  l.dp = 8;
-  l.ep = 8;
-  StepTimeOptions o;
-  o.gpus_per_node = 8;
+  Layout l = ep8_micro_batch();
+  const StepTimeOptions o = one_node_of_eight();
   const StepTime fused = estimate_step_time(m, l, h100, o);
   l.clamp_outside_activation = true;
   const StepTime split = estimate_step_time(m, l, h100, o);
@@ -480,13 +486,8 @@ TEST(StepTime, TeGroupedMlpAddsTheExpertBiasPerExpert) {
   ASSERT_EQ(m.moe->routed_experts, 32);
   m.layers = 2;
   const GpuSpec& h100 = find_gpu("h100-sxm5-80gb");
-  Layout l;
-  l.seq_len = 4096;
-  l.micro_batch = 1;
-  l.dp = 8;
-  l.ep = 8;
-  StepTimeOptions o;
-  o.gpus_per_node = 8;
+  Layout l = ep8_micro_batch();
+  const StepTimeOptions o = one_node_of_eight();
   l.expert_gemms = ExpertGemms::kGrouped;
   const StepTime grouped = estimate_step_time(m, l, h100, o);
   l.expert_gemms = ExpertGemms::kMultiStream;

@@ -102,7 +102,10 @@ enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDot
 
 const char* optimizer_name(Optimizer o);
 Optimizer parse_optimizer(const std::string& text, const std::string& field);
-const char* qlora_base_name(QloraBase b);
+// QLoRA's frozen weights for a model when nobody names them: AutoGPTQ's path
+// for a published GPTQ Int4 checkpoint (ModelSpec::checkpoint_quant), else
+// bitsandbytes NF4, QLoRA's own (Dettmers et al. 2023).
+QloraBase default_qlora_base(const ModelSpec& m);
 
 struct Layout {
   int tp = 1;    // tensor parallel (Shoeybi et al. 2019)

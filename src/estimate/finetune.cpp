@@ -82,7 +82,7 @@ namespace {
 
 FinetuneJob with_defaults(const ModelSpec& m, FinetuneJob j) {
   if (j.method == FineTune::kNone) j.method = FineTune::kFull;
-  if (!j.qlora_base) j.qlora_base = m.checkpoint_quant == "gptq-int4" ? QloraBase::kGptqInt4 : QloraBase::kNf4;
+  if (!j.qlora_base) j.qlora_base = default_qlora_base(m);
   const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
   if (lora && j.lora_rank <= 0) j.lora_rank = j.method == FineTune::kQlora ? 64 : 8;
   if (lora && j.modules.empty()) {

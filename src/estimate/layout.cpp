@@ -33,7 +33,7 @@ Optimizer parse_optimizer(const std::string& text, const std::string& field) {
                    fmt::format("{} 须为 adamw、adamw8bit、paged_adamw8bit 或 sgd（输入为 '{}'）。", field, text));
 }
 
-const char* qlora_base_name(QloraBase b) { return b == QloraBase::kGptqInt4 ? "gptq-int4" : "nf4"; }
+QloraBase default_qlora_base(const ModelSpec& m) { return m.checkpoint_quant == "gptq-int4" ? QloraBase::kGptqInt4 : QloraBase::kNf4; }
 
 // ---- Pipeline stage splits ------------------------------------------------
 //

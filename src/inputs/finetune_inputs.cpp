@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "gpuplan/layout.hpp"
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 
@@ -23,8 +23,7 @@ namespace {
 
 // --base-weights: QLoRA's frozen weights.
 QloraBase parse_base_weights(const std::string& text) {
-  std::string t;
-  for (char ch : text) t.push_back(ch == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  const std::string t = normalize_name(text);
   if (t == "nf4" || t == "bnb" || t == "bitsandbytes" || t == "bnb-nf4") return QloraBase::kNf4;
   if (t == "gptq" || t == "gptq-int4" || t == "autogptq") return QloraBase::kGptqInt4;
   throw InputError("--base-weights", fmt::format("--base-weights must be nf4 (bitsandbytes) or gptq-int4 (a GPTQ checkpoint through AutoGPTQ) (got '{}').", text),

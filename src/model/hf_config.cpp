@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -19,6 +18,7 @@
 
 #include "gpuplan/error.hpp"
 #include "model/size_limits.hpp"
+#include "units/text_match.hpp"
 #include "gpuplan/model.hpp"
 
 namespace gpuplan {
@@ -504,8 +504,7 @@ ModelSpec model_from_param_count(double params) {
 // at 2df8e8a, l.418) and, from Qwen1.5 on, as -GPTQ-Int4 / -GPTQ-Int8; community
 // uploads name theirs -GPTQ and -AWQ (4-bit unless the name says otherwise).
 std::string checkpoint_quant_from_name(const std::string& name) {
-  std::string n;
-  for (char c : name) n.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const std::string n = normalize_name(name);
   auto ends = [&](const char* tail) {
     const std::string t(tail);
     return n.size() >= t.size() && n.compare(n.size() - t.size(), t.size(), t) == 0;

@@ -223,7 +223,7 @@ void read_recipe(const ValidationCase& c, const json& t, const FrameworkProfile&
   }
   // QLoRA over a published GPTQ checkpoint (the model's quantization_config or
   // its name) quantises nothing itself: it loads that checkpoint through AutoGPTQ.
-  if (l.finetune == FineTune::kQlora && in.model.checkpoint_quant == "gptq-int4") {
+  if (l.finetune == FineTune::kQlora && default_qlora_base(in.model) == QloraBase::kGptqInt4) {
     l.qlora_base = QloraBase::kGptqInt4;
     flag(fmt::format("QLoRA base weights: {} is a GPTQ Int4 checkpoint (its quantization_config or name), run through AutoGPTQ (not bitsandbytes NF4)", in.model.name),
          "QLoRA 基座权重：该模型是 GPTQ Int4 权重（按其 quantization_config 或名称），经 AutoGPTQ 运行（而非 bitsandbytes NF4）");
