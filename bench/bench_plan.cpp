@@ -6,7 +6,7 @@
 
 #include "gpuplan/memory.hpp"
 #include "gpuplan/plan.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 #include "inputs/json_inputs.hpp"
 
 namespace {

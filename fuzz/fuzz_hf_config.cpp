@@ -16,6 +16,7 @@
 #include "gpuplan/layout.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
+#include "model/hf_config.hpp"
 #include "units/json_input.hpp"
 
 using namespace gpuplan;

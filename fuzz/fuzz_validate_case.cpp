@@ -11,8 +11,8 @@
 
 #include "fuzz_check.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/report.hpp"
-#include "gpuplan/validate.hpp"
+#include "report/report.hpp"
+#include "validate/validate.hpp"
 #include "report/validation_report.hpp"
 
 using namespace gpuplan;

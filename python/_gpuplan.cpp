@@ -19,7 +19,7 @@
 
 #include "cli/run_cli.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 #include "inputs/json_inputs.hpp"
 
 namespace py = pybind11;

@@ -20,7 +20,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FOLDERS = ["src/estimate", "src/plan"]
+FOLDERS = ["src/execution", "src/estimate", "src/plan"]
 BASELINE = ROOT / "tests" / "estimator_text_baseline.json"
 FLAG = re.compile(r'"[^"\n]*?--[a-z][a-z0-9-]*')  # a string literal that names a CLI flag
 

@@ -37,7 +37,7 @@ NOT_NAMES = {"if", "for", "while", "switch", "return", "operator", "TEST", "TEST
 ALLOWED = {"run"}
 TARGETS = {
     "library and CLI": ["src/**/*.cpp", "src/**/*.hpp", "include/**/*.hpp"],
-    "tests": ["tests/*.cpp", "tests/*.hpp"],
+    "tests": ["tests/*/test_*.cpp", "tests/*.hpp", "tests/*.inc"],
     "fuzz harnesses": ["fuzz/*.cpp", "fuzz/*.hpp"],
 }
 

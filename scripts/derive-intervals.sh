@@ -2,7 +2,7 @@
 # Regenerates data/intervals.json, the prediction-interval table (issue 15,
 # docs/intervals.md), from gpuplan's own residuals on the published cases.
 # Run it from anywhere after building, and again whenever the physics
-# changes; tests/test_intervals.cpp fails while the committed table is stale.
+# changes; tests/estimate/test_intervals.cpp fails while the committed table is stale.
 #   bash scripts/derive-intervals.sh [build-dir]   (default: build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

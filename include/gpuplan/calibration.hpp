@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
@@ -58,8 +57,6 @@ std::string calibration_layout_text(const Layout& layout);
 // Applies a calibration to later estimates.
 void apply_calibration(const Calibration& c, StepTimeOptions* step, MemoryOptions* memory);
 
-nlohmann::json calibration_to_json(const Calibration& c);
-Calibration calibration_from_json(const nlohmann::json& j, const std::string& origin);  // throws InputError
 Calibration load_calibration_file(const std::string& path);                           // throws InputError
 
 }  // namespace gpuplan

@@ -43,7 +43,7 @@ enum class KvShareOf { kDevice, kFreeAfterWeights, kDeviceTotalForPool };
 // trtllm-bench's sizing from model, lengths and memory; kSglangPool: SGLang's
 // max_running_requests from its KV pool; kVllmV0Scheduler: vLLM V0's
 // SchedulerConfig budget and long-context chunked prefill; each rule's code is cited in
-// src/estimate/inference_engines.cpp.
+// src/estimate/inference/inference_engines.cpp.
 enum class BatchLimitRule { kDeviceTable, kTrtllmBenchTuning, kSglangPool, kVllmV0Scheduler };
 // How a KV-pool fraction is found: fixed, or SGLang's reserve formula.
 enum class KvFractionRule { kFixed, kSglangReservedMemory };

@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 namespace gpuplan {
 
@@ -118,8 +117,6 @@ std::optional<double> error_quantile(const IntervalTable& table, const Predictio
 // The table shipped in data/intervals.json.
 const IntervalTable& shipped_interval_table();
 
-nlohmann::json interval_table_to_json(const IntervalTable& table, const std::string& cases_file);
-IntervalTable interval_table_from_json(const nlohmann::json& j);  // throws InputError
 
 // Checks a --interval / --confidence value: a fraction from 0.5 to 0.99.
 double check_level(double level, const char* field);

@@ -283,7 +283,7 @@ struct StageSplit {
 };
 
 // The layers of every pipeline stage (and virtual chunk) of `layout`, by
-// Megatron-LM's rules (src/estimate/layout.cpp cites them). The one place the
+// Megatron-LM's rules (src/execution/layout.cpp cites them). The one place the
 // split is decided: memory, step time, the planner and the export read it here.
 // Throws InputError naming the field (--first-stage-layers, --last-stage-layers,
 // --pp or --vp) when Megatron would refuse the split.
@@ -311,7 +311,7 @@ inline bool cp_is_ulysses(CpExchange e) {
   return e == CpExchange::kUlysses || e == CpExchange::kUlyssesRepeatKv || e == CpExchange::kUlyssesMha;
 }
 // Why the framework's Ulysses all-to-alls refuse this model at tp×cp (empty:
-// they run, or the exchange is a ring, or cp is 1). src/estimate/ulysses.cpp
+// they run, or the exchange is a ring, or cp is 1). src/execution/ulysses.cpp
 // cites each framework's assertion. validate_layout and the planner read it.
 Reason ulysses_refusal(const ModelSpec& model, int tp, int cp, CpExchange exchange);
 // Key/value heads of one TP rank that the Ulysses all-to-alls move and that

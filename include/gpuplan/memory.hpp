@@ -31,7 +31,7 @@ struct FrameworkProfile;  // gpuplan/framework.hpp
 enum class MemoryScope { kDevice, kReserved, kAllocated };
 
 // Overheads a user can see and override; defaults documented where they are set
-// (src/estimate/memory.cpp) and in docs/memory.md.
+// (src/estimate/memory/memory.cpp) and in docs/memory.md.
 struct MemoryOptions {
   std::optional<double> cuda_context_bytes;  // unset: 0.75 GiB, +0.25 GiB NCCL when > 1 GPU
   std::optional<double> fragmentation;       // fraction of allocated bytes; unset: 0.05

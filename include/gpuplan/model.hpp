@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 
 namespace gpuplan {
 
@@ -165,11 +164,6 @@ double norm_params(const ModelSpec& m, int64_t width);
 // One dense MLP of width `width`.
 double dense_mlp_params(const ModelSpec& m, int64_t width);
 
-// Builds a ModelSpec from a Hugging Face config.json object. Accepts the key
-// names of the families in the catalog (Llama, Qwen, Mistral/Mixtral, DeepSeek,
-// GPT-2/NeoX/OPT/BLOOM, Falcon, ChatGLM, Baichuan, InternLM2, Gemma, Phi-3).
-// Throws InputError naming each missing or invalid key.
-ModelSpec model_from_hf_config(const nlohmann::json& config, const std::string& origin);
 // The weight format a checkpoint's name announces ("Qwen-7B-Chat-Int4" →
 // "gptq-int4", "...-AWQ" → "awq-int4"); "" when the name says nothing.
 std::string checkpoint_quant_from_name(const std::string& name);

@@ -16,7 +16,7 @@
 namespace gpuplan {
 
 // The physical constants of the model. One set for every case; each default is
-// documented where it is set (src/estimate/step_time.cpp) and in docs/step-time.md.
+// documented where it is set (src/estimate/step_time/step_time.cpp) and in docs/step-time.md.
 struct StepTimeOptions {
   std::optional<double> gemm_ceiling;            // best dense-GEMM fraction of peak; unset: training_gemm_ceiling(gpu)
   double hbm_efficiency = 0.80;       // achieved fraction of HBM bandwidth for streaming kernels

@@ -19,11 +19,5 @@ struct TypedInput {
   std::string note_zh;
 };
 
-// Parses with parse_count and, unless the text is a plain number, records it in `echo`.
-std::optional<double> parse_count_echoed(const std::optional<std::string>& text, const std::string& flag,
-                                         std::vector<TypedInput>* echo);
-// Parses with parse_duration_s and records it (a bare number is days, worth showing).
-std::optional<double> parse_duration_echoed(const std::optional<std::string>& text, const std::string& flag,
-                                            std::vector<TypedInput>* echo);
 
 }  // namespace gpuplan

@@ -10,12 +10,13 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/calibration.hpp"
-#include "gpuplan/command_inputs.hpp"
+#include "inputs/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/calibrate.hpp"
+#include "commands/calibrate.hpp"
 #include "report/calibration_report.hpp"
 #include "gpuplan/units.hpp"
 #include "input_flags.hpp"
+#include "estimate/uncertainty/calibration_json.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -12,7 +12,7 @@
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
 #include "units/text_match.hpp"
-#include "gpuplan/train_report.hpp"
+#include "report/train_report.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {

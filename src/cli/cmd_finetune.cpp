@@ -5,8 +5,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "gpuplan/finetune_inputs.hpp"
-#include "gpuplan/report.hpp"
+#include "inputs/finetune_inputs.hpp"
+#include "report/report.hpp"
 #include "input_flags.hpp"
 
 namespace gpuplan::cli {

@@ -3,8 +3,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "gpuplan/infer_inputs.hpp"
-#include "gpuplan/report.hpp"
+#include "inputs/infer_inputs.hpp"
+#include "report/report.hpp"
 #include "input_flags.hpp"
 
 namespace gpuplan::cli {

@@ -5,7 +5,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "input_flags.hpp"
-#include "gpuplan/command_inputs.hpp"
+#include "inputs/command_inputs.hpp"
 #include "report/memory_report.hpp"
 
 namespace gpuplan::cli {

@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "input_flags.hpp"
-#include "gpuplan/command_inputs.hpp"
+#include "inputs/command_inputs.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/launch_config.hpp"
 #include "gpuplan/plan.hpp"

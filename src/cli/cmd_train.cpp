@@ -4,8 +4,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "gpuplan/command_inputs.hpp"
-#include "gpuplan/train_report.hpp"
+#include "inputs/command_inputs.hpp"
+#include "report/train_report.hpp"
 #include "input_flags.hpp"
 
 namespace gpuplan::cli {

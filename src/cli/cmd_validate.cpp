@@ -5,8 +5,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/validate.hpp"
+#include "validate/validate.hpp"
 #include "report/validation_report.hpp"
+#include "estimate/uncertainty/interval_json.hpp"
 
 namespace gpuplan::cli {
 namespace {

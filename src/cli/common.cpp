@@ -7,7 +7,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
-#include "gpuplan/input_info.hpp"
+#include "inputs/input_info.hpp"
 #include "gpuplan/units.hpp"
 #include "input_flags.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gpuplan/cost.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan::cli {
 

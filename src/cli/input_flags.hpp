@@ -1,4 +1,4 @@
-// The CLI options of a command's declared inputs (gpuplan/input_info.hpp):
+// The CLI options of a command's declared inputs (inputs/input_info.hpp):
 // each `visit_<command>_inputs(in, BindInputs{cmd})` adds one option per
 // input, bound to its field by the field's type, with its help in the help
 // language. The flags of every command come from here, so the CLI, the web
@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "common.hpp"
-#include "gpuplan/input_info.hpp"
+#include "inputs/input_info.hpp"
 
 namespace gpuplan::cli {
 

@@ -13,11 +13,11 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "gpuplan/command_inputs.hpp"
+#include "inputs/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/finetune_inputs.hpp"
+#include "inputs/finetune_inputs.hpp"
 #include "gpuplan/hardware.hpp"
-#include "gpuplan/infer_inputs.hpp"
+#include "inputs/infer_inputs.hpp"
 #include "parse_errors.hpp"
 #include "units/text_match.hpp"
 

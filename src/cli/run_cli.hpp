@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuplan/input_info.hpp"
+#include "inputs/input_info.hpp"
 
 namespace gpuplan::cli {
 

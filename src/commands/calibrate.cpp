@@ -1,7 +1,7 @@
 // `gpuplan calibrate` (calibrate.hpp run_calibration): the trial's layout as
 // the memory command resolves it, the factors fitted to its measurement, and
 // the full run's request with them.
-#include "gpuplan/calibrate.hpp"
+#include "commands/calibrate.hpp"
 
 #include "gpuplan/units.hpp"
 

@@ -9,7 +9,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/market.hpp"
-#include "gpuplan/report.hpp"  // format_value: a duration in the sentences, as the report shows it
+#include "report/report.hpp"  // format_value: a duration in the sentences, as the report shows it
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {

@@ -1,6 +1,6 @@
 // The checks of train, memory and plan inputs and the building of their
 // requests, shared by the CLI and the web API (command_inputs.hpp).
-#include "gpuplan/command_inputs.hpp"
+#include "inputs/command_inputs.hpp"
 
 #include <fmt/format.h>
 
@@ -17,6 +17,7 @@
 #include "units/text_match.hpp"
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
+#include "inputs/echoed_parse.hpp"
 
 namespace gpuplan {
 namespace {

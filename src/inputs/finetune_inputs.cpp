@@ -1,7 +1,7 @@
 // `gpuplan finetune`'s inputs as the front ends collect them (finetune_inputs.hpp)
 // turned into a FinetuneRequest: each value parsed and checked, the InputError
 // naming its flag.
-#include "gpuplan/finetune_inputs.hpp"
+#include "inputs/finetune_inputs.hpp"
 
 #include <fmt/format.h>
 
@@ -16,6 +16,7 @@
 #include "gpuplan/typed_inputs.hpp"
 #include "gpuplan/units.hpp"
 #include "units/text_match.hpp"
+#include "inputs/echoed_parse.hpp"
 
 namespace gpuplan {
 

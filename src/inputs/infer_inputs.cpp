@@ -2,7 +2,7 @@
 // turned into an InferRequest: each value parsed and checked, the InputError
 // naming its flag.
 #include "gpuplan/engine.hpp"
-#include "gpuplan/infer_inputs.hpp"
+#include "inputs/infer_inputs.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The web API's key of a declared input (input_info.hpp).
-#include "gpuplan/input_info.hpp"
+#include "inputs/input_info.hpp"
 
 namespace gpuplan {
 

@@ -12,19 +12,21 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/calibration.hpp"
-#include "gpuplan/command_inputs.hpp"
+#include "inputs/command_inputs.hpp"
 #include "gpuplan/error.hpp"
-#include "gpuplan/finetune_inputs.hpp"
+#include "inputs/finetune_inputs.hpp"
 #include "gpuplan/hardware.hpp"
-#include "gpuplan/infer_inputs.hpp"
-#include "gpuplan/input_info.hpp"
+#include "inputs/infer_inputs.hpp"
+#include "inputs/input_info.hpp"
 #include "gpuplan/market.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
-#include "gpuplan/train_report.hpp"
+#include "report/train_report.hpp"
 #include "report/memory_report.hpp"
 #include "report/plan_report.hpp"
 #include "units/text_match.hpp"
+#include "model/hf_config.hpp"
+#include "estimate/uncertainty/calibration_json.hpp"
 
 namespace gpuplan {
 

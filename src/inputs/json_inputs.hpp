@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gpuplan/launch_config.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

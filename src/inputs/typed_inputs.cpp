@@ -2,6 +2,7 @@
 #include "gpuplan/typed_inputs.hpp"
 
 #include "gpuplan/units.hpp"
+#include "inputs/echoed_parse.hpp"
 
 namespace gpuplan {
 

@@ -13,6 +13,7 @@
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 #include "units/json_input.hpp"
+#include "model/hf_config.hpp"
 
 namespace gpuplan {
 namespace {

@@ -20,6 +20,7 @@
 #include "model/size_limits.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/model.hpp"
+#include "model/hf_config.hpp"
 
 namespace gpuplan {
 namespace {

@@ -2,7 +2,7 @@
 //
 // Each term is the shape of one weight tensor as the reference implementation
 // (Hugging Face transformers' modeling_<family>.py) allocates it; the sums are
-// checked against the authors' published counts in tests/test_param_count.cpp.
+// checked against the authors' published counts in tests/model/test_param_count.cpp.
 #include <string_view>
 
 #include "model/layer_ops.hpp"

@@ -2,7 +2,7 @@
 // fitted factors, and the full run re-planned with them (calibration_report.hpp).
 #include "report/calibration_report.hpp"
 
-#include "gpuplan/train_report.hpp"
+#include "report/train_report.hpp"
 
 namespace gpuplan {
 

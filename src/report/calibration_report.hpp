@@ -1,7 +1,7 @@
 // `gpuplan calibrate`'s report (src/report/calibration_report.cpp).
 #pragma once
-#include "gpuplan/calibrate.hpp"
-#include "gpuplan/report.hpp"
+#include "commands/calibrate.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

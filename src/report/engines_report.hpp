@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gpuplan/engine.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

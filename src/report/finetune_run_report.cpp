@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/finetune.hpp"
-#include "gpuplan/finetune_inputs.hpp"
+#include "inputs/finetune_inputs.hpp"
 #include "report/inference_report.hpp"
 #include "report/typed_inputs_section.hpp"
 

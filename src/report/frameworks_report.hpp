@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

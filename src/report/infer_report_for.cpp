@@ -1,7 +1,7 @@
 // `gpuplan infer` and POST /api/infer: the request read from the inputs
 // (make_infer_request), the run (run_infer) and its report, with the replicas
 // sized at the asked confidence.
-#include "gpuplan/infer_inputs.hpp"
+#include "inputs/infer_inputs.hpp"
 
 #include "gpuplan/inference.hpp"
 #include "report/inference_report.hpp"

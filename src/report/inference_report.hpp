@@ -6,7 +6,7 @@
 #include "gpuplan/cost.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

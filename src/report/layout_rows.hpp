@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gpuplan/layout.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

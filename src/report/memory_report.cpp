@@ -124,7 +124,7 @@ void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
 
 }  // namespace gpuplan
 
-#include "gpuplan/train_report.hpp"
+#include "report/train_report.hpp"
 
 namespace gpuplan {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gpuplan/memory.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

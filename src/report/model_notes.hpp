@@ -2,7 +2,7 @@
 // parts of the config.json that gpuplan read past.
 #pragma once
 #include "gpuplan/model.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

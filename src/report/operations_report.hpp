@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "gpuplan/operations.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

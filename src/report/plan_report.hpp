@@ -3,7 +3,7 @@
 // Kept apart from plan.hpp so the planner does not depend on reports.
 #pragma once
 #include "gpuplan/plan.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "gpuplan/error.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/ownership.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

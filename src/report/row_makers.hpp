@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan {
 

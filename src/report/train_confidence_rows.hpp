@@ -7,7 +7,7 @@
 #include <string>
 
 #include "commands/train_confidence.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 
 namespace gpuplan::train_detail {
 

@@ -1,4 +1,4 @@
-#include "gpuplan/train_report.hpp"
+#include "report/train_report.hpp"
 
 #include <fmt/format.h>
 

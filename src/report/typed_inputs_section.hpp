@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 #include "gpuplan/typed_inputs.hpp"
 
 namespace gpuplan {

@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 
-#include "gpuplan/report.hpp"
-#include "gpuplan/validate.hpp"
+#include "report/report.hpp"
+#include "validate/validate.hpp"
 
 namespace gpuplan {
 

@@ -13,8 +13,9 @@
 #include "gpuplan/framework.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
-#include "gpuplan/validate.hpp"
+#include "validate/validate.hpp"
 #include "units/json_input.hpp"
+#include "model/hf_config.hpp"
 
 namespace gpuplan {
 

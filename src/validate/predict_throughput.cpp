@@ -6,7 +6,7 @@
 
 #include "gpuplan/plan.hpp"
 #include "gpuplan/step_time.hpp"
-#include "gpuplan/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace gpuplan {
 

@@ -8,7 +8,7 @@
 #include "gpuplan/operations.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
-#include "gpuplan/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace gpuplan {
 

@@ -7,7 +7,7 @@
 #include "gpuplan/inference.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
-#include "gpuplan/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace gpuplan {
 

@@ -9,7 +9,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/published_mfu.hpp"
 #include "gpuplan/step_time.hpp"
-#include "gpuplan/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace gpuplan {
 

@@ -24,7 +24,7 @@
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/model.hpp"
-#include "gpuplan/report.hpp"
+#include "report/report.hpp"
 #include "inputs/json_inputs.hpp"
 #include "units/json_input.hpp"
 

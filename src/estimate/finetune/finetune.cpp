@@ -1,0 +1,303 @@
+// Fine-tuning: trainable-parameter counts, FLOPs, memory, time and cost for
+// full fine-tuning, LoRA and QLoRA. docs/finetune.md has every formula with
+// its source. Memory is the training memory model's (memory*.cpp); time is the
+// training step-time model's (step_time.cpp), which times the adapters and
+// leaves out what frozen weights do not need (Layout::finetune).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/finetune.hpp"
+#include "gpuplan/flops.hpp"
+#include "estimate/finetune/lora_adapters.hpp"
+#include "units/text_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+const char* lora_module_name(LoraModule m) {
+  switch (m) {
+    case LoraModule::kQ: return "q";
+    case LoraModule::kK: return "k";
+    case LoraModule::kV: return "v";
+    case LoraModule::kO: return "o";
+    case LoraModule::kGate: return "gate";
+    case LoraModule::kUp: return "up";
+    case LoraModule::kDown: return "down";
+  }
+  return "?";
+}
+
+std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field) {
+  std::vector<LoraModule> out;
+  auto add = [&](LoraModule m) {
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  std::string item;
+  auto flush = [&] {
+    std::string s;
+    for (char ch : item) {
+      if (ch != ' ') s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    item.clear();
+    if (s.empty()) return;
+    if (s == "all" || s == "all-linear" || s == "all_linear") {
+      for (LoraModule m : {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO, LoraModule::kGate,
+                           LoraModule::kUp, LoraModule::kDown}) add(m);
+      return;
+    }
+    if (s == "attn" || s == "attention") {
+      for (LoraModule m : {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO}) add(m);
+      return;
+    }
+    if (s == "mlp") {
+      for (LoraModule m : {LoraModule::kGate, LoraModule::kUp, LoraModule::kDown}) add(m);
+      return;
+    }
+    if (s == "q" || s == "q_proj" || s == "wq") return add(LoraModule::kQ);
+    if (s == "k" || s == "k_proj" || s == "wk") return add(LoraModule::kK);
+    if (s == "v" || s == "v_proj" || s == "wv") return add(LoraModule::kV);
+    if (s == "o" || s == "o_proj" || s == "out_proj" || s == "wo") return add(LoraModule::kO);
+    if (s == "gate" || s == "gate_proj" || s == "w1") return add(LoraModule::kGate);
+    if (s == "up" || s == "up_proj" || s == "w3" || s == "fc1") return add(LoraModule::kUp);
+    if (s == "down" || s == "down_proj" || s == "w2" || s == "fc2") return add(LoraModule::kDown);
+    throw InputError(field, fmt::format("{} has an unknown module '{}'; use q, k, v, o, gate, up, down, attn, mlp or all.", field, s),
+                     fmt::format("{} 中有未知模块 '{}'；可用 q、k、v、o、gate、up、down、attn、mlp 或 all。", field, s));
+  };
+  for (char ch : text) {
+    if (ch == ',') flush();
+    else item += ch;
+  }
+  flush();
+  if (out.empty()) {
+    throw InputError(field, fmt::format("{} names no module; use q, k, v, o, gate, up, down or all.", field),
+                     fmt::format("{} 没有给出任何模块；可用 q、k、v、o、gate、up、down 或 all。", field));
+  }
+  return out;
+}
+
+namespace {
+
+FinetuneJob with_defaults(const ModelSpec& m, FinetuneJob j) {
+  if (j.method == FineTune::kNone) j.method = FineTune::kFull;
+  if (!j.qlora_base) j.qlora_base = default_qlora_base(m);
+  const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
+  if (lora && j.lora_rank <= 0) j.lora_rank = j.method == FineTune::kQlora ? 64 : 8;
+  if (lora && j.modules.empty()) {
+    j.modules = j.method == FineTune::kQlora ? parse_lora_modules("all", "--modules") : parse_lora_modules("q,k,v,o", "--modules");
+  }
+  if (!j.optimizer) j.optimizer = j.method == FineTune::kQlora ? Optimizer::kPagedAdamW8bit : Optimizer::kAdamW;
+  return j;
+}
+
+Layout job_layout(const FinetuneJob& j, int64_t gpus) {
+  Layout l;
+  l.dp = static_cast<int>(gpus);
+  l.micro_batch = j.micro_batch;
+  l.global_batch = j.global_batch > 0 ? j.global_batch : j.micro_batch * gpus;
+  l.seq_len = j.seq_len;
+  l.zero_stage = j.zero_stage.value_or(gpus > 1 ? 3 : 0);
+  l.recompute = j.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
+  l.precision = j.precision;
+  l.optimizer = *j.optimizer;
+  l.finetune = j.method;
+  l.lora_rank = j.lora_rank;
+  l.lora_modules = j.modules;
+  l.qlora_base = j.qlora_base.value_or(QloraBase::kNf4);
+  l.pure_bf16 = j.pure_bf16;
+  l.offload_optimizer = j.offload_optimizer;
+  l.offload_params = j.offload_params;
+  l.offload_activations = j.offload_activations;
+  // The framework's software defaults (one place: apply_framework); an
+  // explicit pure bf16 stays.
+  static const FrameworkProfile& generic = find_framework("generic");
+  apply_framework(j.framework ? *j.framework : generic, j.settings, l);
+  if (j.pure_bf16) l.pure_bf16 = true;
+  return l;
+}
+
+}  // namespace
+
+double lora_params(const ModelSpec& m, int64_t rank, const std::vector<LoraModule>& modules) {
+  double n = 0;
+  for (int64_t layer = 0; layer < m.layers; ++layer) n += lora_layer_params(m, m.is_moe_layer(layer), rank, modules);
+  return n;
+}
+
+void validate_finetune(const ModelSpec& m, const FinetuneJob& j) {
+  if (m.count_only) {
+    throw InputError("--model", "--model must be an architecture (catalog id or config.json) for fine-tuning.",
+                     "--model：微调需要模型结构（模型目录中的 id 或 config.json）。");
+  }
+  const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
+  if (lora && j.lora_rank < 0) throw InputError("--rank", "--rank must be a positive integer.", "--rank 须为正整数。");
+  if (lora && j.lora_rank > std::min<int64_t>(m.hidden, 4096)) {
+    throw InputError("--rank", fmt::format("--rank {} exceeds the hidden size {} (a LoRA rank is at most min(d_in, d_out)).", j.lora_rank, m.hidden),
+                     fmt::format("--rank {} 超过了隐藏层宽度 {}（LoRA 的秩最多为 min(d_in, d_out)）。", j.lora_rank, m.hidden));
+  }
+  if (j.seq_len < 1 || j.seq_len > (1 << 22)) {
+    throw InputError("--seq-len", "--seq-len must be between 1 and 4,194,304 tokens.", "--seq-len 须在 1 到 4,194,304 个 token 之间。");
+  }
+  if (j.micro_batch < 1 || j.micro_batch > 65536) {
+    throw InputError("--micro-batch", "--micro-batch must be between 1 and 65,536.", "--micro-batch 须在 1 到 65,536 之间。");
+  }
+  if (j.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.", "--global-batch 须为正数。");
+  require_range(j.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs", "正的轮数（epoch）");
+  if (j.samples < 0 || !std::isfinite(j.samples)) throw InputError("--samples", "--samples must be a positive count.", "--samples 须为正数。");
+  if (j.zero_stage && (*j.zero_stage < 0 || *j.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.", "--zero 须为 0、1、2 或 3。");
+}
+
+FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {
+  const FinetuneJob j = with_defaults(m, job0);
+  FinetuneFlops f;
+  FlopOptions fo;
+  fo.seq_len = j.seq_len;
+  fo.recompute = j.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
+  const FlopsPerToken base = flops_per_token(m, fo);
+  f.recompute_flop = base.recompute_flop;
+  if (j.method == FineTune::kFull) {
+    f.forward_flop = base.forward_flop;
+    f.backward_flop = base.backward_flop;
+  } else {
+    // Frozen weights need gradients with respect to their inputs (to reach the
+    // adapters below them) but none with respect to themselves: one matmul per
+    // weight in the backward pass instead of two. The attention core has no
+    // weights; its backward (dQ, dK, dV) stays 2× its forward. Each adapter
+    // costs 2·A forward and 4·A backward (Hu et al. 2021; Dettmers et al. 2023).
+    f.adapter_params = lora_params(m, j.lora_rank, j.modules);
+    const double A = f.adapter_params;
+    f.forward_flop = base.forward_flop + 2 * A;
+    f.backward_flop = base.forward_linear_flop + base.forward_lm_head_flop + base.forward_router_flop +
+                      2 * base.forward_attention_flop + 4 * A;
+    if (j.gradient_checkpointing) f.recompute_flop += 2 * A;
+  }
+  f.total_flop = f.forward_flop + f.backward_flop + f.recompute_flop;
+  f.ratio_to_6n = (f.forward_flop + f.backward_flop) / base.six_n_flop;
+  return f;
+}
+
+FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, FinetuneJob job, int64_t gpus) {
+  FinetuneEstimate e;
+  job = with_defaults(m, job);
+  validate_finetune(m, job);
+  e.job = job;
+  const bool lora = job.method != FineTune::kFull;
+  e.layout = job_layout(job, gpus);
+  e.flops = finetune_flops(m, job);
+
+  // Memory: the training memory model, with the adapter states scaled from its
+  // q,k,v,o adapters to the chosen modules (adapter weights, gradients and
+  // AdamW states are 4 + 4 + 8 bytes per parameter there).
+  MemoryOptions mo;
+  mo.suggest = false;
+  mo.scope = job.scope;
+  e.memory = estimate_memory(m, e.layout, g, mo);
+  if (lora && e.memory.trainable_params_on_gpu > 0) {
+    MemoryBreakdown& b = e.memory;
+    const double theirs = b.trainable_params_on_gpu;
+    const double mine = e.flops.adapter_params / (static_cast<double>(e.layout.tp) * e.layout.pp);
+    const double ratio = mine / theirs;
+    const double allocated = b.weights_bytes + b.gradients_bytes + b.optimizer_bytes + b.activations_bytes + b.logits_bytes +
+                             b.comm_buffers_bytes + b.zero3_gathered_bytes;
+    const double frag = allocated > 0 ? b.fragmentation_bytes / allocated : 0;
+    // QLoRA's recipe (Dettmers et al. 2023, qlora.py): adapters in the bf16
+    // compute dtype (2 + 2 bytes of weight and gradient instead of 4 + 4) and a
+    // paged optimizer whose states live in unified memory and are evicted to
+    // the host under pressure, so they are not part of the device peak.
+    const bool qlora_recipe = job.method == FineTune::kQlora;
+    const double scale = qlora_recipe ? ratio * 0.5 : ratio;
+    const double d_w = (scale - 1) * b.gradients_bytes;  // adapter weights: same bytes and sharding as their gradients
+    const double d_g = (scale - 1) * b.gradients_bytes;
+    double d_o = (ratio - 1) * b.optimizer_bytes;
+    if (qlora_recipe && *job.optimizer == Optimizer::kPagedAdamW8bit) {
+      b.paged_optimizer_bytes += (b.optimizer_bytes + d_o) * 2.0 / 8.0;  // two 1-byte states instead of two fp32
+      d_o = -b.optimizer_bytes;
+    }
+    b.weights_bytes += d_w;
+    b.gradients_bytes += d_g;
+    b.optimizer_bytes += d_o;
+    const double d = d_w + d_g + d_o;
+    b.fragmentation_bytes += d * frag;
+    b.peak_bytes += d * (1 + frag);
+    b.headroom_bytes = b.capacity_bytes - b.safety_margin_bytes - b.peak_bytes;
+    b.fits = b.headroom_bytes >= 0;
+    b.trainable_params_on_gpu = mine;
+  }
+  e.fits = e.memory.fits;
+
+  // Time: the training step-time model for the layout; with LoRA/QLoRA it
+  // times the adapters, skips the frozen weights' gradients, optimizer step and
+  // reduction, and for QLoRA the NF4 dequantisation (step_time_layer.cpp).
+  e.step = estimate_step_time(m, e.layout, g);
+  e.step_s = e.step.step_s;
+  if (job.method == FineTune::kQlora && *job.qlora_base == QloraBase::kGptqInt4) {
+    e.assumptions.push_back("QLoRA over a GPTQ Int4 checkpoint: AutoGPTQ rebuilds each fp16 weight with PyTorch ops in every forward (16.5 bytes of traffic per weight, 9 kernels per linear; its CUDA kernel serves fewer than 128 rows only), and autograd keeps the rebuilt weight for the backward.");
+    e.assumptions_zh.push_back("基于 GPTQ Int4 权重的 QLoRA：AutoGPTQ 在每次前向中用 PyTorch 算子重建 fp16 权重（每个权重 16.5 字节访存，每个线性层 9 个 kernel；其 CUDA kernel 只处理少于 128 行的输入），反向沿用 autograd 保存的重建权重。");
+  } else if (job.method == FineTune::kQlora) {
+    e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
+    e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
+  }
+  const double tokens_per_step = static_cast<double>(e.layout.effective_global_batch() * e.layout.seq_len);
+  e.tokens_per_s = tokens_per_step / e.step_s;
+  e.tokens = job.samples * static_cast<double>(job.seq_len) * job.epochs;
+  e.steps = std::ceil(job.samples * job.epochs / static_cast<double>(e.layout.effective_global_batch()));
+  e.wall_s = e.steps * e.step_s;
+  e.gpu_hours = e.wall_s * static_cast<double>(gpus) / kSecondsPerHour;
+  e.assumptions.push_back(fmt::format("Every sample is {} tokens (packed or padded to --seq-len).", job.seq_len));
+  e.assumptions_zh.push_back(fmt::format("每个样本 {} 个 token（打包或填充到 --seq-len）。", job.seq_len));
+  if (lora) {
+    std::string modules;
+    for (auto x : job.modules) {
+      if (!modules.empty()) modules += ",";
+      modules += lora_module_name(x);
+    }
+    const bool qlora = job.method == FineTune::kQlora;
+    e.assumptions.push_back(fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
+                                        modules, format_si(e.flops.adapter_params, "", 3),
+                                        qlora ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)" : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
+                                        !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? ", GPTQ Int4 with an fp16 scale and 4-bit zero per 128 weights (4.16 bits)"
+                                                                                               : ", NF4 with double-quantised constants (4.127 bits)"));
+    e.assumptions_zh.push_back(fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank,
+                                           modules, format_si(e.flops.adapter_params, "", 3),
+                                           qlora ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）" : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
+                                           !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? "，GPTQ Int4，每 128 个权重一个 fp16 缩放与 4 位零点（4.16 位）"
+                                                                                                  : "，NF4 量化，量化常数二次量化（4.127 位）"));
+  }
+  return e;
+}
+
+int64_t smallest_fitting_gpus(const ModelSpec& m, const GpuSpec& g, const FinetuneJob& job, int64_t max_gpus) {
+  for (int64_t n = 1; n <= max_gpus; n *= 2) {
+    FinetuneJob j = job;
+    // A fixed global batch that n GPUs cannot split evenly is re-derived as micro × n.
+    if (j.global_batch > 0 && j.global_batch % (j.micro_batch * n) != 0) j.global_batch = 0;
+    if (estimate_finetune(m, g, j, n).fits) return n;
+  }
+  return 0;
+}
+
+std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& m, const FinetuneJob& job, int64_t max_gpus, std::optional<Market> market) {
+  std::vector<GpuChoice> out;
+  for (const GpuSpec& g : gpu_catalog()) {
+    if (market ? !default_price(g.id, *market) : !default_price(g.id)) continue;
+    if (!g.has(job.precision) && !g.has(Precision::kFp16)) continue;
+    FinetuneJob j = job;
+    if (!g.has(j.precision)) j.precision = Precision::kFp16;  // V100: no bf16
+    const int64_t n = smallest_fitting_gpus(m, g, j, max_gpus);
+    if (n == 0) continue;
+    FinetuneJob jj = j;
+    if (jj.global_batch > 0 && jj.global_batch % (jj.micro_batch * n) != 0) jj.global_batch = 0;
+    const FinetuneEstimate e = estimate_finetune(m, g, jj, n);
+    PriceInput pi;
+    pi.market = market;
+    const Price p = resolve_price(g.id, pi);
+    const double per_hour = convert(0.5 * (p.low_per_gpu_hour + p.high_per_gpu_hour), p.currency, Currency::kUsd);
+    out.push_back(GpuChoice{g.id, n, e.wall_s, e.gpu_hours, e.gpu_hours * per_hour, per_hour, p.source});
+  }
+  std::sort(out.begin(), out.end(), [](const GpuChoice& a, const GpuChoice& b) { return a.cost_usd < b.cost_usd; });
+  return out;
+}
+
+}  // namespace gpuplan

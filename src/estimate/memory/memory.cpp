@@ -1,0 +1,537 @@
+// Per-GPU memory of a training layout: assembles model states, activations and
+// overheads for every pipeline stage, reports the worst, and answers "what
+// micro-batch fits" and "what change would make it fit". Formulas and sources:
+// memory_states.cpp, memory_activations.cpp and docs/memory.md.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/units.hpp"
+#include "execution/recompute_policy.hpp"
+#include "estimate/memory/memory_internal.hpp"
+#include "estimate/finetune/lora_adapters.hpp"
+#include "estimate/memory/runtime_reserve.hpp"
+
+namespace gpuplan {
+
+using namespace memory_detail;
+
+namespace {
+
+// Defaults, each stated in the report and overridable (the CUDA context and
+// NCCL buffers are in runtime_reserve.hpp, shared with serving).
+constexpr double kFragmentation = 0.05;   // PyTorch caching allocator, reserved vs allocated
+// DDP's default bucket_cap_mb = 25 (torch.nn.parallel.DistributedDataParallel);
+// one bucket reducing while the next fills.
+constexpr double kBucketBytes = 2 * 25.0 * 1024 * 1024;
+
+struct StageMemory {
+  double weights = 0, grads = 0, optimizer = 0, activations = 0, logits = 0, comm = 0, gathered = 0;
+  double host = 0, paged = 0;
+  double params = 0, trainable = 0, per_layer = 0, layers = 0, inflight = 0;
+  double allocated() const { return weights + grads + optimizer + activations + logits + comm + gathered; }
+};
+
+// ZeRO/FSDP sharding degree for the dense and the expert parameters.
+double dense_shard(const Layout& l) {
+  const double group = (l.zero_stage == 3 && l.shard_group > 0) ? l.shard_group : l.dp;
+  return group * l.cp;  // Megatron shards over the data-parallel × context-parallel group
+}
+// The experts' states shard over the expert-data-parallel group, tp·cp·dp /
+// (etp·ep) ranks (Megatron-Core's distributed optimizer over
+// expert_data_parallel_group); with etp = tp that is dp·cp / ep.
+double expert_shard(const Layout& l) {
+  return std::max(1.0, dense_shard(l) * l.tp / (static_cast<double>(l.expert_tp()) * l.ep));
+}
+
+double inflight_micro_batches(const Layout& l, int stage) {
+  if (l.pp <= 1) return 1;
+  // 1F1B (Narayanan et al. 2021, section 2.2.1): stage i starts p - i forward
+  // passes before its first backward, so it holds min(p - i, m) micro-batches.
+  const double m = static_cast<double>(std::max<int64_t>(1, l.micro_batches()));
+  double n = std::min<double>(l.pp - stage, m);
+  // Interleaved schedule with v chunks per rank: the first stage holds
+  // p·(1 + (p-1)/(p·v)) micro-batches' worth of its L/p layers (Korthikanti et
+  // al. 2022, section 4.2.3); other stages scale alike (an approximation).
+  if (l.vp > 1) n *= 1 + (l.pp - 1.0) / (static_cast<double>(l.pp) * l.vp);
+  return n;
+}
+
+// QLoRA's frozen layer weights, bytes per weight: NF4 (4 bits) with
+// double-quantised constants (Dettmers et al. 2023: 0.127 bits/param), or a
+// GPTQ checkpoint's 4 bits with an fp16 scale and a 4-bit zero point per group
+// of 128 (AutoGPTQ QuantLinear's scales and qzeros; Qwen's -Int4 checkpoints'
+// quantize_config.json: group_size 128).
+double qlora_weight_bytes(const Layout& l) { return l.qlora_base == QloraBase::kGptqInt4 ? 0.5 + 2.5 / 128 : 0.5 + 0.127 / 8; }
+
+// AutoGPTQ rebuilds each fp16 weight with torch ops and autograd keeps it for
+// the input gradient (step_time_layer.cpp add_gptq_dequant): with full
+// recompute one layer's worth is held while that layer runs its backward,
+// without it every layer's, per micro-batch in flight. (The int32 and int8
+// copies the rebuild passes through are freed before the matmul, while the
+// layer's activations are not yet all live.)
+double gptq_rebuilt_weight_bytes(const Layout& l, const StageParams& p, double inflight) {
+  if (l.finetune != FineTune::kQlora || l.qlora_base != QloraBase::kGptqInt4 || p.layers <= 0) return 0;
+  const double held = l.recompute == Recompute::kFull ? p.largest_layer : p.largest_layer * static_cast<double>(p.layers) * inflight;
+  return 2.0 * held;
+}
+
+StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOptions& o, const StageSplit& split, int stage) {
+  StageMemory s;
+  const StageParams p = stage_params(m, l, split, stage);
+  const StateBytes b = state_bytes(l, o);
+  const bool lora = is_lora(l);
+  const double Nd = dense_shard(l), Ne = expert_shard(l);
+  const int z = l.zero_stage;
+
+  // Base weights (QLoRA's 4-bit layer weights: qlora_weight_bytes); the
+  // embedding and LM head stay 16-bit.
+  const double layer_w = l.finetune == FineTune::kQlora ? qlora_weight_bytes(l) : b.weight;
+  const double base_dense = p.layer_dense * layer_w + p.embedding * b.weight + p.layer_dense * b.fp8_cache;
+  const double base_expert = p.layer_expert * (layer_w + b.fp8_cache);
+  s.params = p.layer_dense + p.layer_expert + p.embedding;
+
+  // Trainable parameters: everything, or only the LoRA adapters (fp32 weights,
+  // fp32 gradients and fp32 AdamW moments: 4 + 4 + 8 = 16 bytes, PEFT's
+  // autocast_adapter_dtype default).
+  double w_dense = base_dense, w_expert = base_expert;
+  double g_dense = 0, g_expert = 0, o_dense = 0, o_expert = 0;
+  if (lora) {
+    w_dense += p.adapters * 4;
+    g_dense = p.adapters * 4;
+    o_dense = p.adapters * 8;
+    s.trainable = p.adapters;
+  } else {
+    g_dense = p.dense() * b.grad;
+    g_expert = p.layer_expert * b.grad;
+    o_dense = p.dense() * b.optimizer;
+    o_expert = p.layer_expert * b.optimizer;
+    s.trainable = s.params;
+  }
+  // ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states, stage 2
+  // also gradients, stage 3 also parameters, over the data-parallel ranks.
+  const double zw = z >= 3 ? 1 : 0, zg = z >= 2 ? 1 : 0, zo = z >= 1 ? 1 : 0;
+  auto shard = [](double bytes, double n, double on) { return on > 0 ? bytes / n : bytes; };
+  s.weights = shard(w_dense, Nd, zw) + shard(w_expert, Ne, zw);
+  s.grads = shard(g_dense, Nd, zg) + shard(g_expert, Ne, zg);
+  s.optimizer = shard(o_dense, Nd, zo) + shard(o_expert, Ne, zo);
+  if (l.optimizer_in_backward && !lora) {
+    // The optimizer steps each parameter inside the backward as soon as its
+    // gradient is complete and frees that gradient (torchtune optimizer_in_bwd:
+    // training.register_optim_in_bwd_hooks, a post-accumulate-grad hook per
+    // parameter; PyTorch's "fuse the optimizer step into the backward" recipe):
+    // at most the largest parameter's gradient is alive, the embedding or LM
+    // head (vocab × hidden) or one MLP matrix, split as the weights are.
+    const double largest = std::max(static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / l.tp,
+                                    static_cast<double>(m.hidden) * static_cast<double>(std::max(m.intermediate, m.moe ? m.moe->expert_intermediate : 0)) / l.tp);
+    s.grads = std::min(s.grads, largest * b.grad);
+  }
+  if (b.paged && !lora) {
+    // Paged 8-bit states live in CUDA unified memory (bitsandbytes paged
+    // optimizers): the driver evicts them to host when the GPU is full, so they
+    // do not cause an out-of-memory error and are not in PyTorch's counters.
+    s.paged = s.optimizer;
+    s.optimizer = 0;
+  }
+  // CPU offload: ZeRO-Offload (Ren et al. 2021) and FSDP CPUOffload keep the
+  // optimizer states, master weights and gradients in host memory; parameter
+  // offload (ZeRO-Infinity, FSDP offload_params) keeps the weights there too,
+  // and only the gathered layers (below) are on the GPU.
+  if (l.offload_optimizer || l.offload_params) {
+    s.host += s.optimizer + s.grads;
+    s.optimizer = 0;
+    s.grads = 0;
+  }
+  if (l.offload_params) {
+    s.host += s.weights;
+    s.weights = 0;
+  }
+
+  // ZeRO-3 / FSDP gathers each layer's full parameters before it runs and
+  // prefetches the next: `zero3_prefetch_layers` layers of full bf16 weights,
+  // plus one layer of unsharded gradients before their reduce-scatter.
+  if ((z == 3 && Nd > 1) || l.offload_params) {
+    const double full_layer = p.largest_layer;
+    const double head = p.embedding;  // the embedding / LM head is gathered whole too
+    double window = std::max(o.zero3_prefetch_layers * full_layer, head);
+    s.gathered = window * b.weight + (lora ? 0 : full_layer * b.grad);
+    if (l.zero3_keep_gathered && l.pp > 1 && z == 3) {
+      // With pipelining the stage stays unsharded for the whole step: torchtitan
+      // sets reshard_after_forward=False under PP (parallelize_llama.py
+      // apply_fsdp), and torch.distributed.pipelining's stage runs every
+      // micro-batch but the last with reshard_after_backward and gradient sync
+      // off (stage.py backward_maybe_with_nosync), so the stage's full
+      // parameters and their unsharded gradients are held: in the parameter
+      // dtype, or upcast to an fp32 reduce dtype (keep_gathered_grads_fp32),
+      // while one layer's fresh bf16 .grad waits to be added to it.
+      const double stage = p.layer_dense + p.layer_expert + p.embedding;
+      const double grads = l.keep_gathered_grads_fp32 ? stage * 4.0 + full_layer * b.weight : stage * b.weight;
+      s.gathered = stage * b.weight + (lora ? 0 : grads);
+    }
+  }
+  // Communication buckets (DDP / ZeRO-1/2 gradient reduction) when there is a
+  // data-parallel peer.
+  if (z < 3 && Nd > 1) s.comm = o.comm_bucket_bytes.value_or(kBucketBytes);
+
+  // Activations of the micro-batches in flight.
+  s.layers = static_cast<double>(p.layers);
+  s.inflight = inflight_micro_batches(l, stage);
+  // A layer's activations depend only on whether it is a MoE layer: compute
+  // each kind once and add them in layer order (the same sum, bit for bit, as
+  // evaluating every layer; the planner calls this ~10^4 times per search).
+  struct PerKind {
+    const ModelSpec& m;
+    const Layout& l;
+    const MemoryOptions& o;
+    double v[2] = {-1, -1};
+    double operator()(bool moe) {
+      double& x = v[moe ? 1 : 0];
+      if (x < 0) x = activation_bytes_per_layer(m, l, moe, o);
+      return x;
+    }
+  };
+  PerKind act{m, l, o};
+  double largest_full = 0, sum_layers = 0;
+  for_each_layer(p, [&](int64_t layer) {
+    const double a = act(m.is_moe_layer(layer));
+    largest_full = std::max(largest_full, a);
+    sum_layers += a;
+  });
+  const double ckpt = checkpoint_bytes_per_layer(m, l);
+  double per_micro = 0;
+  double live_extra = 0;  // bytes live once, not per micro-batch
+  if (l.recompute == Recompute::kFull) {
+    per_micro = ckpt * static_cast<double>(p.layers);
+    // During the backward pass one layer is recomputed and its full activations
+    // are live again (Korthikanti et al. 2022, section 4).
+    Layout no_recompute = l;
+    no_recompute.recompute = Recompute::kNone;
+    PerKind act_full{m, no_recompute, o};
+    double full = 0;
+    for_each_layer(p, [&](int64_t layer) { full = std::max(full, act_full(m.is_moe_layer(layer))); });
+    // The recomputed layer's input is its checkpoint, already counted above.
+    live_extra = p.layers > 0 ? std::max(0.0, full - ckpt) : 0.0;
+  } else if (l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kLayer) {
+    // Every N-th block is checkpointed (keeps its input), the others keep all
+    // their activations; one checkpointed block is live again in the backward.
+    const double share = layer_policy_share(p.layers, l.selective_every);
+    per_micro = share * ckpt * static_cast<double>(p.layers) + (1 - share) * sum_layers;
+    live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
+  } else if (l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kOp) {
+    // torchtitan's op policy keeps the block input, the saved matmul outputs
+    // and the attention output with its fp32 log-sum-exp (recompute_policy.hpp);
+    // one block is recomputed whole in the backward.
+    const double T = static_cast<double>(l.seq_len) * static_cast<double>(l.micro_batch) / l.cp;
+    const double t = l.tp, rep = (l.sequence_parallel && l.tp > 1) ? t : 1.0;
+    const double attn_out = static_cast<double>(m.mla ? m.heads * m.mla->v_head_dim : m.q_width());
+    per_micro = 0;
+    const OpPolicySplit dense_split = op_policy_split(m, false);
+    const OpPolicySplit moe_split = m.moe ? op_policy_split(m, true) : dense_split;
+    for_each_layer(p, [&](int64_t layer) {
+      const OpPolicySplit& sp = m.is_moe_layer(layer) ? moe_split : dense_split;
+      per_micro += ckpt + 2 * T * (sp.saved_tp_elems + attn_out) / t + 2 * T * sp.saved_rep_elems / rep +
+                   4 * T * static_cast<double>(m.heads) / t;
+    });
+    live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
+  } else if (l.recompute == Recompute::kSelective && is_named_save_policy(l.selective)) {
+    // MaxText's named-save policies keep the block input and the bf16 outputs
+    // the policy names (recompute_policy.hpp), nothing of attention; one block
+    // is recomputed whole in the backward.
+    const double T = static_cast<double>(l.seq_len) * static_cast<double>(l.micro_batch) / l.cp;
+    const double t = l.tp, rep = (l.sequence_parallel && l.tp > 1) ? t : 1.0;
+    const OpPolicySplit dense_split = named_policy_split(m, false, l.selective);
+    const OpPolicySplit moe_split = m.moe ? named_policy_split(m, true, l.selective) : dense_split;
+    per_micro = 0;
+    for_each_layer(p, [&](int64_t layer) {
+      const OpPolicySplit& sp = m.is_moe_layer(layer) ? moe_split : dense_split;
+      per_micro += ckpt + 2 * T * sp.saved_tp_elems / t + 2 * T * sp.saved_rep_elems / rep;
+    });
+    live_extra = p.layers > 0 ? std::max(0.0, largest_full - ckpt) : 0.0;
+  } else {
+    per_micro = sum_layers;
+    if (l.recompute == Recompute::kSelective && keeps_attention_scores(l)) {
+      // Selective recompute re-runs the attention core in the backward pass:
+      // one layer's s×s scores are live again while it does.
+      Layout no_recompute = l;
+      no_recompute.recompute = Recompute::kNone;
+      PerKind act_full{m, no_recompute, o};
+      for_each_layer(p, [&](int64_t layer) {
+        const bool moe = m.is_moe_layer(layer);
+        live_extra = std::max(live_extra, act_full(moe) - act(moe));
+      });
+    }
+  }
+  s.per_layer = p.layers > 0 ? per_micro / static_cast<double>(p.layers) : 0;
+  if (stage == 0) per_micro += embedding_activation_bytes(m, l, o);
+  if (p.has_lm_head) per_micro += head_activation_bytes(m, l);
+  if (l.offload_activations && p.layers > 0) {
+    // Activation offload streams the saved tensors to host: the GPU keeps the
+    // layer being computed and one in transfer (double buffering).
+    const double keep = std::min<double>(2, static_cast<double>(p.layers)) / static_cast<double>(p.layers);
+    s.host += per_micro * (1 - keep) * s.inflight;
+    per_micro *= keep;
+  }
+  s.activations = per_micro * s.inflight + live_extra;
+  s.activations += gptq_rebuilt_weight_bytes(l, p, s.inflight);
+  if (p.has_lm_head) s.logits = logits_bytes(m, l, o);  // one micro-batch at a time
+  return s;
+}
+
+MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, const MemoryOptions& o) {
+  MemoryBreakdown br;
+  br.capacity_bytes = gpu.memory_bytes;
+  const double frag = o.fragmentation.value_or(kFragmentation);
+  double context = o.cuda_context_bytes ? *o.cuda_context_bytes
+                                             : (kCudaContextGiB + (l.gpus() > 1 ? kNcclBuffersGiB : 0.0)) * kGiB;
+  double frag_used = frag;
+  if (o.scope != MemoryScope::kDevice) context = 0;       // PyTorch's counters exclude the context
+  if (o.scope == MemoryScope::kAllocated) frag_used = 0;  // live tensors only
+
+  double worst = -1;
+  StageMemory best;
+  // The real split (stage_split): with uneven stages the first and last hold
+  // fewer layers than the middle ones, besides the embedding and the LM head.
+  const StageSplit split = stage_split(m, l);
+  for (int stage = 0; stage < l.pp; ++stage) {
+    // Middle stages all hold the same number of layers (every rule in
+    // stage_split) and fewer micro-batches in flight than stage 1; skip them when p is large.
+    if (stage > 1 && stage < l.pp - 1 && l.pp > 4 && stage != l.pp / 2) continue;
+    const StageMemory s = stage_memory(m, l, o, split, stage);
+    const double total = s.allocated() * (1 + frag_used) + context;
+    if (total > worst) {
+      worst = total;
+      best = s;
+      br.worst_stage = stage;
+    }
+  }
+  br.weights_bytes = best.weights;
+  br.gradients_bytes = best.grads;
+  br.optimizer_bytes = best.optimizer;
+  br.activations_bytes = best.activations;
+  br.logits_bytes = best.logits;
+  br.comm_buffers_bytes = best.comm;
+  br.zero3_gathered_bytes = best.gathered;
+  br.cuda_context_bytes = context;
+  br.fragmentation_bytes = best.allocated() * frag_used;
+  br.peak_bytes = best.allocated() + br.fragmentation_bytes + context;
+  br.safety_margin_bytes = o.safety_margin * br.capacity_bytes;
+  br.headroom_bytes = br.capacity_bytes - br.safety_margin_bytes - br.peak_bytes;
+  br.fits = br.headroom_bytes >= 0;
+
+  const StateBytes b = state_bytes(l, o);
+  br.params_on_gpu = best.params;
+  br.trainable_params_on_gpu = best.trainable;
+  br.weight_bytes_per_param = b.weight + b.fp8_cache;
+  br.grad_bytes_per_param = b.grad;
+  br.optimizer_bytes_per_param = b.optimizer;
+  br.host_offload_bytes = best.host;
+  br.paged_optimizer_bytes = best.paged;
+  br.activations_per_layer_bytes = best.per_layer;
+  br.layers_on_stage = best.layers;
+  br.inflight_micro_batches = best.inflight;
+  return br;
+}
+
+void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o, MemoryBreakdown& br) {
+  auto add = [&br](std::string en, std::string zh) { br.assumptions.push_back({std::move(en), std::move(zh)}); };
+  const StateBytes b = state_bytes(l, o);
+  add(fmt::format("Model states: {} + {} + {} bytes per parameter (weights + gradients + optimizer incl. fp32 master); "
+                  "mixed-precision AdamW holds 16 (Rajbhandari et al. 2020, ZeRO §3: 2 + 2 for bf16 weights and gradients, 12 for the fp32 "
+                  "master copy, momentum and variance), not the 14 often quoted, which omits the fp32 master copy.",
+                  b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)),
+      fmt::format("模型状态：每参数 {} + {} + {} 字节（权重 + 梯度 + 优化器含 fp32 主权重）；混合精度 AdamW 为 16 字节（Rajbhandari 等 2020，ZeRO 第 3 节：bf16 权重与梯度 2 + 2 字节，"
+                  "fp32 主权重、动量与方差 12 字节），常见的 14 字节漏算了 fp32 主权重。",
+                  b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)));
+  if (b.fp8_cache > 0) {
+    add("FP8: weights stay bf16 with an fp32 master; TransformerEngine caches an fp8 copy and its transpose (+2 B/param); activations counted as bf16.",
+        "FP8：权重仍为 bf16 并有 fp32 主权重；TransformerEngine 缓存 fp8 权重及其转置（每参数 +2 字节）；激活按 bf16 计。");
+  }
+  if (is_lora(l)) {
+    const std::string mods = lora_modules_text(lora_modules_or_default(l)), mods_zh = lora_modules_text(lora_modules_or_default(l), "、");
+    add(fmt::format("LoRA: rank {} adapters on {} with fp32 weights, gradients and AdamW states (16 B/param); base weights frozen, {}.",
+                    lora_rank_or_default(l), mods, l.finetune == FineTune::kQlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
+        fmt::format("LoRA：{} 上秩 {} 的适配器，fp32 权重、梯度和 AdamW 状态（每参数 16 字节）；基座权重冻结，{}。",
+                    mods_zh, lora_rank_or_default(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
+  }
+  if (!m.count_only) {
+    add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",
+                    m.mlp == MlpKind::kGated ? "gated" : "2-matrix",
+                    !keeps_attention_scores(l) ? "FlashAttention: no s×s scores" : "s×s attention scores kept",
+                    o.dropout ? "on" : "off", l.eager ? ", eager: fp32 RMSNorm inputs and silu outputs kept too" : "",
+                    format_sig(br.inflight_micro_batches, 3), br.worst_stage),
+        fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}{}）；第 {} 级在途 {} 个微批。",
+                    m.mlp == MlpKind::kGated ? "门控 MLP" : "两矩阵 MLP",
+                    !keeps_attention_scores(l) ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
+                    l.eager ? "，eager 模式另存 fp32 RMSNorm 输入与 silu 输出" : "",
+                    br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
+    const double per_logit = loss_bytes_per_logit(l, o);
+    if (per_logit == 10) {
+      add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
+                      format_sig(per_logit, 3)),
+          fmt::format("Logits：token 数 × 词表/TP × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
+                      format_sig(per_logit, 3)));
+    } else {
+      add(fmt::format("Logits and loss: tokens × vocab/tp × {} bytes, what the LM head's output and the cross-entropy hold at "
+                      "their peak (forward or backward, the framework's loss code), last stage, one micro-batch.",
+                      format_sig(per_logit, 3)),
+          fmt::format("Logits 与损失：token 数 × 词表/TP × {} 字节，即 LM head 输出和交叉熵在前向或反向峰值时同时存活的张量"
+                      "（按框架的损失实现），仅最后一级、一个微批。",
+                      format_sig(per_logit, 3)));
+    }
+    if (l.pipeline_keeps_outputs && l.pp > 1) {
+      add(fmt::format("The pipeline's last stage keeps the bf16 logits of all {} micro-batches of a step until it ends "
+                      "(torch.distributed.pipelining): 2 bytes × tokens × vocab/tp each.",
+                      l.micro_batches()),
+          fmt::format("流水线最后一级保留一个 step 内全部 {} 个微批的 bf16 logits 直到该 step 结束"
+                      "（torch.distributed.pipelining）：每个 2 字节 × token 数 × 词表/TP。",
+                      l.micro_batches()));
+    }
+  }
+  if (l.pp > 1 && !m.count_only) {
+    const StageSplit split = stage_split(m, l);
+    br.stage_split = fmt::format("{} ({})", split.describe(), stage_split_rule_name(split.rule));
+    br.stage_split_zh = fmt::format("{}（{}）", split.describe_zh(), stage_split_rule_name_zh(split.rule));
+    if (split.mtp_layers > 0) {
+      // The model descriptions have no MTP module (layout.hpp StageSplit::mtp_layers).
+      br.stage_split += fmt::format("; its {} MTP layer(s) are not modelled", split.mtp_layers);
+      br.stage_split_zh += fmt::format("；其中 {} 个 MTP 层未建模", split.mtp_layers);
+    }
+    add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "
+                    "the last the final norm, LM head and loss.",
+                    split.describe(), stage_split_rule_name(split.rule)),
+        fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、输出层与损失。",
+                    split.describe_zh(), stage_split_rule_name_zh(split.rule)));
+  }
+  const double frag = o.fragmentation.value_or(kFragmentation);
+  add(fmt::format("Overheads: CUDA context and workspaces {} GiB, allocator fragmentation {}% of allocated bytes, safety margin {}% of capacity kept free.",
+                  format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(frag * 100, 3), format_sig(o.safety_margin * 100, 3)),
+      fmt::format("开销：CUDA 上下文与工作区 {} GiB，分配器碎片为已分配的 {}%，预留安全余量为容量的 {}%。",
+                  format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(frag * 100, 3), format_sig(o.safety_margin * 100, 3)));
+  if (m.count_only) {
+    br.warnings.push_back({"A bare parameter count has no architecture: activations and logits are not estimated (give --model).",
+                           "仅有参数量、没有结构：未估算激活和 logits（请用 --model）。"});
+  }
+  if (br.paged_optimizer_bytes > 0) {
+    br.warnings.push_back({fmt::format("{} GiB of paged 8-bit optimizer states are in unified memory: they use free GPU memory but move to host under pressure (not in the peak).",
+                                       format_sig(br.paged_optimizer_bytes / kGiB, 3)),
+                           fmt::format("{} GiB 分页 8 位优化器状态位于统一内存：显存紧张时换出到主机（未计入峰值）。",
+                                       format_sig(br.paged_optimizer_bytes / kGiB, 3))});
+  }
+}
+
+// The largest micro-batch that fits, keeping the number of micro-batches per step.
+int64_t largest_micro_batch(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, const MemoryOptions& o) {
+  const int64_t micro_batches = std::max<int64_t>(1, l.micro_batches());
+  auto fits = [&](int64_t mb) {
+    Layout x = l;
+    x.micro_batch = mb;
+    x.global_batch = static_cast<int64_t>(x.dp) * mb * micro_batches;
+    return evaluate(m, x, gpu, o).fits;
+  };
+  if (!fits(1)) return 0;
+  int64_t lo = 1, hi = 2;
+  const int64_t cap = int64_t{1} << 20;
+  while (hi <= cap && fits(hi)) { lo = hi; hi *= 2; }
+  if (hi > cap) return lo;
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+void add_suggestions(const ModelSpec& m, const Layout& l, const GpuSpec& gpu, const MemoryOptions& o, MemoryBreakdown& br) {
+  auto consider = [&](Layout x, MemoryChange change) {
+    if (o.framework) {
+      // A stack that runs SP whenever TP is on does so on the wider TP too.
+      if (x.tp > 1 && o.framework->sequence_parallel == SequenceParallelMode::kWithTp) x.sequence_parallel = true;
+      if (!framework_cannot_run(*o.framework, x).empty()) return false;
+    }
+    try {
+      validate_layout(m, x, l.gpus());
+    } catch (const InputError&) {
+      return false;
+    }
+    const MemoryBreakdown r = evaluate(m, x, gpu, o);
+    if (r.peak_bytes >= br.peak_bytes) return false;  // no gain
+    br.suggestions.push_back({change, x, r.peak_bytes, r.fits});
+    return r.fits;
+  };
+  const bool sharded = dense_shard(l) > 1;
+  if (sharded) {
+    for (int z = l.zero_stage + 1; z <= 3; ++z) {
+      Layout x = l;
+      x.zero_stage = z;
+      if (consider(x, MemoryChange::kZeroStage)) break;
+    }
+  }
+  if (l.recompute == Recompute::kNone && keeps_attention_scores(l)) {
+    Layout x = l;
+    x.recompute = Recompute::kSelective;
+    consider(x, MemoryChange::kSelectiveRecompute);
+  }
+  if (l.recompute != Recompute::kFull) {
+    Layout x = l;
+    x.recompute = Recompute::kFull;
+    consider(x, MemoryChange::kFullRecompute);
+  }
+  if (l.tp > 1 && !l.sequence_parallel) {
+    Layout x = l;
+    x.sequence_parallel = true;
+    consider(x, MemoryChange::kSequenceParallel);
+  }
+  for (int tp = l.tp * 2; tp <= std::max(8, l.tp) && l.dp % (tp / l.tp) == 0; tp *= 2) {
+    Layout x = l;
+    x.dp = l.dp / (tp / l.tp);
+    x.tp = tp;
+    if (x.global_batch && *x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
+    if (consider(x, MemoryChange::kTensorParallel)) break;
+  }
+  for (int pp = l.pp * 2; pp <= l.pp * 16 && l.dp % (pp / l.pp) == 0; pp *= 2) {
+    Layout x = l;
+    x.dp = l.dp / (pp / l.pp);
+    x.pp = pp;
+    if (x.global_batch && *x.global_batch % (static_cast<int64_t>(x.dp) * x.micro_batch) != 0) break;
+    if (consider(x, MemoryChange::kPipelineParallel)) break;
+  }
+  if (!l.offload_optimizer) {
+    Layout x = l;
+    x.offload_optimizer = true;
+    consider(x, MemoryChange::kOffloadOptimizer);
+  }
+  if (!l.offload_params) {
+    Layout x = l;
+    x.offload_params = true;
+    x.offload_optimizer = true;
+    if (sharded) x.zero_stage = 3;
+    consider(x, MemoryChange::kOffloadParams);
+  }
+  if (l.micro_batch > 1) {
+    Layout x = l;
+    x.micro_batch = 1;
+    x.global_batch = static_cast<int64_t>(x.dp) * std::max<int64_t>(1, l.micro_batches()) * l.micro_batch;
+    consider(x, MemoryChange::kMicroBatchOne);
+  }
+}
+
+}  // namespace
+
+MemoryBreakdown estimate_memory_numbers(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options) {
+  return evaluate(model, layout, gpu, options);
+}
+
+MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options) {
+  MemoryBreakdown br = evaluate(model, layout, gpu, options);
+  add_memory_assumptions(model, layout, options, br);
+  if (options.suggest) {
+    br.largest_micro_batch = model.count_only ? -1 : largest_micro_batch(model, layout, gpu, options);
+    if (!br.fits) add_suggestions(model, layout, gpu, options, br);
+  }
+  return br;
+}
+
+}  // namespace gpuplan

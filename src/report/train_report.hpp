@@ -1,0 +1,17 @@
+// `gpuplan train` as a Report: the TrainEstimate (train_estimate.hpp) in
+// bilingual rows, with its assumptions and warnings. The CLI and the web
+// server both call this.
+#pragma once
+#include "gpuplan/model.hpp"
+#include "report/report.hpp"
+#include "gpuplan/train_estimate.hpp"
+
+namespace gpuplan {
+
+// Renders estimate_train(request) (train_estimate.hpp) as the report.
+Report train_report(const TrainRequest& request);
+
+// Echo of the model section shared by several commands.
+Section model_section(const ModelSpec& model);
+
+}  // namespace gpuplan

@@ -1,0 +1,188 @@
+// estimate_train (issue 17): the training estimate as typed numbers, without a
+// report; train_report renders exactly these.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "inputs/command_inputs.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/units.hpp"
+#include "gpuplan/workload.hpp"
+#include "gpuplan/train_estimate.hpp"
+#include "report/train_report.hpp"
+
+using namespace gpuplan;
+
+TEST(TrainEstimate, SeedOneNumbersWithoutAReport) {
+  // Seed 001 (test_seed_examples.cpp): 6 × 7e9 × 1e12 = 4.2e22 FLOP on A100s
+  // (312 TFLOP/s dense BF16) at 40%: 4.2e22 / (312e12 × 0.4 × 3600) =
+  // 93,482.9 GPU-hours; at 15–30 CNY: 1,402,244 – 2,804,487 CNY.
+  TrainRequest r;
+  r.gpu = "a100-sxm4-80gb";
+  r.fault_budget = 0;
+  r.comm_margin = 0;
+  r.params = 7e9;
+  r.workload.tokens = 1e12;
+  r.mfu = 0.4;
+  r.gpus = 1000;
+  r.price.text = "15-30cny";
+  const TrainEstimate e = estimate_train(r);
+  EXPECT_FALSE(e.flops->exact);  // a bare count: 6·N
+  EXPECT_DOUBLE_EQ(e.total_model_flop, 4.2e22);
+  EXPECT_DOUBLE_EQ(e.peak_flop_per_s, 312e12);
+  EXPECT_NEAR(e.run.gpu_hours_compute, 93482.9, 0.1);
+  EXPECT_FALSE(e.mfu_predicted);
+  EXPECT_FALSE(e.layout.has_value());  // no architecture: no layout search
+  ASSERT_TRUE(e.cost.has_value());
+  EXPECT_EQ(e.cost->currency, Currency::kCny);
+  EXPECT_DOUBLE_EQ(e.cost->per_gpu_hour, 15.0);
+  EXPECT_DOUBLE_EQ(*e.cost->per_gpu_hour_high, 30.0);
+  EXPECT_NEAR(e.cost->total, 1402244, 1);
+  EXPECT_NEAR(*e.cost->total_at_price_high, 2804487, 1);
+  EXPECT_FALSE(e.cost->spot_overhead.has_value());
+  // The report shows the estimate's numbers.
+  const auto j = to_json(train_report(r));
+  EXPECT_DOUBLE_EQ(j["cost"]["total"].get<double>(), e.cost->total);
+  EXPECT_DOUBLE_EQ(j["gpu_hours"]["total_gpu_hours"].get<double>(), e.run_gpu_hours);
+}
+
+TEST(TrainEstimate, BadInputThrowsBeforeAnyReport) {
+  TrainRequest r;
+  r.gpu = "h100";
+  r.params = 7e9;
+  r.workload.tokens = 1e12;
+  r.mfu = 1.5;
+  r.gpus = 8;
+  EXPECT_THROW(estimate_train(r), InputError);
+}
+
+namespace gpuplan {
+namespace {
+
+// DeepSeek LLM §3.1 eq. (1) by hand: C = 1e24 FLOP → B = 0.2920 · 10^(24 · 0.3271)
+// = 0.2920 · 10^7.8504 = 2.0691e7 tokens; at 4,096 tokens that is 5,051.5
+// sequences, log2 12.30, so 2^12 = 4,096 sequences.
+TEST(TrainSizing, DefaultBatchIsDeepSeeksRuleAsAPowerOfTwo) {
+  EXPECT_NEAR(default_batch_tokens(1e24), 2.0691e7, 0.0001e7);
+  EXPECT_EQ(default_batch_seqs(default_batch_tokens(1e24), 4096), 4096);
+  // 1.5 × 4,096 tokens is 1.5 sequences: log2 0.58 rounds to 2.
+  EXPECT_EQ(default_batch_seqs(6144, 4096), 2);
+  // No compute, no batch: one sequence, never zero.
+  EXPECT_EQ(default_batch_tokens(0), 0.0);
+  EXPECT_EQ(default_batch_seqs(0, 4096), 1);
+}
+
+// `train --model M --tokens T --gpu G --deadline D`, nothing else given.
+TrainInputs deadline_run(const char* model, const char* tokens, const char* gpu, const char* deadline) {
+  TrainInputs in;
+  in.model = model;
+  in.tokens = tokens;
+  in.gpu = gpu;
+  in.deadline = deadline;
+  return in;
+}
+
+// Issue 25's grid: the seeds' question at the sizes people rent. For each
+// model × tokens × GPU × deadline, `train --deadline` without --gpus either
+// sizes a count (a whole-node count the planner's best layout fits on at the
+// run's batch, whose wall-clock at 80% confidence meets the deadline), or
+// refuses with one sentence naming the limit (InputError). A sized count's
+// search walks counts upward with the wall-clock falling; where it rises the
+// report says why. Dense runs sized on 1,000+ GPUs predict ≥ 25% MFU.
+// Under ASan + UBSan every 7th point (the same code at a seventh of the cost).
+TEST(TrainSizing, DeadlineGridIsFeasibleMonotoneAndEfficient) {
+#ifdef GPUPLAN_SANITIZED
+  // Under the sanitizers every run is ~10× slower: 6 of the 120, spread over the models, GPUs and deadlines
+  // (the optimised suite runs them all).
+  constexpr size_t kStride = 19;
+#else
+  constexpr size_t kStride = 1;
+#endif
+  size_t i = 0, sized = 0, refused = 0;
+  for (const char* model : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b", "gpt3-175b"}) {
+    for (const char* tokens : {"1T", "15T"}) {
+      for (const char* gpu : {"h100", "a800", "h20", "910b"}) {
+        for (const char* deadline : {"7d", "30d", "90d"}) {
+          if (i++ % kStride != 0) continue;
+          const TrainInputs in = deadline_run(model, tokens, gpu, deadline);
+          const std::string what = fmt::format("{} {} {} {}", model, tokens, gpu, deadline);
+          TrainEstimate e;
+          try {
+            e = estimate_train(make_train_request(in));
+          } catch (const InputError& err) {
+            ++refused;
+            EXPECT_EQ(err.field(), "--deadline") << what << ": " << err.what();
+            continue;
+          }
+          ++sized;
+          ASSERT_TRUE(e.layout) << what;
+          EXPECT_EQ(e.layout->layout.gpus(), e.run.gpus) << what;
+          EXPECT_TRUE(e.layout->memory.fits) << what;
+          EXPECT_TRUE(e.run.deadline_met) << what;
+          ASSERT_TRUE(e.wall_s_at_confidence) << what;
+          EXPECT_LE(*e.wall_s_at_confidence, e.run.deadline_s.value() * (1 + 1e-6)) << what;
+          ASSERT_FALSE(e.sizing_trace.empty()) << what;
+          EXPECT_EQ(e.sizing_trace.back().gpus, e.run.gpus) << what;
+          // Along the counts tried the wall-clock falls, or the report says why.
+          std::optional<Report> rep;
+          for (size_t k = 1; k < e.sizing_trace.size(); ++k) {
+            const SizingStep& a = e.sizing_trace[k - 1];
+            const SizingStep& b = e.sizing_trace[k];
+            if (!a.fits || !b.fits || b.wall_s <= a.wall_s) continue;
+            if (!rep) rep = train_report(make_train_request(in));
+            bool said = false;
+            for (const Note& n : rep->warnings) said = said || n.en.find(fmt::format("{} GPUs would take longer", format_thousands(static_cast<double>(b.gpus)))) != std::string::npos;
+            EXPECT_TRUE(said) << what << ": " << b.gpus << " GPUs slower than " << a.gpus << " and not said";
+          }
+          if (!e.model.is_moe() && e.run.gpus >= 1000) EXPECT_GE(e.run.mfu, 0.25) << what << " on " << e.run.gpus << " GPUs";
+        }
+      }
+    }
+  }
+  std::printf("  %zu sized, %zu refused with the limit named\n", sized, refused);
+  EXPECT_GT(sized, refused);
+}
+
+// Llama-3.1-405B on 15T tokens in 90 days on H100: the count lands within
+// 0.7–1.5× of what 6·N·D needs at the planner's own (median) MFU, and the
+// output names the batch it assumed.
+TEST(TrainSizing, Llama405bIn90DaysMatchesSixNDAtItsOwnMfu) {
+  const TrainRequest r = make_train_request(deadline_run("llama-3.1-405b", "15T", "h100", "90d"));
+  const TrainEstimate e = estimate_train(r);
+  // 6·N·D / (peak · MFU · deadline): N from the catalog, D = 15e12, 90 days.
+  const double six_nd_gpus = 6 * count_params(e.model).total * 15e12 / (e.peak_flop_per_s * e.run.mfu * 90 * 86400.0);
+  const double ratio = static_cast<double>(e.run.gpus) / six_nd_gpus;
+  std::printf("  %lld GPUs at %.1f%% MFU; 6·N·D at that MFU needs %.0f (ratio %.2f)\n", static_cast<long long>(e.run.gpus), e.run.mfu * 100,
+              six_nd_gpus, ratio);
+  EXPECT_GE(ratio, 0.7);
+  EXPECT_LE(ratio, 1.5);
+  ASSERT_TRUE(e.batch_rule_tokens);
+  const Report rep = train_report(r);
+  bool named = false;
+  for (const Note& n : rep.blocking) named = named || n.en.find("No global batch given") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+// GPT-3 175B, the articles' own example, runs at its own 2,048-token context.
+TEST(TrainSizing, Gpt3DefaultsToItsOwnContext) {
+  const TrainEstimate e = estimate_train(make_train_request(deadline_run("gpt3-175b", "300B", "a100-80g", "30d")));
+  EXPECT_EQ(e.workload.seq_len, 2048);
+  EXPECT_TRUE(e.seq_len_defaulted);
+  // The library's own default is the same rule.
+  TrainRequest r;
+  r.model = "gpt3-175b";
+  r.workload.tokens = 300e9;
+  r.gpu = "a100-80g";
+  r.gpus = 1024;
+  r.mfu = 0.4;
+  EXPECT_EQ(estimate_train(r).workload.seq_len, 2048);
+  r.model = "llama-3.1-70b";
+  EXPECT_EQ(estimate_train(r).workload.seq_len, 4096);
+}
+
+}  // namespace
+}  // namespace gpuplan
