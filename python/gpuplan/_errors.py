@@ -12,6 +12,10 @@ class InputError(ValueError):
     """
 
     def __init__(self, message: str, flag: Optional[str] = None):
+        # `flag` is the option ("--seq-len") or the library's request key
+        # ("seq_len", what gpuplan::InputError::field() names); both are kept.
         super().__init__(message)
+        if flag and not flag.startswith("-") and "." not in flag and flag.isidentifier():
+            flag = "--" + flag.replace("_", "-")
         self.flag = flag or None
         self.field = flag.lstrip("-").replace("-", "_") if flag else None

@@ -30,9 +30,10 @@ enum class JsonCaller {
 // The commands report_from_json runs: train, memory, plan, infer, finetune.
 bool is_json_command(const std::string& command);
 
-// The report of `command` for these inputs. Bad input throws InputError naming
-// the request key ("seq_len") or, from the library's checks, the CLI flag
-// ("--seq-len"); a key no input reads is bad input.
+// The report of `command` for these inputs. Bad input throws InputError whose
+// field() is the request key ("seq_len"); its sentence names inputs as the
+// command line does until a front end renders it with in_request_keys(); a key
+// no input reads is bad input.
 Report report_from_json(const std::string& command, const nlohmann::json& request, JsonCaller caller);
 
 // The launch configuration `gpuplan plan ... --export TO --rank N` prints, from

@@ -32,15 +32,6 @@ namespace gpuplan::web {
 
 using nlohmann::json;
 
-std::string field_key(const std::string& cli_field) {
-  std::string k = cli_field;
-  while (!k.empty() && k.front() == '-') k.erase(k.begin());
-  for (char& c : k) {
-    if (c == '-') c = '_';
-  }
-  return k;
-}
-
 ApiResponse error_response(int status, const std::string& message, const std::string& field, const std::string& message_zh) {
   json j = {{"error", message}, {"error_zh", message_zh.empty() ? message : message_zh},
             {"field", field.empty() ? json(nullptr) : json(field)}};
@@ -222,7 +213,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   try {
     j = parse_json_input(body, "body", "The request body");
   } catch (const InputError& e) {
-    return error_response(400, e.what(), "", e.zh());
+    return error_response(400, what_in_request_keys(e), "", zh_in_request_keys(e));
   } catch (const json::parse_error& e) {
     return error_response(400, fmt::format("The request body is not valid JSON: {}", e.what()), "", fmt::format("请求体不是合法的 JSON：{}", e.what()));
   }
@@ -262,7 +253,7 @@ ApiResponse handle_request(const std::string& method, const std::string& path, c
     }
     return error_response(404, "No such page: " + path + ".", "path", "没有这个页面：" + path + "。");
   } catch (const InputError& e) {
-    return error_response(400, e.what(), field_key(e.field()), e.zh());
+    return error_response(400, what_in_request_keys(e), e.field(), zh_in_request_keys(e));
   } catch (const json::exception& e) {
     return error_response(400, fmt::format("Malformed JSON input: {}", e.what()), "", fmt::format("JSON 输入格式有误：{}", e.what()));
   } catch (const std::exception& e) {

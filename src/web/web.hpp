@@ -63,9 +63,6 @@ std::optional<ApiResponse> refuse_request(const RequestMeta& r, const ServerIden
 // localhost, 127.x.x.x or ::1.
 bool is_loopback_name(const std::string& host);
 
-// The request key for an InputError field: "--seq-len" -> "seq_len".
-std::string field_key(const std::string& cli_field);
-
 // One error response: {"error": the English sentence, "error_zh": the Chinese
 // one (the English where none is given), "field": the request key or null}.
 ApiResponse error_response(int status, const std::string& message, const std::string& field = "",

@@ -115,7 +115,7 @@ TEST(TrainSizing, DeadlineGridIsFeasibleMonotoneAndEfficient) {
             e = estimate_train(make_train_request(in));
           } catch (const InputError& err) {
             ++refused;
-            EXPECT_EQ(err.field(), "--deadline") << what << ": " << err.what();
+            EXPECT_EQ(err.field(), "deadline") << what << ": " << err.what();
             continue;
           }
           ++sized;

@@ -90,7 +90,7 @@ TEST(Finetune, BadInputNamesTheField) {
     parse_lora_modules("q,bogus", "--modules");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--modules");
+    EXPECT_EQ(e.field(), "modules");
   }
   FinetuneJob j;
   j.method = FineTune::kLora;
@@ -111,7 +111,7 @@ TEST(Finetune, ADatasetBeyondTheBoundIsRefusedNamingTheFlag) {
       finetune_report_for(in);
       ADD_FAILURE() << flag << " " << text << " was accepted";
     } catch (const InputError& e) {
-      EXPECT_EQ(e.field(), flag);
+      EXPECT_EQ(e.field(), InputError::request_key(flag));  // the request key: "samples"
       EXPECT_NE(std::string(e.what()).find("up to 1e18"), std::string::npos) << e.what();
     }
   }

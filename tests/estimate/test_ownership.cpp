@@ -97,7 +97,7 @@ TEST(Ownership, BadInputNamesTheFlag) {
       resolve_ownership(h100, 8, Market::kUs, Currency::kUsd, o);
       ADD_FAILURE() << field << " accepted";
     } catch (const InputError& e) {
-      EXPECT_EQ(e.field(), field);
+      EXPECT_EQ(e.field(), InputError::request_key(field));  // named by request key: "own_server_price"
     }
   };
   OwnershipOverrides o;
@@ -117,7 +117,7 @@ TEST(Ownership, BadInputNamesTheFlag) {
     resolve_ownership(find_gpu("a100-80g"), 8, Market::kUs, Currency::kUsd, {});
     ADD_FAILURE() << "no A100 server listing, yet accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--own-server-price");
+    EXPECT_EQ(e.field(), "own_server_price");
   }
 }
 

@@ -63,13 +63,13 @@ TEST(PipelineLayout, ParsesMegatronsSyntax) {
   // Megatron's own example: "Ettt|(tt|)*29,m|L" is 1 + 29 + 2 = 32 stages.
   EXPECT_EQ(parse_pipeline_layout("Ettt|(tt|)*29,m|L").size(), 32u);
   for (const char* bad : {"Ex|L", "E(tt|L", "Et|tt)*2L", "Et|(tt|)L", "E*|L", "", "Et|(tt|)*999999L"}) {
-    EXPECT_EQ(error_field([&] { parse_pipeline_layout(bad); }), "--pipeline-layout") << bad;
+    EXPECT_EQ(error_field([&] { parse_pipeline_layout(bad); }), "pipeline_layout") << bad;
   }
   // The unrolled whole is bounded, not each repeat alone: 300 repeats of
   // 40,000 layers each (4 KB of text) would unroll to 12 million.
   std::string many;
   for (int i = 0; i < 300; ++i) many += "(tttt)*9999|";
-  EXPECT_EQ(error_field([&] { parse_pipeline_layout("E" + many + "L"); }), "--pipeline-layout");
+  EXPECT_EQ(error_field([&] { parse_pipeline_layout("E" + many + "L"); }), "pipeline_layout");
 }
 
 TEST(PipelineLayout, DeepSeekV3OnEightByFourAsMegatronBridgesH100Config) {
@@ -94,15 +94,15 @@ TEST(PipelineLayout, DeepSeekV3OnEightByFourAsMegatronBridgesH100Config) {
     stage_split(ds, pipeline_with_layout(8, 2, "Et|(tt|)*30mL"));
     ADD_FAILURE() << "32 stages on pp 8 × vp 2 was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--pipeline-layout");
+    EXPECT_EQ(e.field(), "pipeline_layout");
     EXPECT_NE(std::string(e.what()).find("--vp 4"), std::string::npos) << e.what();
   }
   // Megatron's checks: every transformer layer placed, E first, L last, MTP after the layers.
-  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "Et*30|t*30L")); }), "--pipeline-layout");
-  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "t*30E|t*31L")); }), "--pipeline-layout");
-  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "Et*30m|t*31L")); }), "--pipeline-layout");
+  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "Et*30|t*30L")); }), "pipeline_layout");
+  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "t*30E|t*31L")); }), "pipeline_layout");
+  EXPECT_EQ(error_field([&] { stage_split(ds, pipeline_with_layout(2, 1, "Et*30m|t*31L")); }), "pipeline_layout");
   EXPECT_EQ(error_field([&] { stage_split(ds, Layout{.pp = 2, .first_stage_layers = 30, .pipeline_layout = "Et*30|t*31L"}); }),
-            "--pipeline-layout");
+            "pipeline_layout");
   // And it is exported as written, with no virtual-stage flag beside it.
   Layout l = pipeline_with_layout(8, 4, "Et|(tt|)*30mL");
   const std::string a = megatron_arguments(ds, l);
@@ -195,12 +195,12 @@ TEST(MoeParallelFolding, ExpertGroupsTileTheAttentionRanks) {
   l.ep = 32;
   l.seq_len = 4096;
   l.global_batch = 1024;
-  EXPECT_EQ(error_field([&] { validate_layout(q, l, 256); }), "--ep");
+  EXPECT_EQ(error_field([&] { validate_layout(q, l, 256); }), "ep");
   l.etp = 1;
   EXPECT_NO_THROW(validate_layout(q, l, 256));
   EXPECT_EQ(l.expert_dp(), 1);
   l.etp = 4;  // 4 × 32 = 128 does not divide 32
-  EXPECT_EQ(error_field([&] { validate_layout(q, l, 256); }), "--etp");
+  EXPECT_EQ(error_field([&] { validate_layout(q, l, 256); }), "etp");
   // tp 4, cp 2, dp 8, etp 1, ep 8: 64 / 8 = 8 expert-data-parallel replicas.
   Layout m;
   m.tp = 4;
@@ -229,7 +229,7 @@ TEST(MoeParallelFolding, ExpertGroupsTileTheAttentionRanks) {
   r.etp = 1;
   r.framework = &find_framework("megatron-lm@0.9.0");
   r.tp = 2;
-  EXPECT_EQ(error_field([&] { plan(r); }), "--etp");
+  EXPECT_EQ(error_field([&] { plan(r); }), "etp");
   r.tp = 0;
   for (const Layout& x : enumerate_layouts(r, r.gpus[0], 16)) {
     if (x.ep > 1) EXPECT_EQ(x.expert_tp(), x.tp) << x.tp;
@@ -328,5 +328,5 @@ TEST(MoeLayoutInputs, MemoryTakesTheLayoutAndReadsVpOffIt) {
   EXPECT_EQ(r.layout.expert_tp(), 1);  // Megatron-Bridge's MoE recipes
   EXPECT_EQ(stage_split(r.model, r.layout).rule, StageSplitRule::kCustom);
   in.pipeline_layout = "Et|(tt|)*30mX";
-  EXPECT_EQ(error_field([&] { resolve_layout(in); }), "--pipeline-layout");
+  EXPECT_EQ(error_field([&] { resolve_layout(in); }), "pipeline_layout");
 }

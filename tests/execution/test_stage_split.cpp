@@ -127,16 +127,16 @@ TEST(LayoutStageSplit, DeepSeekV3On16StagesTakesTheMostEvenFirstLastSplit) {
 
 TEST(LayoutStageSplit, RefusesSplitsMegatronRefusesNamingTheField) {
   const ModelSpec m = find_model("llama-3.1-405b");
-  EXPECT_EQ(field_of_error(m, pipeline(8, 8, 15, 15)), "--first-stage-layers");  // not a multiple of vp 8
-  EXPECT_EQ(field_of_error(m, pipeline(8, 1, 0, 15)), "--first-stage-layers");   // Megatron: must be > 0
-  EXPECT_EQ(field_of_error(m, pipeline(8, 1, 20, 20)), "--first-stage-layers");  // 86 left over 6 stages
-  EXPECT_EQ(field_of_error(m, pipeline(8, 1, 15, 200)), "--last-stage-layers");  // more than the model
-  EXPECT_EQ(field_of_error(m, pipeline(1, 1, 15)), "--first-stage-layers");      // no pipeline
+  EXPECT_EQ(field_of_error(m, pipeline(8, 8, 15, 15)), "first_stage_layers");  // not a multiple of vp 8
+  EXPECT_EQ(field_of_error(m, pipeline(8, 1, 0, 15)), "first_stage_layers");   // Megatron: must be > 0
+  EXPECT_EQ(field_of_error(m, pipeline(8, 1, 20, 20)), "first_stage_layers");  // 86 left over 6 stages
+  EXPECT_EQ(field_of_error(m, pipeline(8, 1, 15, 200)), "last_stage_layers");  // more than the model
+  EXPECT_EQ(field_of_error(m, pipeline(1, 1, 15)), "first_stage_layers");      // no pipeline
   EXPECT_EQ(field_of_error(m, pipeline(2, 1, 100)), "");                         // the other stage takes the 26 left
   EXPECT_EQ(field_of_error(m, pipeline(2, 1, 63, 63)), "");
   // 96 layers on 64 stages: no slots rule and no first/last split with lighter ends.
-  EXPECT_EQ(field_of_error(find_model("gpt3-175b"), pipeline(64, 1)), "--pp");
-  EXPECT_EQ(field_of_error(find_model("gpt3-175b"), pipeline(8, 5)), "--vp");
+  EXPECT_EQ(field_of_error(find_model("gpt3-175b"), pipeline(64, 1)), "pp");
+  EXPECT_EQ(field_of_error(find_model("gpt3-175b"), pipeline(8, 5)), "vp");
   EXPECT_EQ(field_of_error(find_model("gpt3-175b"), pipeline(16, 2, 6, 6)), "");  // (96 − 12)/14 = 6, 6 % 2 = 0
 }
 

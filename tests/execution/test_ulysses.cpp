@@ -116,7 +116,7 @@ TEST(Ulysses, PinnedCpBreakingTheHeadRuleIsRefused) {
     validate_layout(m, l, 16);
     ADD_FAILURE() << "cp 16 with 8 KV heads was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--cp");
+    EXPECT_EQ(e.field(), "cp");
     EXPECT_NE(std::string(e.what()).find("8 key/value heads"), std::string::npos) << e.what();
     EXPECT_TRUE(e.has_zh());
   }

@@ -387,7 +387,7 @@ TEST(Frameworks, ChineseStacksPlanOnly7bLayoutsTheyRun) {
     plan(r);
     ADD_FAILURE() << "pipelined ZeRO-2 planned on Colossal-AI";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--zero");
+    EXPECT_EQ(e.field(), "zero");
     EXPECT_NE(std::string(e.what()).find("at most 1 with --pp 2"), std::string::npos) << e.what();
   }
 }

@@ -87,7 +87,7 @@ TEST(ModelLookup, AliasesAndUnknownNames) {
     find_model("llama-3.1-71b");
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--model");
+    EXPECT_EQ(e.field(), "model");
     EXPECT_NE(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
   }
 }

@@ -94,7 +94,7 @@ TEST(SizeLimits, ASearchBeyondTheWorkBudgetIsRefusedNotRun) {
     plan(r);
     FAIL() << "expected a refusal";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--gpus");
+    EXPECT_EQ(e.field(), "gpus");
     EXPECT_NE(std::string(e.what()).find("1,500,000 layout evaluations"), std::string::npos) << e.what();
   }
   // More GPU type × count groups than one request runs: refused before any search.

@@ -75,7 +75,7 @@ TEST(Extremes, AMillionGpusWithAFixedFaultBudgetOrAClearRefusal) {
     (void)train_report(params_request(70e9, 15e12, 1e6));
     ADD_FAILURE() << "a million GPUs at Llama 3's MTBF should be refused";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--gpus");
+    EXPECT_EQ(e.field(), "gpus");
     EXPECT_NE(std::string(e.what()).find("fails every"), std::string::npos) << e.what();
   }
   // With a 100x better MTBF it runs, and time scales as 1/GPUs.
@@ -111,7 +111,7 @@ TEST(Extremes, ASolvedGpuCountAboveTheLimitIsRefusedByName) {
     (void)train_report(r);
     ADD_FAILURE() << "23 million GPUs should be refused";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--gpus");
+    EXPECT_EQ(e.field(), "gpus");
     EXPECT_NE(std::string(e.what()).find("10,000,000"), std::string::npos) << e.what();
   }
 }
@@ -186,7 +186,7 @@ TEST(Extremes, ACheckpointTooSlowToWriteNamesTheStorageFlag) {
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.find("--checkpoint-write"), std::string::npos) << what;
-    EXPECT_TRUE(e.field() == "--storage-gbytes-per-s" || e.field() == "--gpus") << e.field() << ": " << what;
+    EXPECT_TRUE(e.field() == "storage_gbytes_per_s" || e.field() == "gpus") << e.field() << ": " << what;
     EXPECT_EQ(what.find("non-negative"), std::string::npos) << what;
   }
   ReliabilityInput in;
@@ -196,7 +196,7 @@ TEST(Extremes, ACheckpointTooSlowToWriteNamesTheStorageFlag) {
     (void)estimate_reliability(in);
     ADD_FAILURE() << "should be refused";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--storage-gbytes-per-s");
+    EXPECT_EQ(e.field(), "storage_gbytes_per_s");
     EXPECT_NE(std::string(e.what()).find("--storage-gbytes-per-s"), std::string::npos) << e.what();
   }
   in.checkpoint_write_s = 60;
@@ -205,7 +205,7 @@ TEST(Extremes, ACheckpointTooSlowToWriteNamesTheStorageFlag) {
     (void)estimate_reliability(in);
     ADD_FAILURE() << "should be refused";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--gpus");
+    EXPECT_EQ(e.field(), "gpus");
     EXPECT_NE(std::string(e.what()).find("31,700 years"), std::string::npos) << e.what();
   }
 }

@@ -44,7 +44,7 @@ TEST(HostileInputs, DeeplyNestedJsonIsOneSentenceNotACrash) {
     parse_json_input(nested_arrays(kMaxJsonDepth + 1), "--gpu-file", "--gpu-file: x.json");
     ADD_FAILURE() << "65 levels accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--gpu-file");
+    EXPECT_EQ(e.field(), "gpu_file");
     EXPECT_NE(std::string(e.what()).find("more than 64 deep"), std::string::npos) << e.what();
   }
   const std::string deep = nested_arrays(90000);

@@ -103,7 +103,7 @@ TEST(Regressions, CompareLayoutHugeNumberIsRefusedBeforeConversion) {
       (void)make_plan_request(in);
       ADD_FAILURE() << layout << " was accepted";
     } catch (const InputError& e) {
-      EXPECT_EQ(e.field(), "--compare-layout") << layout;
+      EXPECT_EQ(e.field(), "compare_layout") << layout;
     }
   }
   in.compare_layout = {"tp=2,pp=1,dp=2,mb=4"};
@@ -115,7 +115,7 @@ TEST(Regressions, CompareLayoutHugeNumberIsRefusedBeforeConversion) {
     (void)make_plan_request(in);
     ADD_FAILURE() << "--gpus 1e30 was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--gpus");
+    EXPECT_EQ(e.field(), "gpus");
   }
 }
 

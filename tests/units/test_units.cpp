@@ -59,7 +59,7 @@ TEST(Units, ParsesChineseMultipliers) {
     parse_count("1万亿x", "--tokens");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "--tokens");
+    EXPECT_EQ(e.field(), "tokens");
     EXPECT_NE(std::string(e.what()).find("万"), std::string::npos);
   }
 }

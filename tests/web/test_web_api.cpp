@@ -292,7 +292,7 @@ TEST(WebApi, EveryCliFlagIsARequestKey) {
         continue;
       }
       ++flags;
-      const std::string key = web::field_key(flag);
+      const std::string key = InputError::request_key(flag);
       const auto r = handle_request("POST", std::string("/api/") + command, json{{key, nullptr}}.dump());
       EXPECT_EQ(r.body.find("is not a field of this request"), std::string::npos) << command << " " << flag << ": " << r.body;
     }
@@ -410,7 +410,8 @@ TEST(WebApi, PlanExportIsTheClisExportText) {
       if (cli.status != 0) {  // a rank the format's reader cannot run: the same refusal, in both languages
         const auto r = handle_request("POST", "/api/plan/export", body.dump());
         expect_error(r, 400, "export");
-        EXPECT_EQ("error: " + body_of(r)["error"].get<std::string>() + "\n", cli.err);
+        // The CLI's sentence with gpuplan's inputs as request keys ("plan with framework deepspeed").
+        EXPECT_EQ("error: " + body_of(r)["error"].get<std::string>() + "\n", in_request_keys(cli.err));
         continue;
       }
       const json j = api_json("/api/plan/export", body);
@@ -645,9 +646,15 @@ TEST(WebApi, ByteCountsAreJsonIntegers) {
 }
 
 TEST(WebApi, FieldKeyMapsCliFlags) {
-  EXPECT_EQ(web::field_key("--seq-len"), "seq_len");
-  EXPECT_EQ(web::field_key("--gpus"), "gpus");
-  EXPECT_EQ(web::field_key("model"), "model");
+  // An InputError names its input by request key however the throwing site wrote it.
+  EXPECT_EQ(InputError("--seq-len", "x").field(), "seq_len");
+  EXPECT_EQ(InputError("gpus", "x").field(), "gpus");
+  EXPECT_EQ(InputError("train.framework", "x").field(), "train.framework");
+  // The sentence in request keys: gpuplan's inputs renamed, another program's flags kept.
+  EXPECT_EQ(in_request_keys("--seq-len must be at least 1 (Megatron's --seq-length; --use-distributed-optimizer too)."),
+            "seq_len must be at least 1 (Megatron's --seq-length; --use-distributed-optimizer too).");
+  EXPECT_EQ(in_request_keys("--micro-batch and --micro-batch-size, --gpus,--tp--"), "micro_batch and --micro-batch-size, gpus,tp--");
+  EXPECT_EQ(in_request_keys("a--gpus b_--gpus"), "a--gpus b_--gpus");
 }
 
 }  // namespace
