@@ -1,11 +1,10 @@
 // gpuplan._gpuplan: the compiled half of the Python module (python/gpuplan/).
 //
-// run_json() runs train, memory, plan, infer and finetune through the library
-// chain the web API uses (src/inputs/json_inputs.cpp: the inputs' one
-// declaration, the library's checks, the report), so a Python result is that
-// command's JSON document, field for field. run() drives the command line
-// in-process for the rest (calibrate, validate, the catalogs); run_export()
-// is plan --export through the library's launch_config.
+// run_json() runs every command with a result through the library chain the
+// web API uses (src/inputs/json_inputs.cpp: the inputs' one declaration, the
+// library's checks, the report), so a Python result is that command's JSON
+// document, field for field; run_export() is plan --export through the
+// library's launch_config. No call goes through the command-line parser.
 // commands() describes every subcommand's options, from which the Python side
 // builds its functions' keyword arguments: no list of inputs is written here.
 #include <pybind11/pybind11.h>
@@ -26,38 +25,21 @@ namespace py = pybind11;
 
 namespace {
 
-// (stdout text, error sentence or None, the field the error names or None).
-// Bad input is returned, not raised, so the Python side raises its own
-// gpuplan.InputError (a ValueError) carrying the field.
-py::tuple run(const std::vector<std::string>& args) {
-  std::string out;
-  std::optional<std::string> error, field;
-  {
-    py::gil_scoped_release unlocked;  // a plan search takes milliseconds to seconds; other Python threads run meanwhile
-    try {
-      gpuplan::cli::run_command(args, &out);
-    } catch (const gpuplan::InputError& e) {
-      error = e.what();
-      field = e.field();
-    }
-  }
-  return py::make_tuple(out, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none());
-}
-
-// The library chain itself for train, memory, plan, infer and finetune:
-// `request` is a JSON object keyed as the command's flags (the Python side
-// builds it from the keyword arguments), read by the same declarations the CLI
-// binds (report_from_json), the report returned as the JSON document
-// `gpuplan <command> --format json` prints. No CLI11, no state kept between
-// calls: a gpu_file applies to its own call. Same tuple as run().
+// The library chain itself for every command with a result: `request` is a
+// JSON object keyed as the command's flags (the Python side builds it from the
+// keyword arguments), read by the same declarations the CLI binds
+// (document_from_json), returned as the JSON document `gpuplan <command>
+// --format json` prints. No CLI11, no state kept between calls: a gpu_file
+// applies to its own call. Returns (document, error sentence or None, the
+// request key the error names or None): bad input is returned, not raised, so
+// the Python side raises its own gpuplan.InputError (a ValueError).
 py::tuple run_json(const std::string& command, const std::string& request) {
   std::string out;
   std::optional<std::string> error, field;
   {
     py::gil_scoped_release unlocked;
     try {
-      const gpuplan::Report rep = gpuplan::report_from_json(command, nlohmann::json::parse(request), gpuplan::JsonCaller::kLocal);
-      out = gpuplan::to_json(rep).dump();
+      out = gpuplan::document_from_json(command, nlohmann::json::parse(request), gpuplan::JsonCaller::kLocal).dump();
     } catch (const gpuplan::InputError& e) {
       error = e.what();
       field = e.field();
@@ -131,11 +113,9 @@ py::dict declared_inputs() {
 }  // namespace
 
 PYBIND11_MODULE(_gpuplan, m) {
-  m.doc() = "gpuplan's command line, in-process (use the gpuplan package, not this module)";
-  m.def("run", &run, py::arg("args"),
-        "Runs `gpuplan ARGS...`; returns (stdout, error sentence or None, error field or None).");
+  m.doc() = "gpuplan's library chain, in-process (use the gpuplan package, not this module)";
   m.def("run_json", &run_json, py::arg("command"), py::arg("request"),
-        "Runs train, memory, plan, infer or finetune on a JSON request keyed as its flags; returns (JSON document, error or None, field or None).");
+        "Runs a command on a JSON request keyed as its flags; returns (JSON document, error or None, field or None).");
   m.def("run_export", &run_export, py::arg("request"),
         "Runs plan --export on a JSON request keyed as plan's flags plus export and rank; returns (text, notes, error or None, field or None).");
   m.def("commands", &commands, "Every subcommand with its options, as the CLI declares them.");

@@ -5,13 +5,12 @@ the CLI declares (src/cli/cmd_*.cpp, read through _gpuplan.commands()): a keywor
 argument is a flag's name with dashes as underscores (--seq-len is seq_len), so a
 flag added to the CLI is a keyword argument here without a second list.
 
-train, memory, plan, infer and finetune run the library chain itself
-(_gpuplan.run_json: the arguments as a JSON object keyed as the flags, read by
-the inputs' one declaration, checked by the library, the report as JSON), with
-no command-line parser and no state kept between calls; the other commands
-(calibrate, validate, the catalogs) run their command line in-process
-(_gpuplan.run); export runs the library's launch_config (_gpuplan.run_export). Either way the result is that command's JSON document, field
-for field.
+Every command runs the library chain itself (_gpuplan.run_json: the arguments
+as a JSON object keyed as the flags, read by the inputs' one declaration,
+checked by the library, the command's JSON document returned), with no
+command-line parser and no state kept between calls; export runs the
+library's launch_config (_gpuplan.run_export). The result is the document
+`gpuplan <command> --format json` prints, field for field.
 """
 from __future__ import annotations
 
@@ -32,10 +31,6 @@ from ._results import result_for
 _OUTPUT_OPTIONS = {"--format", "--lang"}          # always JSON; labels are the caller's business
 _NOT_A_RESULT = {"plan": {"--export", "--rank"},   # gpuplan.export() prints launch configurations
                  "frameworks": {"--docs"}}         # a Markdown document, not a result
-
-
-# The commands whose inputs, checks and report are the library's own chain (src/inputs/json_inputs.cpp).
-_LIBRARY_COMMANDS = {"train", "memory", "plan", "infer", "finetune"}
 
 
 def keyword_of(option_name: str) -> str:
@@ -89,46 +84,20 @@ class Command:
         self.by_keyword = {o.keyword: o for o in self.options}
         self.positionals = [o for o in self.options if o.positional]
 
-    def arguments(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[str]:
-        """`gpuplan <command> ...` (without the program name) for these Python arguments."""
+    def keywords(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> Dict[str, Any]:
+        """The keyword arguments of a call, its positionals (a catalog's entry, validate's file) among them."""
         if len(args) > len(self.positionals):
             raise TypeError(f"{self.name}() takes {len(self.positionals)} positional argument"
                             f"{'' if len(self.positionals) == 1 else 's'} but {len(args)} were given")
-        values: Dict[str, Any] = {}
-        for o, v in zip(self.positionals, args):
-            values[o.keyword] = v
+        values: Dict[str, Any] = {o.keyword: v for o, v in zip(self.positionals, args)}
         for k, v in kwargs.items():
-            if k not in self.by_keyword:
-                near = difflib.get_close_matches(k, self.by_keyword, n=3)
-                hint = f"; did you mean {', '.join(near)}?" if near else f"; help(gpuplan.{self.name}) lists them"
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'{hint}")
             if k in values:
                 raise TypeError(f"{self.name}() got multiple values for argument '{k}'")
             values[k] = v
-        argv = [self.name]
-        tail: List[str] = []
-        for o in self.options:  # in the CLI's order, so the command line reads as the CLI's help does
-            if o.keyword not in values or values[o.keyword] is None:
-                continue
-            v = values[o.keyword]
-            if o.flag:
-                if not isinstance(v, bool):
-                    raise InputError(f"{o.name} is a switch: give True or False (got {v!r}).", o.name)
-                if v:
-                    argv.append(o.name)
-            elif o.positional:
-                tail.append(_text(o, v))
-            elif o.repeatable and isinstance(v, (list, tuple)):
-                argv += [f"{o.name}={_text(o, e)}" for e in v]
-            else:
-                argv.append(f"{o.name}={_text(o, v)}")  # NAME=VALUE: a value starting with '-' stays a value
-        argv.append("--format=json")
-        if tail:
-            argv += ["--"] + tail  # after --, a positional that starts with '-' is still one
-        return argv
+        return values
 
     def request(self, kwargs: Dict[str, Any]) -> Dict[str, Any]:
-        """The JSON request of _gpuplan.run_json for these keyword arguments (no positionals on its commands)."""
+        """The JSON request of _gpuplan.run_json for these keyword arguments."""
         for k in kwargs:
             if k not in self.by_keyword:
                 near = difflib.get_close_matches(k, self.by_keyword, n=3)
@@ -152,21 +121,11 @@ class Command:
                 request[o.keyword] = _text(o, v)  # the text the CLI would read, through the same parsers
         return request
 
-    def run_text(self, argv: List[str]) -> str:
-        out, error, field = _gpuplan.run(argv)
-        if error is not None:
-            raise InputError(error, field or None)
-        return out
-
     def __call__(self, *args: Any, **kwargs: Any):
-        if self.name in _LIBRARY_COMMANDS and not args:
-            out, error, field = _gpuplan.run_json(self.name, json.dumps(self.request(kwargs)))
-            if error is not None:
-                # The library names a flag ("--seq-len"), the request reader its key ("seq_len").
-                raise InputError(error, (field if field.startswith("-") else "--" + field.replace("_", "-")) if field else None)
-            return result_for(self.name, json.loads(out))
-        text = self.run_text(self.arguments(args, kwargs))
-        return result_for(self.name, json.loads(text))
+        out, error, field = _gpuplan.run_json(self.name, json.dumps(self.request(self.keywords(args, kwargs))))
+        if error is not None:
+            raise InputError(error, field or None)  # field: the request key ("seq_len")
+        return result_for(self.name, json.loads(out))
 
 
 def _commands() -> Dict[str, Command]:
@@ -212,7 +171,7 @@ def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_argument
         request["rank"] = int(rank)
     text, notes, error, field = _gpuplan.run_export(json.dumps(request))
     if error is not None:
-        raise InputError(error, (field if field.startswith("-") else "--" + field.replace("_", "-")) if field else None)
+        raise InputError(error, field or None)
     for note in notes:
         warnings.warn(note, stacklevel=2)
     return text

@@ -1,10 +1,5 @@
 // gpuplan calibrate: fit the model to what a short trial run measured, save
 // the factors, and re-plan the full run with them.
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "commands.hpp"
@@ -16,7 +11,6 @@
 #include "report/calibration_report.hpp"
 #include "gpuplan/units.hpp"
 #include "input_flags.hpp"
-#include "estimate/uncertainty/calibration_json.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -27,48 +21,6 @@ struct CalibrateFlags {
   std::string save;  // a file to write: the CLI's own
 };
 
-// --save's file, whole or not at all: the text goes to a temporary file in
-// the same folder, is flushed and checked, and is renamed over the target
-// (rename(2) is atomic), so a kill at any moment leaves the old file or the
-// new one. A target that is not a regular file (/dev/full, a FIFO) is written
-// in place, its errors reported. The --model file is never overwritten.
-void save_calibration_file(const std::string& path, const std::string& text, const std::string& model) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path target(path);
-  if (!model.empty() && fs::exists(model, ec) && fs::exists(target, ec) && fs::equivalent(model, target, ec)) {
-    throw InputError("--save", fmt::format("--save: {} is the --model file; choose another file for the calibration.", path),
-                     fmt::format("--save：{} 就是 --model 的文件；请为校准结果另选一个文件。", path));
-  }
-  const fs::file_status st = fs::status(target, ec);
-  const bool regular_or_new = !fs::exists(st) || fs::is_regular_file(st);
-  const auto cannot = [&] {
-    return InputError("--save", fmt::format("--save: cannot write {}.", path), fmt::format("--save：无法写入 {}。", path));
-  };
-  if (!regular_or_new) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) throw cannot();
-    return;
-  }
-  const fs::path tmp = target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), static_cast<long>(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw cannot();
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw cannot();
-  }
-}
-
 void run(const CalibrateFlags& flags) {
   load_gpu_file(flags.out);
   const CalibrateInputs& f = flags.in;
@@ -78,9 +30,8 @@ void run(const CalibrateFlags& flags) {
   // Written last, once every input has been read and every estimate made: a
   // bad flag leaves the old file as it was.
   if (const std::string& save = flags.save; !save.empty()) {
-    save_calibration_file(save, calibration_to_json(c).dump(2) + "\n", f.layout.model);
-    rep.assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", save, save),
-                               fmt::format("已保存到 {}；之后用 --calibration {} 使用。", save, save)});
+    save_calibration_file(c, save, f.layout.model);
+    add_saved_note(&rep, save);
   }
   print_report(rep, flags.out);
 }

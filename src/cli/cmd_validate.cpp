@@ -5,7 +5,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpuplan/error.hpp"
-#include "validate/validate.hpp"
+#include "commands/validate.hpp"
 #include "report/validation_report.hpp"
 #include "estimate/uncertainty/interval_json.hpp"
 
@@ -14,38 +14,21 @@ namespace {
 
 struct ValidateFlags {
   OutputOptions out;
-  std::string file;
-  std::string kind;
-  double interval = 0.8;
-  bool derive_intervals = false;
+  ValidateRequest request;
 };
 
 void run(const ValidateFlags& f) {
   load_gpu_file(f.out);
-  const auto cases = read_cases(f.file);
-  ValidationOptions o;
-  o.kind = f.kind;
-  o.best_layout = !f.derive_intervals;  // best_layout_speedup for every fully stated train_throughput case
-  o.interval = f.interval;
-  const ValidationResult r = run_validation(cases, o);
-  if (!f.kind.empty() && r.summary.empty()) {
-    throw InputError("--kind",
-                     "--kind " + f.kind + ": no case of that kind in " + f.file + " (kinds: train_throughput, train_memory, train_total, inference).",
-                     "--kind " + f.kind + "：" + f.file + " 中没有这一类案例（类别：train_throughput、train_memory、train_total、inference）。");
-  }
-  if (f.derive_intervals) {
-    // The table shipped as data/intervals.json: every residual of the file.
-    IntervalTable table = derive_interval_table(validation_residuals(r), 4, r.first_split);
-    table.physics_centred = r.physics_centred;
-    emit(interval_table_to_json(table, f.file).dump(2) + "\n");
+  const ValidateRun run = run_validate(f.request);
+  if (run.intervals) {
+    emit(interval_table_to_json(*run.intervals, f.request.file).dump(2) + "\n");
     return;
   }
   if (parse_format(f.out.format) == Format::kJson) {
-    const std::string text = validation_json(r, f.file).dump(2) + "\n";
-    emit(text);
+    emit(validation_json(run.result, f.request.file).dump(2) + "\n");
     return;
   }
-  print_report(validation_report(r, f.file), f.out);
+  print_report(validation_report(run.result, f.request.file), f.out);
 }
 
 }  // namespace
@@ -59,7 +42,7 @@ void add_validate_command(CLI::App& app) {
       "预测公开的训练与推理实测（shared/validation 格式）并给预测打分：\n"
       "每个案例的预测、实测与误差，再按类型给出中位数与 MAPE。\n"
       "示例：gpuplan validate ../shared/validation/cases.jsonl --kind train_memory --lang zh"));
-  auto* f = flags.get();
+  auto* f = &flags->request;
   cmd->add_option("file", f->file, help_text("A JSON-lines case file", "JSON Lines 格式的案例文件"))->required();
   cmd->add_option("--kind", f->kind, help_text("Only cases of this kind: train_memory, train_throughput, train_total, inference",
                                                "只看这一类案例：train_memory、train_throughput、train_total、inference"));
@@ -71,7 +54,7 @@ void add_validate_command(CLI::App& app) {
                           "gpuplan validate ../shared/validation/cases.jsonl --derive-intervals > data/intervals.json",
                           "输出由文件中全部残差推出的区间表（JSON），例如 "
                           "gpuplan validate ../shared/validation/cases.jsonl --derive-intervals > data/intervals.json"));
-  add_output_options(cmd, &f->out);
+  add_output_options(cmd, &flags->out);
   cmd->callback([flags] { run(*flags); });
 }
 

@@ -3,6 +3,16 @@
 // the full run's request with them.
 #include "commands/calibrate.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "estimate/uncertainty/calibration_json.hpp"
+#include "gpuplan/error.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -33,6 +43,49 @@ CalibrationRun run_calibration(const CalibrateInputs& f) {
     run.full_run = tr;
   }
   return run;
+}
+
+// --save's file, whole or not at all: the text goes to a temporary file in
+// the same folder, is flushed and checked, and is renamed over the target
+// (rename(2) is atomic), so a kill at any moment leaves the old file or the
+// new one. A target that is not a regular file (/dev/full, a FIFO) is written
+// in place, its errors reported. The --model file is never overwritten.
+void save_calibration_file(const Calibration& c, const std::string& path, const std::string& model) {
+  const std::string text = calibration_to_json(c).dump(2) + "\n";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target(path);
+  if (!model.empty() && fs::exists(model, ec) && fs::exists(target, ec) && fs::equivalent(model, target, ec)) {
+    throw InputError("--save", fmt::format("--save: {} is the --model file; choose another file for the calibration.", path),
+                     fmt::format("--save：{} 就是 --model 的文件；请为校准结果另选一个文件。", path));
+  }
+  const fs::file_status st = fs::status(target, ec);
+  const bool regular_or_new = !fs::exists(st) || fs::is_regular_file(st);
+  const auto cannot = [&] {
+    return InputError("--save", fmt::format("--save: cannot write {}.", path), fmt::format("--save：无法写入 {}。", path));
+  };
+  if (!regular_or_new) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) throw cannot();
+    return;
+  }
+  const fs::path tmp = target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), static_cast<long>(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw cannot();
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw cannot();
+  }
 }
 
 }  // namespace gpuplan

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "gpuplan/calibration.hpp"
 #include "inputs/command_inputs.hpp"
@@ -20,5 +21,10 @@ struct CalibrationRun {
 // Checks the inputs (InputError naming the flag: a trial needs --step-time or
 // --tokens-per-s-per-gpu) and fits the calibration; does not write any file.
 CalibrationRun run_calibration(const CalibrateInputs& in);
+
+// Writes the calibration (the JSON --calibration FILE reads) to `path`, whole
+// or not at all; refuses to overwrite `model`, the --model file (InputError
+// naming --save).
+void save_calibration_file(const Calibration& c, const std::string& path, const std::string& model);
 
 }  // namespace gpuplan

@@ -21,6 +21,13 @@
 #include "gpuplan/market.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
+#include "commands/calibrate.hpp"
+#include "commands/validate.hpp"
+#include "estimate/uncertainty/interval_json.hpp"
+#include "report/calibration_report.hpp"
+#include "report/catalog_report.hpp"
+#include "report/engines_report.hpp"
+#include "report/frameworks_report.hpp"
 #include "report/train_report.hpp"
 #include "report/memory_report.hpp"
 #include "report/plan_report.hpp"
@@ -325,6 +332,65 @@ Report finetune(Body& b, JsonCaller caller) {
   return finetune_report_for(in);
 }
 
+// The same CalibrateInputs as src/cli/cmd_calibrate.cpp; a local caller's
+// "save" writes the fitted factors as the CLI's --save does.
+Report calibrate(Body& b, JsonCaller caller) {
+  CalibrateInputs in;
+  read_model(b, caller, in.layout.model, in.layout.model_spec, &in.layout.params);
+  read_gpu_file(b, caller);
+  visit_calibrate_inputs(in, ReadInputs{b});
+  std::string save;
+  if (caller == JsonCaller::kLocal) b.read("save", save);
+  b.reject_unknown();
+  const CalibrationRun run = run_calibration(in);
+  Report rep = calibration_report(run);
+  if (!save.empty()) {
+    save_calibration_file(run.calibration, save, in.layout.model);
+    add_saved_note(&rep, save);
+  }
+  return rep;
+}
+
+// The catalogs: one named entry ("model", "gpu", "framework", "engine") or all.
+Report catalog(const std::string& command, Body& b, JsonCaller caller) {
+  read_gpu_file(b, caller);
+  std::string show;
+  if (command == "gpus") {
+    std::optional<std::string> market, currency;
+    b.read("gpu", show);
+    b.read(input_key(kMarketInput), market);
+    b.read(input_key(kCurrencyInput), currency);
+    b.reject_unknown();
+    PriceInput pi;  // as src/cli/common.cpp apply_market_flags under the default --lang en
+    pi.market = market ? parse_market(*market, "--market") : default_market_for_lang("en");
+    if (currency) pi.currency = parse_currency(*currency, "--currency");
+    return gpus_report(show, *pi.market, result_currency(pi, market_currency(*pi.market)));
+  }
+  b.read(command == "models" ? "model" : command == "frameworks" ? "framework" : "engine", show);
+  b.reject_unknown();
+  if (command == "models") return models_report(show);
+  if (command == "frameworks") return frameworks_report(show);
+  return engines_report(show);
+}
+
+// `gpuplan validate FILE`: a local caller's file only.
+json validate(Body& b, JsonCaller caller) {
+  if (caller != JsonCaller::kLocal) {
+    throw InputError("file", "validate reads a case file on this machine; the web API names no file.",
+                     "validate 读取本机上的案例文件；网页接口不接受文件路径。");
+  }
+  read_gpu_file(b, caller);
+  ValidateRequest r;
+  b.read("file", r.file);
+  b.read("kind", r.kind);
+  b.read("interval", r.interval);
+  b.read("derive_intervals", r.derive_intervals);
+  b.reject_unknown();
+  if (r.file.empty()) throw InputError("file", "file is required: a JSON-lines case file.", "file 为必填项：JSON Lines 格式的案例文件。");
+  const ValidateRun run = run_validate(r);
+  return run.intervals ? interval_table_to_json(*run.intervals, r.file) : validation_json(run.result, r.file);
+}
+
 }  // namespace
 
 LaunchConfig launch_config_from_json(const json& request, JsonCaller caller) {
@@ -357,6 +423,23 @@ Report report_from_json(const std::string& command, const json& request, JsonCal
   if (command == "finetune") return finetune(b, caller);
   throw InputError("", fmt::format("'{}' is not a command report_from_json runs (train, memory, plan, infer, finetune).", command),
                    fmt::format("report_from_json 不运行 '{}'（只运行 train、memory、plan、infer、finetune）。", command));
+}
+
+json document_from_json(const std::string& command, const json& request, JsonCaller caller) {
+  if (is_json_command(command)) return to_json(report_from_json(command, request, caller));
+  if (!request.is_object()) {
+    throw InputError("", fmt::format("The request must be a JSON object (got {}).", json_type_name(request)),
+                     fmt::format("请求须为 JSON 对象（收到的是{}）。", json_type_name_zh(request)));
+  }
+  const UserGpuScope gpus;  // a local caller's gpu_file applies to this call only
+  Body b(request);
+  if (command == "calibrate") return to_json(calibrate(b, caller));
+  if (command == "models" || command == "gpus" || command == "frameworks" || command == "engines") {
+    return to_json(catalog(command, b, caller));
+  }
+  if (command == "validate") return validate(b, caller);
+  throw InputError("", fmt::format("'{}' is not a command with a JSON document.", command),
+                   fmt::format("'{}' 不是有 JSON 文档的命令。", command));
 }
 
 }  // namespace gpuplan

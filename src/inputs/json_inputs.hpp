@@ -36,6 +36,12 @@ bool is_json_command(const std::string& command);
 // no input reads is bad input.
 Report report_from_json(const std::string& command, const nlohmann::json& request, JsonCaller caller);
 
+// The JSON document `gpuplan <command> --format json` prints, for every
+// command with a result: the five above, calibrate, validate (a local caller's
+// file only), models, gpus, frameworks and engines. What the Python module
+// calls: no command-line parser, no state between calls.
+nlohmann::json document_from_json(const std::string& command, const nlohmann::json& request, JsonCaller caller);
+
 // The launch configuration `gpuplan plan ... --export TO --rank N` prints, from
 // the plan's keys and "export" (TO; absent or "": the framework's own format)
 // and "rank" (N, default 1). Bad input throws InputError as report_from_json.

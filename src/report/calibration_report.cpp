@@ -2,6 +2,8 @@
 // fitted factors, and the full run re-planned with them (calibration_report.hpp).
 #include "report/calibration_report.hpp"
 
+#include <fmt/format.h>
+
 #include "report/train_report.hpp"
 
 namespace gpuplan {
@@ -44,6 +46,11 @@ Report calibration_report(const CalibrationRun& run) {
     for (const Note& n : full.warnings) rep.warnings.push_back(n);
   }
   return rep;
+}
+
+void add_saved_note(Report* report, const std::string& path) {
+  report->assumptions.push_back({fmt::format("Saved to {}; pass it to later commands with --calibration {}.", path, path),
+                                 fmt::format("已保存到 {}；之后用 --calibration {} 使用。", path, path)});
 }
 
 }  // namespace gpuplan
