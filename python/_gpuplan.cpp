@@ -41,7 +41,7 @@ py::tuple run_json(const std::string& command, const std::string& request) {
     try {
       out = gpuplan::document_from_json(command, nlohmann::json::parse(request), gpuplan::JsonCaller::kLocal).dump();
     } catch (const gpuplan::InputError& e) {
-      error = e.what();
+      error = gpuplan::what_in_request_keys(e);  // inputs spelled as keyword arguments: "seq_len must be ..."
       field = e.field();
     }
   }
@@ -63,7 +63,7 @@ py::tuple run_export(const std::string& request) {
       out = lc.text;
       for (const gpuplan::Bilingual& n : lc.notes) notes.push_back(n.en);
     } catch (const gpuplan::InputError& e) {
-      error = e.what();
+      error = gpuplan::what_in_request_keys(e);  // inputs spelled as keyword arguments: "seq_len must be ..."
       field = e.field();
     }
   }

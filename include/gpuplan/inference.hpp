@@ -384,12 +384,25 @@ struct InferRequest {
   std::string lang = "en";               // picks the default market (zh: cn)
 };
 
+// Issue 15: with a request rate, run_infer sizes the replicas so the
+// deployment keeps up at `confidence` given gpuplan's errors on published
+// serving runs (data/intervals.json, kind inference; ServingTarget::rate_margin),
+// with the counts at the median error and on the model's own throughput beside it.
+struct ServingSizing {
+  double confidence = 0.8;
+  int64_t replicas_model = 0;    // on the model's own throughput
+  int64_t replicas_median = 0;   // at the median error
+  int64_t replicas = 0;          // at `confidence`
+};
+
 struct InferRun {
   InferenceOptions options;              // max-throughput: the best TP's
   MaxThroughputRun best;                 // max-throughput only
   ServingPlan plan;                      // serving only
   ServingTarget target;                  // serving only: the request's target with its rate margin
   PriceInput price;                      // serving only: the price terms read
+  Price resolved_price;                  // serving only: `price` resolved for the GPU
+  std::optional<ServingSizing> sizing;   // serving at a request rate, where the interval table has residuals
 };
 
 // Throws InputError with one sentence where no deployment meets the target.

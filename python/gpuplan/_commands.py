@@ -61,7 +61,7 @@ class _Option:
 def _text(option: _Option, value: Any) -> str:
     """One value as the command line reads it; InputError naming the option for a type it cannot take."""
     if isinstance(value, bool):
-        raise InputError(f"{option.name} takes a value, not {value} (it is not a switch).", option.name)
+        raise InputError(f"{option.keyword} takes a value, not {value} (it is not a switch).", option.name)
     if isinstance(value, (str, os.PathLike)):
         return os.fspath(value)
     if isinstance(value, numbers.Integral):
@@ -70,7 +70,7 @@ def _text(option: _Option, value: Any) -> str:
         v = float(value)
         # repr: the shortest text that reads back as the same double (0.4, 1.5e+16, nan)
         return repr(v) if not math.isfinite(v) or not v.is_integer() or abs(v) >= 1e16 else str(int(v))
-    raise InputError(f"{option.name} must be text or a number (got {type(value).__name__}).", option.name)
+    raise InputError(f"{option.keyword} must be text or a number (got {type(value).__name__}).", option.name)
 
 
 class Command:
@@ -108,11 +108,11 @@ class Command:
             v = kwargs.get(o.keyword)
             if v is None:
                 if o.required:
-                    raise InputError(f"{o.name} is required", o.name)  # CLI11's sentence for a required option
+                    raise InputError(f"{o.keyword} is required", o.name)  # CLI11's sentence for a required option
                 continue
             if o.flag:
                 if not isinstance(v, bool):
-                    raise InputError(f"{o.name} is a switch: give True or False (got {v!r}).", o.name)
+                    raise InputError(f"{o.keyword} is a switch: give True or False (got {v!r}).", o.name)
                 if v:
                     request[o.keyword] = True  # False: left out, as a switch not given
             elif o.repeatable:
@@ -167,7 +167,7 @@ def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_argument
         request["export"] = str(to)
     if rank is not None:
         if isinstance(rank, bool) or not isinstance(rank, numbers.Integral):
-            raise InputError(f"--rank must be a whole number (got {rank!r}).", "--rank")
+            raise InputError(f"rank must be a whole number (got {rank!r}).", "--rank")
         request["rank"] = int(rank)
     text, notes, error, field = _gpuplan.run_export(json.dumps(request))
     if error is not None:

@@ -1,11 +1,12 @@
-"""gpuplan.InputError: bad input, as the command line reports it."""
+"""gpuplan.InputError: bad input, in the command line's sentence with inputs named as keyword arguments."""
 from __future__ import annotations
 
 from typing import Optional
 
 
 class InputError(ValueError):
-    """Bad input: the sentence `gpuplan` prints after "error: ", and the field it names.
+    """Bad input: the sentence `gpuplan` prints after "error: ", each of its inputs spelled as the keyword
+    argument ("seq_len must be ..." where the CLI says "--seq-len must be ..."), and the field it names.
 
     flag:  the CLI option the sentence is about ("--seq-len"), or None.
     field: the keyword argument of that option ("seq_len"), or None.

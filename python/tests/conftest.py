@@ -54,6 +54,29 @@ class CliRun:
         assert line.startswith("error: "), line
         return line[len("error: "):]
 
+    def error_in_keywords(self) -> Optional[str]:
+        """error() as the Python module words it: each of gpuplan's own flags spelled as its keyword argument
+        (--seq-len as seq_len); another program's flags the sentence quotes (Megatron's) stay."""
+        e = self.error()
+        return None if e is None else in_keywords(e)
+
+
+def _every_keyword() -> set:
+    import gpuplan._commands as c
+    return {o.keyword for cmd in c.COMMANDS.values() for o in cmd.options} | {
+        "model", "params", "config", "gpu_file", "calibration", "export", "rank"}
+
+
+def in_keywords(sentence: str) -> str:
+    """Written apart from the C++ (in_request_keys), so the two check each other."""
+    keywords = _every_keyword()
+
+    def one(m: "re.Match[str]") -> str:
+        key = m.group(1).rstrip("-").replace("-", "_")
+        tail = m.group(1)[len(m.group(1).rstrip("-")):]
+        return key + tail if key in keywords else m.group(0)
+    return re.sub(r"(?<![a-z0-9_-])--([a-z][a-z0-9-]*)", one, sentence)
+
 
 def run_cli(argv: List[str]) -> CliRun:
     proc = subprocess.run([str(BINARY)] + argv, capture_output=True, text=True, timeout=300)

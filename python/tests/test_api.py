@@ -48,14 +48,14 @@ def test_bad_input_is_a_value_error_naming_the_field(cli):
     assert e.value.field == "seq_len" and e.value.flag == "--seq-len"
     c = cli(["train", "--model", "llama-3.1-70b", "--tokens", "15T", "--gpu", "h100", "--gpus", "2048", "--mfu", "0.4",
              "--seq-len", "0"])
-    assert c.rc == 2 and c.error() == str(e.value)
+    assert c.rc == 2 and c.error_in_keywords() == str(e.value) and str(e.value).startswith("seq_len ")
 
 
 def test_switches_take_booleans_and_values_do_not():
-    with pytest.raises(gpuplan.InputError, match=r"--causal is a switch") as e:
+    with pytest.raises(gpuplan.InputError, match=r"^causal is a switch") as e:
         gpuplan.train(causal="yes", **TRAIN)
     assert e.value.field == "causal"
-    with pytest.raises(gpuplan.InputError, match=r"--seq-len takes a value, not True"):
+    with pytest.raises(gpuplan.InputError, match=r"^seq_len takes a value, not True"):
         gpuplan.train(seq_len=True, **TRAIN)
     # False leaves a switch off, exactly as not giving it.
     assert gpuplan.train(causal=False, **TRAIN).to_dict() == gpuplan.train(**TRAIN).to_dict()
@@ -67,7 +67,7 @@ def test_a_value_starting_with_a_dash_stays_a_value(cli):
         gpuplan.train(price="-1", **TRAIN)
     c = cli(["train", "--model", "llama-3.1-70b", "--tokens", "15T", "--gpu", "h100", "--gpus", "2048", "--mfu", "0.4",
              "--price=-1"])
-    assert c.rc == 2 and c.error() == str(e.value) and e.value.field == "price"
+    assert c.rc == 2 and c.error_in_keywords() == str(e.value) and e.value.field == "price"
 
 
 def test_numbers_reach_the_cli_as_it_reads_them():
@@ -163,7 +163,7 @@ def test_export_refusals_and_notes_are_the_clis(cli):
         gpuplan.export("colossalai", **PLAN)
     c = cli(["plan", "--model", "gpt3-175b", "--gpu", "a100-80g", "--gpus", "1024", "--seq-len", "2048",
              "--global-batch", "1536", "--export", "colossalai"])
-    assert c.rc == 2 and str(e.value) in c.stderr and e.value.flag == "--export"
+    assert c.rc == 2 and str(e.value) == c.error_in_keywords() and e.value.flag == "--export"
     with pytest.raises(gpuplan.InputError) as e:
         gpuplan.export("megatron", rank=0, **PLAN)
     assert e.value.flag == "--rank"

@@ -223,7 +223,7 @@ def compare(command: str, request: Request, cli) -> bool:
     with pytest.raises(gpuplan.InputError) as e:
         fn(*args, **kwargs)
     # A parse error (CLI11's own sentence) ends, on the command line only, with a pointer to --help.
-    expected = c.error().removesuffix(" Run 'gpuplan --help' or 'gpuplan <command> --help'.")
+    expected = c.error_in_keywords().removesuffix(" Run 'gpuplan --help' or 'gpuplan <command> --help'.")
     assert str(e.value) == expected, f"{command} {args} {kwargs}"
     return False
 

@@ -7,6 +7,7 @@
 #include "input_flags.hpp"
 #include "inputs/command_inputs.hpp"
 #include "report/memory_report.hpp"
+#include "inputs/report_chains.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -19,7 +20,7 @@ struct MemoryFlags {
 void run(const MemoryFlags& f) {
   load_gpu_file(f.out);
   const ResolvedLayout r = resolve_layout(f.in.layout);
-  print_report(memory_report(r.model, r.layout, r.gpu, make_memory_options(f.in), r.global_batch_defaulted), f.out);
+  print_report(memory_report_for(r.model, r.layout, r.gpu, make_memory_options(f.in), r.global_batch_defaulted), f.out);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "inputs/command_inputs.hpp"
 #include "report/train_report.hpp"
 #include "input_flags.hpp"
+#include "inputs/report_chains.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -23,7 +24,7 @@ void run(const TrainFlags& f) {
   if (!in.market) in.market = market_code(default_market_for_lang(f.out.lang));
   TrainRequest r = make_train_request(in);
   if (!f.calibration_file.empty()) r.calibration = load_calibration_file(f.calibration_file);
-  print_report(train_report(r), f.out);
+  print_report(train_report_for(r), f.out);
 }
 
 }  // namespace

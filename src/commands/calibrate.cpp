@@ -41,6 +41,7 @@ CalibrationRun run_calibration(const CalibrateInputs& f) {
     }
     tr.calibration = run.calibration;
     run.full_run = tr;
+    run.full_run_estimate = estimate_train(tr);
   }
   return run;
 }

@@ -16,6 +16,7 @@ struct CalibrationRun {
   ResolvedLayout trial;                  // the trial's model, GPU, layout and GPU count
   Calibration calibration;               // fitted to the measurement
   std::optional<TrainRequest> full_run;  // --tokens given: the full run, calibrated
+  std::optional<TrainEstimate> full_run_estimate;  // and its estimate
 };
 
 // Checks the inputs (InputError naming the flag: a trial needs --step-time or

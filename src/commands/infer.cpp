@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,31 @@ namespace {
 
 Currency bare_currency(const std::string& text) {
   return text.find("cny") != std::string::npos || text.find("CNY") != std::string::npos || text.find("¥") != std::string::npos ? Currency::kCny : Currency::kUsd;
+}
+
+}  // namespace
+
+namespace {
+
+// The replicas at the median error and on the model's own throughput beside
+// those sized at the confidence (ServingSizing).
+std::optional<ServingSizing> size_serving_for_confidence(const ServingPlan& p, const ServingTarget& t, const ModelSpec& m, const GpuSpec& g,
+                                                         bool engine_stated, double confidence) {
+  check_level(confidence, "--confidence");
+  if (!p.feasible || !(t.requests_per_s > 0) || !(p.replica_requests_per_s > 0)) return std::nullopt;
+  const PredictionContext ctx{"inference", m.is_moe(), engine_stated, gpu_class(g.id), true};
+  const std::optional<double> median = error_quantile(shipped_interval_table(), ctx, 0.5);
+  if (!median) return std::nullopt;
+  // A replica's request rate is a rate: at the slow end it sustains rate / factor.
+  auto replicas_at = [&](double factor) {
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t.requests_per_s * factor / p.replica_requests_per_s - 1e-9)));
+  };
+  ServingSizing s;
+  s.confidence = confidence;
+  s.replicas = p.replicas;  // plan_serving sized every layout at the margin (ServingTarget::rate_margin)
+  s.replicas_model = replicas_at(1.0);
+  s.replicas_median = replicas_at(std::max(*median, 1e-9));
+  return s;
 }
 
 }  // namespace
@@ -79,6 +105,8 @@ InferRun run_infer(const InferRequest& q) {
   pi.market = q.market_text ? parse_market(*q.market_text, "--market") : default_market_for_lang(q.lang);
   if (q.provider && !q.provider->empty()) pi.provider = q.provider;
   if (q.currency_text) pi.currency = parse_currency(*q.currency_text, "--currency");
+  run.sizing = size_serving_for_confidence(p, run.target, m, g, !q.engine.empty(), q.confidence);
+  run.resolved_price = resolve_price(g.id, pi);
   return run;
 }
 

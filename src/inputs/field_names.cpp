@@ -30,8 +30,12 @@ std::set<std::string> every_request_key() {
   FinetuneInputs finetune;
   visit_finetune_inputs(finetune, add);
   // The keys a request names besides the declared inputs (inputs/json_inputs.cpp:
-  // the model, a pasted config, a GPU file, a calibration, plan's export).
-  for (const char* k : {"model", "params", "config", "gpu_file", "calibration", "export", "rank"}) keys.insert(k);
+  // the model, a pasted config, a GPU file, a calibration, plan's export,
+  // calibrate's save, validate's and the catalogs' keys).
+  for (const char* k : {"model", "params", "config", "gpu_file", "calibration", "export", "rank", "save", "file", "kind", "interval",
+                        "derive_intervals", "framework", "engine"}) {
+    keys.insert(k);
+  }
   return keys;
 }
 

@@ -34,6 +34,7 @@
 #include "units/text_match.hpp"
 #include "model/hf_config.hpp"
 #include "estimate/uncertainty/calibration_json.hpp"
+#include "inputs/report_chains.hpp"
 
 namespace gpuplan {
 
@@ -266,7 +267,7 @@ Report train(Body& b, JsonCaller caller) {
   b.reject_unknown();
   TrainRequest r = make_train_request(in);
   if (!calibration_file.empty()) r.calibration = load_calibration_file(calibration_file);
-  return train_report(r);
+  return train_report_for(r);
 }
 
 // The same MemoryInputs as src/cli/cmd_memory.cpp.
@@ -277,7 +278,7 @@ Report memory(Body& b, JsonCaller caller) {
   visit_memory_inputs(in, ReadInputs{b});
   b.reject_unknown();
   const ResolvedLayout r = resolve_layout(in.layout);
-  return memory_report(r.model, r.layout, r.gpu, make_memory_options(in), r.global_batch_defaulted);
+  return memory_report_for(r.model, r.layout, r.gpu, make_memory_options(in), r.global_batch_defaulted);
 }
 
 // Searches from the web run on the server's threads: the page may compare a
@@ -334,7 +335,7 @@ Report finetune(Body& b, JsonCaller caller) {
 
 // The same CalibrateInputs as src/cli/cmd_calibrate.cpp; a local caller's
 // "save" writes the fitted factors as the CLI's --save does.
-Report calibrate(Body& b, JsonCaller caller) {
+Report calibrate_report_for(Body& b, JsonCaller caller) {
   CalibrateInputs in;
   read_model(b, caller, in.layout.model, in.layout.model_spec, &in.layout.params);
   read_gpu_file(b, caller);
@@ -352,7 +353,7 @@ Report calibrate(Body& b, JsonCaller caller) {
 }
 
 // The catalogs: one named entry ("model", "gpu", "framework", "engine") or all.
-Report catalog(const std::string& command, Body& b, JsonCaller caller) {
+Report catalog_report_for(const std::string& command, Body& b, JsonCaller caller) {
   read_gpu_file(b, caller);
   std::string show;
   if (command == "gpus") {
@@ -374,7 +375,7 @@ Report catalog(const std::string& command, Body& b, JsonCaller caller) {
 }
 
 // `gpuplan validate FILE`: a local caller's file only.
-json validate(Body& b, JsonCaller caller) {
+json validate_document_for(Body& b, JsonCaller caller) {
   if (caller != JsonCaller::kLocal) {
     throw InputError("file", "validate reads a case file on this machine; the web API names no file.",
                      "validate 读取本机上的案例文件；网页接口不接受文件路径。");
@@ -433,11 +434,11 @@ json document_from_json(const std::string& command, const json& request, JsonCal
   }
   const UserGpuScope gpus;  // a local caller's gpu_file applies to this call only
   Body b(request);
-  if (command == "calibrate") return to_json(calibrate(b, caller));
+  if (command == "calibrate") return to_json(calibrate_report_for(b, caller));
   if (command == "models" || command == "gpus" || command == "frameworks" || command == "engines") {
-    return to_json(catalog(command, b, caller));
+    return to_json(catalog_report_for(command, b, caller));
   }
-  if (command == "validate") return validate(b, caller);
+  if (command == "validate") return validate_document_for(b, caller);
   throw InputError("", fmt::format("'{}' is not a command with a JSON document.", command),
                    fmt::format("'{}' 不是有 JSON 文档的命令。", command));
 }

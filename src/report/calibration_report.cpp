@@ -34,7 +34,7 @@ Report calibration_report(const CalibrationRun& run) {
   rep.sections.push_back(s);
   if (run.full_run) {
     // The full run, re-planned with the calibrated model.
-    const Report full = train_report(*run.full_run);
+    const Report full = train_report(*run.full_run, *run.full_run_estimate);
     for (const Section& fs : full.sections) {
       Section copy = fs;
       copy.key = "full_run_" + fs.key;

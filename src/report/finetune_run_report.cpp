@@ -34,9 +34,4 @@ Report finetune_run_report(const FinetuneRequest& q, const FinetuneRun& run) {
   return rep;
 }
 
-Report finetune_report_for(const FinetuneInputs& in) {
-  const FinetuneRequest q = make_finetune_request(in);
-  return finetune_run_report(q, run_finetune(q));
-}
-
 }  // namespace gpuplan

@@ -352,33 +352,14 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   return r;
 }
 
-std::optional<ServingSizing> size_serving_for_confidence(const ServingPlan& p, const ServingTarget& t, const ModelSpec& m, const GpuSpec& g,
-                                                         bool engine_stated, double confidence) {
-  check_level(confidence, "--confidence");
-  if (!p.feasible || !(t.requests_per_s > 0) || !(p.replica_requests_per_s > 0)) return std::nullopt;
-  const PredictionContext ctx{"inference", m.is_moe(), engine_stated, gpu_class(g.id), true};
-  const std::optional<double> median = error_quantile(shipped_interval_table(), ctx, 0.5);
-  if (!median) return std::nullopt;
-  // A replica's request rate is a rate: at the slow end it sustains rate / factor.
-  auto replicas_at = [&](double factor) {
-    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t.requests_per_s * factor / p.replica_requests_per_s - 1e-9)));
-  };
-  ServingSizing s;
-  s.confidence = confidence;
-  s.replicas = p.replicas;  // plan_serving sized every layout at the margin (ServingTarget::rate_margin)
-  s.replicas_model = replicas_at(1.0);
-  s.replicas_median = replicas_at(std::max(*median, 1e-9));
-  s.note = Note{fmt::format("{} replicas ({} GPUs) keep up with {} requests/s with {:.0f}% confidence; {} at the median estimate ({} on the "
-                            "model's own throughput). gpuplan's errors on published serving runs set the margin; --confidence 0.5–0.99 changes it.",
-                            s.replicas, p.gpus, format_sig(t.requests_per_s, 4), confidence * 100, s.replicas_median, s.replicas_model),
-                fmt::format("{} 个副本（{} 张卡）能以 {:.0f}% 的把握承载 {} 请求/秒；按中位估计需 {} 个（按模型自身吞吐为 {} 个）。余量由 gpuplan 在公开部署实测上的"
-                            "误差决定；可用 --confidence 0.5–0.99 调整。",
-                            s.replicas, p.gpus, confidence * 100, format_sig(t.requests_per_s, 4), s.replicas_median, s.replicas_model)};
-  return s;
-}
-
-void add_serving_sizing(Report& r, const ServingSizing& s) {
-  r.assumptions.insert(r.assumptions.begin(), s.note);
+void add_serving_sizing(Report& r, const ServingSizing& s, const ServingPlan& p, const ServingTarget& t) {
+  const Note note{fmt::format("{} replicas ({} GPUs) keep up with {} requests/s with {:.0f}% confidence; {} at the median estimate ({} on the "
+                              "model's own throughput). gpuplan's errors on published serving runs set the margin; --confidence 0.5–0.99 changes it.",
+                              s.replicas, p.gpus, format_sig(t.requests_per_s, 4), s.confidence * 100, s.replicas_median, s.replicas_model),
+                  fmt::format("{} 个副本（{} 张卡）能以 {:.0f}% 的把握承载 {} 请求/秒；按中位估计需 {} 个（按模型自身吞吐为 {} 个）。余量由 gpuplan 在公开部署实测上的"
+                              "误差决定；可用 --confidence 0.5–0.99 调整。",
+                              s.replicas, p.gpus, s.confidence * 100, format_sig(t.requests_per_s, 4), s.replicas_median, s.replicas_model)};
+  r.assumptions.insert(r.assumptions.begin(), note);
   r.inputs["confidence"] = s.confidence;
   for (Section& sec : r.sections) {
     if (sec.key != "deployment") continue;

@@ -13,21 +13,9 @@ namespace gpuplan {
 Report inference_report(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& options,
                         const ServingTarget& target, const ServingPlan& plan, const Price& price);
 
-// Issue 15: with a request rate, run_infer sizes the replicas so the
-// deployment keeps up at `confidence` given gpuplan's errors on published
-// serving runs (data/intervals.json, kind inference; ServingTarget::rate_margin).
-// This says so in words, with the counts at the median error and on the
-// model's own throughput beside it.
-struct ServingSizing {
-  double confidence = 0.8;
-  int64_t replicas_model = 0;    // on the model's own throughput
-  int64_t replicas_median = 0;   // at the median error
-  int64_t replicas = 0;          // at `confidence`
-  Note note;
-};
-std::optional<ServingSizing> size_serving_for_confidence(const ServingPlan& plan, const ServingTarget& target, const ModelSpec& model,
-                                                         const GpuSpec& gpu, bool engine_stated, double confidence);
-void add_serving_sizing(Report& report, const ServingSizing& sizing);
+// Issue 15: how run_infer sized the replicas (InferRun::sizing), said in words
+// with the counts at the median error and on the model's own throughput.
+void add_serving_sizing(Report& report, const ServingSizing& sizing, const ServingPlan& plan, const ServingTarget& target);
 
 // `gpuplan infer --max-throughput`: the batch an offline run reaches and its throughput.
 Report max_throughput_report(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& options,

@@ -128,8 +128,8 @@ void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
 
 namespace gpuplan {
 
-Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options, bool batch_defaulted) {
-  const MemoryBreakdown br = estimate_memory(model, l, gpu, options);
+Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options, const MemoryBreakdown& br,
+                     bool batch_defaulted) {
   Report rep;
   add_model_scope_warning(rep, model);
   // TP beyond one node (or NVLink domain) is legal but unusual: its per-layer

@@ -26,11 +26,13 @@ void add_memory_to_report(Report& report, const MemoryBreakdown& br);
 
 namespace gpuplan {
 
-// The whole `gpuplan memory` report for one layout: model, layout, breakdown,
-// suggestions, assumptions. The layout must already be validated.
+// The whole `gpuplan memory` report for one layout: model, layout, the
+// breakdown estimate_memory(model, layout, gpu, options) gave (largest
+// micro-batch and suggestions included), assumptions.
 // `batch_defaulted`: the global batch is the default of a run without
 // --global-batch (ResolvedLayout::global_batch_defaulted), said in the report.
 Report memory_report(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options,
+                     const MemoryBreakdown& breakdown,
                      bool batch_defaulted = false);
 
 }  // namespace gpuplan

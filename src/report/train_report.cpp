@@ -464,8 +464,7 @@ void add_batch_search_and_ranges(Report& rep, const TrainRequest& r, const Train
 
 }  // namespace
 
-Report train_report(const TrainRequest& r) {
-  const TrainEstimate e = estimate_train(r);
+Report train_report(const TrainRequest& r, const TrainEstimate& e) {
   Report rep;
   rep.command = "train";
   rep.title_en = "Training run estimate";

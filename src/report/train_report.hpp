@@ -8,8 +8,8 @@
 
 namespace gpuplan {
 
-// Renders estimate_train(request) (train_estimate.hpp) as the report.
-Report train_report(const TrainRequest& request);
+// The estimate of `request` (estimate_train, train_estimate.hpp) as the report.
+Report train_report(const TrainRequest& request, const TrainEstimate& estimate);
 
 // Echo of the model section shared by several commands.
 Section model_section(const ModelSpec& model);

@@ -213,7 +213,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
   try {
     j = parse_json_input(body, "body", "The request body");
   } catch (const InputError& e) {
-    return error_response(400, what_in_request_keys(e), "", zh_in_request_keys(e));
+    return error_response(400, e.what(), "", e.zh());
   } catch (const json::parse_error& e) {
     return error_response(400, fmt::format("The request body is not valid JSON: {}", e.what()), "", fmt::format("请求体不是合法的 JSON：{}", e.what()));
   }
@@ -253,7 +253,9 @@ ApiResponse handle_request(const std::string& method, const std::string& path, c
     }
     return error_response(404, "No such page: " + path + ".", "path", "没有这个页面：" + path + "。");
   } catch (const InputError& e) {
-    return error_response(400, what_in_request_keys(e), e.field(), zh_in_request_keys(e));
+    // The sentence as the CLI spells it: the page turns each --flag into its form's label
+    // (web/app.js inFormWords); `field` is the request key.
+    return error_response(400, e.what(), e.field(), e.zh());
   } catch (const json::exception& e) {
     return error_response(400, fmt::format("Malformed JSON input: {}", e.what()), "", fmt::format("JSON 输入格式有误：{}", e.what()));
   } catch (const std::exception& e) {

@@ -8,6 +8,7 @@
 #include "gpuplan/published_mfu.hpp"
 #include "report/train_report.hpp"
 #include "estimate/uncertainty/calibration_json.hpp"
+#include "inputs/report_chains.hpp"
 
 using namespace gpuplan;
 
@@ -60,7 +61,7 @@ TEST(TrainConfidence, ImplausibleMfuIsStatedFirstAndCapped) {
   // 65.5% MFU (ideal-stack physics).
   TrainInputs in = qwen_on_910b_inputs();
   in.gpus = "256";
-  const Report rep = train_report(make_train_request(in));
+  const Report rep = train_report_for(make_train_request(in));
   // The step-time model puts Qwen2.5-7B on 910B above 60% MFU; nothing is
   // published for Ascend, so the best on any accelerator (56.3%, Megatron-LM
   // 1T on A100; data/published_mfu.json) caps it.
@@ -92,12 +93,12 @@ TEST(TrainConfidence, HigherConfidenceNeedsMoreGpus) {
   // tries (nodes × {1, 3, 5, 7} × 2^k) whose wall-clock at the confidence
   // meets the deadline; the median count is the continuous count the median
   // MFU needs, so it never exceeds the count sized at 50%.
-  const Report r50 = train_report(qwen_on_910b(0.5));
+  const Report r50 = train_report_for(qwen_on_910b(0.5));
   const double g50 = row(r50, "time", "gpus")->value;
   EXPECT_LE(row(r50, "time", "gpus_at_median")->value, g50);
-  const Report r80 = train_report(qwen_on_910b(0.8));
+  const Report r80 = train_report_for(qwen_on_910b(0.8));
   const double g80 = row(r80, "time", "gpus")->value;
-  const double g90 = row(train_report(qwen_on_910b(0.9)), "time", "gpus")->value;
+  const double g90 = row(train_report_for(qwen_on_910b(0.9)), "time", "gpus")->value;
   EXPECT_LE(g50, g80);
   EXPECT_LE(g80, g90);
   EXPECT_LT(g50, g90);
@@ -121,7 +122,7 @@ TEST(TrainConfidence, PredictedNumbersCarryRanges) {
   in.tokens = "1T";
   in.gpu = "a100-80g";
   in.gpus = "64";
-  const Report rep = train_report(make_train_request(in));
+  const Report rep = train_report_for(make_train_request(in));
   for (const auto& [section, key] : std::vector<std::pair<std::string, std::string>>{
            {"time", "wall_clock_s"}, {"gpu_hours", "total_gpu_hours"}, {"layout", "tokens_per_s_per_gpu"}, {"memory", "peak_bytes"}}) {
     const RowRange* r = find_range(rep, section, key);
@@ -131,11 +132,11 @@ TEST(TrainConfidence, PredictedNumbersCarryRanges) {
   }
   // A wider level gives a range at least as wide.
   in.interval = 0.95;
-  const Report wide = train_report(make_train_request(in));
+  const Report wide = train_report_for(make_train_request(in));
   EXPECT_GE(find_range(wide, "time", "wall_clock_s")->high, find_range(rep, "time", "wall_clock_s")->high);
   // A given MFU is the user's figure: no range on time.
   in.mfu = "0.4";
-  EXPECT_EQ(find_range(train_report(make_train_request(in)), "time", "wall_clock_s"), nullptr);
+  EXPECT_EQ(find_range(train_report_for(make_train_request(in)), "time", "wall_clock_s"), nullptr);
 }
 
 TEST(TrainConfidence, CalibrationFromAnotherGpuWarns) {
@@ -145,13 +146,13 @@ TEST(TrainConfidence, CalibrationFromAnotherGpuWarns) {
   in.gpu = "a100-80g";
   in.gpus = "64";
   in.calibration = trial_on("h100-sxm5-80gb", 1.3);
-  const Report other = train_report(make_train_request(in));
+  const Report other = train_report_for(make_train_request(in));
   ASSERT_FALSE(other.blocking.empty());
   bool said = false;
   for (const Note& n : other.blocking) said = said || n.en.find("fitted on h100-sxm5-80gb and is applied to a100-sxm4-80gb") != std::string::npos;
   EXPECT_TRUE(said);
   in.calibration = trial_on("a100-sxm4-80gb", 1.3);
-  for (const Note& n : train_report(make_train_request(in)).blocking) EXPECT_EQ(n.en.find("calibration"), std::string::npos) << n.en;
+  for (const Note& n : train_report_for(make_train_request(in)).blocking) EXPECT_EQ(n.en.find("calibration"), std::string::npos) << n.en;
   // The file keeps what it was fitted on.
   const Calibration back = calibration_from_json(calibration_to_json(*in.calibration), "test");
   EXPECT_EQ(back.gpu_id, "a100-sxm4-80gb");

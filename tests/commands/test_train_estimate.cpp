@@ -14,6 +14,7 @@
 #include "gpuplan/workload.hpp"
 #include "gpuplan/train_estimate.hpp"
 #include "report/train_report.hpp"
+#include "inputs/report_chains.hpp"
 
 using namespace gpuplan;
 
@@ -45,7 +46,7 @@ TEST(TrainEstimate, SeedOneNumbersWithoutAReport) {
   EXPECT_NEAR(*e.cost->total_at_price_high, 2804487, 1);
   EXPECT_FALSE(e.cost->spot_overhead.has_value());
   // The report shows the estimate's numbers.
-  const auto j = to_json(train_report(r));
+  const auto j = to_json(train_report_for(r));
   EXPECT_DOUBLE_EQ(j["cost"]["total"].get<double>(), e.cost->total);
   EXPECT_DOUBLE_EQ(j["gpu_hours"]["total_gpu_hours"].get<double>(), e.run_gpu_hours);
 }
@@ -133,7 +134,7 @@ TEST(TrainSizing, DeadlineGridIsFeasibleMonotoneAndEfficient) {
             const SizingStep& a = e.sizing_trace[k - 1];
             const SizingStep& b = e.sizing_trace[k];
             if (!a.fits || !b.fits || b.wall_s <= a.wall_s) continue;
-            if (!rep) rep = train_report(make_train_request(in));
+            if (!rep) rep = train_report_for(make_train_request(in));
             bool said = false;
             for (const Note& n : rep->warnings) said = said || n.en.find(fmt::format("{} GPUs would take longer", format_thousands(static_cast<double>(b.gpus)))) != std::string::npos;
             EXPECT_TRUE(said) << what << ": " << b.gpus << " GPUs slower than " << a.gpus << " and not said";
@@ -161,7 +162,7 @@ TEST(TrainSizing, Llama405bIn90DaysMatchesSixNDAtItsOwnMfu) {
   EXPECT_GE(ratio, 0.7);
   EXPECT_LE(ratio, 1.5);
   ASSERT_TRUE(e.batch_rule_tokens);
-  const Report rep = train_report(r);
+  const Report rep = train_report_for(r);
   bool named = false;
   for (const Note& n : rep.blocking) named = named || n.en.find("No global batch given") != std::string::npos;
   EXPECT_TRUE(named);

@@ -498,7 +498,7 @@ TEST(Inference, ConfidenceSizingChoosesTheFewestGpusAtTheMargin) {
   }
   EXPECT_EQ(chosen, 1);
   // The report's note counts at the median and on the model's own throughput, never above the headline.
-  const std::optional<ServingSizing> s = size_serving_for_confidence(p, run.target, q.model, q.gpu, false, q.confidence);
+  const std::optional<ServingSizing>& s = run.sizing;
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->replicas, p.replicas);
   EXPECT_LE(s->replicas_model, s->replicas);

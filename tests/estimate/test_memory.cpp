@@ -17,6 +17,7 @@
 #include "gpuplan/model.hpp"
 #include "gpuplan/units.hpp"
 #include "run_binary.hpp"
+#include "inputs/report_chains.hpp"
 
 using namespace gpuplan;
 
@@ -439,7 +440,7 @@ TEST(Memory, SuggestionsMakeA70BLayoutFit) {
     EXPECT_EQ(memory_change_flags(s), s.layout.pp == 4 ? "--pp 4 --dp 2" : "--pp 8 --dp 1");
   }
   // The report carries the breakdown with JSON keys in bytes.
-  const auto j = to_json(memory_report(m, l, find_gpu("h100"), {}));
+  const auto j = to_json(memory_report_for(m, l, find_gpu("h100"), {}));
   EXPECT_FALSE(j["memory"]["fits"].get<bool>());
   EXPECT_GT(j["memory"]["peak_bytes"].get<double>(), 80 * kGiB);
   EXPECT_TRUE(j["memory_suggestions"].is_array());

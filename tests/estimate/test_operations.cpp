@@ -93,6 +93,7 @@ TEST(DataPipeline, Seed004ReadRate) {
 }
 
 #include "report/train_report.hpp"
+#include "inputs/report_chains.hpp"
 
 TEST(TrainOperations, ComputedFaultBudgetFollowsTheReliabilityModel) {
   // Without --fault-budget, the failure time is wall/useful − 1 of the reliability model.
@@ -102,7 +103,7 @@ TEST(TrainOperations, ComputedFaultBudgetFollowsTheReliabilityModel) {
   r.gpu = "h100-sxm5-80gb";
   r.gpus = 16384;
   r.mfu = 0.40;
-  const auto j = to_json(train_report(r));
+  const auto j = to_json(train_report_for(r));
   const double ettr = j["operations"]["effective_time_ratio"].get<double>();
   const double fault_fraction = j["time"]["fault_budget_s"].get<double>() / j["time"]["compute_s"].get<double>();
   EXPECT_NEAR(fault_fraction, 1.0 / ettr - 1.0, 1e-9);
@@ -121,7 +122,7 @@ TEST(TrainOperations, SolvedGpuCountIncludesComputedFailures) {
   r.gpu = "h100-sxm5-80gb";
   r.mfu = 0.40;
   r.deadline_s = 90 * 86400.0;
-  const auto j = to_json(train_report(r));
+  const auto j = to_json(train_report_for(r));
   // The solved count is a fixed point: its wall-clock, failures included, meets the deadline.
   EXPECT_TRUE(j["time"]["deadline_met"].get<bool>());
   EXPECT_LE(j["time"]["wall_clock_s"].get<double>(), 90 * 86400.0);
@@ -136,7 +137,7 @@ TEST(TrainOperations, SpotCostsTimeAndIsComparedWithOnDemand) {
   r.gpus = 256;
   r.mfu = 0.40;
   r.price.spot = true;
-  const auto j = to_json(train_report(r));
+  const auto j = to_json(train_report_for(r));
   EXPECT_GT(j["operations"]["spot_interruptions"].get<double>(), j["operations"]["interruptions"].get<double>());
   EXPECT_LT(j["operations"]["spot_effective_time_ratio"].get<double>(), j["operations"]["effective_time_ratio"].get<double>());
   // The spot overhead line is the ratio of the two effective time ratios.

@@ -224,11 +224,11 @@ TEST(ChineseErrors, TheWebApiReturnsBothSentences) {
   EXPECT_EQ(r.status, 400);
   const json j = json::parse(r.body);
   EXPECT_EQ(j["field"], "gpu");
-  // The web's callers write request keys, so its sentences name the input "gpu" (the CLI's says --gpu).
-  EXPECT_EQ(j["error"].get<std::string>().rfind("gpu: unknown GPU 'h1000'", 0), 0u) << r.body;
+  // The CLI's sentence (the page turns --gpu into its form's label); "field" is the request key.
+  EXPECT_EQ(j["error"].get<std::string>().rfind("--gpu: unknown GPU 'h1000'", 0), 0u) << r.body;
   const std::string zh = j["error_zh"];
-  EXPECT_EQ(zh.rfind("gpu：未知的 GPU 'h1000'", 0), 0u) << zh;
-  EXPECT_EQ(english_words(zh, names_and({"gpu", "gpu_file"})), std::vector<std::string>{}) << zh;
+  EXPECT_EQ(zh.rfind("--gpu：未知的 GPU 'h1000'", 0), 0u) << zh;
+  EXPECT_EQ(english_words(zh, names_and({})), std::vector<std::string>{}) << zh;
   // A pasted config.json keeps its Chinese sentence under the request's key.
   json cfg = json::parse(R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
                              "vocab_size": 0, "intermediate_size": 14336})");

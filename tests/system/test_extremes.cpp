@@ -18,6 +18,7 @@
 #include "report/report.hpp"
 #include "report/train_report.hpp"
 #include "gpuplan/units.hpp"
+#include "inputs/report_chains.hpp"
 
 namespace gpuplan {
 namespace {
@@ -50,7 +51,7 @@ double h100_bf16() { return find_gpu("h100").peak(Precision::kBf16); }
 double six_nd_seconds(double n, double d, double gpus, double mfu) { return 6 * n * d / (gpus * mfu * h100_bf16()); }
 
 TEST(Extremes, OneGpuTrainsSeventyBillionForCenturies) {
-  const json j = to_json(train_report(params_request(70e9, 15e12, 1)));
+  const json j = to_json(train_report_for(params_request(70e9, 15e12, 1)));
   expect_all_finite(j);
   EXPECT_DOUBLE_EQ(j["compute"]["total_flop"].get<double>(), 6 * 70e9 * 15e12);
   EXPECT_NEAR(j["time"]["compute_s"].get<double>(), six_nd_seconds(70e9, 15e12, 1, 0.4), 1.0);
@@ -59,7 +60,7 @@ TEST(Extremes, OneGpuTrainsSeventyBillionForCenturies) {
 }
 
 TEST(Extremes, TenTrillionParametersOnAQuadrillionTokens) {
-  const json j = to_json(train_report(params_request(10e12, 1e15, 100000)));
+  const json j = to_json(train_report_for(params_request(10e12, 1e15, 100000)));
   expect_all_finite(j);
   EXPECT_DOUBLE_EQ(j["compute"]["total_flop"].get<double>(), 6e28);
   EXPECT_NEAR(j["time"]["compute_s"].get<double>() / six_nd_seconds(10e12, 1e15, 100000, 0.4), 1.0, 1e-9);
@@ -72,7 +73,7 @@ TEST(Extremes, AMillionGpusWithAFixedFaultBudgetOrAClearRefusal) {
   // At Llama 3's per-GPU MTBF a million-GPU job fails every ~3 minutes, faster
   // than it restarts: gpuplan refuses and says why.
   try {
-    (void)train_report(params_request(70e9, 15e12, 1e6));
+    (void)train_report_for(params_request(70e9, 15e12, 1e6));
     ADD_FAILURE() << "a million GPUs at Llama 3's MTBF should be refused";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "gpus");
@@ -81,7 +82,7 @@ TEST(Extremes, AMillionGpusWithAFixedFaultBudgetOrAClearRefusal) {
   // With a 100x better MTBF it runs, and time scales as 1/GPUs.
   TrainRequest r = params_request(70e9, 15e12, 1e6);
   r.ops.gpu_mtbf_hours = 100 * kLlama3GpuMtbfHours;
-  const json j = to_json(train_report(r));
+  const json j = to_json(train_report_for(r));
   expect_all_finite(j);
   EXPECT_NEAR(j["time"]["compute_s"].get<double>() / six_nd_seconds(70e9, 15e12, 1e6, 0.4), 1.0, 1e-9);
   EXPECT_DOUBLE_EQ(j["time"]["gpus"].get<double>(), 1e6);
@@ -94,7 +95,7 @@ TEST(Extremes, GpuCountsFromOneToAMillionStayFiniteAndScale) {
     TrainRequest r = params_request(7e9, 1e12, gpus);
     r.fault_budget = 0.2;
     r.ops.gpu_mtbf_hours = 1e8;  // the reliability model is not what this test is about
-    const json j = to_json(train_report(r));
+    const json j = to_json(train_report_for(r));
     expect_all_finite(j);
     const double compute = j["time"]["compute_s"].get<double>();
     EXPECT_NEAR(compute / six_nd_seconds(7e9, 1e12, gpus, 0.4), 1.0, 1e-9) << gpus;
@@ -108,7 +109,7 @@ TEST(Extremes, ASolvedGpuCountAboveTheLimitIsRefusedByName) {
   r.gpus.reset();
   r.deadline_s = 90 * 86400.0;
   try {
-    (void)train_report(r);
+    (void)train_report_for(r);
     ADD_FAILURE() << "23 million GPUs should be refused";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "gpus");
@@ -135,7 +136,7 @@ TEST(Extremes, AMillionTokenContext) {
   r.gpu = "h100";
   r.gpus = 100000;
   r.mfu = 0.3;
-  const json j = to_json(train_report(r));
+  const json j = to_json(train_report_for(r));
   expect_all_finite(j);
   EXPECT_NEAR(j["compute"]["total_flop"].get<double>() / (f.model_flop * 1e15), 1.0, 1e-12);
 
@@ -156,7 +157,7 @@ TEST(Extremes, AMillionTokenContext) {
   const MemoryBreakdown split = estimate_memory(m, l, find_gpu("h100"), mo);
   EXPECT_TRUE(std::isfinite(split.peak_bytes));
   EXPECT_LT(split.activations_bytes, one.activations_bytes / 32);
-  expect_all_finite(to_json(memory_report(m, l, find_gpu("h100"), mo)));
+  expect_all_finite(to_json(memory_report_for(m, l, find_gpu("h100"), mo)));
 }
 
 TEST(Extremes, TenTrillionParameterMemoryOnAMillionGpus) {
@@ -172,7 +173,7 @@ TEST(Extremes, TenTrillionParameterMemoryOnAMillionGpus) {
   const MemoryBreakdown b1 = estimate_memory(m, one, find_gpu("h100"));
   EXPECT_FALSE(b1.fits);
   EXPECT_NEAR((b1.weights_bytes + b1.gradients_bytes + b1.optimizer_bytes) / 16e13, 1.0, 1e-9);
-  expect_all_finite(to_json(memory_report(m, one, find_gpu("h100"), {})));
+  expect_all_finite(to_json(memory_report_for(m, one, find_gpu("h100"), {})));
 }
 
 // Regression (issue 8): a checkpoint too large to write in 1e6 s was refused as
@@ -181,7 +182,7 @@ TEST(Extremes, TenTrillionParameterMemoryOnAMillionGpus) {
 TEST(Extremes, ACheckpointTooSlowToWriteNamesTheStorageFlag) {
   TrainRequest r = params_request(1e15, 1e18, 1, 0.0001);
   try {
-    (void)train_report(r);
+    (void)train_report_for(r);
     ADD_FAILURE() << "should be refused";
   } catch (const InputError& e) {
     const std::string what = e.what();

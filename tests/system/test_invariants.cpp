@@ -24,6 +24,7 @@
 #include "report/train_report.hpp"
 #include "gpuplan/training_run.hpp"
 #include "model/hf_config.hpp"
+#include "inputs/report_chains.hpp"
 
 namespace gpuplan {
 namespace {
@@ -171,7 +172,7 @@ TEST(Invariants, MoreGpusNeverLengthenARunAtFixedMfu) {
     TrainRequest r2 = r;
     r2.gpus = *r.gpus * g.integer(2, 8);
     try {
-      const json a = to_json(train_report(r)), b = to_json(train_report(r2));
+      const json a = to_json(train_report_for(r)), b = to_json(train_report_for(r2));
       ASSERT_LE(b["time"]["wall_clock_s"].get<double>(), a["time"]["wall_clock_s"].get<double>() * (1 + 1e-12));
       ++ok;
     } catch (const InputError&) {
@@ -229,7 +230,7 @@ TEST(Invariants, MemoryReportNumbersAreFiniteAndNonNegative) {
     if (!l) continue;
     MemoryOptions o;
     o.suggest = (ok % 10) == 0;  // the suggestions search is the slow part
-    const json j = to_json(memory_report(m, *l, find_gpu(g.pick(gpus)), o));
+    const json j = to_json(memory_report_for(m, *l, find_gpu(g.pick(gpus)), o));
     std::string failure;
     check_numbers(j, "$", "", &failure);
     ASSERT_TRUE(failure.empty()) << failure << "\n" << j.dump(1);
@@ -383,7 +384,7 @@ TEST(Invariants, TrainReportFiniteCostAndJsonTableAgree) {
     const TrainRequest r = random_train_request(g);
     Report rep;
     try {
-      rep = train_report(r);
+      rep = train_report_for(r);
     } catch (const InputError&) {
       ++refused;  // e.g. a deadline too short for the model at MFU <= 1
       continue;

@@ -7,12 +7,13 @@
 #include "gpuplan/error.hpp"
 #include "report/train_report.hpp"
 #include "gpuplan/workload.hpp"
+#include "inputs/report_chains.hpp"
 
 using namespace gpuplan;
 
 namespace {
 
-nlohmann::json run(TrainRequest r) { return to_json(train_report(r)); }
+nlohmann::json run(TrainRequest r) { return to_json(train_report_for(r)); }
 
 TrainRequest seed_request() {
   TrainRequest r;
@@ -181,5 +182,5 @@ TEST(SeedExamples, ImpossibleDeadlineIsAnInputError) {
   r.workload.tokens = 2e12;
   r.gpus = 8;
   r.deadline_s = 86400;
-  EXPECT_THROW(train_report(r), InputError);
+  EXPECT_THROW(train_report_for(r), InputError);
 }

@@ -1,6 +1,6 @@
-// `gpuplan infer` and POST /api/infer: the request read from the inputs
-// (make_infer_request), the run (run_infer) and its report, with the replicas
-// sized at the asked confidence.
+// `gpuplan infer` and POST /api/infer as one chain: the request read from the
+// inputs (make_infer_request), the run (run_infer, src/commands) and its
+// report (src/report), with the replicas sized at the asked confidence.
 #include "inputs/infer_inputs.hpp"
 
 #include "gpuplan/inference.hpp"
@@ -13,10 +13,8 @@ Report infer_report_for(const InferInputs& in) {
   InferRun run = run_infer(q);
   if (q.max_throughput) return max_throughput_report(q.model, q.gpu, run.options, q.target.input_len, q.target.output_len, run.best);
   // Issue 15: the replicas were sized for the slow end of gpuplan's errors on published serving runs (run_infer).
-  const std::optional<ServingSizing> sizing = size_serving_for_confidence(run.plan, run.target, q.model, q.gpu, !q.engine.empty(), q.confidence);
-  const Price price = resolve_price(q.gpu.id, run.price);
-  Report rep = inference_report(q.model, q.gpu, q.options, run.target, run.plan, price);
-  if (sizing) add_serving_sizing(rep, *sizing);
+  Report rep = inference_report(q.model, q.gpu, q.options, run.target, run.plan, run.resolved_price);
+  if (run.sizing) add_serving_sizing(rep, *run.sizing, run.plan, run.target);
   return rep;
 }
 
