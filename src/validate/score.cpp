@@ -38,6 +38,28 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The runs a held-out table leaves out with a case: those stating the same
+// stack (train.framework or infer.framework, with its version) on the same
+// GPU. A publication's runs share both, so no publication calibrates its own
+// range or centre, and the key comes from the case's fields only: no
+// prediction reads `source` or `notes` (a case with them blanked predicts the
+// same). Stricter than one source per key: two publications of one stack on
+// one GPU are held out together.
+std::string held_out_group(const ValidationCase& c) {
+  std::string stack = "generic";
+  for (const char* where : {"train", "infer"}) {
+    const nlohmann::json& raw = c.raw;
+    if (raw.contains(where) && raw[where].is_object() && raw[where].contains("framework") && raw[where]["framework"].is_string()) {
+      stack = raw[where]["framework"].get<std::string>();
+    }
+  }
+  std::string gpu;
+  if (c.raw.contains("hardware") && c.raw["hardware"].is_object() && c.raw["hardware"].contains("gpu") && c.raw["hardware"]["gpu"].is_string()) {
+    gpu = c.raw["hardware"]["gpu"].get<std::string>();
+  }
+  return stack + " on " + gpu;
+}
+
 bool framework_stated(const nlohmann::json& raw) {
   for (const char* where : {"train", "infer"}) {
     if (raw.contains(where) && raw[where].is_object() && raw[where].contains("framework")) return true;
@@ -217,7 +239,7 @@ ValidationResult run_validation(const std::vector<ValidationCase>& cases, const 
         r.error = r.physics_error = pr.value / *m - 1;
         r.flags = in.flags;
         r.flags.insert(r.flags.end(), pr.flags.begin(), pr.flags.end());
-        r.source = c.source;
+        r.source = held_out_group(c);
         r.context.kind = c.kind;
         r.context.moe = in.model.is_moe();
         r.context.layout_stated = c.kind == "inference" || in.layout_stated;

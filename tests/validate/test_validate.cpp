@@ -318,14 +318,23 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // train_throughput 7.57 / 12.22 → 7.60 / 11.91 (the median moved with the
 // regenerated interval table, still under the issue's 8, re-based there),
 // physics 7.86 / 14.83 → 7.86 / 14.35, tightened.
+// The held-out tables then left out a case's stack-and-GPU group (the stated
+// train/infer framework with its version, and hardware.gpu) instead of its
+// `source` string, so no prediction reads `source` or `notes`
+// (Validate.BlankedNotesAndSourcePredictTheSame): stricter where two
+// publications share a stack and GPU, looser where one publication spans
+// several. Physics unchanged; central numbers: train_throughput 7.60 / 11.91 →
+// 7.62 / 12.01 (issue 25's MAPE line of 12 missed by 0.01, said in the closing
+// note), inference 13.42 / 16.67 → 14.19 / 17.94, train_total 8.74 / 16.80 →
+// 8.53 / 14.89; bounds re-based there.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.65, 11.95, 7.9, 14.4, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
-                          {"inference", 13.5, 16.7, 15.3, 23.6, 0}, {"train_total", 8.8, 16.8, 26.4, 25.8, 0}};
+  const Bound bounds[] = {{"train_throughput", 7.65, 12.05, 7.9, 14.4, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
+                          {"inference", 14.25, 18.0, 15.3, 23.6, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;
@@ -352,6 +361,36 @@ namespace {
 
 // A case whose model is only a name the catalog knows is that catalog model;
 // any other bare name (a path included) is refused, never read from disk.
+
+// The brief's rule, checked on every shared case: no prediction reads a case's
+// `notes` or `source`. With both blanked on every line, each case predicts the
+// same physics, central number and range, bit for bit.
+TEST(Validate, BlankedNotesAndSourcePredictTheSame) {
+  const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
+  if (!std::filesystem::exists(file)) {
+    GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
+  }
+  const std::vector<ValidationCase> cases = read_cases(file.string());
+  std::string blanked;
+  for (const ValidationCase& c : cases) {
+    nlohmann::json j = c.raw;
+    if (j.contains("notes")) j["notes"] = "";
+    if (j.contains("source")) j["source"] = "";
+    blanked += j.dump() + "\n";
+  }
+  const ValidationResult a = run_validation(cases);
+  const ValidationResult b = run_validation(parse_cases(blanked, "blanked.jsonl"));
+  ASSERT_EQ(a.cases.size(), b.cases.size());
+  ASSERT_GT(a.cases.size(), 300u);
+  for (size_t i = 0; i < a.cases.size(); ++i) {
+    EXPECT_EQ(a.cases[i].id, b.cases[i].id);
+    EXPECT_EQ(a.cases[i].predicted_physics, b.cases[i].predicted_physics) << a.cases[i].id;
+    EXPECT_EQ(a.cases[i].predicted, b.cases[i].predicted) << a.cases[i].id;
+    EXPECT_EQ(a.cases[i].predicted_low, b.cases[i].predicted_low) << a.cases[i].id;
+    EXPECT_EQ(a.cases[i].predicted_high, b.cases[i].predicted_high) << a.cases[i].id;
+  }
+}
+
 TEST(Validate, ModelByNameOnlyIsTheCatalogModel) {
   auto line = [](const std::string& name) {
     return R"({"id": "n", "kind": "train_memory", "model": {"name": ")" + name +
