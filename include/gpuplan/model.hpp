@@ -71,6 +71,13 @@ struct ModelSpec {
   double rope_theta = 0;       // 0: not stated (or no RoPE)
   std::string rope_scaling;    // "" when none
   double rope_scaling_factor = 0;
+  // YaRN's other terms (rope_scaling of type "yarn"; Peng et al. 2023, "YaRN:
+  // Efficient Context Window Extension", arXiv:2309.00071): the context the
+  // base model was trained at, the ramp's β_fast and β_slow, and DeepSeek's
+  // attention-scale terms mscale and mscale_all_dim. Unset where the config
+  // leaves one out.
+  std::optional<int64_t> rope_original_context;
+  std::optional<double> rope_beta_fast, rope_beta_slow, rope_mscale, rope_mscale_all_dim;
 
   MlpKind mlp = MlpKind::kGated;
   NormKind norm = NormKind::kRms;

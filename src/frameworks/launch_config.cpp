@@ -66,6 +66,25 @@ const LaunchReader* ds_reader_of(const FrameworkProfile* runner) {
 // Whether the reading parser takes `flag`; without a known parser, the newest Megatron's flags are written.
 bool takes(const LaunchReader* parser, const char* flag) { return !parser || parser->names.count(flag) > 0; }
 
+// YaRN on multi-latent attention, as Megatron-Core builds it: MLATransformerConfig
+// holds the terms and multi_latent_attention.py hands them to YarnRotaryEmbedding.
+// The arguments set the factor (--rotary-scaling-factor, default 1.0, which
+// overrides the config's 40) and, from core 0.11, the attention scales (--mscale,
+// --mscale-all-dim); β_fast 32 and β_slow 1 are the config's, with no flag. Up to
+// core 0.13 the base context is the config's max_position_embeddings, which the
+// arguments set from --max-position-embeddings (it must also be ≥ --seq-length:
+// validate_args); from core 0.14, which also reads --rope-type, it is
+// original_max_position_embeddings, 4096, with no flag for MLA (the --yarn-*
+// flags of core 0.19 set the GPT path's terms). Read at core_v0.10.0 … core_v0.19.0:
+// megatron/core/transformer/transformer_config.py, multi_latent_attention.py,
+// megatron/training/arguments.py.
+bool mla_yarn(const ModelSpec& m) { return m.mla.has_value() && m.rope_scaling == "yarn"; }
+// The releases that take YaRN's base context from --max-position-embeddings (core 0.10–0.13: no --rope-type yet).
+bool yarn_context_is_max_positions(const LaunchReader* parser) { return !takes(parser, "--rope-type"); }
+constexpr int64_t kMegatronYarnOriginalContext = 4096;  // MLATransformerConfig.original_max_position_embeddings, core 0.14–0.19
+constexpr double kMegatronYarnBetaFast = 32, kMegatronYarnBetaSlow = 1;  // MLATransformerConfig beta_fast, beta_slow, core 0.10–0.19
+constexpr double kMegatronYarnMscaleCore010 = 0.707;  // MLATransformerConfig mscale and mscale_all_dim at core_v0.10.0 (no flags)
+
 }  // namespace
 
 MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
@@ -88,6 +107,35 @@ Reason megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDiale
   // core 0.10), full sharding alone, which validate_args refuses with pipeline
   // or expert parallelism (megatron/training/arguments.py at core_v0.10.0).
   const LaunchReader* parser = parser_of(runner);
+  if (mla_yarn(m) && runner && dialect == MegatronDialect::kMegatronLm) {  // MindSpeed-LLM names YaRN its own way
+    const std::string who = runner->label();
+    if (m.rope_beta_fast.value_or(kMegatronYarnBetaFast) != kMegatronYarnBetaFast ||
+        m.rope_beta_slow.value_or(kMegatronYarnBetaSlow) != kMegatronYarnBetaSlow) {
+      return {fmt::format("{} fixes YaRN's beta_fast and beta_slow at 32 and 1 for multi-latent attention (no flag), and the model's are {} and {}",
+                          who, m.rope_beta_fast.value_or(kMegatronYarnBetaFast), m.rope_beta_slow.value_or(kMegatronYarnBetaSlow)),
+              fmt::format("{} 对多头潜在注意力把 YaRN 的 beta_fast、beta_slow 固定为 32 和 1（没有参数可改），而该模型为 {} 和 {}",
+                          who, m.rope_beta_fast.value_or(kMegatronYarnBetaFast), m.rope_beta_slow.value_or(kMegatronYarnBetaSlow))};
+    }
+    if (!takes(parser, "--mscale") && (m.rope_mscale.value_or(kMegatronYarnMscaleCore010) != kMegatronYarnMscaleCore010 ||
+                                       m.rope_mscale_all_dim.value_or(kMegatronYarnMscaleCore010) != kMegatronYarnMscaleCore010)) {
+      return {fmt::format("{} has no --mscale or --mscale-all-dim: YaRN's attention scales stay at its 0.707, and the model's are {} and {}", who,
+                          m.rope_mscale.value_or(0), m.rope_mscale_all_dim.value_or(0)),
+              fmt::format("{} 没有 --mscale 和 --mscale-all-dim：YaRN 的注意力缩放固定为 0.707，而该模型为 {} 和 {}", who,
+                          m.rope_mscale.value_or(0), m.rope_mscale_all_dim.value_or(0))};
+    }
+    if (const std::optional<int64_t> base = m.rope_original_context) {
+      if (yarn_context_is_max_positions(parser) && l.seq_len > *base) {
+        return {fmt::format("{} takes YaRN's base context from --max-position-embeddings, which must also hold --seq-length: the model's base "
+                            "context of {} tokens cannot be written with a {}-token sequence", who, *base, l.seq_len),
+                fmt::format("{} 从 --max-position-embeddings 读取 YaRN 的原始上下文，而该值又须不小于 --seq-length：序列长 {} 时写不出该模型 {} 的原始上下文",
+                            who, l.seq_len, *base)};
+      }
+      if (!yarn_context_is_max_positions(parser) && *base != kMegatronYarnOriginalContext) {
+        return {fmt::format("{} fixes YaRN's base context for multi-latent attention at 4,096 tokens (no flag), and the model's is {}", who, *base),
+                fmt::format("{} 对多头潜在注意力把 YaRN 的原始上下文固定为 4,096（没有参数可改），而该模型为 {}", who, *base)};
+      }
+    }
+  }
   if (l.zero_stage >= 2 && !takes(parser, "--use-megatron-fsdp") && !takes(parser, "--use-custom-fsdp")) {
     if (!takes(parser, "--use-torch-fsdp2")) {
       return {fmt::format("{} has no sharded data parallelism beyond the distributed optimizer (ZeRO-1), and the layout uses ZeRO-{}", runner->label(), l.zero_stage),
@@ -166,7 +214,10 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   // A learned position table is part of the model: its rows are the model's
   // (GPT-3's 2,048 whatever the planned sequence); with RoPE the flag only
   // bounds the sequence.
-  arg(fmt::format("--max-position-embeddings {}", m.learned_positions > 0 ? std::max(m.learned_positions, l.seq_len) : l.seq_len));
+  int64_t max_positions = m.learned_positions > 0 ? std::max(m.learned_positions, l.seq_len) : l.seq_len;
+  // Core 0.10–0.13 read YaRN's base context off this flag (mla_yarn above).
+  if (mla_yarn(m) && !mindspeed && yarn_context_is_max_positions(parser) && m.rope_original_context) max_positions = std::max(*m.rope_original_context, l.seq_len);
+  arg(fmt::format("--max-position-embeddings {}", max_positions));
   if (l.sequence_parallel) arg("--sequence-parallel");
   if (l.recompute == Recompute::kSelective) arg("--recompute-granularity selective");  // the attention core (Megatron's default module)
   if (l.recompute == Recompute::kFull) {
@@ -235,8 +286,9 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       arg("--position-embedding-type rope");
       // The RoPE base where it is not Megatron's default 10000 (--rotary-base,
       // an int), and Llama 3.1's frequency scaling (--use-rope-scaling; factor 8
-      // unless --rope-scaling-factor says otherwise). YaRN (DeepSeek-V3's
-      // context extension) is not written: its Megatron flags differ by release.
+      // unless --rope-scaling-factor says otherwise). YaRN on multi-latent
+      // attention (DeepSeek) is written with the MLA arguments below; on other
+      // attention it is not (its flags came with core 0.19's GPT path).
       if (m.rope_theta > 0 && m.rope_theta != 10000) arg(fmt::format("--rotary-base {:.0f}", m.rope_theta));
       if (m.rope_scaling == "llama3") {
         arg("--use-rope-scaling");
@@ -295,6 +347,16 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       arg(fmt::format("--qk-head-dim {}", a.qk_nope_head_dim));
       arg(fmt::format("--qk-pos-emb-head-dim {}", a.qk_rope_head_dim));
       arg(fmt::format("--v-head-dim {}", a.v_head_dim));
+      if (mla_yarn(m) && !mindspeed) {
+        // YaRN's terms the arguments carry (mla_yarn above); yarn is MLA's
+        // default rope type, named where the release reads --rope-type.
+        if (takes(parser, "--rope-type")) arg("--rope-type yarn");
+        if (m.rope_scaling_factor > 0) arg(fmt::format("--rotary-scaling-factor {}", m.rope_scaling_factor));
+        if (takes(parser, "--mscale")) {
+          if (m.rope_mscale) arg(fmt::format("--mscale {}", *m.rope_mscale));
+          if (m.rope_mscale_all_dim) arg(fmt::format("--mscale-all-dim {}", *m.rope_mscale_all_dim));
+        }
+      }
     }
   }
   return a;

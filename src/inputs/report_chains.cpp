@@ -10,7 +10,7 @@ Report train_report_for(const TrainRequest& request) { return train_report(reque
 
 Report memory_report_for(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options,
                          bool batch_defaulted) {
-  return memory_report(model, layout, gpu, options, estimate_memory(model, layout, gpu, options), batch_defaulted);
+  return memory_report(model, layout, gpu, estimate_memory(model, layout, gpu, options), batch_defaulted);
 }
 
 }  // namespace gpuplan

@@ -87,6 +87,16 @@ class ConfigReader {
     return it->get<double>();
   }
   std::optional<double> get_positive(const char* name) { return get_positive(c_, name); }
+  // A finite number from 0 (YaRN's mscale_all_dim may be 0); nullopt when absent or null.
+  std::optional<double> get_non_negative(const json& from, const char* name) {
+    auto it = from.find(name);
+    if (it == from.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0 || it->get<double>() > 1e12) {
+      fail(fmt::format("{} must be a number from 0 (got {})", name, it->dump()), fmt::format("{} 须为不小于 0 的数（输入为 {}）", name, it->dump()));
+      return std::nullopt;
+    }
+    return it->get<double>();
+  }
 
   // An object-valued key (rope_scaling); nullptr when absent, null or not an object.
   const json* get_object(const char* name) const {
@@ -371,6 +381,13 @@ ModelSpec model_from_flat_config(const json& config, const std::string& origin) 
       }
     }
     if (!m.rope_scaling.empty()) m.rope_scaling_factor = r.get_positive(*scaling, "factor").value_or(0);
+    if (m.rope_scaling == "yarn") {
+      if (auto v = r.get_positive(*scaling, "original_max_position_embeddings")) m.rope_original_context = static_cast<int64_t>(std::llround(*v));
+      m.rope_beta_fast = r.get_positive(*scaling, "beta_fast");
+      m.rope_beta_slow = r.get_positive(*scaling, "beta_slow");
+      m.rope_mscale = r.get_non_negative(*scaling, "mscale");
+      m.rope_mscale_all_dim = r.get_non_negative(*scaling, "mscale_all_dim");
+    }
   }
   // The published checkpoint's weight format: transformers' quantization_config
   // (quant_method "gptq"/"awq" with bits, "mxfp4", "fp8", ...), or, for a

@@ -128,8 +128,7 @@ void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
 
 namespace gpuplan {
 
-Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryOptions& options, const MemoryBreakdown& br,
-                     bool batch_defaulted) {
+Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu, const MemoryBreakdown& br, bool batch_defaulted) {
   Report rep;
   add_model_scope_warning(rep, model);
   // TP beyond one node (or NVLink domain) is legal but unusual: its per-layer

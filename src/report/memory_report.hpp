@@ -28,11 +28,11 @@ namespace gpuplan {
 
 // The whole `gpuplan memory` report for one layout: model, layout, the
 // breakdown estimate_memory(model, layout, gpu, options) gave (largest
-// micro-batch and suggestions included), assumptions.
+// micro-batch and suggestions included; its assumptions carry the options),
+// assumptions.
 // `batch_defaulted`: the global batch is the default of a run without
 // --global-batch (ResolvedLayout::global_batch_defaulted), said in the report.
-Report memory_report(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options,
-                     const MemoryBreakdown& breakdown,
+Report memory_report(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryBreakdown& breakdown,
                      bool batch_defaulted = false);
 
 }  // namespace gpuplan

@@ -236,6 +236,55 @@ TEST(LaunchConfig, MegatronCarriesMoeAndMlaDetails) {
   EXPECT_EQ(a.find("--num-query-groups"), std::string::npos);
 }
 
+// DeepSeek-V3's YaRN (config.json rope_scaling: factor 40, base context 4,096,
+// beta_fast 32, beta_slow 1, mscale 1.0, mscale_all_dim 1.0) as each Megatron
+// release builds it (launch_config.cpp mla_yarn): without --rotary-scaling-factor
+// the arguments' default 1.0 would replace the factor, and from core 0.14 the
+// --mscale-all-dim default 0.0 the model's 1.0.
+TEST(LaunchConfig, MegatronCarriesDeepSeekYarnByRelease) {
+  const ModelSpec ds = find_model("deepseek-v3");
+  ASSERT_EQ(ds.rope_scaling, "yarn");
+  ASSERT_TRUE(ds.rope_original_context.has_value() && ds.rope_mscale_all_dim.has_value());
+  EXPECT_EQ(*ds.rope_original_context, 4096);
+  EXPECT_EQ(*ds.rope_mscale_all_dim, 1.0);
+  Layout l;
+  l.tp = 8;
+  l.pp = 16;
+  l.ep = 8;
+  l.dp = 8;
+  l.seq_len = 2048;
+  // Core 0.16: the rope type named, the factor and both scales as flags; the base context is the config's 4,096.
+  const FrameworkProfile& v016 = find_framework("megatron-lm@0.16.0");
+  const std::string a = megatron_arguments(ds, l, MegatronDialect::kMegatronLm, &v016);
+  for (const char* s : {"--rope-type yarn", "--rotary-scaling-factor 40", "--mscale 1", "--mscale-all-dim 1", "--max-position-embeddings 2048"}) {
+    EXPECT_NE(a.find(std::string(s) + "\n"), std::string::npos) << s << "\n" << a;
+  }
+  EXPECT_TRUE(megatron_arguments_gap(ds, l, MegatronDialect::kMegatronLm, &v016).empty());
+  EXPECT_TRUE(megatron_arguments_unknown(a, v016).empty());
+  // Core 0.12 reads the base context off --max-position-embeddings: 4,096 even for a 2,048-token plan; no --rope-type yet.
+  const FrameworkProfile& v012 = find_framework("megatron-lm@0.12.0");
+  const std::string b = megatron_arguments(ds, l, MegatronDialect::kMegatronLm, &v012);
+  EXPECT_NE(b.find("--max-position-embeddings 4096\n"), std::string::npos) << b;
+  EXPECT_EQ(b.find("--rope-type"), std::string::npos) << b;
+  EXPECT_NE(b.find("--mscale-all-dim 1\n"), std::string::npos) << b;
+  EXPECT_TRUE(megatron_arguments_unknown(b, v012).empty());
+  // … so an 8,192-token plan cannot carry a 4,096-token base context there.
+  Layout longer = l;
+  longer.seq_len = 8192;
+  const Reason r12 = megatron_arguments_gap(ds, longer, MegatronDialect::kMegatronLm, &v012);
+  EXPECT_NE(r12.en.find("--max-position-embeddings"), std::string::npos) << r12.en;
+  EXPECT_TRUE(megatron_arguments_gap(ds, longer, MegatronDialect::kMegatronLm, &v016).empty());
+  // Core 0.10 has no --mscale flags and keeps the config's 0.707: DeepSeek-V3's 1.0 cannot be written,
+  // DeepSeek-V2-Lite's 0.707 needs none.
+  const FrameworkProfile& v010 = find_framework("megatron-lm@0.10.0");
+  EXPECT_NE(megatron_arguments_gap(ds, l, MegatronDialect::kMegatronLm, &v010).en.find("--mscale"), std::string::npos);
+  EXPECT_EQ(megatron_arguments_gap(find_model("deepseek-v2-lite"), l, MegatronDialect::kMegatronLm, &v010).en.find("YaRN"), std::string::npos);
+  // From core 0.14 the base context is fixed at 4,096 for MLA: another is refused.
+  ModelSpec other = ds;
+  other.rope_original_context = 8192;
+  EXPECT_NE(megatron_arguments_gap(other, l, MegatronDialect::kMegatronLm, &v016).en.find("4,096"), std::string::npos);
+}
+
 TEST(LaunchConfig, TorchtitanHasItsSections) {
   Layout l = gpt3_tp8_layout();
   l.zero_stage = 3;
