@@ -30,7 +30,7 @@ import gpuplan  # noqa: E402
 import test_parity  # noqa: E402  the request pools
 
 SCHEMA_DIR = ROOT / "docs" / "json-schema"
-COMMANDS = ["train", "memory", "plan", "infer", "finetune", "calibrate", "validate", "models", "gpus", "frameworks"]
+COMMANDS = ["train", "memory", "plan", "infer", "finetune", "calibrate", "validate", "models", "gpus", "frameworks", "engines"]
 DRAWS = 150  # requests per command; the test draws 50 others
 
 # Requests every schema must cover beyond the random ones: each output shape a command has.
@@ -67,8 +67,9 @@ FIXED: Dict[str, List[Dict[str, Any]]] = {
     "models": [dict(), dict(model="llama-3.1-70b"), dict(model="qwen3-30b-a3b")],
     "gpus": [dict(), dict(gpu="h20"), dict(gpu="h100")],
     "frameworks": [dict(), dict(framework="megatron-lm"), dict(framework="torchtitan@2024-12")],
+    "engines": [dict(), dict(engine="vllm"), dict(engine="tensorrt-llm@1.0")],
 }
-POSITIONAL = {"models": "model", "gpus": "gpu", "frameworks": "framework"}
+POSITIONAL = {"models": "model", "gpus": "gpu", "frameworks": "framework", "engines": "engine"}
 
 UNITS = [("_flop_per_s", "FLOP/s"), ("_flop_per_token", "FLOP per token"), ("_flop", "FLOP"), ("_bytes_per_s", "bytes/s"),
          ("_bytes_per_token", "bytes per token"), ("_bytes", "bytes"), ("_gpu_hours", "GPU-hours"), ("_gpu_days", "GPU-days"),
@@ -192,6 +193,8 @@ def documents(command: str, tmp: Path) -> List[Dict[str, Any]]:
         fixed += [dict(model=m["id"]) for m in gpuplan.models().to_dict()["models"]]
     if command == "frameworks":
         fixed += [dict(framework=f["id"] + "@" + v) for f in gpuplan.frameworks().to_dict()["frameworks"] for v in f["versions"]]
+    if command == "engines":
+        fixed += [dict(engine=e["id"] + "@" + v) for e in gpuplan.engines().to_dict()["engines"] for v in e["versions"]]
     for kw in fixed:
         kw = dict(kw)
         args = (kw.pop(POSITIONAL[command]),) if command in POSITIONAL and POSITIONAL[command] in kw else ()

@@ -9,16 +9,17 @@
 Each function is one `gpuplan` command; its keyword arguments are the command's
 flags with dashes as underscores (--seq-len is seq_len). A result is the
 command's `--format json` document, field for field (the module runs the
-command line's own code in-process). Bad input raises gpuplan.InputError, a
-ValueError whose message is the CLI's sentence and whose .field names the
-argument. docs/python.md has more.
+library's own chain in-process, no command-line parser). Bad input raises
+gpuplan.InputError, a ValueError whose message is the CLI's sentence with
+inputs named as keyword arguments and whose .field names the argument.
+docs/python.md has more.
 """
 from __future__ import annotations
 
 from ._commands import COMMANDS, command_function, export
 from ._errors import InputError
-from ._results import (CalibrationResult, FinetuneResult, FrameworksResult, GpusResult, InferResult, MemoryResult,
-                       ModelsResult, PlanResult, Record, Result, TrainResult, ValidationResult)
+from ._results import (CalibrationResult, EnginesResult, FinetuneResult, FrameworksResult, GpusResult, InferResult,
+                       MemoryResult, ModelsResult, PlanResult, Record, Result, TrainResult, ValidationResult)
 from ._gpuplan import version as __version__
 
 train = command_function("train")
@@ -31,8 +32,10 @@ validate = command_function("validate")
 models = command_function("models")
 gpus = command_function("gpus")
 frameworks = command_function("frameworks")
+engines = command_function("engines")
 
 __all__ = ["train", "memory", "plan", "infer", "finetune", "calibrate", "validate", "models", "gpus", "frameworks",
-           "export", "InputError", "Record", "Result", "TrainResult", "MemoryResult", "PlanResult", "InferResult",
+           "engines", "export", "InputError", "Record", "Result", "TrainResult", "MemoryResult", "PlanResult", "InferResult",
            "FinetuneResult", "CalibrationResult", "ValidationResult", "ModelsResult", "GpusResult", "FrameworksResult",
+           "EnginesResult",
            "COMMANDS"]

@@ -30,7 +30,8 @@ from ._results import result_for
 # Options the module sets itself or that print something other than a result.
 _OUTPUT_OPTIONS = {"--format", "--lang"}          # always JSON; labels are the caller's business
 _NOT_A_RESULT = {"plan": {"--export", "--rank"},   # gpuplan.export() prints launch configurations
-                 "frameworks": {"--docs"}}         # a Markdown document, not a result
+                 "frameworks": {"--docs"},         # a Markdown document, not a result
+                 "engines": {"--docs"}}
 
 
 def keyword_of(option_name: str) -> str:

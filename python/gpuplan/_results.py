@@ -242,9 +242,16 @@ class FrameworksResult(Result):
     command_name = "frameworks"
 
 
+class EnginesResult(Result):
+    """gpuplan engines: the serving-engine profiles, or one engine version's properties."""
+
+    __slots__ = ()
+    command_name = "engines"
+
+
 _CLASSES = {"train": TrainResult, "memory": MemoryResult, "plan": PlanResult, "infer": InferResult,
             "finetune": FinetuneResult, "calibrate": CalibrationResult, "validate": ValidationResult,
-            "models": ModelsResult, "gpus": GpusResult, "frameworks": FrameworksResult}
+            "models": ModelsResult, "gpus": GpusResult, "frameworks": FrameworksResult, "engines": EnginesResult}
 
 
 def result_for(command: str, document: Dict[str, Any]) -> Result:

@@ -230,3 +230,15 @@ def test_a_gpu_file_in_one_thread_is_not_seen_by_another(tmp_path):
         together = list(pool.map(lambda k: without_timing(gpuplan.plan(**request, **({"gpu_file": slow} if k else {})).to_dict()),
                                  [0, 1] * 4))
     assert together == alone * 4
+
+
+def test_every_command_with_a_result_is_a_function(cli):
+    # Every subcommand that prints a JSON document is a function running the library chain
+    # (web serves pages and has no result): engines too, with its --docs Markdown left to the CLI.
+    names = {c["name"] for c in gpuplan._gpuplan.commands()} - {"web"}
+    assert names <= set(gpuplan.__all__), names - set(gpuplan.__all__)
+    assert "docs" not in inspect.signature(gpuplan.engines).parameters
+    r = gpuplan.engines("vllm@0.6.3")
+    assert isinstance(r, gpuplan.EnginesResult)
+    c = cli(["engines", "vllm@0.6.3", "--format", "json"])
+    assert c.rc == 0 and r.to_dict() == c.json()

@@ -22,7 +22,7 @@ import test_parity
 from conftest import SOURCE_DIR
 
 SCHEMA_DIR = SOURCE_DIR / "docs" / "json-schema"
-COMMANDS = ["train", "memory", "plan", "infer", "finetune", "calibrate", "validate", "models", "gpus", "frameworks"]
+COMMANDS = ["train", "memory", "plan", "infer", "finetune", "calibrate", "validate", "models", "gpus", "frameworks", "engines"]
 # Keys that are counts wherever they appear: never a float.
 COUNT_KEYS = {"gpus", "nodes", "tp", "pp", "dp", "cp", "ep", "vp", "micro_batch", "global_batch", "rank", "layers", "zero",
               "replicas", "seq_len", "count", "failed", "not_predicted", "layouts_evaluated", "layouts_fitting", "gpus_per_node",

@@ -231,12 +231,14 @@ def compare(command: str, request: Request, cli) -> bool:
 MODEL_NAMES = ["llama-3.1-70b", "llama3-70b", "gpt3-175b", "deepseek-v3", "qwen3-8b", None, "nonesuch", "llama"]
 GPU_NAMES = ["h100", "h800", "910b", "4090", "a100-80g", None, "a100", "h9000"]
 FRAMEWORK_NAMES = ["megatron-lm", "torchtitan@2024-12", "deepspeed", None, "megatron-lm@1999", "jax"]
+ENGINE_NAMES = ["vllm", "vllm@0.6.3", "tensorrt-llm@1.0", "sglang", None, "lmdeploy@0.1.0", "nonesuch"]
 
 GENERATORS: Dict[str, Callable[[random.Random], Request]] = {
     "train": train_request, "memory": memory_request, "plan": plan_request, "infer": infer_request,
     "finetune": finetune_request, "calibrate": calibrate_request,
     "models": catalog_request(MODEL_NAMES), "gpus": catalog_request(GPU_NAMES),
     "frameworks": catalog_request(FRAMEWORK_NAMES),
+    "engines": catalog_request(ENGINE_NAMES),
 }
 
 
@@ -246,5 +248,5 @@ def test_fifty_seeded_requests_match_the_cli(command, cli, shared_dir, tmp_path)
     rng = random.Random(f"issue-17-{command}")
     valid = sum(compare(command, draw(rng), cli) for _ in range(N_REQUESTS))
     # Both outcomes must occur: mostly answers, and some refusals whose sentences are compared.
-    floor = 3 if command in ("models", "gpus", "frameworks") else 20
+    floor = 3 if command in ("models", "gpus", "frameworks", "engines") else 20
     assert floor <= valid < N_REQUESTS, f"{command}: {valid} of {N_REQUESTS} valid"

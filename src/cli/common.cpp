@@ -10,6 +10,7 @@
 #include "inputs/input_info.hpp"
 #include "gpuplan/units.hpp"
 #include "input_flags.hpp"
+#include "commands/market_terms.hpp"
 
 namespace gpuplan::cli {
 
@@ -85,9 +86,7 @@ void add_market_flags(CLI::App* app, MarketFlags* flags, bool provider) {
 }
 
 void apply_market_flags(const MarketFlags& flags, const OutputOptions& out, PriceInput* price) {
-  price->market = flags.market ? parse_market(*flags.market, "--market") : default_market_for_lang(out.lang);
-  if (flags.provider && !flags.provider->empty()) price->provider = flags.provider;
-  if (flags.currency) price->currency = parse_currency(*flags.currency, "--currency");
+  apply_market_terms(price, flags.market, flags.provider, flags.currency, out.lang);
 }
 
 void load_gpu_file(const OutputOptions& out) {

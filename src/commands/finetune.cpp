@@ -11,6 +11,7 @@
 #include "gpuplan/market.hpp"
 #include "report/report.hpp"  // format_value: a duration in the sentences, as the report shows it
 #include "gpuplan/units.hpp"
+#include "commands/market_terms.hpp"
 
 namespace gpuplan {
 namespace {
@@ -96,9 +97,7 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
   run.smallest_gpus = smallest;
   PriceInput pi;
   pi.text = q.price_text;
-  pi.market = q.market_text ? parse_market(*q.market_text, "--market") : default_market_for_lang(q.lang);
-  if (q.provider && !q.provider->empty()) pi.provider = q.provider;
-  if (q.currency_text) pi.currency = parse_currency(*q.currency_text, "--currency");
+  apply_market_terms(&pi, q.market_text, q.provider, q.currency_text, q.lang);
   if (q.rank_gpus) run.ranking = rank_gpus_for_finetune(m, j, kFinetuneSearchMaxGpus, pi.market);
   run.price = resolve_price(g.id, pi);
   return run;

@@ -13,6 +13,7 @@
 #include "gpuplan/intervals.hpp"
 #include "gpuplan/published_mfu.hpp"
 #include "gpuplan/market.hpp"
+#include "commands/market_terms.hpp"
 
 namespace gpuplan {
 namespace {
@@ -102,9 +103,7 @@ InferRun run_infer(const InferRequest& q) {
   PriceInput& pi = run.price;
   pi.text = q.price_text;
   if (q.price_text) pi.currency = bare_currency(*q.price_text);
-  pi.market = q.market_text ? parse_market(*q.market_text, "--market") : default_market_for_lang(q.lang);
-  if (q.provider && !q.provider->empty()) pi.provider = q.provider;
-  if (q.currency_text) pi.currency = parse_currency(*q.currency_text, "--currency");
+  apply_market_terms(&pi, q.market_text, q.provider, q.currency_text, q.lang);
   run.sizing = size_serving_for_confidence(p, run.target, m, g, !q.engine.empty(), q.confidence);
   run.resolved_price = resolve_price(g.id, pi);
   return run;

@@ -35,6 +35,7 @@
 #include "model/hf_config.hpp"
 #include "estimate/uncertainty/calibration_json.hpp"
 #include "inputs/report_chains.hpp"
+#include "commands/market_terms.hpp"
 
 namespace gpuplan {
 
@@ -362,9 +363,8 @@ Report catalog_report_for(const std::string& command, Body& b, JsonCaller caller
     b.read(input_key(kMarketInput), market);
     b.read(input_key(kCurrencyInput), currency);
     b.reject_unknown();
-    PriceInput pi;  // as src/cli/common.cpp apply_market_flags under the default --lang en
-    pi.market = market ? parse_market(*market, "--market") : default_market_for_lang("en");
-    if (currency) pi.currency = parse_currency(*currency, "--currency");
+    PriceInput pi;  // as the CLI's gpus under its default --lang en
+    apply_market_terms(&pi, market, std::nullopt, currency, "en");
     return gpus_report(show, *pi.market, result_currency(pi, market_currency(*pi.market)));
   }
   b.read(command == "models" ? "model" : command == "frameworks" ? "framework" : "engine", show);
@@ -392,13 +392,18 @@ json validate_document_for(Body& b, JsonCaller caller) {
   return run.intervals ? interval_table_to_json(*run.intervals, r.file) : validation_json(run.result, r.file);
 }
 
-}  // namespace
-
-LaunchConfig launch_config_from_json(const json& request, JsonCaller caller) {
+// A request is one JSON object, whatever the command.
+void require_object(const json& request) {
   if (!request.is_object()) {
     throw InputError("", fmt::format("The request must be a JSON object (got {}).", json_type_name(request)),
                      fmt::format("请求须为 JSON 对象（收到的是{}）。", json_type_name_zh(request)));
   }
+}
+
+}  // namespace
+
+LaunchConfig launch_config_from_json(const json& request, JsonCaller caller) {
+  require_object(request);
   const UserGpuScope gpus;  // a local caller's gpu_file applies to this call only
   Body b(request);
   ExportChoice choice;
@@ -411,10 +416,7 @@ bool is_json_command(const std::string& command) {
 }
 
 Report report_from_json(const std::string& command, const json& request, JsonCaller caller) {
-  if (!request.is_object()) {
-    throw InputError("", fmt::format("The request must be a JSON object (got {}).", json_type_name(request)),
-                     fmt::format("请求须为 JSON 对象（收到的是{}）。", json_type_name_zh(request)));
-  }
+  require_object(request);
   const UserGpuScope gpus;  // a local caller's gpu_file applies to this call only
   Body b(request);
   if (command == "train") return train(b, caller);
@@ -428,10 +430,7 @@ Report report_from_json(const std::string& command, const json& request, JsonCal
 
 json document_from_json(const std::string& command, const json& request, JsonCaller caller) {
   if (is_json_command(command)) return to_json(report_from_json(command, request, caller));
-  if (!request.is_object()) {
-    throw InputError("", fmt::format("The request must be a JSON object (got {}).", json_type_name(request)),
-                     fmt::format("请求须为 JSON 对象（收到的是{}）。", json_type_name_zh(request)));
-  }
+  require_object(request);
   const UserGpuScope gpus;  // a local caller's gpu_file applies to this call only
   Body b(request);
   if (command == "calibrate") return to_json(calibrate_report_for(b, caller));
