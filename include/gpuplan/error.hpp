@@ -11,8 +11,9 @@
 // of its field as a request spells it ("seq_len", "gpus", "config"), however
 // the throwing site wrote it. Inside a sentence an input is written as the
 // command line's flag ("--seq-len must be ..."), and a front end that speaks
-// request keys renders it with in_request_keys(): the web API and Python say
-// "seq_len must be ...", the CLI prints the sentence as it is.
+// request keys renders it with in_request_keys(): Python says "seq_len must be
+// ...", the CLI prints the sentence as it is, and the web API returns it as it
+// is with field() beside it (its page turns each --flag into the form's label).
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -59,8 +60,8 @@ class InputError : public std::runtime_error {
 
 // An error's sentence with every input it names spelled as its request key
 // ("--seq-len must be ..." → "seq_len must be ..."), in English or Chinese:
-// for front ends whose callers write request keys (the web API, Python, a C++
-// program filling request structs). Only gpuplan's own inputs are renamed;
+// for front ends whose callers write request keys (Python, a C++ program
+// filling request structs). Only gpuplan's own inputs are renamed;
 // another program's flags the sentence quotes (Megatron's --num-layers) stay.
 std::string in_request_keys(const std::string& sentence);
 std::string what_in_request_keys(const InputError& e);
