@@ -173,21 +173,6 @@ std::vector<CommandSpec> command_specs() {
   return specs;
 }
 
-std::vector<DeclaredInputs> declared_inputs() {
-  auto list = [](const std::string& command, auto inputs, auto visit) {
-    DeclaredInputs d{command, {}};
-    visit(inputs, [&d](const InputInfo& input, auto&) { d.inputs.push_back(input); });
-    return d;
-  };
-  // A generic lambda per visitor: a function template cannot be passed by name.
-  return {list("train", TrainInputs{}, [](auto& in, auto&& v) { visit_train_inputs(in, v); }),
-          list("memory", MemoryInputs{}, [](auto& in, auto&& v) { visit_memory_inputs(in, v); }),
-          list("calibrate", CalibrateInputs{}, [](auto& in, auto&& v) { visit_calibrate_inputs(in, v); }),
-          list("plan", PlanInputs{}, [](auto& in, auto&& v) { visit_plan_inputs(in, v); }),
-          list("infer", InferInputs{}, [](auto& in, auto&& v) { visit_infer_inputs(in, v); }),
-          list("finetune", FinetuneInputs{}, [](auto& in, auto&& v) { visit_finetune_inputs(in, v); })};
-}
-
 int run_cli(int argc, char** argv, std::string* out, std::string* err) {
   CLI::App app;
   // --lang chooses the help's language and the error sentences' too; without

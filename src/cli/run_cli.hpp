@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "inputs/input_info.hpp"
+#include "inputs/declared_inputs.hpp"
 
 namespace gpuplan::cli {
 
@@ -45,14 +45,8 @@ struct CommandSpec {
 // Every subcommand and its options, in the order --help lists them.
 std::vector<CommandSpec> command_specs();
 
-// The inputs each command declares (visit_<command>_inputs), for the tests
-// that every one reaches the CLI, the web API and Python. The model (--model,
-// --params) and the CLI's own options (--format, --calibration FILE, --save,
-// --export) are not among them.
-struct DeclaredInputs {
-  std::string command;  // "memory"
-  std::vector<InputInfo> inputs;
-};
-std::vector<DeclaredInputs> declared_inputs();
+// Each command's declared inputs (inputs/declared_inputs.hpp), under the names the tests and Python call them by.
+using gpuplan::DeclaredInputs;
+using gpuplan::declared_inputs;
 
 }  // namespace gpuplan::cli

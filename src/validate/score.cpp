@@ -38,33 +38,32 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The runs a held-out table leaves out with a case: those stating the same
-// stack (train.framework or infer.framework, with its version) on the same
-// GPU. A publication's runs share both, so no publication calibrates its own
-// range or centre, and the key comes from the case's fields only: no
-// prediction reads `source` or `notes` (a case with them blanked predicts the
-// same). Stricter than one source per key: two publications of one stack on
-// one GPU are held out together.
-std::string held_out_group(const ValidationCase& c) {
-  std::string stack = "generic";
+// The stack a case states (train.framework or infer.framework, with its
+// version); nullopt where it states none.
+std::optional<std::string> stated_framework(const nlohmann::json& raw) {
   for (const char* where : {"train", "infer"}) {
-    const nlohmann::json& raw = c.raw;
     if (raw.contains(where) && raw[where].is_object() && raw[where].contains("framework") && raw[where]["framework"].is_string()) {
-      stack = raw[where]["framework"].get<std::string>();
+      return raw[where]["framework"].get<std::string>();
     }
   }
-  std::string gpu;
-  if (c.raw.contains("hardware") && c.raw["hardware"].is_object() && c.raw["hardware"].contains("gpu") && c.raw["hardware"]["gpu"].is_string()) {
-    gpu = c.raw["hardware"]["gpu"].get<std::string>();
-  }
-  return stack + " on " + gpu;
+  return std::nullopt;
 }
 
-bool framework_stated(const nlohmann::json& raw) {
-  for (const char* where : {"train", "infer"}) {
-    if (raw.contains(where) && raw[where].is_object() && raw[where].contains("framework")) return true;
+bool framework_stated(const nlohmann::json& raw) { return stated_framework(raw).has_value(); }
+
+// The runs a held-out table leaves out with a case: those stating the same
+// stack on the same GPU (hardware.gpu). A publication's runs share both, so no
+// publication calibrates its own range or centre, and the key comes from the
+// case's fields only: no prediction reads `source` or `notes` (a case with
+// them blanked predicts the same). Stricter than one source per key: two
+// publications of one stack on one GPU are held out together.
+std::string held_out_group(const ValidationCase& c) {
+  const nlohmann::json& raw = c.raw;
+  std::string gpu;
+  if (raw.contains("hardware") && raw["hardware"].is_object() && raw["hardware"].contains("gpu") && raw["hardware"]["gpu"].is_string()) {
+    gpu = raw["hardware"]["gpu"].get<std::string>();
   }
-  return false;
+  return stated_framework(raw).value_or("generic") + " on " + gpu;
 }
 
 // Each kind's first interval dimension (IntervalTable::first_split): of

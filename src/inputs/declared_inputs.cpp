@@ -1,6 +1,9 @@
-// Sentences in request keys (gpuplan/error.hpp): the inputs layer knows every
-// input each command declares (visit_*_inputs), so it alone can tell gpuplan's
-// own --seq-len from a Megatron flag a sentence quotes.
+// Each command's declared inputs (declared_inputs.hpp), and sentences in
+// request keys (gpuplan/error.hpp): the inputs layer knows every input each
+// command declares, so it alone can tell gpuplan's own --seq-len from a
+// Megatron flag a sentence quotes.
+#include "inputs/declared_inputs.hpp"
+
 #include <set>
 #include <string>
 
@@ -12,23 +15,28 @@
 
 namespace gpuplan {
 
+std::vector<DeclaredInputs> declared_inputs() {
+  auto list = [](const std::string& command, auto inputs, auto visit) {
+    DeclaredInputs d{command, {}};
+    visit(inputs, [&d](const InputInfo& input, auto&) { d.inputs.push_back(input); });
+    return d;
+  };
+  // A generic lambda per visitor: a function template cannot be passed by name.
+  return {list("train", TrainInputs{}, [](auto& in, auto&& v) { visit_train_inputs(in, v); }),
+          list("memory", MemoryInputs{}, [](auto& in, auto&& v) { visit_memory_inputs(in, v); }),
+          list("calibrate", CalibrateInputs{}, [](auto& in, auto&& v) { visit_calibrate_inputs(in, v); }),
+          list("plan", PlanInputs{}, [](auto& in, auto&& v) { visit_plan_inputs(in, v); }),
+          list("infer", InferInputs{}, [](auto& in, auto&& v) { visit_infer_inputs(in, v); }),
+          list("finetune", FinetuneInputs{}, [](auto& in, auto&& v) { visit_finetune_inputs(in, v); })};
+}
+
 namespace {
 
 std::set<std::string> every_request_key() {
   std::set<std::string> keys;
-  const auto add = [&keys](const InputInfo& info, auto&) { keys.insert(input_key(info)); };
-  TrainInputs train;
-  visit_train_inputs(train, add);
-  MemoryInputs memory;
-  visit_memory_inputs(memory, add);
-  CalibrateInputs calibrate;
-  visit_calibrate_inputs(calibrate, add);
-  PlanInputs plan;
-  visit_plan_inputs(plan, add);
-  InferInputs infer;
-  visit_infer_inputs(infer, add);
-  FinetuneInputs finetune;
-  visit_finetune_inputs(finetune, add);
+  for (const DeclaredInputs& d : declared_inputs()) {
+    for (const InputInfo& info : d.inputs) keys.insert(input_key(info));
+  }
   // The keys a request names besides the declared inputs (inputs/json_inputs.cpp:
   // the model, a pasted config, a GPU file, a calibration, plan's export,
   // calibrate's save, validate's and the catalogs' keys).
