@@ -128,12 +128,42 @@ struct FinetuneRequest {
   std::vector<TypedInput> typed_inputs;  // how a typed count or duration was read
 };
 
+// A change to a job that does not fit (run_finetune tries each and keeps
+// those that fit, cheapest first): the front ends word them.
+enum class FinetuneChange {
+  kCheckpointing,        // gradient checkpointing on
+  kMicroBatchOne,        // micro-batch 1 (gradient accumulation keeps the global batch)
+  kAdamW8bit,            // bitsandbytes 8-bit AdamW
+  kOptimizerInBackward,  // optimizer stepped in the backward (the stack offers it)
+  kOffloadOptimizer,     // optimizer states in host memory (the stack offers it)
+  kLora,                 // LoRA instead of full fine-tuning
+  kQlora,                // QLoRA instead of full or LoRA
+  kMoreGpus,             // the smallest GPU count that fits (value)
+  kShorterSequence,      // the longest sequence that fits (value, tokens)
+};
+
+struct FinetuneAlternative {
+  FinetuneChange change = FinetuneChange::kCheckpointing;
+  int64_t value = 0;     // kMoreGpus: GPUs; kShorterSequence: tokens; else 0
+  int64_t gpus = 0;      // the count it runs on
+  double peak_bytes = 0; // per GPU
+  double wall_s = 0;
+  double gpu_hours = 0;
+};
+
 struct FinetuneRun {
   FinetuneEstimate estimate;          // on `gpus` GPUs
   int64_t gpus = 0;
   int64_t smallest_gpus = 0;          // the smallest count that fits (0: none up to 1,024)
   std::vector<GpuChoice> ranking;     // cheapest first; empty unless asked
   Price price;
+  // On `gpus` GPUs: the largest micro-batch and the longest sequence (powers
+  // of two) that fit, 0 when none does.
+  int64_t largest_micro_batch = 0;
+  int64_t longest_seq_len = 0;
+  // When the job does not fit on `gpus`: single changes that make it fit,
+  // fewest GPU-hours first.
+  std::vector<FinetuneAlternative> alternatives;
 };
 
 // Sizes and estimates the run. A job that fits on no count up to 1,024 (with

@@ -27,6 +27,12 @@ enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kNone };
 // allocated (active) bytes, its peak reserved bytes, the device total, or
 // several / nothing (kNone).
 enum class MemoryMetric { kAllocated, kReserved, kDevice, kNone };
+// What a fine-tuning stack's preparation casts to fp32 among the frozen
+// weights: nothing; for QLoRA, every weight that is not 4-bit (PEFT's
+// prepare_model_for_kbit_training: embeddings, LM head, norms); or that for
+// LoRA too, where it is the whole 16-bit base model (XTuner calls it for every
+// LoRA run). DeepSpeed's bf16/fp16 engine casts the module back under ZeRO.
+enum class FrozenUpcast { kNone, kQloraNonQuantized, kLoraAndQlora };
 
 // One property as the profile states it: its value in the file's words and
 // the source that shows it (for docs/frameworks.md and the reports).
@@ -123,6 +129,26 @@ struct FrameworkProfile {
   // DeepSeek-V3 layout_map): normalized model id → pp·vp stages → layout string.
   std::map<std::string, std::map<int, std::string>> pipeline_layouts;
 
+  // Fine-tuning stacks (LLaMA-Factory, Unsloth, ms-swift, ...): what a run
+  // gets when it does not say.
+  // Gradient checkpointing moves each checkpointed layer input to host memory
+  // and back for the backward (Unsloth's use_gradient_checkpointing="unsloth").
+  bool checkpoint_offload = false;
+  int lora_rank_default = 0;                       // 0: gpuplan's rule (8 for LoRA, 64 for QLoRA)
+  std::vector<LoraModule> lora_targets_default;    // empty: gpuplan's rule (q, k, v, o)
+  std::optional<Optimizer> optimizer_default;      // unset: AdamW (paged 8-bit AdamW for QLoRA in `finetune`)
+  // master_weights "fp32_with_zero": pure bf16 on one GPU or DDP (the model
+  // trains in the dtype it was loaded in), an fp32 master copy only when
+  // DeepSpeed ZeRO shards the run (its bf16 optimizer keeps fp32 partitions).
+  bool master_weights_only_with_zero = false;
+  FrozenUpcast frozen_upcast = FrozenUpcast::kNone;
+  // The loss is computed in chunks of tokens whose fp32 logits stay under this
+  // many GiB each (Unsloth's fused cross-entropy); 0: no such cap.
+  double loss_chunk_cap_gib = 0;
+  // The LM head and loss run over this many tokens at a time (TRL's
+  // chunked_nll); 0: all of the micro-batch's tokens at once.
+  int64_t loss_chunk_tokens = 0;
+
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 
   std::string label() const { return id == "generic" ? id : id + "@" + version; }
@@ -167,7 +193,12 @@ struct RunSettings {
   std::optional<AttentionKernel> attention;
   std::optional<LossKernel> loss;
   std::optional<bool> optimizer_in_backward;
+  // Weights, gradients and optimizer states all bf16, no fp32 master (a model
+  // loaded in bf16 and trained without an fp32 copy); unset: the profile's
+  // master_weights, or what the run's own flag already set.
+  std::optional<bool> pure_bf16;
   std::optional<bool> sequence_parallel;
+  std::optional<bool> checkpoint_offload;      // checkpointed layer inputs kept in host memory (Unsloth's GC)
   std::optional<SelectiveRecompute> recompute_policy;
   bool force_eager = false;                    // --eager: one PyTorch operator per kernel whatever the framework fuses
 };

@@ -208,6 +208,14 @@ struct Layout {
   // loss_bytes_per_logit / loss_bytes_per_logit_tp; 10 when no profile is
   // applied: bf16 logits 2 + fp32 copy 4 + fp32 log-softmax 4).
   double loss_bytes_per_logit = 10;
+  // The loss runs over chunks of tokens whose fp32 logits stay under this many
+  // bytes each (Unsloth's fused cross-entropy; profile loss_chunk_cap_gib); 0: none.
+  double loss_chunk_cap_bytes = 0;
+  int64_t loss_chunk_tokens = 0;    // the LM head and loss over this many tokens at a time (profile loss_chunk_tokens); 0: all
+  // Frozen 16-bit weights the fine-tuning stack casts to fp32 (profile
+  // frozen_upcast): the embeddings, LM head and norms, or every frozen weight.
+  bool frozen_fp32_embeddings = false;
+  bool frozen_fp32_layers = false;
   // With pp > 1: the last stage keeps every micro-batch's bf16 logits until the
   // step ends (torch.distributed.pipelining; profile pipeline_keeps_outputs).
   bool pipeline_keeps_outputs = false;

@@ -3,11 +3,13 @@
 // cheapest GPU types (finetune.hpp run_finetune).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "gpuplan/cost.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
+#include "gpuplan/inference.hpp"
 #include "gpuplan/market.hpp"
 #include "report/report.hpp"  // format_value: a duration in the sentences, as the report shows it
 #include "gpuplan/units.hpp"
@@ -35,6 +37,85 @@ const char* method_zh(FineTune m) {
     case FineTune::kNone: break;  // not a fine-tune (make_finetune_request never sets it)
   }
   return "";
+}
+
+// The largest micro-batch (powers of two up to 256) and the longest
+// sequence (powers of two from 128 to the model's context) that fit on n GPUs.
+void fit_limits(const ModelSpec& m, const GpuSpec& g, const FinetuneJob& j, int64_t n, FinetuneRun& run) {
+  for (int64_t mb = 1; mb <= 256; mb *= 2) {
+    FinetuneJob k = j;
+    k.micro_batch = mb;
+    k.global_batch = 0;
+    if (!estimate_finetune(m, g, k, n).fits) break;
+    run.largest_micro_batch = mb;
+  }
+  const int64_t context = model_max_context(m) > 0 ? model_max_context(m) : int64_t{1} << 17;
+  for (int64_t len = 128; len <= context; len *= 2) {
+    FinetuneJob k = j;
+    k.seq_len = len;
+    if (!estimate_finetune(m, g, k, n).fits) break;
+    run.longest_seq_len = len;
+  }
+}
+
+// A job that does not fit on the GPUs asked for: each single change that
+// makes it fit, fewest GPU-hours first (the cheapest on this GPU type).
+std::vector<FinetuneAlternative> fitting_changes(const ModelSpec& m, const GpuSpec& g, const FinetuneJob& j, const FinetuneRun& run) {
+  std::vector<FinetuneAlternative> out;
+  const int64_t n = run.gpus;
+  const FinetuneJob& resolved = run.estimate.job;  // with the stack's defaults filled in
+  auto attempt = [&](FinetuneChange change, FinetuneJob k, int64_t gpus, int64_t value) {
+    const FinetuneEstimate e = estimate_finetune(m, g, job_on(std::move(k), gpus), gpus);
+    if (e.fits) out.push_back(FinetuneAlternative{change, value, gpus, e.memory.peak_bytes, e.wall_s, e.gpu_hours});
+  };
+  const FrameworkProfile* fw = j.framework;
+  const bool full = j.method == FineTune::kFull;
+  auto offers = [&](const char* what) {
+    return fw && std::find(fw->cpu_offload.begin(), fw->cpu_offload.end(), what) != fw->cpu_offload.end();
+  };
+  if (!j.gradient_checkpointing) {
+    FinetuneJob k = j;
+    k.gradient_checkpointing = true;
+    attempt(FinetuneChange::kCheckpointing, k, n, 0);
+  }
+  if (j.micro_batch > 1) {
+    FinetuneJob k = j;
+    k.micro_batch = 1;
+    if (k.global_batch == 0) k.global_batch = j.micro_batch * n;  // the same sequences per step, accumulated
+    attempt(FinetuneChange::kMicroBatchOne, k, n, 0);
+  }
+  if (full && resolved.optimizer && *resolved.optimizer == Optimizer::kAdamW) {
+    FinetuneJob k = j;
+    k.optimizer = Optimizer::kAdamW8bit;
+    attempt(FinetuneChange::kAdamW8bit, k, n, 0);
+  }
+  if (full && fw && fw->optimizer_in_backward && !j.settings.optimizer_in_backward.value_or(false)) {
+    FinetuneJob k = j;
+    k.settings.optimizer_in_backward = true;
+    attempt(FinetuneChange::kOptimizerInBackward, k, n, 0);
+  }
+  if (!j.offload_optimizer && offers("optimizer")) {
+    FinetuneJob k = j;
+    k.offload_optimizer = true;
+    attempt(FinetuneChange::kOffloadOptimizer, k, n, 0);
+  }
+  for (FineTune method : {FineTune::kLora, FineTune::kQlora}) {
+    if (static_cast<int>(method) <= static_cast<int>(j.method)) continue;  // only lighter methods
+    FinetuneJob k = j;
+    k.method = method;
+    k.lora_rank = 0;
+    k.modules.clear();
+    if (full) k.optimizer.reset();
+    attempt(method == FineTune::kLora ? FinetuneChange::kLora : FinetuneChange::kQlora, k, n, 0);
+  }
+  if (run.smallest_gpus > n) attempt(FinetuneChange::kMoreGpus, j, run.smallest_gpus, run.smallest_gpus);
+  if (run.longest_seq_len > 0 && run.longest_seq_len < j.seq_len) {
+    FinetuneJob k = j;
+    k.seq_len = run.longest_seq_len;
+    attempt(FinetuneChange::kShorterSequence, k, n, run.longest_seq_len);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FinetuneAlternative& a, const FinetuneAlternative& b) { return a.gpu_hours < b.gpu_hours; });
+  return out;
 }
 
 }  // namespace
@@ -95,6 +176,8 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
   run.estimate = estimate_finetune(m, g, jn, n);
   run.gpus = n;
   run.smallest_gpus = smallest;
+  fit_limits(m, g, jn, n, run);
+  if (!run.estimate.fits) run.alternatives = fitting_changes(m, g, jn, run);
   PriceInput pi;
   pi.text = q.price_text;
   apply_market_terms(&pi, q.market_text, q.provider, q.currency_text, q.lang);

@@ -7,6 +7,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
+#include "gpuplan/units.hpp"
 #include "units/text_match.hpp"
 
 namespace gpuplan {
@@ -125,6 +126,51 @@ const char* loss_kernel_zh(LossKernel k) {
 
 const char* on_off_zh(bool on) { return on ? "开" : "关"; }
 
+std::string modules_text(const std::vector<LoraModule>& v) {
+  static const char* names[] = {"q", "k", "v", "o", "gate", "up", "down"};
+  std::string out;
+  for (LoraModule x : v) out += (out.empty() ? "" : ",") + std::string(names[static_cast<int>(x)]);
+  return out;
+}
+
+// What a fine-tuning stack does that a run does not state: its LoRA rank and
+// targets, checkpoints kept in host memory, the frozen weights its preparation
+// casts to fp32 (data/frameworks, each cited there).
+void apply_finetune_defaults(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes) {
+  auto note = [notes](std::string en, std::string zh) {
+    if (notes) notes->push_back(Bilingual{std::move(en), std::move(zh)});
+  };
+  const bool lora = l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora;
+  if (lora && l.lora_rank == 0 && f.lora_rank_default > 0) {
+    l.lora_rank = f.lora_rank_default;
+    if (notes) note(fmt::format("LoRA rank {} ({} default)", l.lora_rank, f.label()), fmt::format("LoRA 秩 {}（{} 默认）", l.lora_rank, f.label()));
+  }
+  if (lora && l.lora_modules.empty() && !f.lora_targets_default.empty()) {
+    l.lora_modules = f.lora_targets_default;
+    if (notes) note(fmt::format("LoRA on {} ({} default)", modules_text(l.lora_modules), f.label()),
+                 fmt::format("LoRA 作用于 {}（{} 默认）", modules_text(l.lora_modules), f.label()));
+  }
+  // Checkpointed layer inputs offloaded to host (Unsloth's "unsloth"
+  // gradient checkpointing): only with every layer checkpointed.
+  if (l.recompute == Recompute::kFull && s.checkpoint_offload.value_or(f.checkpoint_offload) && !l.offload_activations) {
+    l.offload_activations = true;
+    if (notes) note(fmt::format("checkpointed layer inputs kept in host memory ({} default)", f.label()),
+                 fmt::format("检查点层输入放在主机内存（{} 默认）", f.label()));
+  }
+  // The fp32 upcast of frozen 16-bit weights; DeepSpeed's bf16/fp16 engine
+  // casts the module back when ZeRO runs it (DeepSpeedEngine._configure_distributed_model).
+  const bool upcast = f.frozen_upcast != FrozenUpcast::kNone && l.zero_stage == 0 && lora &&
+                      (l.finetune == FineTune::kQlora || f.frozen_upcast == FrozenUpcast::kLoraAndQlora);
+  l.frozen_fp32_embeddings = upcast;
+  l.frozen_fp32_layers = upcast && l.finetune == FineTune::kLora;
+  if (upcast) {
+    if (notes) note(fmt::format("frozen {} weights held in fp32 ({} default)",
+                             l.frozen_fp32_layers ? "base" : "non-4-bit (embeddings, LM head, norms)", f.label()),
+                 fmt::format("冻结的{}权重以 fp32 保存（{} 默认）",
+                             l.frozen_fp32_layers ? "基座" : "非 4 位（嵌入、输出层、归一化）", f.label()));
+  }
+}
+
 }  // namespace
 
 void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes) {
@@ -175,6 +221,12 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     const bool compiled = !s.force_eager && s.compile.value_or(f.compile_default);
     if (l.tp == 1 && compiled && f.loss_bytes_per_logit_compiled) l.loss_bytes_per_logit = *f.loss_bytes_per_logit_compiled;
   }
+  // Chunked over tokens with a cap on each chunk's fp32 logits (Unsloth's
+  // fused loss): the stack's own loss only.
+  const bool own_loss = !(s.loss && *s.loss != f.loss);
+  l.loss_chunk_cap_bytes = own_loss ? f.loss_chunk_cap_gib * kGiB : 0.0;
+  l.loss_chunk_tokens = own_loss ? f.loss_chunk_tokens : 0;
+  apply_finetune_defaults(f, s, l, notes);
   // The experts' own TP degree where the stack folds MoE parallelism and its
   // recipes choose one (Megatron-Bridge: expert_tensor_parallel_size = 1).
   if (l.etp == 0 && f.moe_parallel_folding && f.expert_tp_default > 0 && l.ep > 1) {
@@ -270,8 +322,17 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     GPUPLAN_NOTE(fmt::format("selective recompute = {} policy ({} default)", en, f.label()),
                  fmt::format("选择性重计算按{}（{} 默认）", zh, f.label()));
   }
-  // Pure bf16 (no fp32 master copy): the framework's default for its recipes.
-  if (!f.master_weights_fp32 && l.precision != Precision::kFp32) l.pure_bf16 = true;
+  // Pure bf16 (no fp32 master copy): as the run states it, else the
+  // framework's default for its recipes; a stack that trains in the loaded
+  // dtype gets an fp32 master copy only from DeepSpeed ZeRO's bf16 optimizer
+  // or FSDP's mixed precision when the run is sharded (master_weights fp32_with_zero).
+  if (s.pure_bf16) {
+    l.pure_bf16 = *s.pure_bf16 && l.precision != Precision::kFp32;
+  } else if (f.master_weights_only_with_zero) {
+    if (l.zero_stage == 0 && l.precision != Precision::kFp32) l.pure_bf16 = true;
+  } else if (!f.master_weights_fp32 && l.precision != Precision::kFp32) {
+    l.pure_bf16 = true;
+  }
 #undef GPUPLAN_NOTE
 }
 

@@ -74,9 +74,11 @@ void set_zero_stage(FrameworkProfile& p, const json& v, const std::string& where
 // Bytes per logit the loss holds at its peak: a count of 2- and 4-byte
 // tensors per logit, 2 (the bf16 logits alone) to 64.
 double loss_bytes(const json& v, const std::string& where) {
-  if (!v.is_number() || !(v.get<double>() >= 2) || v.get<double>() > 64) {
-    throw InputError("framework", fmt::format("{} must be a number of bytes from 2 to 64 (got {}).", where, v.dump()),
-                     fmt::format("{} 须为 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
+  // 0: the loss never materialises the logits (Cut Cross-Entropy's blockwise kernel).
+  // Fewer than the bf16 logits' own 2 bytes is a miscount unless it is none at all.
+  if (!v.is_number() || !(v.get<double>() == 0 || v.get<double>() >= 2) || v.get<double>() > 64) {
+    throw InputError("framework", fmt::format("{} must be 0 or a number of bytes from 2 to 64 (got {}).", where, v.dump()),
+                     fmt::format("{} 须为 0 或 2 到 64 之间的字节数（输入为 {}）。", where, v.dump()));
   }
   return v.get<double>();
 }
@@ -158,7 +160,9 @@ constexpr Property kProperties[] = {
     }},
   {"master_weights", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.master_weights_fp32 = pick<bool>(v, where, {{"fp32", true}, {"none", false}});
+      // fp32_with_zero: pure bf16 unless DeepSpeed ZeRO shards the run (apply_framework).
+      p.master_weights_fp32 = pick<bool>(v, where, {{"fp32", true}, {"none", false}, {"fp32_with_zero", false}});
+      p.master_weights_only_with_zero = v.is_string() && v.get<std::string>() == "fp32_with_zero";
     }},
   {"pipeline_schedules", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -319,6 +323,52 @@ constexpr Property kProperties[] = {
           p.pipeline_layouts[normalize_name(model)][n] = layout.get<std::string>();
         }
       }
+    }},
+  {"checkpoint_offload", "false", set_bool<&FrameworkProfile::checkpoint_offload>},
+  {"lora_rank_default", "8 (LoRA), 64 (QLoRA)",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_number_integer() || v.get<int>() < 1 || v.get<int>() > 4096) {
+        throw InputError("framework", fmt::format("{} must be a rank from 1 to 4096 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 1 到 4096 之间的秩（输入为 {}）。", where, v.dump()));
+      }
+      p.lora_rank_default = v.get<int>();
+    }},
+  {"lora_targets_default", "q,k,v,o",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // The matrices a LoRA config that names none adapts, in PEFT's short names.
+      using M = LoraModule;
+      p.lora_targets_default = pick<std::vector<LoraModule>>(
+          v, where,
+          {{"all", {M::kQ, M::kK, M::kV, M::kO, M::kGate, M::kUp, M::kDown}},
+           {"q,v", {M::kQ, M::kV}},
+           {"q,k,v", {M::kQ, M::kK, M::kV}},
+           {"q,k,v,o", {M::kQ, M::kK, M::kV, M::kO}}});
+    }},
+  {"optimizer_default", "adamw",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.optimizer_default = pick<Optimizer>(v, where, {{"adamw", Optimizer::kAdamW}, {"adamw8bit", Optimizer::kAdamW8bit}, {"paged_adamw8bit", Optimizer::kPagedAdamW8bit}});
+    }},
+  {"frozen_upcast", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.frozen_upcast = pick<FrozenUpcast>(v, where, {{"none", FrozenUpcast::kNone},
+                                                      {"qlora_non_quantized", FrozenUpcast::kQloraNonQuantized},
+                                                      {"lora_and_qlora", FrozenUpcast::kLoraAndQlora}});
+    }},
+  {"loss_chunk_tokens", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > (int64_t{1} << 24)) {
+        throw InputError("framework", fmt::format("{} must be a whole number of tokens from 1 to 16,777,216 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 1 到 16,777,216 之间的整数 token 数（输入为 {}）。", where, v.dump()));
+      }
+      p.loss_chunk_tokens = v.get<int64_t>();
+    }},
+  {"loss_chunk_cap_gib", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1024) {
+        throw InputError("framework", fmt::format("{} must be a size in GiB above 0 and at most 1024 (got {}).", where, v.dump()),
+                         fmt::format("{} 须为大于 0、不超过 1024 的 GiB 数（输入为 {}）。", where, v.dump()));
+      }
+      p.loss_chunk_cap_gib = v.get<double>();
     }},
 };
 

@@ -104,10 +104,36 @@ FinetuneRequest make_finetune_request(const FinetuneInputs& f) {
     }
   }
   j.precision = training_precision(f.precision, g);  // refuses bf16 on V100
-  j.gradient_checkpointing = !f.no_checkpointing;
   if (f.zero) j.zero_stage = *f.zero;
   j.framework = &resolve_framework(f.software);
   j.settings = make_run_settings(f.software);
+  // Gradient checkpointing: off when asked, else the named stack's default
+  // (a stack that ships it off, as the HF Trainer does, runs without it),
+  // on for the generic profile (every fine-tuning recipe of the seeds uses it).
+  j.gradient_checkpointing = !f.no_checkpointing && (j.framework->id == "generic" || j.framework->recompute_default != Recompute::kNone);
+  j.pure_bf16 = f.pure_bf16;
+  if (f.pure_bf16) j.settings.pure_bf16 = true;
+  if (f.optimizer_in_backward) j.settings.optimizer_in_backward = true;
+  if (f.offload) {
+    std::string item;
+    auto take = [&] {
+      const std::string w = normalize_name(item);
+      item.clear();
+      if (w.empty()) return;
+      if (w == "optimizer" || w == "gradients") j.offload_optimizer = true;
+      else if (w == "parameters" || w == "params") j.offload_params = true;
+      else if (w == "activations") j.offload_activations = true;
+      else {
+        throw InputError("--offload", fmt::format("--offload may list optimizer, parameters and activations (got '{}').", w),
+                         fmt::format("--offload 只能列出 optimizer、parameters、activations（输入为 '{}'）。", w));
+      }
+    };
+    for (char ch : *f.offload) {
+      if (ch == ',') take();
+      else item += ch;
+    }
+    take();
+  }
   validate_finetune(m, j);
   if (f.gpus && (*f.gpus < 1 || *f.gpus > 100000)) throw InputError("--gpus", "--gpus must be between 1 and 100,000.", "--gpus 须在 1 到 100,000 之间。");
   q.deadline_s = parse_duration_echoed(f.deadline, "--deadline", &echo);

@@ -36,6 +36,9 @@ struct FinetuneInputs {
   std::string optimizer;                // empty: adamw (paged_adamw8bit for QLoRA)
   std::optional<std::string> precision; // unset: bf16, fp16 on a GPU without bf16
   bool no_checkpointing = false;
+  bool pure_bf16 = false;               // --pure-bf16: no fp32 master, bf16 optimizer states
+  bool optimizer_in_backward = false;   // --optimizer-in-backward (torchtune optimizer_in_bwd)
+  std::optional<std::string> offload;   // --offload optimizer,parameters,activations
   std::optional<int> zero;              // unset: 3 on more than one GPU
   bool force = false;
   bool no_ranking = false;
@@ -89,7 +92,18 @@ void visit_finetune_inputs(FinetuneInputs& in, Visit&& v) {
   v(InputInfo{"--precision", "", "Compute precision: bf16, fp16 (default bf16; fp16 on a GPU without bf16)",
               "计算精度：bf16、fp16（默认 bf16；不支持 bf16 的 GPU 用 fp16）"},
     in.precision);
-  v(InputInfo{"--no-checkpointing", "", "Turn gradient checkpointing off (on by default)", "关闭梯度检查点（默认开启）"}, in.no_checkpointing);
+  v(InputInfo{"--no-checkpointing", "", "Turn gradient checkpointing off (default: the stack's; on for generic)",
+              "关闭梯度检查点（默认按所选框架；通用配置为开启）"},
+    in.no_checkpointing);
+  v(InputInfo{"--pure-bf16", "", "Weights, gradients and optimizer states all bf16, no fp32 master copy (a model loaded in bf16 and trained as is)",
+              "权重、梯度与优化器状态全部为 bf16，无 fp32 主权重（以 bf16 加载并直接训练）"},
+    in.pure_bf16);
+  v(InputInfo{"--optimizer-in-backward", "", "Step the optimizer per parameter inside the backward, freeing each gradient at once (torchtune optimizer_in_bwd)",
+              "在反向过程中逐参数执行优化器更新，梯度随即释放（torchtune optimizer_in_bwd）"},
+    in.optimizer_in_backward);
+  v(InputInfo{"--offload", "", "What goes to host memory: any of optimizer, parameters, activations (comma-separated)",
+              "卸载到主机内存的内容：optimizer、parameters、activations 中的任意几项（逗号分隔）"},
+    in.offload);
   v(InputInfo{"--zero", "", "ZeRO/FSDP stage (default 3 on more than one GPU)", "ZeRO/FSDP 阶段（多卡时默认 3）"}, in.zero);
   v(InputInfo{"--force", "", "Plan a sequence longer than the model supports", "允许超过模型支持长度的序列"}, in.force);
   visit_framework_inputs(in.software, v);

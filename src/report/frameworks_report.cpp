@@ -68,6 +68,13 @@ const std::map<std::string, std::string>& property_zh() {
       {"expert_tp_default", "默认专家张量并行度"},
       {"pipeline_layouts", "配方给出的流水线分段"},
       {"activation_clamp", "带截断 SwiGLU 的截断算子"},
+      {"checkpoint_offload", "梯度检查点的层输入放在主机内存"},
+      {"lora_rank_default", "默认 LoRA 秩"},
+      {"lora_targets_default", "默认 LoRA 作用模块"},
+      {"optimizer_default", "默认优化器"},
+      {"frozen_upcast", "冻结权重转为 fp32"},
+      {"loss_chunk_tokens", "损失按多少 token 分块计算"},
+      {"loss_chunk_cap_gib", "损失分块的 fp32 logits 上限（GiB）"},
       {"moe_permute_traffic", "MoE token 重排的显存流量（每个路由行的隐藏向量数，前向/反向）"},
   };
   return m;
@@ -89,6 +96,14 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {{"memory_reported", "none"}, "未报告"},
       {{"loss_bytes_per_logit_tp", "as loss_bytes_per_logit"}, "同 loss_bytes_per_logit"},
       {{"loss_bytes_per_logit_compiled", "as loss_bytes_per_logit (the loss is never compiled)"}, "同 loss_bytes_per_logit（损失函数从不编译）"},
+      {{"optimizer_default", "adamw"}, "AdamW"},
+      {{"optimizer_default", "adamw8bit"}, "8 位 AdamW"},
+      {{"optimizer_default", "paged_adamw8bit"}, "分页 8 位 AdamW"},
+      {{"lora_targets_default", "all"}, "全部线性层"},
+      {{"lora_rank_default", "8 (LoRA)"}, "LoRA 为 8"},
+      {{"lora_rank_default", "64 (QLoRA)"}, "QLoRA 为 64"},
+      {{"loss_chunk_cap_gib", "none"}, "不分块"},
+      {{"loss_chunk_tokens", "none"}, "整个微批一次计算"},
   };
   static const std::map<std::string, std::string> words = {
       {"true", "是"}, {"false", "否"}, {"tunable", "可调"}, {"optional", "可选"}, {"none", "无"}, {"(none)", "无"},
@@ -112,6 +127,9 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {"fsdp_unit", "按 FSDP 单元收集与归约"}, {"minimal", "只保存投影输出（minimal）"},
       {"save_dot_except_mlp", "保存除 MLP 外的矩阵乘输出"}, {"save_qkv_proj", "只保存 QKV 投影"},
       {"sharded", "按序列切分的输入（反向再 all-gather）"}, {"gathered", "all-gather 后的完整输入"},
+      {"fp32_with_zero", "单卡/DDP 纯 bf16，ZeRO/FSDP 分片时保留 fp32 主权重"},
+      {"qlora_non_quantized", "QLoRA 时非 4 位权重（嵌入、输出层、归一化）转 fp32"},
+      {"lora_and_qlora", "LoRA 与 QLoRA 时全部冻结的 16 位权重转 fp32"},
   };
   if (const auto k = by_key.find({key, w}); k != by_key.end()) return k->second;
   if (const auto v = words.find(w); v != words.end()) return v->second;

@@ -302,7 +302,13 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   f.rows.push_back(number_row("total_flop", "Total FLOPs", "总 FLOPs", e.tokens * e.flops.total_flop, Unit::kFlop));
   r.sections.push_back(f);
 
+  // A job that does not fit is given no time or cost (it cannot start); the
+  // smallest count that fits and the changes that make it fit say what would.
   Section t{"time", "Time", "时间", {}, {}, {}};
+  if (!b.fits) {
+    t.rows.push_back(number_row("smallest_gpus", "Smallest GPU count of this type that fits", "该型号可放下的最少卡数", static_cast<double>(smallest), Unit::kGpus));
+    r.sections.push_back(t);
+  } else {
   t.rows.push_back(number_row("step_s", "Step time", "单步时间", e.step_s, Unit::kSeconds));
   t.rows.push_back(number_row("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 token/s", e.tokens_per_s / static_cast<double>(e.layout.gpus()), Unit::kCount));
   t.rows.push_back(number_row("steps", "Steps", "步数", e.steps, Unit::kCount));
@@ -320,6 +326,7 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   cost.rows.push_back(price_source_row(price));
   if (!price.date.empty()) cost.rows.push_back(Row{"date", "Price date", "价格日期", 0, Unit::kText, price.date, {}, Audience::kPrograms});
   r.sections.push_back(cost);
+  }
 
   if (!cheapest.empty()) {
     const bool cny = price.currency == Currency::kCny;

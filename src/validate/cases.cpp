@@ -219,8 +219,14 @@ void read_recipe(const ValidationCase& c, const json& t, const FrameworkProfile&
   }
   if (!t.contains("optimizer") && (ft.empty() || ft == "full")) flag("optimizer not stated: AdamW assumed", "未给出优化器：按 AdamW 计");
   if (l.finetune == FineTune::kLora || l.finetune == FineTune::kQlora) {
-    if (t.contains("lora_rank")) l.lora_rank = whole(t["lora_rank"], "train.lora_rank", 1, 1e5);
-    else flag("lora_rank not stated: 8 on q,k,v,o assumed", "未给出 lora_rank：按秩 8、作用于 q,k,v,o 计");
+    // Unstated: the stack's default (apply_framework notes it), else gpuplan's.
+    if (t.contains("lora_rank")) {
+      l.lora_rank = whole(t["lora_rank"], "train.lora_rank", 1, 1e5);
+    } else if (fw.lora_rank_default == 0) {
+      const int r = l.finetune == FineTune::kQlora ? 64 : 8;
+      flag(fmt::format("lora_rank not stated: {} assumed", r), fmt::format("未给出 lora_rank：按秩 {} 计", r));
+    }
+    if (fw.lora_targets_default.empty()) flag("LoRA targets not stated: q, k, v, o assumed", "未给出 LoRA 作用模块：按 q、k、v、o 计");
   }
   // QLoRA over a published GPTQ checkpoint (the model's quantization_config or
   // its name) quantises nothing itself: it loads that checkpoint through AutoGPTQ.
@@ -375,6 +381,7 @@ CaseInputs case_inputs(const ValidationCase& c) {
   st.tp_comm_overlap = stated_bool(t, "tp_comm_overlap");
   st.dp_comm_overlap = stated_bool(t, "dp_comm_overlap");
   st.optimizer_in_backward = stated_bool(t, "optimizer_in_backward");
+  st.pure_bf16 = stated_bool(t, "pure_bf16");
   st.sequence_parallel = sp;
   if (const auto a = stated_text(t, "attention")) st.attention = parse_attention_kernel(*a, "train.attention");
   if (const auto a = stated_text(t, "loss")) st.loss = parse_loss_kernel(*a, "train.loss");

@@ -348,7 +348,7 @@ TEST(ChineseOutput, EveryCommandsHelpInChinese) {
                         "off", "cn", "us", "usd", "cny", "fused", "chunked", "en", "zh", "time", "cost", "lora", "qlora", "attn", "mlp",
                         "all", "gate", "up", "down", "adamw", "sgd", "train_memory", "train_throughput", "train_total", "inference",
                         "vocab_parallel", "megatron", "deepspeed", "torchtitan", "vllm", "sglang", "lmdeploy", "TurboMind", "recompute", "mb", "sp", "first", "last", "zero",
-                        "vp", "cp", "ep", "tp", "pp", "dp", "op", "layer", "minimal", "nf4", "gptq"}) {
+                        "vp", "cp", "ep", "tp", "pp", "dp", "op", "layer", "minimal", "nf4", "gptq", "optimizer", "parameters", "activations"}) {
     names.insert(v);
   }
   // Positionals' names (gpuplan models [model]), terms, units and formats a Chinese engineer writes in Latin letters too.

@@ -327,13 +327,21 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // 7.62 / 12.01 (issue 25's MAPE line of 12 missed by 0.01, said in the closing
 // note), inference 13.42 / 16.67 → 14.19 / 17.94, train_total 8.74 / 16.80 →
 // 8.53 / 14.89; bounds re-based there.
+// Fine-tuning stacks as profiles (issue 27): a QLoRA run under hf-trainer
+// (PEFT's recipe) holds the non-4-bit weights in fp32 after
+// prepare_model_for_kbit_training (profile frozen_upcast; peft
+// src/peft/utils/other.py "cast all non INT8 parameters to fp32"): Qwen's
+// embeddings and LM head, 2 B more per weight. The 1,024-token QLoRA rows
+// −19…−27% → −11…0%, the 8,192-token ones −2…+7% → +4…+18%: train_memory
+// MAPE 11.49 → 11.07 (tightened), its median 7.05 → 7.78 as those rows cross
+// it (re-based there, under issue 25's 8).
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.65, 12.05, 7.9, 14.4, 0}, {"train_memory", 7.06, 11.5, 7.06, 11.5, 0},
+  const Bound bounds[] = {{"train_throughput", 7.65, 12.05, 7.9, 14.4, 0}, {"train_memory", 7.8, 11.1, 7.8, 11.1, 0},
                           {"inference", 14.25, 18.0, 15.3, 23.6, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

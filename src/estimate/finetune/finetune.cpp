@@ -80,15 +80,27 @@ std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::s
 
 namespace {
 
+// The job's unstated choices: the named stack's defaults (its LoRA rank and
+// targets, its optimizer; data/frameworks), else gpuplan's: rank 8 on q,k,v,o
+// for LoRA, rank 64 on every linear layer with paged 8-bit AdamW for QLoRA
+// (Dettmers et al. 2023, §4 and qlora.py).
 FinetuneJob with_defaults(const ModelSpec& m, FinetuneJob j) {
   if (j.method == FineTune::kNone) j.method = FineTune::kFull;
   if (!j.qlora_base) j.qlora_base = default_qlora_base(m);
+  const FrameworkProfile* fw = j.framework && j.framework->id != "generic" ? j.framework : nullptr;
   const bool lora = j.method == FineTune::kLora || j.method == FineTune::kQlora;
-  if (lora && j.lora_rank <= 0) j.lora_rank = j.method == FineTune::kQlora ? 64 : 8;
-  if (lora && j.modules.empty()) {
-    j.modules = j.method == FineTune::kQlora ? parse_lora_modules("all", "--modules") : parse_lora_modules("q,k,v,o", "--modules");
+  if (lora && j.lora_rank <= 0) {
+    j.lora_rank = fw && fw->lora_rank_default > 0 ? fw->lora_rank_default : j.method == FineTune::kQlora ? 64 : 8;
   }
-  if (!j.optimizer) j.optimizer = j.method == FineTune::kQlora ? Optimizer::kPagedAdamW8bit : Optimizer::kAdamW;
+  if (lora && j.modules.empty()) {
+    if (fw && !fw->lora_targets_default.empty()) j.modules = fw->lora_targets_default;
+    else j.modules = j.method == FineTune::kQlora ? parse_lora_modules("all", "--modules") : parse_lora_modules("q,k,v,o", "--modules");
+  }
+  if (!j.optimizer) {
+    if (fw && fw->optimizer_default) j.optimizer = *fw->optimizer_default;
+    else if (fw) j.optimizer = Optimizer::kAdamW;
+    else j.optimizer = j.method == FineTune::kQlora ? Optimizer::kPagedAdamW8bit : Optimizer::kAdamW;
+  }
   return j;
 }
 
@@ -184,6 +196,11 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   validate_finetune(m, job);
   e.job = job;
   const bool lora = job.method != FineTune::kFull;
+  // QLoRA's own recipe (bf16 adapters, paged optimizer) without a named stack;
+  // a named stack runs PEFT's adapters, fp32 on a 16-bit base since PEFT 0.12
+  // (get_peft_model autocast_adapter_dtype=True), LLaMA-Factory and Unsloth
+  // casting them to fp32 themselves.
+  const bool qlora_recipe = job.method == FineTune::kQlora && (!job.framework || job.framework->id == "generic");
   e.layout = job_layout(job, gpus);
   e.flops = finetune_flops(m, job);
 
@@ -206,13 +223,12 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
     // compute dtype (2 + 2 bytes of weight and gradient instead of 4 + 4) and a
     // paged optimizer whose states live in unified memory and are evicted to
     // the host under pressure, so they are not part of the device peak.
-    const bool qlora_recipe = job.method == FineTune::kQlora;
     const double scale = qlora_recipe ? ratio * 0.5 : ratio;
     const double d_w = (scale - 1) * b.gradients_bytes;  // adapter weights: same bytes and sharding as their gradients
     const double d_g = (scale - 1) * b.gradients_bytes;
     double d_o = (ratio - 1) * b.optimizer_bytes;
     if (qlora_recipe && *job.optimizer == Optimizer::kPagedAdamW8bit) {
-      b.paged_optimizer_bytes += (b.optimizer_bytes + d_o) * 2.0 / 8.0;  // two 1-byte states instead of two fp32
+      b.paged_optimizer_bytes += b.optimizer_bytes + d_o;  // two 1-byte states (the memory model sized them so)
       d_o = -b.optimizer_bytes;
     }
     b.weights_bytes += d_w;
@@ -254,14 +270,19 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
       modules += lora_module_name(x);
     }
     const bool qlora = job.method == FineTune::kQlora;
+    const bool adam8 = *job.optimizer == Optimizer::kAdamW8bit || *job.optimizer == Optimizer::kPagedAdamW8bit;
     e.assumptions.push_back(fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
                                         modules, format_si(e.flops.adapter_params, "", 3),
-                                        qlora ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)" : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
+                                        qlora_recipe ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)"
+                                        : adam8 ? "fp32 weights and gradients, 8-bit AdamW moments (10 B/param)"
+                                                : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
                                         !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? ", GPTQ Int4 with an fp16 scale and 4-bit zero per 128 weights (4.16 bits)"
                                                                                                : ", NF4 with double-quantised constants (4.127 bits)"));
     e.assumptions_zh.push_back(fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank,
                                            modules, format_si(e.flops.adapter_params, "", 3),
-                                           qlora ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）" : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
+                                           qlora_recipe ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）"
+                                           : adam8 ? "：fp32 权重与梯度，8 位 AdamW 动量（每参数 10 字节）"
+                                                   : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
                                            !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? "，GPTQ Int4，每 128 个权重一个 fp16 缩放与 4 位零点（4.16 位）"
                                                                                                   : "，NF4 量化，量化常数二次量化（4.127 位）"));
   }

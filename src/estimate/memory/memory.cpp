@@ -80,6 +80,34 @@ double gptq_rebuilt_weight_bytes(const Layout& l, const StageParams& p, double i
   return 2.0 * held;
 }
 
+// ZeRO-3 / FSDP gathers each layer's full parameters before it runs and
+// prefetches the next: `zero3_prefetch_layers` layers of full bf16 weights,
+// plus one layer of unsharded gradients before their reduce-scatter.
+double gathered_bytes(const Layout& l, const MemoryOptions& o, const StageParams& p, const StateBytes& b, bool lora, double Nd) {
+  const int z = l.zero_stage;
+  double gathered = 0;
+  if ((z == 3 && Nd > 1) || l.offload_params) {
+    const double full_layer = p.largest_layer;
+    const double head = p.embedding;  // the embedding / LM head is gathered whole too
+    double window = std::max(o.zero3_prefetch_layers * full_layer, head);
+    gathered = window * b.weight + (lora ? 0 : full_layer * b.grad);
+    if (l.zero3_keep_gathered && l.pp > 1 && z == 3) {
+      // With pipelining the stage stays unsharded for the whole step: torchtitan
+      // sets reshard_after_forward=False under PP (parallelize_llama.py
+      // apply_fsdp), and torch.distributed.pipelining's stage runs every
+      // micro-batch but the last with reshard_after_backward and gradient sync
+      // off (stage.py backward_maybe_with_nosync), so the stage's full
+      // parameters and their unsharded gradients are held: in the parameter
+      // dtype, or upcast to an fp32 reduce dtype (keep_gathered_grads_fp32),
+      // while one layer's fresh bf16 .grad waits to be added to it.
+      const double stage = p.layer_dense + p.layer_expert + p.embedding;
+      const double grads = l.keep_gathered_grads_fp32 ? stage * 4.0 + full_layer * b.weight : stage * b.weight;
+      gathered = stage * b.weight + (lora ? 0 : grads);
+    }
+  }
+  return gathered;
+}
+
 StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOptions& o, const StageSplit& split, int stage) {
   StageMemory s;
   const StageParams p = stage_params(m, l, split, stage);
@@ -89,9 +117,12 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   const int z = l.zero_stage;
 
   // Base weights (QLoRA's 4-bit layer weights: qlora_weight_bytes); the
-  // embedding and LM head stay 16-bit.
-  const double layer_w = l.finetune == FineTune::kQlora ? qlora_weight_bytes(l) : b.weight;
-  const double base_dense = p.layer_dense * layer_w + p.embedding * b.weight + p.layer_dense * b.fp8_cache;
+  // embedding and LM head stay 16-bit unless the stack's preparation cast the
+  // frozen 16-bit weights to fp32 (PEFT prepare_model_for_kbit_training:
+  // "cast all non INT8 parameters to fp32"; profile frozen_upcast).
+  const double layer_w = l.finetune == FineTune::kQlora ? qlora_weight_bytes(l) : (l.frozen_fp32_layers ? 4.0 : b.weight);
+  const double embedding_w = l.frozen_fp32_embeddings ? 4.0 : b.weight;
+  const double base_dense = p.layer_dense * layer_w + p.embedding * embedding_w + p.layer_dense * b.fp8_cache;
   const double base_expert = p.layer_expert * (layer_w + b.fp8_cache);
   s.params = p.layer_dense + p.layer_expert + p.embedding;
 
@@ -103,7 +134,10 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   if (lora) {
     w_dense += p.adapters * 4;
     g_dense = p.adapters * 4;
-    o_dense = p.adapters * 8;
+    // The adapters' optimizer states: two fp32 AdamW moments, or the two
+    // 1-byte blockwise states of bitsandbytes' 8-bit AdamW (state_bytes).
+    const bool adam8 = l.optimizer == Optimizer::kAdamW8bit || l.optimizer == Optimizer::kPagedAdamW8bit;
+    o_dense = p.adapters * (adam8 ? 2 * (1 + 4.0 / 2048) : l.optimizer == Optimizer::kSgdMomentum ? 4 : 8);
     s.trainable = p.adapters;
   } else {
     g_dense = p.dense() * b.grad;
@@ -151,28 +185,7 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     s.weights = 0;
   }
 
-  // ZeRO-3 / FSDP gathers each layer's full parameters before it runs and
-  // prefetches the next: `zero3_prefetch_layers` layers of full bf16 weights,
-  // plus one layer of unsharded gradients before their reduce-scatter.
-  if ((z == 3 && Nd > 1) || l.offload_params) {
-    const double full_layer = p.largest_layer;
-    const double head = p.embedding;  // the embedding / LM head is gathered whole too
-    double window = std::max(o.zero3_prefetch_layers * full_layer, head);
-    s.gathered = window * b.weight + (lora ? 0 : full_layer * b.grad);
-    if (l.zero3_keep_gathered && l.pp > 1 && z == 3) {
-      // With pipelining the stage stays unsharded for the whole step: torchtitan
-      // sets reshard_after_forward=False under PP (parallelize_llama.py
-      // apply_fsdp), and torch.distributed.pipelining's stage runs every
-      // micro-batch but the last with reshard_after_backward and gradient sync
-      // off (stage.py backward_maybe_with_nosync), so the stage's full
-      // parameters and their unsharded gradients are held: in the parameter
-      // dtype, or upcast to an fp32 reduce dtype (keep_gathered_grads_fp32),
-      // while one layer's fresh bf16 .grad waits to be added to it.
-      const double stage = p.layer_dense + p.layer_expert + p.embedding;
-      const double grads = l.keep_gathered_grads_fp32 ? stage * 4.0 + full_layer * b.weight : stage * b.weight;
-      s.gathered = stage * b.weight + (lora ? 0 : grads);
-    }
-  }
+  s.gathered = gathered_bytes(l, o, p, b, lora, Nd);
   // Communication buckets (DDP / ZeRO-1/2 gradient reduction) when there is a
   // data-parallel peer.
   if (z < 3 && Nd > 1) s.comm = o.comm_bucket_bytes.value_or(kBucketBytes);

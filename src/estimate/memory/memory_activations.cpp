@@ -44,6 +44,7 @@
 //            bf16 input, as the counts above assume.
 // T = s·b/cp tokens; matrices split by TP are divided by t; with SP everything is.
 #include <algorithm>
+#include <cmath>
 
 #include "estimate/memory/memory_internal.hpp"
 
@@ -271,7 +272,22 @@ double logits_bytes(const ModelSpec& m, const Layout& l, const MemoryOptions& o)
     // of all the step's micro-batches are alive beside that loss's own peak.
     held = 2.0 * static_cast<double>(std::max<int64_t>(1, l.micro_batches()));
   }
-  return d.T * static_cast<double>(m.vocab) / d.t * (per_entry + held);
+  double entries = d.T * static_cast<double>(m.vocab) / d.t;
+  // The LM head and the loss over a fixed number of tokens at a time (TRL's
+  // chunked_nll, trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE = 256,
+  // each chunk checkpointed): one chunk's logits are alive.
+  if (l.loss_chunk_tokens > 0) entries = std::min(entries, static_cast<double>(l.loss_chunk_tokens) * static_cast<double>(m.vocab) / d.t);
+  if (l.loss_chunk_cap_bytes > 0) {
+    // Chunks of tokens sized to the cap on their fp32 logits (4 B per entry):
+    // one chunk when the whole fits, else a multiple of 4 chunks (Unsloth's
+    // fused cross-entropy, unsloth_zoo fused_losses/cross_entropy_loss.py
+    // _get_chunk_multiplier: ceil(bytes / target / 4) * 4); one chunk's logits,
+    // upcast and gradient are alive at a time.
+    const double fp32 = entries * 4.0;
+    const double chunks = fp32 <= l.loss_chunk_cap_bytes ? 1.0 : std::ceil(fp32 / l.loss_chunk_cap_bytes / 4.0) * 4.0;
+    return entries / chunks * per_entry + entries * held;
+  }
+  return entries * (per_entry + held);
 }
 
 }  // namespace memory_detail
