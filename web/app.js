@@ -45,7 +45,7 @@ const I18N = {
     prices: 'Prices', rent_title: 'Renting: on-demand, reserved and spot side by side',
     rent_note: 'Spot takes more GPU-hours and days: each preemption restarts the run from its last checkpoint (rates in the report\'s operations section).',
     way_on_demand: 'On-demand', way_reserved: 'Reserved', way_spot: 'Spot',
-    tab_finetune: 'Fine-tuning', finetuning: 'Fine-tuning run', ft_method: 'Method', ft_full: 'Full', ft_rank: 'LoRA rank (empty: 8, QLoRA 64)',
+    tab_finetune: 'Fine-tuning', finetuning: 'Fine-tuning run', ft_alternatives: 'Changes that make it fit', ft_method: 'Method', ft_full: 'Full', ft_rank: 'LoRA rank (empty: 8, QLoRA 64)',
     ft_samples: 'Samples', ft_tokens: '…or dataset tokens', ft_precision: 'Precision', ft_gpus: 'GPU count (empty: fewest that fit)',
     ft_deadline: 'Deadline (empty: none)', k_ft_memory: 'Memory per GPU', ft_cheapest: 'Cheapest GPU types for this job',
     ft_smallest: 'fewest that fit', ft_mem_title: 'Memory per GPU against capacity',
@@ -97,7 +97,7 @@ const I18N = {
     prices: '价格', rent_title: '租用方式对比：按需、预留、竞价',
     rent_note: '竞价实例卡时和天数更多：每次被回收都要从上一个检查点重启（回收频率见报告的运维部分）。',
     way_on_demand: '按需', way_reserved: '预留', way_spot: '竞价',
-    tab_finetune: '微调', finetuning: '微调任务', ft_method: '微调方式', ft_full: '全参数', ft_rank: 'LoRA 秩（留空：8，QLoRA 为 64）',
+    tab_finetune: '微调', finetuning: '微调任务', ft_alternatives: '能放下的改法', ft_method: '微调方式', ft_full: '全参数', ft_rank: 'LoRA 秩（留空：8，QLoRA 为 64）',
     ft_samples: '样本数', ft_tokens: '…或数据集 token 数', ft_precision: '计算精度', ft_gpus: 'GPU 数量（留空：放得下的最少卡数）',
     ft_deadline: '工期（留空：不限）', k_ft_memory: '单卡显存', ft_cheapest: '本任务最便宜的 GPU 型号',
     ft_smallest: '最少可放下', ft_mem_title: '单卡显存占用与容量',
@@ -543,6 +543,11 @@ function renderFinetune() {
     [{ name: t('capacity'), value: m.capacity_bytes, color: '#14213d', above: true },
      { name: t('usable'), value: m.peak_bytes + m.headroom_bytes, color: '#c2372c', dash: '4 3' }],
     { div: GiB, name: 'GiB' });
+  // A job that does not fit is priced nowhere: the single changes that would make it fit instead.
+  const alt = view.sections.find((x) => x.key === 'alternatives');
+  $('#ft-alternatives-box').hidden = !alt;
+  if (alt) $('#ft-alternatives-title').textContent = alt[lang] || alt.en;
+  $('#ft-alternatives').innerHTML = recordsTable(alt, report.alternatives);
   const cheap = view.sections.find((x) => x.key === 'cheapest');
   $('#ft-cheapest-box').hidden = !cheap;
   if (cheap) $('#ft-cheapest-title').textContent = cheap[lang] || cheap.en;

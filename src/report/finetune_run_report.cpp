@@ -13,6 +13,22 @@
 namespace gpuplan {
 namespace {
 
+// A change as programs read it (the JSON's change_code).
+const char* change_code(FinetuneChange c) {
+  switch (c) {
+    case FinetuneChange::kCheckpointing: return "gradient_checkpointing";
+    case FinetuneChange::kMicroBatchOne: return "micro_batch_1";
+    case FinetuneChange::kAdamW8bit: return "adamw8bit";
+    case FinetuneChange::kOptimizerInBackward: return "optimizer_in_backward";
+    case FinetuneChange::kOffloadOptimizer: return "offload_optimizer";
+    case FinetuneChange::kLora: return "method_lora";
+    case FinetuneChange::kQlora: return "method_qlora";
+    case FinetuneChange::kMoreGpus: return "gpus";
+    case FinetuneChange::kShorterSequence: return "seq_len";
+  }
+  return "";
+}
+
 // A change that makes the job fit, in words (FinetuneChange).
 std::pair<std::string, std::string> change_words(const FinetuneAlternative& a) {
   switch (a.change) {
@@ -90,7 +106,9 @@ Report finetune_run_report(const FinetuneRequest& q, const FinetuneRun& run) {
       const auto [en, zh] = change_words(a);
       Row change = text_row("change", "change", "改法", en);
       change.text_zh = zh;
-      alt.records.push_back({change, number_row("gpus", "gpus", "卡数", static_cast<double>(a.gpus), Unit::kGpus),
+      Row code = text_row("change_code", "change code", "改法代码", change_code(a.change));
+      code.audience = Audience::kPrograms;
+      alt.records.push_back({change, code, number_row("gpus", "gpus", "卡数", static_cast<double>(a.gpus), Unit::kGpus),
                              number_row("peak_bytes", "peak", "峰值", a.peak_bytes, Unit::kBytes),
                              number_row("wall_clock_s", "wall clock", "墙钟", a.wall_s, Unit::kSeconds),
                              number_row("gpu_hours", "GPU-hours", "GPU 时", a.gpu_hours, Unit::kGpuHours)});

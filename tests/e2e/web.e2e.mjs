@@ -348,6 +348,24 @@ try {
   assert.equal(ftDl.inputs.gpus, ftCli(['--market', 'cn', '--deadline', '12h']).inputs.gpus);
   assert.ok(ftDl.inputs.gpus > ftCn.inputs.gpus && ftDl.time.deadline_met === true);
   await page.waitForFunction((n) => document.querySelector('#out-ft-gpus').dataset.value === String(n), ftDl.inputs.gpus);
+  // Issue 27: a job that does not fit on the GPUs asked for is priced nowhere; the changes that would fit instead.
+  const ftNoFit = ftDone((b) => b.gpus === '1' && b.method === 'full' && !b.deadline);
+  await page.fill('#ft_deadline', '');
+  await page.selectOption('#ft_method', 'full');
+  await page.fill('#ft_gpus', '1');
+  const ftOver = (await (await ftNoFit).json()).report;
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && !document.querySelector('#ft-alternatives-box').hidden);
+  assert.deepEqual(ftOver, JSON.parse(execFileSync(binary, ['finetune', '--model', 'llama-3.1-70b', '--gpu', 'h100', '--method', 'full', '--gpus', '1',
+    '--samples', '50k', '--epochs', '3', '--precision', 'bf16', '--market', 'cn', '--format', 'json'], { encoding: 'utf8' })));
+  assert.equal(ftOver.memory.fits, false);
+  assert.equal(ftOver.cost, undefined, 'a job that does not fit has no cost');
+  assert.equal(await page.textContent('#out-ft-cost'), '–');
+  assert.equal(await page.textContent('#out-ft-time'), '–');
+  assert.equal((await page.$$('#ft-alternatives tbody tr')).length, ftOver.alternatives.length);
+  assert.ok(ftOver.alternatives.length >= 2, 'no alternatives for 70B full fine-tuning on one H100');
+  step(`does not fit (70B full on 1 × H100): no time or cost, ${ftOver.alternatives.length} changes that fit, first ${ftOver.alternatives[0].change}`);
+  await page.fill('#ft_gpus', '');
+  await page.selectOption('#ft_method', 'lora');
   // Infeasible (the issue's example: full fine-tuning of 405B on 4090s): the API's one sentence, the GPU marked.
   const ftBad = page.waitForResponse((r) => r.url().endsWith('/api/finetune/view') && r.status() === 400);
   await page.fill('#ft_deadline', '');
