@@ -264,10 +264,11 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   e.assumptions.push_back(fmt::format("Every sample is {} tokens (packed or padded to --seq-len).", job.seq_len));
   e.assumptions_zh.push_back(fmt::format("每个样本 {} 个 token（打包或填充到 --seq-len）。", job.seq_len));
   if (lora) {
-    std::string modules;
+    std::string modules, modules_zh;
     for (auto x : job.modules) {
-      if (!modules.empty()) modules += ",";
+      if (!modules.empty()) modules += ",", modules_zh += "、";
       modules += lora_module_name(x);
+      modules_zh += x == LoraModule::kGate ? "门控投影" : x == LoraModule::kUp ? "上投影" : x == LoraModule::kDown ? "下投影" : lora_module_name(x);
     }
     const bool qlora = job.method == FineTune::kQlora;
     const bool adam8 = *job.optimizer == Optimizer::kAdamW8bit || *job.optimizer == Optimizer::kPagedAdamW8bit;
@@ -279,7 +280,7 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
                                         !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? ", GPTQ Int4 with an fp16 scale and 4-bit zero per 128 weights (4.16 bits)"
                                                                                                : ", NF4 with double-quantised constants (4.127 bits)"));
     e.assumptions_zh.push_back(fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank,
-                                           modules, format_si(e.flops.adapter_params, "", 3),
+                                           modules_zh, format_si(e.flops.adapter_params, "", 3),
                                            qlora_recipe ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）"
                                            : adam8 ? "：fp32 权重与梯度，8 位 AdamW 动量（每参数 10 字节）"
                                                    : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",

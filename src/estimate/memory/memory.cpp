@@ -379,7 +379,7 @@ void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOpt
         fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}{}）；第 {} 级在途 {} 个微批。",
                     m.mlp == MlpKind::kGated ? "门控 MLP" : "两矩阵 MLP",
                     !keeps_attention_scores(l) ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
-                    l.eager ? "，eager 模式另存 fp32 RMSNorm 输入与 silu 输出" : "",
+                    l.eager ? "，逐算子执行时另存 fp32 RMSNorm 输入与激活函数输出" : "",
                     br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
     const double per_logit = loss_bytes_per_logit(l, o);
     if (per_logit == 10) {
