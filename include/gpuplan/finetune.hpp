@@ -36,6 +36,13 @@ struct FinetuneJob {
   int64_t micro_batch = 1;
   int64_t global_batch = 0;              // sequences per step; 0: micro_batch × GPUs
   double samples = 0;                    // sequences in the dataset
+  // The dataset's mean sample length in tokens (0: every sample is seq_len).
+  // Without packing each sample is padded: with micro-batch 1 to a multiple
+  // of 8 of its own length (LLaMA-Factory's collator), with larger micro-batches
+  // to the longest of the micro-batch, bounded here by seq_len; with packing,
+  // samples fill rows of seq_len tokens. Memory is sized at seq_len either way.
+  double mean_sample_tokens = 0;
+  bool packing = false;
   double epochs = 1;
   std::optional<Optimizer> optimizer;    // default: AdamW (full, LoRA), paged 8-bit AdamW (QLoRA)
   // QLoRA's frozen weights; default: gptq-int4 for a GPTQ Int4 checkpoint
@@ -77,7 +84,8 @@ struct FinetuneEstimate {
   StepTime step;                    // the training step-time model for this layout (full fine-tuning)
   double step_s = 0;                // this method's step time
   double tokens_per_s = 0;
-  double tokens = 0;                // samples × seq_len × epochs
+  double tokens = 0;                // tokens trained: samples × (mean length or seq_len) × epochs
+  double step_tokens_per_sequence = 0;  // the length a step's sequences run at (padded length, or seq_len)
   double steps = 0;
   double wall_s = 0;
   double gpu_hours = 0;

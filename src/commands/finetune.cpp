@@ -53,6 +53,7 @@ void fit_limits(const ModelSpec& m, const GpuSpec& g, const FinetuneJob& j, int6
   for (int64_t len = 128; len <= context; len *= 2) {
     FinetuneJob k = j;
     k.seq_len = len;
+    k.mean_sample_tokens = std::min(k.mean_sample_tokens, static_cast<double>(len));
     if (!estimate_finetune(m, g, k, n).fits) break;
     run.longest_seq_len = len;
   }
@@ -112,6 +113,7 @@ std::vector<FinetuneAlternative> fitting_changes(const ModelSpec& m, const GpuSp
   if (run.longest_seq_len > 0 && run.longest_seq_len < j.seq_len) {
     FinetuneJob k = j;
     k.seq_len = run.longest_seq_len;
+    k.mean_sample_tokens = std::min(k.mean_sample_tokens, static_cast<double>(k.seq_len));
     attempt(FinetuneChange::kShorterSequence, k, n, run.longest_seq_len);
   }
   std::stable_sort(out.begin(), out.end(), [](const FinetuneAlternative& a, const FinetuneAlternative& b) { return a.gpu_hours < b.gpu_hours; });

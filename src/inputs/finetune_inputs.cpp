@@ -95,6 +95,14 @@ FinetuneRequest make_finetune_request(const FinetuneInputs& f) {
   }
   require_range(j.samples, 1, 1e18, "--samples", "a positive sample count up to 1e18", "不超过 1e18 的正样本数");
   j.epochs = f.epochs;
+  if (f.mean_len) {
+    if (!(*f.mean_len >= 1) || *f.mean_len > static_cast<double>(f.seq_len)) {
+      throw InputError("--mean-len", fmt::format("--mean-len must be between 1 and --seq-len ({}) tokens.", f.seq_len),
+                       fmt::format("--mean-len 须在 1 到 --seq-len（{}）个 token 之间。", f.seq_len));
+    }
+    j.mean_sample_tokens = *f.mean_len;
+  }
+  j.packing = f.packing;
   if (!f.optimizer.empty()) j.optimizer = parse_optimizer(f.optimizer, "--optimizer");
   if (f.precision) {
     j.precision = parse_precision(*f.precision, "--precision");

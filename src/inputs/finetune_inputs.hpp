@@ -31,6 +31,8 @@ struct FinetuneInputs {
   std::optional<std::string> samples;   // 50k, 5万; unset (and no tokens): 1,000
   std::optional<std::string> tokens;    // instead of samples: dataset tokens per epoch (samples = tokens / seq_len)
   double epochs = 1;
+  std::optional<double> mean_len;       // --mean-len: mean sample length in tokens (unset: every sample is --seq-len)
+  bool packing = false;                 // --packing: samples packed into --seq-len rows
   std::optional<int64_t> gpus;          // unset: the smallest count that fits (that meets --deadline, with one)
   std::optional<std::string> deadline;  // 3d, 12h, 1周: the GPU count finishing by then (with --gpus: a check)
   std::string optimizer;                // empty: adamw (paged_adamw8bit for QLoRA)
@@ -82,6 +84,11 @@ void visit_finetune_inputs(FinetuneInputs& in, Visit&& v) {
               "代替 --samples：每轮数据集 token 数（100M、1亿），按 --seq-len 打包成样本"},
     in.tokens);
   v(InputInfo{"--epochs", "", "Passes over the dataset", "数据集遍历轮数"}, in.epochs);
+  v(InputInfo{"--mean-len", "tokens", "Mean sample length (default: every sample is --seq-len); memory stays sized at --seq-len, the longest sample",
+              "样本平均长度（默认：每个样本都是 --seq-len）；显存仍按最长样本 --seq-len 估算"},
+    in.mean_len);
+  v(InputInfo{"--packing", "", "Pack samples into --seq-len rows (default: one sample per row, padded)", "把样本打包成 --seq-len 长的行（默认：每行一个样本，补齐）"},
+    in.packing);
   v(InputInfo{"--gpus,-n", "", "GPU count (default: the smallest that fits, or that meets --deadline)",
               "卡数（默认：放得下的最少卡数，或满足 --deadline 的最少卡数）"},
     in.gpus);

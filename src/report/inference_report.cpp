@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <limits>
 
@@ -341,6 +343,29 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
                            money_row("cost", "cost", "成本", convert(ch.cost_usd, Currency::kUsd, price.currency), price.currency)});
     }
     r.sections.push_back(c);
+  }
+  // How long the samples are and how a step holds them.
+  const FinetuneJob& jb = e.job;
+  if (jb.mean_sample_tokens <= 0) {
+    r.assumptions.push_back(Note{fmt::format("Every sample is {} tokens (packed or padded to --seq-len).", jb.seq_len),
+                                 fmt::format("每个样本 {} 个 token（打包或填充到 --seq-len）。", jb.seq_len)});
+  } else if (jb.packing) {
+    r.assumptions.push_back(Note{fmt::format("Samples of {} tokens on average packed into rows of {}: {} rows per epoch; memory sized at {} tokens.",
+                                             format_thousands(jb.mean_sample_tokens, 0), jb.seq_len,
+                                             format_thousands(std::ceil(jb.samples * jb.mean_sample_tokens / static_cast<double>(jb.seq_len)), 0), jb.seq_len),
+                                 fmt::format("平均 {} 个 token 的样本打包成 {} token 的行：每轮 {} 行；显存按 {} 个 token 估算。",
+                                             format_thousands(jb.mean_sample_tokens, 0), jb.seq_len,
+                                             format_thousands(std::ceil(jb.samples * jb.mean_sample_tokens / static_cast<double>(jb.seq_len)), 0), jb.seq_len)});
+  } else {
+    const bool own = jb.micro_batch == 1;
+    r.assumptions.push_back(Note{fmt::format("Samples of {} tokens on average, one per row, padded {}: steps run at {} tokens per sequence; memory sized at the longest, {} tokens.",
+                                             format_thousands(jb.mean_sample_tokens, 0),
+                                             own ? "to a multiple of 8 of their own length (micro-batch 1)" : "to the longest of the micro-batch, bounded by --seq-len",
+                                             format_thousands(e.step_tokens_per_sequence, 0), jb.seq_len),
+                                 fmt::format("样本平均 {} 个 token，每行一个，{}：每步按每条序列 {} 个 token 计时；显存按最长样本 {} 个 token 估算。",
+                                             format_thousands(jb.mean_sample_tokens, 0),
+                                             own ? "补齐到自身长度的 8 的倍数（微批为 1）" : "补齐到微批中最长的样本，上限为 --seq-len",
+                                             format_thousands(e.step_tokens_per_sequence, 0), jb.seq_len)});
   }
   for (size_t i = 0; i < e.assumptions.size(); ++i) {
     r.assumptions.push_back(Note{e.assumptions[i], i < e.assumptions_zh.size() ? e.assumptions_zh[i] : e.assumptions[i]});

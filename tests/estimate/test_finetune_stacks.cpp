@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
@@ -232,6 +233,44 @@ TEST(FinetuneStacks, AJobThatDoesNotFitGetsTheChangesThatWould) {
     EXPECT_NE(s.key, "cost");
     for (const Row& row : s.rows) EXPECT_NE(row.key, "wall_clock_s") << s.key;
   }
+}
+
+}  // namespace
+}  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(FinetuneStacks, SampleLengthsPaddedOrPacked) {
+  // 50,000 samples of 401 tokens on average, --seq-len 2048, one 4090, LoRA.
+  FinetuneJob j;
+  j.method = FineTune::kLora;
+  j.seq_len = 2048;
+  j.samples = 50000;
+  j.framework = &find_framework("llama-factory@0.9.0");
+  const ModelSpec m = find_model("qwen2.5-7b");
+  const GpuSpec g = find_gpu("rtx4090-24gb");
+  const FinetuneEstimate fixed = estimate_finetune(m, g, j, 1);
+  j.mean_sample_tokens = 401;
+  const FinetuneEstimate padded = estimate_finetune(m, g, j, 1);
+  j.packing = true;
+  const FinetuneEstimate packed = estimate_finetune(m, g, j, 1);
+  // Memory is sized at the longest sample either way.
+  EXPECT_DOUBLE_EQ(padded.memory.peak_bytes, fixed.memory.peak_bytes);
+  EXPECT_DOUBLE_EQ(packed.memory.peak_bytes, fixed.memory.peak_bytes);
+  // Padded one per row (micro-batch 1): each runs at 401 rounded up to a
+  // multiple of 8 = 408 tokens; one step per sample.
+  EXPECT_EQ(padded.step_tokens_per_sequence, 408);
+  EXPECT_EQ(padded.steps, 50000);
+  EXPECT_LT(padded.step_s, fixed.step_s);
+  // Packed: 50,000 × 401 = 20,050,000 tokens fill ceil(20,050,000 / 2,048) = ceil(9,790.04) = 9,791 rows.
+  EXPECT_EQ(packed.steps, 9791);
+  EXPECT_DOUBLE_EQ(packed.step_s, fixed.step_s);
+  EXPECT_DOUBLE_EQ(packed.tokens, 50000.0 * 401);
+  EXPECT_LT(packed.wall_s, padded.wall_s);
+  // A mean longer than the sequence is refused, naming the field.
+  j.mean_sample_tokens = 4096;
+  EXPECT_THROW(estimate_finetune(m, g, j, 1), InputError);
 }
 
 }  // namespace

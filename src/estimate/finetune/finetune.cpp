@@ -158,6 +158,11 @@ void validate_finetune(const ModelSpec& m, const FinetuneJob& j) {
   if (j.global_batch < 0) throw InputError("--global-batch", "--global-batch must be positive.", "--global-batch 须为正数。");
   require_range(j.epochs, 1e-6, 1e6, "--epochs", "a positive number of epochs", "正的轮数（epoch）");
   if (j.samples < 0 || !std::isfinite(j.samples)) throw InputError("--samples", "--samples must be a positive count.", "--samples 须为正数。");
+  if (j.mean_sample_tokens < 0 || j.mean_sample_tokens > static_cast<double>(j.seq_len) || !std::isfinite(j.mean_sample_tokens)) {
+    // A C++ caller's struct field (the front ends check their own input first).
+    throw InputError("mean_sample_tokens", "mean_sample_tokens must be a positive number of tokens no longer than seq_len.",
+                     "mean_sample_tokens 须为不超过 seq_len 的正 token 数。");
+  }
   if (j.zero_stage && (*j.zero_stage < 0 || *j.zero_stage > 3)) throw InputError("--zero", "--zero must be 0, 1, 2 or 3.", "--zero 须为 0、1、2 或 3。");
 }
 
@@ -246,7 +251,17 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   // Time: the training step-time model for the layout; with LoRA/QLoRA it
   // times the adapters, skips the frozen weights' gradients, optimizer step and
   // reduction, and for QLoRA the NF4 dequantisation (step_time_layer.cpp).
-  e.step = estimate_step_time(m, e.layout, g);
+  // Time at the length a step's sequences run at: packed rows and fixed-length
+  // samples fill seq_len; padded samples with micro-batch 1 run at their mean
+  // length rounded up to a multiple of 8 (pad_to_multiple_of=8, LLaMA-Factory
+  // src/llamafactory/train/sft/workflow.py), the attention's quadratic term
+  // taken at that mean.
+  const bool padded_short = job.mean_sample_tokens > 0 && !job.packing && job.micro_batch == 1;
+  e.step_tokens_per_sequence = padded_short ? std::min<double>(static_cast<double>(job.seq_len), std::ceil(job.mean_sample_tokens / 8) * 8)
+                                            : static_cast<double>(job.seq_len);
+  Layout timed = e.layout;
+  timed.seq_len = static_cast<int64_t>(e.step_tokens_per_sequence);
+  e.step = estimate_step_time(m, timed, g);
   e.step_s = e.step.step_s;
   if (job.method == FineTune::kQlora && *job.qlora_base == QloraBase::kGptqInt4) {
     e.assumptions.push_back("QLoRA over a GPTQ Int4 checkpoint: AutoGPTQ rebuilds each fp16 weight with PyTorch ops in every forward (16.5 bytes of traffic per weight, 9 kernels per linear; its CUDA kernel serves fewer than 128 rows only), and autograd keeps the rebuilt weight for the backward.");
@@ -255,14 +270,20 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
     e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
     e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
   }
-  const double tokens_per_step = static_cast<double>(e.layout.effective_global_batch() * e.layout.seq_len);
-  e.tokens_per_s = tokens_per_step / e.step_s;
-  e.tokens = job.samples * static_cast<double>(job.seq_len) * job.epochs;
-  e.steps = std::ceil(job.samples * job.epochs / static_cast<double>(e.layout.effective_global_batch()));
+  const double gbs = static_cast<double>(e.layout.effective_global_batch());
+  const double mean = job.mean_sample_tokens > 0 ? job.mean_sample_tokens : static_cast<double>(job.seq_len);
+  e.tokens = job.samples * mean * job.epochs;  // the dataset's own tokens, not the padding
+  // Packed: the samples fill rows of seq_len tokens, a step trains gbs rows.
+  const double sequences = job.packing && job.mean_sample_tokens > 0
+                               ? std::ceil(job.samples * mean / static_cast<double>(job.seq_len)) * job.epochs
+                               : job.samples * job.epochs;
+  e.steps = std::ceil(sequences / gbs);
   e.wall_s = e.steps * e.step_s;
+  // A step's own tokens: its sequences' real lengths (a padded sample holds
+  // the mean; a packed or fixed-length row seq_len).
+  const double real_per_sequence = job.packing || job.mean_sample_tokens <= 0 ? static_cast<double>(job.seq_len) : mean;
+  e.tokens_per_s = gbs * real_per_sequence / e.step_s;
   e.gpu_hours = e.wall_s * static_cast<double>(gpus) / kSecondsPerHour;
-  e.assumptions.push_back(fmt::format("Every sample is {} tokens (packed or padded to --seq-len).", job.seq_len));
-  e.assumptions_zh.push_back(fmt::format("每个样本 {} 个 token（打包或填充到 --seq-len）。", job.seq_len));
   if (lora) {
     std::string modules, modules_zh;
     for (auto x : job.modules) {
