@@ -91,6 +91,11 @@ struct EngineProfile {
   // Each decode step rewrites every layer's whole cache (HF DynamicLayer's
   // torch.cat): the cache is read and written once more per step.
   bool kv_concat_copy = false;
+  // The decode attention kernel runs one thread block per (sequence, query
+  // head), each reading its KV head's cache: with GQA a KV head's cache is
+  // read once per query head of its group (TensorRT-LLM's masked MHA before
+  // XQA), not once per KV head.
+  bool kv_read_per_query_head = false;
   // Where a request's first output token comes from: the pass that prefills its
   // prompt (false), or the decode step after it, the prefill covering every
   // prompt token but the last (TurboMind before v0.1.0's unified passes).

@@ -62,6 +62,9 @@ struct InferenceOptions {
   double eager_layer_s = 0;
   double host_step_s = 0;
   bool kv_concat_copy = false;
+  // kv_read_per_query_head: the decode kernel reads a KV head's cache once per
+  // query head of its group (EngineProfile::kv_read_per_query_head).
+  bool kv_read_per_query_head = false;
   // The first output token comes from the decode step after a prefill of all
   // prompt tokens but the last (EngineProfile::first_token_from_decode).
   bool first_token_from_decode = false;
@@ -208,6 +211,7 @@ struct EngineDefaults {
   double host_step_s = 0;            // host work per step the GPU waits for (EngineProfile::host_step_s)
   double eager_layer_s = 0;          // host dispatch per decoder layer when run eagerly (EngineProfile::eager_layer_s)
   bool kv_concat_copy = false;       // every step rewrites the cache (EngineProfile::kv_concat_copy)
+  bool kv_read_per_query_head = false;  // EngineProfile::kv_read_per_query_head
   bool first_token_from_decode = false;  // EngineProfile::first_token_from_decode
   std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
@@ -231,6 +235,7 @@ inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.eager_layer_s = e.eager_layer_s;
   o.host_step_s = e.host_step_s;
   o.kv_concat_copy = e.kv_concat_copy;
+  o.kv_read_per_query_head = e.kv_read_per_query_head;
   o.first_token_from_decode = e.first_token_from_decode;
 }
 

@@ -130,6 +130,10 @@ constexpr EngineProperty kEngineProperties[] = {
   {"eager_host_us_per_layer", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.eager_layer_s = number(v, w, 0, 100000) * 1e-6; }},
   {"kv_append", "in_place",
     [](EngineProfile& p, const json& v, const std::string& w) { p.kv_concat_copy = engine_pick<bool>(v, w, {{"in_place", false}, {"concat_copy", true}}); }},
+  {"decode_kv_reads", "per_kv_head",
+    [](EngineProfile& p, const json& v, const std::string& w) {
+      p.kv_read_per_query_head = engine_pick<bool>(v, w, {{"per_kv_head", false}, {"per_query_head", true}});
+    }},
   {"first_token", "prefill",
     [](EngineProfile& p, const json& v, const std::string& w) { p.first_token_from_decode = engine_pick<bool>(v, w, {{"prefill", false}, {"next_decode_step", true}}); }},
   {"rule_constants", "(none)",

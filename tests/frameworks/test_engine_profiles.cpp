@@ -285,3 +285,34 @@ TEST(EngineProfiles, DocsPageIsTheData) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// TensorRT-LLM before XQA decodes with the masked MHA kernel, one thread block
+// per (sequence, query head), each loading its KV head's cache
+// (decoderMaskedMultiheadAttentionTemplate.h @v0.5.0: `hi_kv = hi / qhead_per_kv`);
+// XQA (default in 1.0) loads each KV head once for its group. Llama-2-70B has
+// 64 query heads over 8 KV heads: a decode step's KV traffic is 8× at 0.5–0.7.
+TEST(Inference, TrtllmMaskedMhaReadsTheCacheOncePerQueryHead) {
+  const ModelSpec m = find_model("llama-2-70b");
+  const GpuSpec g = find_gpu("h100-sxm5-80gb");
+  InferenceOptions o = fp16_weights_and_kv();
+  o.tp = 2;
+  InferenceOptions old_trt = o, new_trt = o;
+  apply_engine_host(old_trt, engine_defaults("tensorrt-llm@0.5.0", m, g, o, 2048, 2048));
+  apply_engine_host(new_trt, engine_defaults("tensorrt-llm@1.0", m, g, o, 2048, 2048));
+  ASSERT_TRUE(old_trt.kv_read_per_query_head);
+  ASSERT_FALSE(new_trt.kv_read_per_query_head);
+  EXPECT_TRUE(engine_defaults("tensorrt-llm@0.7.1", m, g, o, 2048, 2048).kv_read_per_query_head);  // XQA only with TRTLLM_ENABLE_XQA=1
+  const PassTime a = decode_step_time(m, g, old_trt, 64, 3072);
+  const PassTime b = decode_step_time(m, g, new_trt, 64, 3072);
+  // 64 sequences × 3,072 cached tokens × 80 layers × 2 (K, V) × 8 KV heads / 2 (TP) × 128 × 2 B, read once or 8 times.
+  const double once = 64.0 * 3072 * 80 * 2 * (8.0 / 2) * 128 * 2;
+  EXPECT_NEAR(b.kv_bytes, once, 1e-6 * once);
+  EXPECT_NEAR(a.kv_bytes, 8 * once, 1e-6 * once);
+  EXPECT_GT(a.attention_s, b.attention_s);
+}
+
+}  // namespace
+}  // namespace gpuplan

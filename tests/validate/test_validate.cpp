@@ -335,6 +335,14 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // −19…−27% → −11…0%, the 8,192-token ones −2…+7% → +4…+18%: train_memory
 // MAPE 11.49 → 11.07 (tightened), its median 7.05 → 7.78 as those rows cross
 // it (re-based there, under issue 25's 8).
+// TensorRT-LLM 0.5, 0.6.1 and 0.7.x then had profile entries of their own
+// (issue 26): static batching as gptSessionBenchmark runs it, and the masked MHA
+// decode kernel that loads a GQA group's cache once per query head
+// (decoderMaskedMultiheadAttentionTemplate.h @v0.5.0 `hi_kv = hi / qhead_per_kv`;
+// XQA needs TRTLLM_ENABLE_XQA=1 in 0.7.x). Llama-2-70B rows +32…+185% →
+// −18…+15% physics; the v0.7a blog rows, which ran XQA (the blog's subject; the
+// case cannot state the switch), +12…+57% → −10…−48%. inference central
+// 14.19 / 17.94 → 10.92 / 15.22, physics 15.24 / 23.51 → 12.72 / 18.13, tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
@@ -342,7 +350,7 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
   const Bound bounds[] = {{"train_throughput", 7.65, 12.05, 7.9, 14.4, 0}, {"train_memory", 7.8, 11.1, 7.8, 11.1, 0},
-                          {"inference", 14.25, 18.0, 15.3, 23.6, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
+                          {"inference", 10.95, 15.25, 12.75, 18.15, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;

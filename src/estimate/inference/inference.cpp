@@ -298,7 +298,12 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     // Each sequence's new query attends to its `context` cached tokens: the whole
     // KV cache of the rank's sequences is read once per step.
     const double seqs = db / c.dp;
-    const double kv_read = seqs * mix.decode_context * kv_token_bytes;
+    double kv_read = seqs * mix.decode_context * kv_token_bytes;
+    // TensorRT-LLM's masked MHA before XQA: one thread block per (sequence,
+    // query head), each loading its KV head's cache (`hi_kv = hi / qhead_per_kv`,
+    // decoderMaskedMultiheadAttentionTemplate.h @v0.5.0-v0.7.1): a GQA group's
+    // cache is loaded once per query head.
+    if (o.kv_read_per_query_head && !m.mla && m.kv_heads > 0) kv_read *= static_cast<double>(m.heads) / static_cast<double>(m.kv_heads);
     double attn_flop = 0, compute_rate = attn_peak, read_rate = c.hbm;
     if (m.mla) {
       const double r = static_cast<double>(m.mla->kv_lora_rank), rope = static_cast<double>(m.mla->qk_rope_head_dim);

@@ -152,6 +152,7 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   e.host_step_s = p.host_step_s;
   e.eager_layer_s = p.eager_layer_s;
   e.kv_concat_copy = p.kv_concat_copy;
+  e.kv_read_per_query_head = p.kv_read_per_query_head;
   e.first_token_from_decode = p.first_token_from_decode;
   e.static_batching = p.batching == BatchingMode::kStatic;
   if (p.prefill_context_is_session_len) {
