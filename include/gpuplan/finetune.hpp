@@ -22,7 +22,6 @@
 
 namespace gpuplan {
 
-const char* lora_module_name(LoraModule m);
 // "q,k,v,o", "all" / "all-linear", or PEFT names ("q_proj,v_proj"); throws
 // InputError naming `field` for an unknown module.
 std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field);

@@ -101,6 +101,8 @@ enum class LossKernel { kFull, kFused, kChunked, kVocabParallel };
 enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDotExceptMlp, kSaveQkvProj, kNone };
 
 const char* optimizer_name(Optimizer o);
+// PEFT's short name of an adapted matrix: q, k, v, o, gate, up, down.
+const char* lora_module_name(LoraModule m);
 Optimizer parse_optimizer(const std::string& text, const std::string& field);
 // QLoRA's frozen weights for a model when nobody names them: AutoGPTQ's path
 // for a published GPTQ Int4 checkpoint (ModelSpec::checkpoint_quant), else

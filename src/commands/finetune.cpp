@@ -128,6 +128,14 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
   const FinetuneJob& j = q.job;
   FinetuneRun run;
   const int64_t smallest = smallest_fitting_gpus(m, g, j, kFinetuneSearchMaxGpus);
+  if (smallest == 0 && !q.gpus && j.framework && !j.framework->dp) {
+    // A single-GPU stack (Unsloth 2024.8): no count to grow to.
+    throw InputError("--gpu", fmt::format("--gpu: {} fine-tuning of {} does not fit on one {} ({} GiB), and {} trains on one GPU; use a lighter --method, "
+                                          "a GPU with more memory or a shorter --seq-len.",
+                                          q.method_name, m.name, g.id, format_sig(g.memory_bytes / kGiB, 3), j.framework->label()),
+                     fmt::format("--gpu：{} 的{}微调在一张 {}（{} GiB）上放不下，而 {} 只用单卡训练；请换更轻的 --method、显存更大的 GPU，或缩短 --seq-len。",
+                                 m.name, method_zh(j.method), g.id, format_sig(g.memory_bytes / kGiB, 3), j.framework->label()));
+  }
   if (smallest == 0 && !q.gpus) {
     // No count up to the search's limit fits: a time and a cost for a run
     // that cannot start would be nonsense, so say what to change instead.
@@ -176,6 +184,15 @@ FinetuneRun run_finetune(const FinetuneRequest& q) {
     jn = job_on(j, n);
   }
   run.estimate = estimate_finetune(m, g, jn, n);
+  // A layout the named stack cannot run (a GPU count, a ZeRO stage, an
+  // offload or the optimizer in the backward it does not offer): one sentence.
+  if (j.framework) {
+    const Reason cannot = why_framework_cannot_run(*j.framework, run.estimate.layout);
+    if (!cannot.empty()) {
+      throw InputError("--framework", fmt::format("--framework {}: {} ({} GPUs).", j.framework->label(), cannot.en, n),
+                       fmt::format("--framework {}：{}（{} 张卡）。", j.framework->label(), cannot.zh, n));
+    }
+  }
   run.gpus = n;
   run.smallest_gpus = smallest;
   fit_limits(m, g, jn, n, run);

@@ -13,6 +13,19 @@
 
 namespace gpuplan {
 
+const char* lora_module_name(LoraModule m) {
+  switch (m) {
+    case LoraModule::kQ: return "q";
+    case LoraModule::kK: return "k";
+    case LoraModule::kV: return "v";
+    case LoraModule::kO: return "o";
+    case LoraModule::kGate: return "gate";
+    case LoraModule::kUp: return "up";
+    case LoraModule::kDown: return "down";
+  }
+  return "?";
+}
+
 const char* optimizer_name(Optimizer o) {
   switch (o) {
     case Optimizer::kAdamW: return "adamw";

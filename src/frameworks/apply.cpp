@@ -127,9 +127,8 @@ const char* loss_kernel_zh(LossKernel k) {
 const char* on_off_zh(bool on) { return on ? "开" : "关"; }
 
 std::string modules_text(const std::vector<LoraModule>& v) {
-  static const char* names[] = {"q", "k", "v", "o", "gate", "up", "down"};
   std::string out;
-  for (LoraModule x : v) out += (out.empty() ? "" : ",") + std::string(names[static_cast<int>(x)]);
+  for (LoraModule x : v) out += (out.empty() ? "" : ",") + std::string(lora_module_name(x));
   return out;
 }
 

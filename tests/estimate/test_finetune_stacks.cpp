@@ -275,3 +275,47 @@ TEST(FinetuneStacks, SampleLengthsPaddedOrPacked) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(FinetuneStacks, EightGpusAsEachStackShardsThem) {
+  const ModelSpec m = find_model("qwen2.5-72b");
+  const GpuSpec g = find_gpu("a800-sxm4-80gb");
+  auto at = [&](const char* stack, FineTune method, int64_t gpus) {
+    FinetuneJob j;
+    j.method = method;
+    j.samples = 1000;
+    j.framework = &find_framework(stack);
+    return estimate_finetune(m, g, j, gpus);
+  };
+  // LLaMA-Factory runs ZeRO-3 (examples/deepspeed/ds_z3_config.json): every
+  // GPU holds 1/8 of the frozen bf16 weights and of the fp32 adapters.
+  const FinetuneEstimate lf = at("llama-factory@0.9.0", FineTune::kLora, 8);
+  EXPECT_EQ(lf.layout.zero_stage, 3);
+  const double frozen = lf.memory.params_on_gpu;  // the whole model's parameters (counted before ZeRO-3 shards them)
+  EXPECT_NEAR(lf.memory.weights_bytes, (2 * frozen + 4 * lf.flops.adapter_params) / 8, 0.01 * lf.memory.weights_bytes);
+  // Unsloth 2026.7 runs DDP only (no ZeRO): each of the 8 GPUs holds the whole
+  // NF4 model, as one GPU does.
+  const FinetuneEstimate un8 = at("unsloth@2026.7", FineTune::kQlora, 8), un1 = at("unsloth@2026.7", FineTune::kQlora, 1);
+  EXPECT_EQ(un8.layout.zero_stage, 0);
+  EXPECT_DOUBLE_EQ(un8.memory.weights_bytes, un1.memory.weights_bytes);
+  // Unsloth 2024.8 trains on one GPU (CUDA_VISIBLE_DEVICES=0): 8 is refused with one sentence.
+  FinetuneInputs in;
+  in.model = "qwen2.5-72b";
+  in.method = "qlora";
+  in.gpu = "a800";
+  in.gpus = 8;
+  in.no_ranking = true;
+  in.software.framework = "unsloth@2024.8";
+  try {
+    run_finetune(make_finetune_request(in));
+    ADD_FAILURE() << "8 GPUs under unsloth@2024.8 were planned";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "framework");
+    EXPECT_NE(std::string(e.what()).find("unsloth@2024.8"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan

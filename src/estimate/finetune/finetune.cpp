@@ -17,19 +17,6 @@
 
 namespace gpuplan {
 
-const char* lora_module_name(LoraModule m) {
-  switch (m) {
-    case LoraModule::kQ: return "q";
-    case LoraModule::kK: return "k";
-    case LoraModule::kV: return "v";
-    case LoraModule::kO: return "o";
-    case LoraModule::kGate: return "gate";
-    case LoraModule::kUp: return "up";
-    case LoraModule::kDown: return "down";
-  }
-  return "?";
-}
-
 std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field) {
   std::vector<LoraModule> out;
   auto add = [&](LoraModule m) {
@@ -110,7 +97,19 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
   l.micro_batch = j.micro_batch;
   l.global_batch = j.global_batch > 0 ? j.global_batch : j.micro_batch * gpus;
   l.seq_len = j.seq_len;
-  l.zero_stage = j.zero_stage.value_or(gpus > 1 ? 3 : 0);
+  // Unstated: ZeRO-3 / FSDP full sharding on more than one GPU, or the highest
+  // stage the named stack offers below it.
+  // On one GPU the stack's own default where it offers no plain run (torchtune
+  // is FSDP-only; sharding over one rank changes nothing).
+  int zero = gpus > 1 ? 3 : 0;
+  if (j.framework && !j.framework->supports_zero(zero)) {
+    zero = j.framework->zero_default;
+    if (gpus > 1) {
+      zero = 3;
+      while (zero > 0 && !j.framework->supports_zero(zero)) --zero;
+    }
+  }
+  l.zero_stage = j.zero_stage.value_or(zero);
   l.recompute = j.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
   l.precision = j.precision;
   l.optimizer = *j.optimizer;
@@ -316,7 +315,10 @@ int64_t smallest_fitting_gpus(const ModelSpec& m, const GpuSpec& g, const Finetu
     FinetuneJob j = job;
     // A fixed global batch that n GPUs cannot split evenly is re-derived as micro × n.
     if (j.global_batch > 0 && j.global_batch % (j.micro_batch * n) != 0) j.global_batch = 0;
-    if (estimate_finetune(m, g, j, n).fits) return n;
+    const FinetuneEstimate e = estimate_finetune(m, g, j, n);
+    // A count the named stack cannot run (Unsloth 2024.8: one GPU) is no answer.
+    if (j.framework && !framework_cannot_run(*j.framework, e.layout).empty()) return 0;
+    if (e.fits) return n;
   }
   return 0;
 }
