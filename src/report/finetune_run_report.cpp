@@ -62,8 +62,14 @@ Section layout_section(const FinetuneEstimate& e, const FinetuneRun& run) {
                 : l.optimizer == Optimizer::kPagedAdamW8bit ? "分页 8 位 AdamW"
                                                             : "带动量的 SGD";
   s.rows.push_back(opt);
-  Row mw = text_row("master_weights", "Trained weights", "训练权重", l.pure_bf16 ? "bf16, no fp32 master" : "fp32 master copy (mixed precision)");
-  mw.text_zh = l.pure_bf16 ? "bf16，无 fp32 主权重" : "fp32 主权重（混合精度）";
+  // Full fine-tuning trains the model's weights; LoRA trains fp32 adapters
+  // (PEFT, the stacks), QLoRA's own recipe bf16 ones (estimate_finetune).
+  const bool lora = e.job.method != FineTune::kFull;
+  const bool recipe = e.job.method == FineTune::kQlora && (!e.job.framework || e.job.framework->id == "generic");
+  Row mw = text_row("master_weights", "Trained weights", "训练权重",
+                    lora ? (recipe ? "bf16 adapters (QLoRA recipe)" : "fp32 adapters")
+                         : l.pure_bf16 ? "bf16, no fp32 master" : "fp32 master copy (mixed precision)");
+  mw.text_zh = lora ? (recipe ? "bf16 适配器（QLoRA 做法）" : "fp32 适配器") : l.pure_bf16 ? "bf16，无 fp32 主权重" : "fp32 主权重（混合精度）";
   s.rows.push_back(mw);
   s.rows.push_back(number_row("micro_batch", "Micro-batch", "微批大小", static_cast<double>(l.micro_batch), Unit::kCount));
   s.rows.push_back(number_row("largest_micro_batch", "Largest micro-batch that fits (powers of two)", "可放下的最大微批（2 的幂）",
