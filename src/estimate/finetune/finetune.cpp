@@ -98,9 +98,9 @@ Layout job_layout(const FinetuneJob& j, int64_t gpus) {
   l.global_batch = j.global_batch > 0 ? j.global_batch : j.micro_batch * gpus;
   l.seq_len = j.seq_len;
   // Unstated: ZeRO-3 / FSDP full sharding on more than one GPU, or the highest
-  // stage the named stack offers below it.
-  // On one GPU the stack's own default where it offers no plain run (torchtune
-  // is FSDP-only; sharding over one rank changes nothing).
+  // stage the named stack offers below it; on one GPU no sharding, or the
+  // stack's own default where it offers no plain run (torchtune is FSDP-only;
+  // sharding over one rank changes nothing).
   int zero = gpus > 1 ? 3 : 0;
   if (j.framework && !j.framework->supports_zero(zero)) {
     zero = j.framework->zero_default;
