@@ -84,6 +84,7 @@ struct FinetuneEstimate {
   double step_s = 0;                // this method's step time
   double tokens_per_s = 0;
   double tokens = 0;                // tokens trained: samples × (mean length or seq_len) × epochs
+  double sequences_per_epoch = 0;   // sequences a pass trains: the samples, or the packed rows holding them
   double step_tokens_per_sequence = 0;  // the length a step's sequences run at (padded length, or seq_len)
   double steps = 0;
   double wall_s = 0;
@@ -92,6 +93,10 @@ struct FinetuneEstimate {
   std::vector<std::string> assumptions;
   std::vector<std::string> assumptions_zh;  // the same, in Chinese, index for index
 };
+
+// QLoRA as its paper's recipe runs it (bf16 adapters, a paged optimizer), the
+// generic choice; a named stack runs PEFT's fp32 adapters.
+bool uses_qlora_recipe(const FinetuneJob& job);
 
 // Evaluates the job on `gpus` GPUs of one type.
 FinetuneEstimate estimate_finetune(const ModelSpec& model, const GpuSpec& gpu, FinetuneJob job, int64_t gpus);

@@ -27,6 +27,10 @@ enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kNone };
 // allocated (active) bytes, its peak reserved bytes, the device total, or
 // several / nothing (kNone).
 enum class MemoryMetric { kAllocated, kReserved, kDevice, kNone };
+// How trained weights are kept (profile master_weights): with an fp32 master
+// copy; pure bf16; or pure bf16 on one GPU or DDP with an fp32 master only when
+// DeepSpeed ZeRO / FSDP shard the run (a model trained in its loaded dtype).
+enum class MasterWeights { kFp32, kNone, kFp32WithZero };
 // What a fine-tuning stack's preparation casts to fp32 among the frozen
 // weights: nothing; for QLoRA, every weight that is not 4-bit (PEFT's
 // prepare_model_for_kbit_training: embeddings, LM head, norms); or that for
@@ -85,7 +89,7 @@ struct FrameworkProfile {
   OptimizerLoop optimizer_loop = OptimizerLoop::kForeach;  // multi-tensor optimizer kernels, or one op per tensor in a Python loop
   bool zero2_per_unit = false;                           // ZeRO-2 is FSDP SHARD_GRAD_OP: per-unit all-gather every forward, reduce-scatter every backward
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
-  bool master_weights_fp32 = true;
+  MasterWeights master_weights = MasterWeights::kFp32;
   std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};
   bool uneven_stages = true;
   Fp8Gemms fp8_gemms = Fp8Gemms::kLinear;
@@ -137,10 +141,6 @@ struct FrameworkProfile {
   int lora_rank_default = 0;                       // 0: gpuplan's rule (8 for LoRA, 64 for QLoRA)
   std::vector<LoraModule> lora_targets_default;    // empty: gpuplan's rule (q, k, v, o)
   std::optional<Optimizer> optimizer_default;      // unset: AdamW (paged 8-bit AdamW for QLoRA in `finetune`)
-  // master_weights "fp32_with_zero": pure bf16 on one GPU or DDP (the model
-  // trains in the dtype it was loaded in), an fp32 master copy only when
-  // DeepSpeed ZeRO shards the run (its bf16 optimizer keeps fp32 partitions).
-  bool master_weights_only_with_zero = false;
   FrozenUpcast frozen_upcast = FrozenUpcast::kNone;
   // The loss is computed in chunks of tokens whose fp32 logits stay under this
   // many GiB each (Unsloth's fused cross-entropy); 0: no such cap.
@@ -198,7 +198,6 @@ struct RunSettings {
   // master_weights, or what the run's own flag already set.
   std::optional<bool> pure_bf16;
   std::optional<bool> sequence_parallel;
-  std::optional<bool> checkpoint_offload;      // checkpointed layer inputs kept in host memory (Unsloth's GC)
   std::optional<SelectiveRecompute> recompute_policy;
   bool force_eager = false;                    // --eager: one PyTorch operator per kernel whatever the framework fuses
 };

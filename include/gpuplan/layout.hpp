@@ -103,6 +103,8 @@ enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDot
 const char* optimizer_name(Optimizer o);
 // PEFT's short name of an adapted matrix: q, k, v, o, gate, up, down.
 const char* lora_module_name(LoraModule m);
+// "q, k, v, o" (or "q、k、v、o"): the modules by their short names.
+std::string lora_modules_text(const std::vector<LoraModule>& modules, const char* separator = ", ");
 Optimizer parse_optimizer(const std::string& text, const std::string& field);
 // QLoRA's frozen weights for a model when nobody names them: AutoGPTQ's path
 // for a published GPTQ Int4 checkpoint (ModelSpec::checkpoint_quant), else

@@ -26,6 +26,15 @@ const char* lora_module_name(LoraModule m) {
   return "?";
 }
 
+std::string lora_modules_text(const std::vector<LoraModule>& modules, const char* separator) {
+  std::string out;
+  for (LoraModule x : modules) {
+    if (!out.empty()) out += separator;
+    out += lora_module_name(x);
+  }
+  return out;
+}
+
 const char* optimizer_name(Optimizer o) {
   switch (o) {
     case Optimizer::kAdamW: return "adamw";

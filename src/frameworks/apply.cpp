@@ -126,16 +126,10 @@ const char* loss_kernel_zh(LossKernel k) {
 
 const char* on_off_zh(bool on) { return on ? "开" : "关"; }
 
-std::string modules_text(const std::vector<LoraModule>& v) {
-  std::string out;
-  for (LoraModule x : v) out += (out.empty() ? "" : ",") + std::string(lora_module_name(x));
-  return out;
-}
-
 // What a fine-tuning stack does that a run does not state: its LoRA rank and
 // targets, checkpoints kept in host memory, the frozen weights its preparation
 // casts to fp32 (data/frameworks, each cited there).
-void apply_finetune_defaults(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes) {
+void apply_finetune_defaults(const FrameworkProfile& f, Layout& l, std::vector<Bilingual>* notes) {
   auto note = [notes](std::string en, std::string zh) {
     if (notes) notes->push_back(Bilingual{std::move(en), std::move(zh)});
   };
@@ -146,12 +140,12 @@ void apply_finetune_defaults(const FrameworkProfile& f, const RunSettings& s, La
   }
   if (lora && l.lora_modules.empty() && !f.lora_targets_default.empty()) {
     l.lora_modules = f.lora_targets_default;
-    if (notes) note(fmt::format("LoRA on {} ({} default)", modules_text(l.lora_modules), f.label()),
-                 fmt::format("LoRA 作用于 {}（{} 默认）", modules_text(l.lora_modules), f.label()));
+    if (notes) note(fmt::format("LoRA on {} ({} default)", lora_modules_text(l.lora_modules, ","), f.label()),
+                 fmt::format("LoRA 作用于 {}（{} 默认）", lora_modules_text(l.lora_modules, ","), f.label()));
   }
   // Checkpointed layer inputs offloaded to host (Unsloth's "unsloth"
   // gradient checkpointing): only with every layer checkpointed.
-  if (l.recompute == Recompute::kFull && s.checkpoint_offload.value_or(f.checkpoint_offload) && !l.offload_activations) {
+  if (l.recompute == Recompute::kFull && f.checkpoint_offload && !l.offload_activations) {
     l.offload_activations = true;
     if (notes) note(fmt::format("checkpointed layer inputs kept in host memory ({} default)", f.label()),
                  fmt::format("检查点层输入放在主机内存（{} 默认）", f.label()));
@@ -225,7 +219,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   const bool own_loss = !(s.loss && *s.loss != f.loss);
   l.loss_chunk_cap_bytes = own_loss ? f.loss_chunk_cap_gib * kGiB : 0.0;
   l.loss_chunk_tokens = own_loss ? f.loss_chunk_tokens : 0;
-  apply_finetune_defaults(f, s, l, notes);
+  apply_finetune_defaults(f, l, notes);
   // The experts' own TP degree where the stack folds MoE parallelism and its
   // recipes choose one (Megatron-Bridge: expert_tensor_parallel_size = 1).
   if (l.etp == 0 && f.moe_parallel_folding && f.expert_tp_default > 0 && l.ep > 1) {
@@ -327,9 +321,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   // or FSDP's mixed precision when the run is sharded (master_weights fp32_with_zero).
   if (s.pure_bf16) {
     l.pure_bf16 = *s.pure_bf16 && l.precision != Precision::kFp32;
-  } else if (f.master_weights_only_with_zero) {
-    if (l.zero_stage == 0 && l.precision != Precision::kFp32) l.pure_bf16 = true;
-  } else if (!f.master_weights_fp32 && l.precision != Precision::kFp32) {
+  } else if (l.precision != Precision::kFp32 && (f.master_weights == MasterWeights::kNone ||
+                                                  (f.master_weights == MasterWeights::kFp32WithZero && l.zero_stage == 0))) {
     l.pure_bf16 = true;
   }
 #undef GPUPLAN_NOTE

@@ -83,6 +83,16 @@ double loss_bytes(const json& v, const std::string& where) {
   return v.get<double>();
 }
 
+// A whole number from lo to hi, `what` naming its unit in the sentence ("a
+// whole number of calls"); refused naming the property's place.
+int64_t whole_number(const json& v, const std::string& where, int64_t lo, int64_t hi, const char* what, const char* what_zh) {
+  if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
+    throw InputError("framework", fmt::format("{} must be {} from {} to {} (got {}).", where, what, lo, hi, v.dump()),
+                     fmt::format("{} 须为 {} 到 {} 之间的{}（输入为 {}）。", where, lo, hi, what_zh, v.dump()));
+  }
+  return v.get<int64_t>();
+}
+
 constexpr Property kProperties[] = {
   {"parallel", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -160,9 +170,8 @@ constexpr Property kProperties[] = {
     }},
   {"master_weights", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      // fp32_with_zero: pure bf16 unless DeepSpeed ZeRO shards the run (apply_framework).
-      p.master_weights_fp32 = pick<bool>(v, where, {{"fp32", true}, {"none", false}, {"fp32_with_zero", false}});
-      p.master_weights_only_with_zero = v.is_string() && v.get<std::string>() == "fp32_with_zero";
+      p.master_weights = pick<MasterWeights>(
+          v, where, {{"fp32", MasterWeights::kFp32}, {"none", MasterWeights::kNone}, {"fp32_with_zero", MasterWeights::kFp32WithZero}});
     }},
   {"pipeline_schedules", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -228,11 +237,7 @@ constexpr Property kProperties[] = {
     }},
   {"host_calls_per_layer", "0",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 10000) {
-        throw InputError("framework", fmt::format("{} must be a whole number of calls from 0 to 10000 (got {}).", where, v.dump()),
-                         fmt::format("{} 须为 0 到 10000 之间的整数调用次数（输入为 {}）。", where, v.dump()));
-      }
-      p.host_calls_per_layer = v.get<int>();
+      p.host_calls_per_layer = static_cast<int>(whole_number(v, where, 0, 10000, "a whole number of calls", "整数调用次数"));
     }},
   {"gradient_accumulation", "true", set_bool<&FrameworkProfile::gradient_accumulation>},
   {"moe_permute_traffic", "[4, 4]",
@@ -327,11 +332,7 @@ constexpr Property kProperties[] = {
   {"checkpoint_offload", "false", set_bool<&FrameworkProfile::checkpoint_offload>},
   {"lora_rank_default", "8 (LoRA), 64 (QLoRA)",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      if (!v.is_number_integer() || v.get<int>() < 1 || v.get<int>() > 4096) {
-        throw InputError("framework", fmt::format("{} must be a rank from 1 to 4096 (got {}).", where, v.dump()),
-                         fmt::format("{} 须为 1 到 4096 之间的秩（输入为 {}）。", where, v.dump()));
-      }
-      p.lora_rank_default = v.get<int>();
+      p.lora_rank_default = static_cast<int>(whole_number(v, where, 1, 4096, "a rank", "秩"));
     }},
   {"lora_targets_default", "q,k,v,o",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -356,11 +357,7 @@ constexpr Property kProperties[] = {
     }},
   {"loss_chunk_tokens", "none",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > (int64_t{1} << 24)) {
-        throw InputError("framework", fmt::format("{} must be a whole number of tokens from 1 to 16,777,216 (got {}).", where, v.dump()),
-                         fmt::format("{} 须为 1 到 16,777,216 之间的整数 token 数（输入为 {}）。", where, v.dump()));
-      }
-      p.loss_chunk_tokens = v.get<int64_t>();
+      p.loss_chunk_tokens = whole_number(v, where, 1, int64_t{1} << 24, "a whole number of tokens", "整数 token 数");
     }},
   {"loss_chunk_cap_gib", "none",
     [](FrameworkProfile& p, const json& v, const std::string& where) {

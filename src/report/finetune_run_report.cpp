@@ -65,7 +65,7 @@ Section layout_section(const FinetuneEstimate& e, const FinetuneRun& run) {
   // Full fine-tuning trains the model's weights; LoRA trains fp32 adapters
   // (PEFT, the stacks), QLoRA's own recipe bf16 ones (estimate_finetune).
   const bool lora = e.job.method != FineTune::kFull;
-  const bool recipe = e.job.method == FineTune::kQlora && (!e.job.framework || e.job.framework->id == "generic");
+  const bool recipe = uses_qlora_recipe(e.job);
   Row mw = text_row("master_weights", "Trained weights", "训练权重",
                     lora ? (recipe ? "bf16 adapters (QLoRA recipe)" : "fp32 adapters")
                          : l.pure_bf16 ? "bf16, no fp32 master" : "fp32 master copy (mixed precision)");

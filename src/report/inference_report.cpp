@@ -352,10 +352,10 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
   } else if (jb.packing) {
     r.assumptions.push_back(Note{fmt::format("Samples of {} tokens on average packed into rows of {}: {} rows per epoch; memory sized at {} tokens.",
                                              format_thousands(jb.mean_sample_tokens, 0), jb.seq_len,
-                                             format_thousands(std::ceil(jb.samples * jb.mean_sample_tokens / static_cast<double>(jb.seq_len)), 0), jb.seq_len),
+                                             format_thousands(e.sequences_per_epoch, 0), jb.seq_len),
                                  fmt::format("平均 {} 个 token 的样本打包成 {} token 的行：每轮 {} 行；显存按 {} 个 token 估算。",
                                              format_thousands(jb.mean_sample_tokens, 0), jb.seq_len,
-                                             format_thousands(std::ceil(jb.samples * jb.mean_sample_tokens / static_cast<double>(jb.seq_len)), 0), jb.seq_len)});
+                                             format_thousands(e.sequences_per_epoch, 0), jb.seq_len)});
   } else {
     const bool own = jb.micro_batch == 1;
     r.assumptions.push_back(Note{fmt::format("Samples of {} tokens on average, one per row, padded {}: steps run at {} tokens per sequence; memory sized at the longest, {} tokens.",

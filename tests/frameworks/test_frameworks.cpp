@@ -456,7 +456,7 @@ TEST(Frameworks, MaxTextProfileStatesItsDefaults) {
   EXPECT_FALSE(old.ep);
   EXPECT_FALSE(old.cp);
   EXPECT_EQ(old.pipeline_schedules, std::vector<std::string>{"gpipe"});
-  EXPECT_TRUE(old.master_weights_fp32);
+  EXPECT_EQ(old.master_weights, MasterWeights::kFp32);
   EXPECT_EQ(old.fp8_scaling, Fp8Scaling::kDelayed);
   EXPECT_EQ(old.export_format, ExportFormat::kNone);
   // maxtext-v0.1.0: gradient_accumulation_steps, an expert axis, autoselected = Pallas flash on GPU.

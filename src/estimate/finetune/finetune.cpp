@@ -194,17 +194,21 @@ FinetuneFlops finetune_flops(const ModelSpec& m, const FinetuneJob& job0) {
   return f;
 }
 
+// QLoRA's own recipe (bf16 adapters, paged optimizer) without a named stack;
+// a named stack runs PEFT's adapters, fp32 on a 16-bit base since PEFT 0.12
+// (get_peft_model autocast_adapter_dtype=True), LLaMA-Factory and Unsloth
+// casting them to fp32 themselves.
+bool uses_qlora_recipe(const FinetuneJob& job) {
+  return job.method == FineTune::kQlora && (!job.framework || job.framework->id == "generic");
+}
+
 FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, FinetuneJob job, int64_t gpus) {
   FinetuneEstimate e;
   job = with_defaults(m, job);
   validate_finetune(m, job);
   e.job = job;
   const bool lora = job.method != FineTune::kFull;
-  // QLoRA's own recipe (bf16 adapters, paged optimizer) without a named stack;
-  // a named stack runs PEFT's adapters, fp32 on a 16-bit base since PEFT 0.12
-  // (get_peft_model autocast_adapter_dtype=True), LLaMA-Factory and Unsloth
-  // casting them to fp32 themselves.
-  const bool qlora_recipe = job.method == FineTune::kQlora && (!job.framework || job.framework->id == "generic");
+  const bool qlora_recipe = uses_qlora_recipe(job);
   e.layout = job_layout(job, gpus);
   e.flops = finetune_flops(m, job);
 
@@ -273,10 +277,9 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   const double mean = job.mean_sample_tokens > 0 ? job.mean_sample_tokens : static_cast<double>(job.seq_len);
   e.tokens = job.samples * mean * job.epochs;  // the dataset's own tokens, not the padding
   // Packed: the samples fill rows of seq_len tokens, a step trains gbs rows.
-  const double sequences = job.packing && job.mean_sample_tokens > 0
-                               ? std::ceil(job.samples * mean / static_cast<double>(job.seq_len)) * job.epochs
-                               : job.samples * job.epochs;
-  e.steps = std::ceil(sequences / gbs);
+  e.sequences_per_epoch = job.packing && job.mean_sample_tokens > 0 ? std::ceil(job.samples * mean / static_cast<double>(job.seq_len))
+                                                                    : job.samples;
+  e.steps = std::ceil(e.sequences_per_epoch * job.epochs / gbs);
   e.wall_s = e.steps * e.step_s;
   // A step's own tokens: its sequences' real lengths (a padded sample holds
   // the mean; a packed or fixed-length row seq_len).
@@ -284,10 +287,10 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   e.tokens_per_s = gbs * real_per_sequence / e.step_s;
   e.gpu_hours = e.wall_s * static_cast<double>(gpus) / kSecondsPerHour;
   if (lora) {
-    std::string modules, modules_zh;
+    const std::string modules = lora_modules_text(job.modules, ",");
+    std::string modules_zh;  // the MLP's matrices by their Chinese names
     for (auto x : job.modules) {
-      if (!modules.empty()) modules += ",", modules_zh += "、";
-      modules += lora_module_name(x);
+      if (!modules_zh.empty()) modules_zh += "、";
       modules_zh += x == LoraModule::kGate ? "门控投影" : x == LoraModule::kUp ? "上投影" : x == LoraModule::kDown ? "下投影" : lora_module_name(x);
     }
     const bool qlora = job.method == FineTune::kQlora;

@@ -39,16 +39,6 @@ std::vector<LoraModule> lora_modules_or_default(const Layout& l) {
   return {M::kQ, M::kK, M::kV, M::kO};
 }
 
-std::string lora_modules_text(const std::vector<LoraModule>& modules, const char* separator) {
-  static constexpr const char* kNames[] = {"q", "k", "v", "o", "gate", "up", "down"};
-  std::string out;
-  for (LoraModule x : modules) {
-    if (!out.empty()) out += separator;
-    out += kNames[static_cast<int>(x)];
-  }
-  return out;
-}
-
 std::vector<LoraAdapter> lora_adapters(const ModelSpec& m, bool moe_layer, const std::vector<LoraModule>& mods) {
   std::vector<LoraAdapter> out;
   auto add = [&](const LayerMatmul& x, double width) {

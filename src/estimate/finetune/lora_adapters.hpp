@@ -28,8 +28,6 @@ std::vector<LoraModule> lora_modules_or_default(const Layout& l);
 bool is_lora(const Layout& l);
 int64_t lora_rank_or_default(const Layout& l);  // 8 for LoRA (Hu et al. 2021), 64 for QLoRA (Dettmers et al. 2023)
 
-// "q, k, v, o" (or "q、k、v、o"): the modules by their short names, for the assumption lines.
-std::string lora_modules_text(const std::vector<LoraModule>& modules, const char* separator = ", ");
 
 // The adapters of one layer of kind `moe_layer`, in forward order.
 std::vector<LoraAdapter> lora_adapters(const ModelSpec& m, bool moe_layer, const std::vector<LoraModule>& modules);

@@ -134,10 +134,8 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
   if (lora) {
     w_dense += p.adapters * 4;
     g_dense = p.adapters * 4;
-    // The adapters' optimizer states: two fp32 AdamW moments, or the two
-    // 1-byte blockwise states of bitsandbytes' 8-bit AdamW (state_bytes).
-    const bool adam8 = l.optimizer == Optimizer::kAdamW8bit || l.optimizer == Optimizer::kPagedAdamW8bit;
-    o_dense = p.adapters * (adam8 ? 2 * (1 + 4.0 / 2048) : l.optimizer == Optimizer::kSgdMomentum ? 4 : 8);
+    // The adapters' optimizer states, over fp32 adapters (no master copy).
+    o_dense = p.adapters * moment_bytes(l.optimizer, 4);
     s.trainable = p.adapters;
   } else {
     g_dense = p.dense() * b.grad;

@@ -44,6 +44,10 @@ struct StateBytes {
   bool paged = false;    // bitsandbytes paged optimizer (unified memory)
 };
 StateBytes state_bytes(const Layout& l, const MemoryOptions& o);
+// Optimizer state bytes per trained parameter beside any master copy: AdamW's
+// two moments of `moment` bytes each, SGD's one, or bitsandbytes' two 1-byte
+// blockwise states.
+double moment_bytes(Optimizer o, double moment);
 
 // Peak bytes per logit entry of the logits and the loss: the option when set,
 // else the run's (framework profile's) Layout::loss_bytes_per_logit.

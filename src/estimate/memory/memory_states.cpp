@@ -26,6 +26,19 @@
 
 namespace gpuplan::memory_detail {
 
+double moment_bytes(Optimizer o, double moment) {
+  // bitsandbytes 8-bit optimizers keep each state in 1 byte, blockwise quantised
+  // with one fp32 absmax per 2048 values (Dettmers et al. 2022, arXiv:2110.02861).
+  constexpr double q8 = 1 + 4.0 / 2048;
+  switch (o) {
+    case Optimizer::kAdamW: return 2 * moment;  // momentum and variance
+    case Optimizer::kAdamW8bit:
+    case Optimizer::kPagedAdamW8bit: return 2 * q8;
+    case Optimizer::kSgdMomentum: return moment;  // momentum only
+  }
+  return 2 * moment;
+}
+
 StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   StateBytes b;
   const bool fp32 = l.precision == Precision::kFp32 || l.precision == Precision::kTf32;
@@ -42,15 +55,8 @@ StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   if (l.precision == Precision::kFp8 || l.precision == Precision::kInt8) b.fp8_cache = 2;
   const double state = fp32 ? 4 : (l.pure_bf16 ? 2 : 4);  // bytes of one Adam moment
   const double master_bytes = master ? 4 : 0;
-  // bitsandbytes 8-bit optimizers keep each state in 1 byte, blockwise quantised
-  // with one fp32 absmax per 2048 values (Dettmers et al. 2022, arXiv:2110.02861).
-  const double q8 = 1 + 4.0 / 2048;
-  switch (l.optimizer) {
-    case Optimizer::kAdamW: b.optimizer = master_bytes + 2 * state; break;
-    case Optimizer::kAdamW8bit: b.optimizer = master_bytes + 2 * q8; break;
-    case Optimizer::kPagedAdamW8bit: b.optimizer = master_bytes + 2 * q8; b.paged = true; break;
-    case Optimizer::kSgdMomentum: b.optimizer = master_bytes + state; break;
-  }
+  b.optimizer = master_bytes + moment_bytes(l.optimizer, state);
+  b.paged = l.optimizer == Optimizer::kPagedAdamW8bit;
   return b;
 }
 
