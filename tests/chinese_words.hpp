@@ -41,7 +41,7 @@ inline const std::set<std::string> kAllowed = {
     "DeepEP", "EPLB", "PD", "TTFT", "TPOT", "ITL", "SLO", "RPS", "QPS", "PUE", "MTBF", "MAMF", "MSMF", "JSON",
     "CSV", "API", "BF16", "FP8", "FP16", "FP32", "TF32", "INT8", "INT4", "AWQ", "GPTQ", "Daly", "Young", "MLP", "Logits",
     "logits", "logit", "softmax", "log-softmax", "dropout", "all-reduce", "all-to-all", "all-gather", "reduce-scatter", "Graph",
-    "VP", "MAPE", "SDPA", "cuDNN", "Transformer", "GPipe", "DualPipe",
+    "VP", "MAPE", "SDPA", "cuDNN", "Transformer", "GPipe", "DualPipe", "TransformerEngine", "top-k", "top",
     // the program itself (gpuplan train, gpuplan gpus 910b2: commands to type)
     "gpuplan", "id", "sdpa", "cudnn", "PyTorch", "bitsandbytes", "AutoGPTQ",
     // authors of the formulas' sources

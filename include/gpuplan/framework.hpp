@@ -90,7 +90,7 @@ struct FrameworkProfile {
   bool zero2_per_unit = false;                           // ZeRO-2 is FSDP SHARD_GRAD_OP: per-unit all-gather every forward, reduce-scatter every backward
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;
   MasterWeights master_weights = MasterWeights::kFp32;
-  std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};
+  std::vector<std::string> pipeline_schedules{"1f1b", "interleaved"};  // the first is what a pipelined run gets
   bool uneven_stages = true;
   Fp8Gemms fp8_gemms = Fp8Gemms::kLinear;
   Availability cuda_graphs = Availability::kOptional;
@@ -148,6 +148,16 @@ struct FrameworkProfile {
   // The LM head and loss run over this many tokens at a time (TRL's
   // chunked_nll); 0: all of the micro-batch's tokens at once.
   int64_t loss_chunk_tokens = 0;
+
+  // DeepSeek's own stack (V3 report §3.2-3.3): what its activations keep and
+  // how its MoE communication runs (Layout fields of the same meaning).
+  double attention_output_bytes = 0;          // profile attention_output_saved: bf16 rule (0) or e5m6 (1.5)
+  bool swiglu_keeps_fp8_input_only = false;   // profile swiglu_saved: fp8_input
+  int comm_sms = 0;                           // profile comm_sms
+  bool moe_dispatch_per_node = false;         // profile moe_dispatch: per_node
+  bool moe_dispatch_fp8 = false;              // profile moe_dispatch_dtype: fp8
+  bool bf16_moments = false;                  // profile optimizer_moments: bf16
+  bool moe_weights_in_activation = false;     // profile moe_router_weights: activation
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 
@@ -234,6 +244,9 @@ void apply_unprofiled_stack_layout(const ModelSpec& m, Layout& l, std::vector<Bi
 std::string framework_cannot_run(const FrameworkProfile& f, const Layout& l);
 // The same reason in English and Chinese (empty when the framework can run it).
 Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l);
+// A layout under DualPipe (Layout::dualpipe) has an even pipeline and an even
+// number of micro-batches per step, at least twice the stages; true without DualPipe.
+bool dualpipe_can_run(const Layout& l);
 
 const char* attention_kernel_name(AttentionKernel k);
 AttentionKernel parse_attention_kernel(const std::string& text, const std::string& field);

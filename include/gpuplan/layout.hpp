@@ -97,8 +97,12 @@ enum class LossKernel { kFull, kFused, kChunked, kVocabParallel };
 //   kSaveDots       `minimal`: every projection output saved (q, k, v, out, MLP in and out);
 //   kSaveDotExceptMlp `save_dot_except_mlp`: q, k, v and out saved, the MLP re-run;
 //   kSaveQkvProj    `save_qkv_proj`: only q, k, v saved;
+//   kNormMlaUp      `norm_mla_up`: every RMSNorm output and MLA's up-projected
+//                   queries, keys and values re-run from their inputs in the
+//                   backward, nothing else (DeepSeek-V3 report, arXiv:2412.19437
+//                   §3.2.3 "Recomputation of RMSNorm and MLA Up-Projection");
 //   kNone           the framework offers no selective mode (parsing only).
-enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDotExceptMlp, kSaveQkvProj, kNone };
+enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDotExceptMlp, kSaveQkvProj, kNormMlaUp, kNone };
 
 const char* optimizer_name(Optimizer o);
 // PEFT's short name of an adapted matrix: q, k, v, o, gate, up, down.
@@ -248,6 +252,45 @@ struct Layout {
   // gradient as the quantised FP8 copy, 1 byte per element (TransformerEngine;
   // profile fp8_saved_input), instead of the bf16 input it received (torchao).
   bool fp8_saves_fp8_inputs = false;
+  // Bytes per element the attention output is kept in for the output
+  // projection's weight gradient and the attention backward, one copy serving
+  // both (DeepSeek-V3 §3.3.3: E5M6, 1.5 B); 0: the rule of the kernels (a bf16
+  // copy, and an FP8 linear's own copy beside it). Profile attention_output_saved.
+  double attention_output_bytes = 0;
+  // The MoE SwiGLU keeps only its input, in FP8, and re-runs its output in the
+  // backward (DeepSeek-V3 §3.3.3 "Inputs of the SwiGLU operator in MoE");
+  // false: its input in bf16 and its output as the second linear's input.
+  // Profile swiglu_saved.
+  bool swiglu_keeps_fp8_input_only = false;
+  // DeepSeek's DualPipe schedule (V3 report §3.2.1; deepseek-ai/DualPipe):
+  // micro-batches fed from both ends, each rank holding stages i and pp−1−i,
+  // a forward and a backward chunk overlapped so the MoE all-to-alls and the
+  // pipeline sends run under the other chunk's computation; bubble
+  // (pp/2 − 1)(F&B + B − 3W), parameters 2×, activations pp + 1 chunks.
+  bool dualpipe = false;
+  // Streaming multiprocessors the stack's communication kernels hold while
+  // they overlap computation (DeepSeek-V3 §3.2.2: 20 of the H800's 132); the
+  // overlapped computation runs on the rest. 0: none reserved (no overlap).
+  int comm_sms = 0;
+  // MoE dispatch: each token crosses the network once per destination node and
+  // is forwarded to its experts over NVLink there (DeepSeek-V3 §3.2.2; DeepEP's
+  // internode kernels); with group-limited routing whose groups sit on whole
+  // nodes, at most topk_group nodes (node-limited routing, §2.1.2). False:
+  // one copy per routed expert, each to its own rank.
+  bool moe_dispatch_per_node = false;
+  // Bytes per element of the dispatched tokens: 2 (bf16), or 1 plus one fp32
+  // scale per 128 elements where the stack dispatches FP8 (DeepSeek-V3 §3.3.3,
+  // fine-grained 1×128 quantisation). The combine stays bf16.
+  double moe_dispatch_bytes = 2;
+  // AdamW's two moments in bf16 beside the fp32 master weights (DeepSeek-V3
+  // §3.3.3 "Low-Precision Optimizer States"; profile optimizer_moments).
+  bool bf16_moments = false;
+  // Where the router's weights multiply the routed experts' work: on their
+  // outputs in the combine, which keeps those outputs (k rows of h per token)
+  // for the weights' gradient; or on the SwiGLU output inside each expert,
+  // whose saved tensors already serve that gradient (Megatron-Core from
+  // 0.13.0). Profile moe_router_weights.
+  bool moe_weights_in_activation = false;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   int expert_tp() const { return etp > 0 ? etp : tp; }

@@ -154,6 +154,16 @@ double all_to_all_s(double bytes, int n, const Link& link);          // (n−1)/
 // An all-to-all over n ranks, `local` of them on each node: the node's peers
 // over `intra`, the rest over `inter`, at the same time (collectives.cpp).
 double hierarchical_all_to_all_s(double bytes, int n, int local, const Link& intra, const Link& inter);
+// The MoE dispatch as DeepSeek-V3 (§3.2.2) and DeepEP run it across nodes:
+// `token_bytes` (one copy of a rank's tokens) crosses the network
+// `remote_nodes` times per token on average, and `copies` routed copies are
+// forwarded over NVLink inside the nodes; n ranks, `local` per node.
+double per_node_all_to_all_s(double token_bytes, double remote_nodes, double copies, int n, int local, const Link& intra, const Link& inter);
+// Nodes other than its own that a token's k routed experts sit on, on average,
+// with experts spread evenly over `nodes` nodes: nodes·(1 − (1 − 1/nodes)^k)
+// distinct nodes, at most `node_limit` of them (0: none; DeepSeek-V3's
+// node-limited routing, §2.1.2), less the chance 1/nodes that one is its own.
+double remote_nodes_per_token(int nodes, double k, int node_limit);
 // Hierarchical collective over `local` ranks in each of `nodes` nodes: the
 // intra-node phase on `intra`, then the inter-node phase on 1/local of the data
 // over each GPU's own NIC (`inter`).

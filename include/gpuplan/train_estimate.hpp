@@ -56,6 +56,12 @@ struct TrainRequest {
   bool layout_search = true;
   Recompute layout_recompute_pin = Recompute::kNone;
   bool pin_recompute = false;
+  // Pinned degrees, micro-batch, ZeRO stage and stage layout for that search
+  // (PlanRequest's fields of the same names; 0 or unset: the planner's choice).
+  int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0, etp = 0;
+  int64_t micro_batch = 0;
+  std::optional<int> zero_stage;
+  std::string pipeline_layout;
   // Factors fitted to a trial run (gpuplan calibrate); applied to the layout
   // search's step-time and memory models.
   std::optional<Calibration> calibration;

@@ -58,6 +58,10 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
   pr.settings = r.settings;
   pr.top_k = 1;
   if (r.pin_recompute) pr.recompute = r.layout_recompute_pin;
+  pr.tp = r.tp, pr.pp = r.pp, pr.dp = r.dp, pr.cp = r.cp, pr.ep = r.ep, pr.vp = r.vp, pr.etp = r.etp;
+  pr.micro_batch = r.micro_batch;
+  pr.zero_stage = r.zero_stage;
+  pr.pipeline_layout = r.pipeline_layout;
   if (r.calibration) apply_calibration(*r.calibration, &pr.step_options, &pr.memory_options);
   const PlanResult res = plan(pr);
   if (res.groups.empty() || res.groups.front().top.empty()) return std::nullopt;

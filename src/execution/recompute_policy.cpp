@@ -75,6 +75,18 @@ OpPolicySplit named_policy_split(const ModelSpec& m, bool moe_layer, SelectiveRe
   return out;
 }
 
+double norm_mla_up_gemm_share(const ModelSpec& m, bool moe_layer) {
+  double all = 0, rerun = 0;
+  for (const LayerMatmul& x : layer_matmuls(m, moe_layer)) {
+    const std::string_view name = x.name;
+    const double copies = x.experts > 0 ? static_cast<double>(m.moe->experts_per_token) : 1.0;
+    const double flop = 2.0 * x.n * x.k * copies;
+    all += flop;
+    if (m.mla && (name == "q_up" || name == "kv_up")) rerun += flop;
+  }
+  return all > 0 ? rerun / all : 0;
+}
+
 double layer_policy_share(int64_t layers, int every) {
   if (layers <= 0) return 0;
   const int64_t n = every > 0 ? every : 1;

@@ -38,6 +38,11 @@ OpPolicySplit op_policy_split(const ModelSpec& model, bool moe_layer);
 OpPolicySplit named_policy_split(const ModelSpec& model, bool moe_layer, SelectiveRecompute policy);
 bool is_named_save_policy(SelectiveRecompute policy);
 
+// DeepSeek-V3's policy (SelectiveRecompute::kNormMlaUp, arXiv:2412.19437
+// §3.2.3): the share of the layer's forward GEMM FLOPs re-run, MLA's query and
+// key/value up-projections (q_up, kv_up); 0 for a model without MLA.
+double norm_mla_up_gemm_share(const ModelSpec& model, bool moe_layer);
+
 // torchtitan's every-N-th-layer policy: the share of a stage's `layers`
 // blocks that are checkpointed (block indices divisible by N).
 double layer_policy_share(int64_t layers, int every);

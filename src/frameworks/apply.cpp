@@ -80,6 +80,7 @@ const char* selective_recompute_name(SelectiveRecompute k) {
     case SelectiveRecompute::kSaveDots: return "minimal";
     case SelectiveRecompute::kSaveDotExceptMlp: return "save_dot_except_mlp";
     case SelectiveRecompute::kSaveQkvProj: return "save_qkv_proj";
+    case SelectiveRecompute::kNormMlaUp: return "norm_mla_up";
     case SelectiveRecompute::kNone: return "none";
   }
   return "attention_core";
@@ -94,9 +95,11 @@ SelectiveRecompute parse_selective_recompute(const std::string& text, const std:
   if (t == "minimal") return SelectiveRecompute::kSaveDots;
   if (t == "save_dot_except_mlp" || t == "save-dot-except-mlp") return SelectiveRecompute::kSaveDotExceptMlp;
   if (t == "save_qkv_proj" || t == "save-qkv-proj") return SelectiveRecompute::kSaveQkvProj;
+  // DeepSeek-V3's: norms and MLA up-projections re-run (arXiv:2412.19437 §3.2.3).
+  if (t == "norm_mla_up" || t == "norm-mla-up") return SelectiveRecompute::kNormMlaUp;
   throw InputError(field,
-                   fmt::format("{} must be attention_core, op, layer, minimal, save_dot_except_mlp or save_qkv_proj (got '{}').", field, text),
-                   fmt::format("{} 须为 attention_core、op、layer、minimal、save_dot_except_mlp 或 save_qkv_proj（输入为 '{}'）。", field, text));
+                   fmt::format("{} must be attention_core, op, layer, minimal, save_dot_except_mlp, save_qkv_proj or norm_mla_up (got '{}').", field, text),
+                   fmt::format("{} 须为 attention_core、op、layer、minimal、save_dot_except_mlp、save_qkv_proj 或 norm_mla_up（输入为 '{}'）。", field, text));
 }
 
 namespace {
@@ -286,6 +289,17 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.clamp_outside_activation = f.clamp_outside_activation;
   l.moe_permute_units_f = f.moe_permute_units_f;
   l.moe_permute_units_b = f.moe_permute_units_b;
+  l.attention_output_bytes = f.attention_output_bytes;
+  l.swiglu_keeps_fp8_input_only = f.swiglu_keeps_fp8_input_only;
+  l.comm_sms = f.comm_sms;
+  l.bf16_moments = f.bf16_moments;
+  l.moe_weights_in_activation = f.moe_weights_in_activation;
+  l.moe_dispatch_per_node = f.moe_dispatch_per_node;
+  // FP8 dispatch only where the run trains in FP8: 1 B per element and one
+  // fp32 scale per 1×128 tile (DeepSeek-V3 §3.3.2-3.3.3).
+  l.moe_dispatch_bytes = f.moe_dispatch_fp8 && l.precision == Precision::kFp8 ? 1.0 + 4.0 / 128.0 : 2.0;
+  // The schedule a pipelined run gets: the first the profile lists.
+  l.dualpipe = l.pp > 1 && !f.pipeline_schedules.empty() && f.pipeline_schedules.front() == "dualpipe";
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the
@@ -328,6 +342,14 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
 #undef GPUPLAN_NOTE
 }
 
+// deepseek-ai/DualPipe dualpipe.py DualPipe.step (bb214e8): `assert num_ranks % 2 == 0`
+// and `assert num_chunks > 0 and num_chunks % 2 == 0 and num_chunks >= num_ranks * 2`.
+bool dualpipe_can_run(const Layout& l) {
+  if (!l.dualpipe) return true;
+  const int64_t chunks = l.micro_batches();
+  return l.pp % 2 == 0 && chunks % 2 == 0 && chunks >= 2 * static_cast<int64_t>(l.pp);
+}
+
 Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   const std::string who = f.label();
   auto both = [&](const std::string& en, const std::string& zh) { return Reason{fmt::format("{} {}", who, en), fmt::format("{} {}", who, zh)}; };
@@ -368,6 +390,16 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
     return both("always recomputes (every layer runs under remat)", "总会重计算（每一层都在 remat 下运行），不能关闭重计算");
   }
   if (l.optimizer_in_backward && !f.optimizer_in_backward) return both("cannot step the optimizer in the backward", "不能在反向过程中执行优化器更新");
+  if (!dualpipe_can_run(l)) {
+    if (l.pp % 2 != 0) return both(fmt::format("runs DualPipe, which needs an even number of pipeline stages (pp {})", l.pp),
+                                   fmt::format("使用 DualPipe，流水线级数须为偶数（pp {}）", l.pp));
+    const int64_t chunks = l.micro_batches();
+    if (chunks % 2 != 0 || chunks < 2 * static_cast<int64_t>(l.pp)) {
+      return both(fmt::format("runs DualPipe, which needs an even number of micro-batches per step, at least 2 × pp = {} (this layout has {})",
+                              2 * l.pp, chunks),
+                  fmt::format("使用 DualPipe，每步微批数须为偶数且不少于 2 × pp = {}（此方案为 {}）", 2 * l.pp, chunks));
+    }
+  }
   if ((l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) && !f.uneven_stages) {
     return both("has no uneven pipeline stages", "不支持不均匀的流水线分段");
   }

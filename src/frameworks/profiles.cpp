@@ -130,6 +130,7 @@ constexpr Property kProperties[] = {
                                                         {"minimal", SelectiveRecompute::kSaveDots},
                                                         {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
                                                         {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
+                                                        {"norm_mla_up", SelectiveRecompute::kNormMlaUp},
                                                         {"none", SelectiveRecompute::kNone}});
     }},
   {"attention", nullptr,
@@ -249,6 +250,34 @@ constexpr Property kProperties[] = {
       }
       p.moe_permute_units_f = v[0].get<double>();
       p.moe_permute_units_b = v[1].get<double>();
+    }},
+  {"attention_output_saved", "bf16",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.attention_output_bytes = pick<double>(v, where, {{"bf16", 0.0}, {"e5m6", 1.5}});
+    }},
+  {"swiglu_saved", "input_and_output",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.swiglu_keeps_fp8_input_only = pick<bool>(v, where, {{"input_and_output", false}, {"fp8_input", true}});
+    }},
+  {"comm_sms", "0",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.comm_sms = static_cast<int>(whole_number(v, where, 0, 1024, "a whole number of SMs", "整数个 SM"));
+    }},
+  {"moe_dispatch", "per_expert",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.moe_dispatch_per_node = pick<bool>(v, where, {{"per_expert", false}, {"per_node", true}});
+    }},
+  {"moe_dispatch_dtype", "bf16",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.moe_dispatch_fp8 = pick<bool>(v, where, {{"bf16", false}, {"fp8", true}});
+    }},
+  {"moe_router_weights", "combine",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.moe_weights_in_activation = pick<bool>(v, where, {{"combine", false}, {"activation", true}});
+    }},
+  {"optimizer_moments", "fp32",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.bf16_moments = pick<bool>(v, where, {{"fp32", false}, {"bf16", true}});
     }},
   {"activation_clamp", "fused",
     [](FrameworkProfile& p, const json& v, const std::string& where) {

@@ -219,6 +219,10 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.calibration = in.calibration;
   r.framework = &resolve_framework(in.software);
   r.settings = make_run_settings(in.software);
+  r.tp = in.tp, r.pp = in.pp, r.dp = in.dp, r.cp = in.cp, r.ep = in.ep, r.vp = in.vp, r.etp = in.etp;
+  r.micro_batch = in.micro_batch;
+  r.zero_stage = in.zero;
+  r.pipeline_layout = in.pipeline_layout;
   r.interval = in.interval;
   r.confidence = in.confidence;
   return r;

@@ -37,6 +37,18 @@ struct PlanRequest;       // plan.hpp
 
 // --framework NAME[@VERSION] and the run settings that override its defaults;
 // each unset one takes the profile's default (apply_framework).
+// The parallel degrees a layout search may pin, as plan and train declare
+// them (fields tp, pp, dp, cp, ep, vp of either's inputs; 0: the planner's choice).
+template <class Pins, class Visit>
+void visit_degree_pins(Pins& in, Visit&& v) {
+  v(kPinTpInput, in.tp);
+  v(kPinPpInput, in.pp);
+  v(kPinDpInput, in.dp);
+  v(kPinCpInput, in.cp);
+  v(kPinEpInput, in.ep);
+  v(kPinVpInput, in.vp);
+}
+
 struct FrameworkInputs {
   std::string framework = "generic";
   std::optional<std::string> attention;        // --attention flash|flash3|cudnn|sdpa|materialised
@@ -44,7 +56,7 @@ struct FrameworkInputs {
   std::optional<std::string> compile;          // --compile on|off
   std::optional<std::string> tp_comm_overlap;  // --tp-comm-overlap on|off
   std::optional<std::string> dp_comm_overlap;  // --dp-comm-overlap on|off
-  std::optional<std::string> recompute_policy; // --recompute-policy attention_core|op|layer|minimal|save_dot_except_mlp|save_qkv_proj
+  std::optional<std::string> recompute_policy; // --recompute-policy attention_core|op|layer|minimal|save_dot_except_mlp|save_qkv_proj|norm_mla_up
 };
 
 // The profile named by --framework (InputError naming --framework).
@@ -74,9 +86,9 @@ void visit_framework_inputs(FrameworkInputs& in, Visit&& v) {
     in.tp_comm_overlap);
   v(InputInfo{"--recompute-policy", "",
               "What --recompute selective saves: attention_core (Megatron), op, layer (torchtitan), minimal, "
-              "save_dot_except_mlp, save_qkv_proj (MaxText remat_policy); default: the framework's",
+              "save_dot_except_mlp, save_qkv_proj (MaxText remat_policy), norm_mla_up (DeepSeek-V3); default: the framework's",
               "选择性重计算保存什么：attention_core（Megatron）、op、layer（torchtitan）、minimal、"
-              "save_dot_except_mlp、save_qkv_proj（MaxText 的 remat_policy）；默认随框架"},
+              "save_dot_except_mlp、save_qkv_proj（MaxText 的 remat_policy）、norm_mla_up（DeepSeek-V3）；默认随框架"},
     in.recompute_policy);
   v(InputInfo{"--dp-comm-overlap", "", "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's",
               "梯度归约与参数收集重叠，on|off；默认随框架"},
@@ -117,6 +129,11 @@ struct TrainInputs {
   OwnershipOverrides own;               // --own-*, --pue, --electricity-price, … (any of them implies --compare-own)
   std::optional<Calibration> calibration;  // the CLI reads --calibration FILE, the web takes the file's object
   FrameworkInputs software;
+  // The layout search's pins (as plan's): 0 or unset lets the planner choose.
+  int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vp = 0, etp = 0;
+  int64_t micro_batch = 0;
+  std::optional<int> zero;
+  std::string pipeline_layout;
   double interval = 0.8;                // --interval: level of the prediction ranges
   double confidence = 0.8;              // --confidence: what a --deadline run is sized to
 };
@@ -150,6 +167,11 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--tflops-per-gpu", "", "Instead of --mfu: achieved TFLOP/s per GPU", "代替 --mfu：单卡实际 TFLOP/s"}, in.tflops_per_gpu);
   v(InputInfo{"--precision", "", "Training precision whose peak MFU is measured against: bf16, fp16, fp8, tf32, fp32", "训练精度，MFU 以该精度峰值为基准：bf16、fp16、fp8、tf32、fp32"}, in.precision);
   v(InputInfo{"--recompute", "", "Activation recomputation: none, selective, full (changes hardware FLOPs)", "激活重计算：none、selective、full（改变硬件计算量）"}, in.recompute);
+  visit_degree_pins(in, v);
+  v(kExpertTpInput, in.etp);
+  v(kPipelineLayoutInput, in.pipeline_layout);
+  v(kPinMicroBatchInput, in.micro_batch);
+  v(kPinZeroInput, in.zero);
   v(InputInfo{"--causal", "", "Count only the causal half of attention (default: full s×s, the Megatron/PaLM convention)", "注意力只计因果的一半（默认按完整 s×s，Megatron/PaLM 口径）"}, in.causal);
   v(InputInfo{"--six-n", "", "Time the run with 6·N FLOPs per token instead of the exact count", "用每 token 6·N 代替精确计数来估算时间"}, in.six_n);
   v(InputInfo{"--fault-budget", "fraction of compute", "Fix the time for failures and restarts as a fraction of compute (a common planning figure: 0.2); default: computed", "把故障与重启时间固定为计算时间的一个比例（常用 0.2）；默认按模型计算"}, in.fault_budget);
@@ -388,20 +410,15 @@ void visit_plan_inputs(PlanInputs& in, Visit&& v) {
   v(InputInfo{"--global-batch", "sequences", "Sequences per optimizer step (default: about 4M tokens, a multiple of the GPU count's odd part)",
               "每个优化步的序列数（默认约 4M token，取卡数奇数因子的倍数）"},
     in.global_batch);
-  v(InputInfo{"--tp", "", "Pin the tensor-parallel degree", "固定张量并行度"}, in.tp);
-  v(InputInfo{"--pp", "", "Pin the pipeline stages", "固定流水线级数"}, in.pp);
-  v(InputInfo{"--dp", "", "Pin the data-parallel replicas", "固定数据并行副本数"}, in.dp);
-  v(InputInfo{"--cp", "", "Pin the context-parallel degree", "固定上下文并行度"}, in.cp);
-  v(InputInfo{"--ep", "", "Pin the expert-parallel degree", "固定专家并行度"}, in.ep);
-  v(InputInfo{"--vp", "", "Pin the virtual pipeline stages", "固定虚拟流水线级数"}, in.vp);
+  visit_degree_pins(in, v);
   v(InputInfo{"--first-stage-layers", "layers", "Pin the layers of the first pipeline stage (Megatron's uneven split)",
               "固定第一级流水线的层数（Megatron 的不均匀切分）"},
     in.first_stage_layers);
   v(InputInfo{"--last-stage-layers", "layers", "Pin the layers of the last pipeline stage", "固定最后一级流水线的层数"}, in.last_stage_layers);
   v(kPipelineLayoutInput, in.pipeline_layout);
   v(kExpertTpInput, in.etp);
-  v(InputInfo{"--micro-batch", "sequences", "Pin the micro-batch", "固定微批大小"}, in.micro_batch);
-  v(InputInfo{"--zero", "", "Pin the ZeRO stage 0–3", "固定 ZeRO 阶段 0–3"}, in.zero);
+  v(kPinMicroBatchInput, in.micro_batch);
+  v(kPinZeroInput, in.zero);
   v(InputInfo{"--recompute", "", "Pin recompute: none, selective, full", "固定重计算：none、selective、full"}, in.recompute);
   v(InputInfo{"--precision", "", "bf16, fp16, fp8 (default bf16; a GPU without it plans its 16-bit format)",
               "bf16、fp16、fp8（默认 bf16；不支持的 GPU 按其 16 位格式规划）"},

@@ -44,6 +44,15 @@ inline constexpr InputInfo kExpertTpInput{
     "--etp", "", "Expert tensor-parallel degree (Megatron --expert-tensor-parallel-size; default: the framework's, else --tp); "
                  "with MoE parallel folding etp×ep divides tp×cp×dp",
     "专家张量并行度（Megatron 的 --expert-tensor-parallel-size；默认随框架，否则同 --tp）；MoE 并行折叠时 etp×ep 须整除 tp×cp×dp"};
+// The layout pins of plan and train: 0 (unset) lets the planner choose.
+inline constexpr InputInfo kPinTpInput{"--tp", "", "Pin the tensor-parallel degree", "固定张量并行度"};
+inline constexpr InputInfo kPinPpInput{"--pp", "", "Pin the pipeline stages", "固定流水线级数"};
+inline constexpr InputInfo kPinDpInput{"--dp", "", "Pin the data-parallel replicas", "固定数据并行副本数"};
+inline constexpr InputInfo kPinCpInput{"--cp", "", "Pin the context-parallel degree", "固定上下文并行度"};
+inline constexpr InputInfo kPinEpInput{"--ep", "", "Pin the expert-parallel degree", "固定专家并行度"};
+inline constexpr InputInfo kPinVpInput{"--vp", "", "Pin the virtual pipeline stages", "固定虚拟流水线级数"};
+inline constexpr InputInfo kPinMicroBatchInput{"--micro-batch", "sequences", "Pin the micro-batch", "固定微批大小"};
+inline constexpr InputInfo kPinZeroInput{"--zero", "", "Pin the ZeRO stage 0–3", "固定 ZeRO 阶段 0–3"};
 // One GPU type (plan's --gpu takes a list and is declared there).
 inline constexpr InputInfo kGpuInput{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)",
                                      "GPU id 或别名：h100、a100-80g、h800、910b、4090（gpuplan gpus）"};

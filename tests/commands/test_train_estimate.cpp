@@ -9,6 +9,7 @@
 
 #include "inputs/command_inputs.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/workload.hpp"
@@ -187,3 +188,39 @@ TEST(TrainSizing, Gpt3DefaultsToItsOwnContext) {
 
 }  // namespace
 }  // namespace gpuplan
+
+// train takes plan's layout pins (issue 28): DeepSeek-V3 on 2,048 H800 with
+// the V3 report's stated layout (PP 16, EP 64, ZeRO-1, no TP: §3.2) under
+// DeepSeek's own stack. The pins hold in the layout the estimate times (the
+// planner completes the micro-batch and recompute), DualPipe's rules too.
+TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
+  TrainRequest r;
+  r.model = "deepseek-v3";
+  r.gpu = "h800";
+  r.gpus = 2048;
+  r.workload.tokens = 14.8e12;
+  r.workload.global_batch_seqs = 15360;
+  r.precision = Precision::kFp8;
+  r.framework = &find_framework("hai-llm");
+  r.pp = 16;
+  r.ep = 64;
+  r.zero_stage = 1;
+  const TrainEstimate e = estimate_train(r);
+  ASSERT_TRUE(e.layout.has_value());
+  const Layout& l = e.layout->layout;
+  EXPECT_EQ(l.tp, 1);
+  EXPECT_EQ(l.pp, 16);
+  EXPECT_EQ(l.dp, 128);  // 2,048 / 16
+  EXPECT_EQ(l.ep, 64);
+  EXPECT_EQ(l.zero_stage, 1);
+  EXPECT_TRUE(l.dualpipe);
+  EXPECT_TRUE(dualpipe_can_run(l));  // 15,360 / 128 = 120 micro-batches of 1: even, ≥ 32
+  // A pin the model cannot take is refused by name, as plan refuses it.
+  r.pp = 62;
+  try {
+    estimate_train(r);
+    ADD_FAILURE() << "--pp 62 accepted for 61 layers";
+  } catch (const InputError& err) {
+    EXPECT_EQ(err.field(), "pp");
+  }
+}

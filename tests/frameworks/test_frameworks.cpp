@@ -36,13 +36,14 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   // The stacks issue 12 names, and generic for a user who names none.
   // Colossal-AI and MindSpeed-LLM: the stacks Chinese teams run on H800/A800 and the Ascend 910B.
   for (const char* id : {"generic", "megatron-lm", "nemo", "megatron-bridge", "deepspeed", "megatron-deepspeed", "torchtitan",
-                         "llm-foundry", "olmo-core", "lit-gpt", "torchtune", "hf-trainer", "colossalai", "mindspeed-llm", "maxtext"}) {
+                         "llm-foundry", "olmo-core", "lit-gpt", "torchtune", "hf-trainer", "colossalai", "mindspeed-llm", "maxtext",
+                         "hai-llm"}) {
     EXPECT_TRUE(std::any_of(cat.begin(), cat.end(), [&](const FrameworkFamily& f) { return f.id == id; })) << id;
   }
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 61u) << v.label();  // 25 required + 36 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 68u) << v.label();  // 25 required + 43 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
@@ -84,7 +85,8 @@ TEST(Frameworks, AReleaseWithoutAnEntryTakesTheLatestReleaseAtOrBeforeIt) {
   EXPECT_EQ(find_framework("megatron-core@0.6.0").version, "0.6.0");  // its own entry
   EXPECT_EQ(find_framework("megatron-core@0.7.0").version, "0.6.0");  // 0.6.0 ≤ 0.7.0 < 0.8.0
   EXPECT_EQ(find_framework("megatron-core@0.8.1").version, "0.8.0");
-  EXPECT_EQ(find_framework("megatron-core@0.13.1").version, "0.12.0");
+  EXPECT_EQ(find_framework("megatron-core@0.13.1").version, "0.13.0");
+  EXPECT_EQ(find_framework("megatron-core@0.12.1").version, "0.12.0");
   // Older than the first release entry: the entry before it, the code up to 0.5.0.
   EXPECT_EQ(find_framework("megatron-core@0.3.0").version, "2022");
   // A dated snapshot that names its release (llm-foundry 2023 follows v0.4.0):

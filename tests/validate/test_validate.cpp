@@ -343,13 +343,26 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // −18…+15% physics; the v0.7a blog rows, which ran XQA (the blog's subject; the
 // case cannot state the switch), +12…+57% → −10…−48%. inference central
 // 14.19 / 17.94 → 10.92 / 15.22, physics 15.24 / 23.51 → 12.72 / 18.13, tightened.
+// Megatron-Core from 0.13.0 multiplies the router weights into the experts'
+// activation (experts.py @core_v0.13.0 TEGroupedMLP.forward, bias_act_func with
+// permuted_probs) instead of weighting their outputs in the combine, so the
+// experts' outputs are no longer kept (profile moe_router_weights; megatron-lm
+// 0.13.0 entry, Megatron-Bridge): the B200 4-layer DeepSeek memory rows +0.7…+4.0%
+// → −0.6…+2.9% physics, train_memory physics MAPE 11.07 → 10.95. The
+// regenerated interval table no longer splits train_memory by MoE or dense
+// (the held-out CRPS chose none), which moves the central MAPE 11.07 → 11.47
+// (median 7.78 → 7.69): re-based there. Layouts that now fit without full
+// recompute make five Megatron-Bridge MoE rows faster, where B200 already ran
+// 18–66% slower than the physics (the MoE host work docs/frameworks-megatron-notes.md
+// counts and the step model does not): train_throughput 7.62 / 12.01 → 7.71 /
+// 12.17, physics 7.86 / 14.35 → 7.86 / 14.50, re-based.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.65, 12.05, 7.9, 14.4, 0}, {"train_memory", 7.8, 11.1, 7.8, 11.1, 0},
+  const Bound bounds[] = {{"train_throughput", 7.75, 12.2, 7.9, 14.55, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
                           {"inference", 10.95, 15.25, 12.75, 18.15, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

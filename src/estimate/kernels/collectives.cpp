@@ -8,6 +8,7 @@
 // carries only 1/local of the data per GPU (hardware_facts §2d: inter-node
 // all-reduce costs ~2× intra-node at large payloads, not 18×).
 #include <algorithm>
+#include <cmath>
 
 #include "gpuplan/step_time.hpp"
 
@@ -42,6 +43,28 @@ double hierarchical_all_to_all_s(double bytes, int n, int local, const Link& int
   const double nvlink = static_cast<double>(local - 1) / n * bytes / intra.bytes_per_s + (local - 1) * intra.latency_s;
   const double network = static_cast<double>(n - local) / n * bytes / inter.bytes_per_s + (n - local) * inter.latency_s;
   return std::max(nvlink, network);
+}
+
+double per_node_all_to_all_s(double token_bytes, double remote_nodes, double copies, int n, int local, const Link& intra, const Link& inter) {
+  if (n <= 1 || token_bytes <= 0) return 0;
+  local = std::clamp(local, 1, n);
+  // DeepSeek-V3 §3.2.2 (and DeepEP's internode kernels): a token bound for
+  // experts on another node crosses the network once, to the GPU of the same
+  // in-node index there, which forwards it over NVLink to the experts' GPUs.
+  // The NIC carries `remote_nodes` copies of each token, NVLink the `copies`
+  // routed copies less those landing on the receiving GPU itself; both at once.
+  const int nodes = (n + local - 1) / local;
+  const double network = remote_nodes * token_bytes / inter.bytes_per_s + (nodes - 1) * inter.latency_s;
+  const double nvlink = copies * static_cast<double>(local - 1) / local * token_bytes / intra.bytes_per_s + (local - 1) * intra.latency_s;
+  return std::max(network, nvlink);
+}
+
+double remote_nodes_per_token(int nodes, double k, int node_limit) {
+  if (nodes <= 1 || k <= 0) return 0;
+  const double nd = nodes;
+  double touched = nd * (1.0 - std::pow(1.0 - 1.0 / nd, k));
+  if (node_limit > 0) touched = std::min(touched, static_cast<double>(node_limit));
+  return touched * (nd - 1) / nd;
 }
 
 double hierarchical_allreduce_s(double bytes, int local, int nodes, const Link& intra, const Link& inter) {

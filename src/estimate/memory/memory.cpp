@@ -33,6 +33,7 @@ struct StageMemory {
   double weights = 0, grads = 0, optimizer = 0, activations = 0, logits = 0, comm = 0, gathered = 0;
   double host = 0, paged = 0;
   double params = 0, trainable = 0, per_layer = 0, layers = 0, inflight = 0;
+  double per_micro = 0, live_extra = 0;  // one micro-batch's saved activations, and what is live once
   double allocated() const { return weights + grads + optimizer + activations + logits + comm + gathered; }
 };
 
@@ -286,6 +287,8 @@ StageMemory stage_memory(const ModelSpec& m, const Layout& l, const MemoryOption
     s.host += per_micro * (1 - keep) * s.inflight;
     per_micro *= keep;
   }
+  s.per_micro = per_micro;
+  s.live_extra = live_extra;
   s.activations = per_micro * s.inflight + live_extra;
   s.activations += gptq_rebuilt_weight_bytes(l, p, s.inflight);
   if (p.has_lm_head) s.logits = logits_bytes(m, l, o);  // one micro-batch at a time
@@ -308,6 +311,39 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
   // fewer layers than the middle ones, besides the embedding and the LM head.
   const StageSplit split = stage_split(m, l);
   for (int stage = 0; stage < l.pp; ++stage) {
+    if (l.dualpipe && l.pp > 1) {
+      // DualPipe: rank i holds stages i and pp−1−i (ranks i and pp−1−i the
+      // same pair), so their parameters, gradients and optimizer states add
+      // ("2×" parameters), and pp + 1 chunks' activations are in flight, each
+      // one micro-batch through one of its two stages (deepseek-ai/DualPipe
+      // README, "Pipeline Bubbles and Memory Usage Comparison"; V3 report §3.2.1).
+      if (stage >= l.pp / 2) break;
+      if (stage > 1 && l.pp > 4 && stage != l.pp / 4) continue;  // middle pairs hold the same layers
+      const StageMemory a = stage_memory(m, l, o, split, stage), b = stage_memory(m, l, o, split, l.pp - 1 - stage);
+      StageMemory s = a;
+      s.weights += b.weights;
+      s.grads += b.grads;
+      s.optimizer += b.optimizer;
+      s.gathered = std::max(a.gathered, b.gathered);
+      s.logits = std::max(a.logits, b.logits);
+      s.host += b.host;
+      s.paged += b.paged;
+      s.params += b.params;
+      s.trainable += b.trainable;
+      s.layers = a.layers + b.layers;
+      s.inflight = l.pp + 1.0;
+      s.per_micro = (a.per_micro + b.per_micro) / 2;
+      s.live_extra = std::max(a.live_extra, b.live_extra);
+      s.per_layer = s.layers > 0 ? (a.per_micro + b.per_micro) / s.layers : 0;
+      s.activations = s.per_micro * s.inflight + s.live_extra;
+      const double total = s.allocated() * (1 + frag_used) + context;
+      if (total > worst) {
+        worst = total;
+        best = s;
+        br.worst_stage = stage;
+      }
+      continue;
+    }
     // Middle stages all hold the same number of layers (every rule in
     // stage_split) and fewer micro-batches in flight than stage 1; skip them when p is large.
     if (stage > 1 && stage < l.pp - 1 && l.pp > 4 && stage != l.pp / 2) continue;
@@ -358,8 +394,17 @@ void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOpt
                   "fp32 主权重、动量与方差 12 字节），常见的 14 字节漏算了 fp32 主权重。",
                   b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)));
   if (b.fp8_cache > 0) {
-    add("FP8: weights stay bf16 with an fp32 master; TransformerEngine caches an fp8 copy and its transpose (+2 B/param); activations counted as bf16.",
-        "FP8：权重仍为 bf16 并有 fp32 主权重；TransformerEngine 缓存 fp8 权重及其转置（每参数 +2 字节）；激活按 bf16 计。");
+    // What the linears keep for the weight gradient follows the stack (profile fp8_saved_input).
+    if (l.fp8_saves_fp8_inputs) {
+      add("FP8: weights stay bf16 with an fp32 master; an fp8 copy and its transpose are cached between micro-batches, as TransformerEngine does "
+          "(+2 B/param); the linear layers keep their fp8 inputs (1 B) for the weight gradient, other activations bf16.",
+          "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；"
+          "线性层为权重梯度保存 fp8 输入（1 字节），其余激活按 bf16 计。");
+    } else {
+      add("FP8: weights stay bf16 with an fp32 master; an fp8 copy and its transpose are cached between micro-batches, as TransformerEngine does "
+          "(+2 B/param); activations counted as bf16.",
+          "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；激活按 bf16 计。");
+    }
   }
   if (is_lora(l)) {
     const std::string mods = lora_modules_text(lora_modules_or_default(l)), mods_zh = lora_modules_text(lora_modules_or_default(l), "、");

@@ -105,6 +105,19 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   const double mask = o.dropout ? 1.0 : 0.0;
   const double lin = fp8_linear_inputs(l);                      // dense linears' saved input, bytes per element
   const double expert_lin = l.fp8_experts ? lin : 2.0;          // the routed experts' grouped GEMMs
+  // DeepSeek-V3's selective recompute (§3.2.3): every RMSNorm output (the
+  // inputs of the linears after a norm) and MLA's up-projected q, k, v are
+  // re-run from what is kept (the norm inputs, the latents), so neither is saved.
+  const bool norm_mla_up = l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kNormMlaUp;
+  const double norm_out = norm_mla_up ? 0.0 : 1.0;
+  // An MLP of width f over `tokens` rows, split `split` ways: mlp_internal, or
+  // with the SwiGLU keeping only its FP8 input (DeepSeek-V3 §3.3.3: its output,
+  // the second linear's input, re-run in the backward), 1 B over the 2·f gate
+  // and up outputs.
+  auto mlp_saved = [&](double tokens, double f, double split, double in_bytes) {
+    if (l.swiglu_keeps_fp8_input_only && m.mlp == MlpKind::kGated) return 2.0 * tokens * f / split;
+    return mlp_internal(m, tokens, f, split, in_bytes);
+  };
 
   // Attention block widths.
   double q_w = static_cast<double>(m.q_width()), k_w = static_cast<double>(m.kv_width());
@@ -124,9 +137,11 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   }
   double bytes = 0;
   bytes += 2 * T * h / rep;                    // norm input
-  bytes += lin * T * h / gathered;             // QKV input (norm output)
-  bytes += 2 * T * (q_w + k_w) / t;            // Q and K
-  bytes += 2 * T * v_w / t;                    // V
+  bytes += norm_out * lin * T * h / gathered;  // QKV input (norm output)
+  if (!(norm_mla_up && m.mla)) {
+    bytes += 2 * T * (q_w + k_w) / t;          // Q and K
+    bytes += 2 * T * v_w / t;                  // V
+  }
   bytes += latent;
   if (keeps_attention_scores(l)) {
     if (l.recompute == Recompute::kNone) {
@@ -143,7 +158,13 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   // the projection saves too; an FP8 projection keeps its own 1-byte copy
   // beside it. Without a fused kernel nothing else keeps it.
   const double fp8_copy = lin < 2.0 ? lin : 0.0;
-  bytes += (keeps_attention_scores(l) ? lin : 2.0 + fp8_copy) * T * o_in / t;
+  if (l.attention_output_bytes > 0 && !keeps_attention_scores(l)) {
+    // One copy serves the attention backward and the projection's weight
+    // gradient (DeepSeek-V3 §3.3.3: E5M6, 1.5 B; profile attention_output_saved).
+    bytes += l.attention_output_bytes * T * o_in / t;
+  } else {
+    bytes += (keeps_attention_scores(l) ? lin : 2.0 + fp8_copy) * T * o_in / t;
+  }
   if (ulysses && !keeps_attention_scores(l)) {
     // A fused kernel saves its output for the backward (flash-attn
     // flash_attn_interface.py FlashAttnFunc.forward ctx.save_for_backward(q, k,
@@ -174,12 +195,12 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     // model's tokens_per_expert takes the same share (step_time_layer.cpp).
     const double etp = l.expert_tp();
     const double routed_tokens = T * k * o.moe_capacity_factor * (rep > 1 ? etp / rep : 1.0);
-    bytes += 2 * T * h / gathered;                              // router / expert input (norm output)
+    bytes += norm_out * 2 * T * h / gathered;                   // router / expert input (norm output)
     bytes += 8 * T * static_cast<double>(e.routed_experts) / rep;  // fp32 router logits and probabilities
     // Permuted tokens (gathered over expert TP): the experts' first GEMM
     // input; the permutation itself saves only its index map.
     bytes += expert_lin * routed_tokens * h;
-    bytes += mlp_internal(m, routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t, expert_lin);
+    bytes += mlp_saved(routed_tokens, static_cast<double>(e.expert_intermediate), rep > 1 ? etp : t, expert_lin);
     if (m.swiglu_limit > 0 && l.clamp_outside_activation) {
       // A clamped SwiGLU clamped by separate ops (profile activation_clamp):
       // the clamps keep the fc1 output for their masks and the fused kernel
@@ -194,11 +215,16 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
     // the probabilities' gradient (token_dispatcher.py @core_v0.6.0
     // token_unpermutation: `unpermuted_local_hidden * scores`, then
     // scatter_add and reduce_scatter_to_sequence_parallel_region_from_moe).
-    bytes += 2 * routed_tokens * h / o.moe_capacity_factor;
-    if (e.shared_intermediate > 0) bytes += mlp_internal(m, T, static_cast<double>(e.shared_intermediate), t, lin);
+    // Megatron-Core from 0.13.0 multiplies the weights into the SwiGLU output
+    // inside the experts instead (experts.py @core_v0.13.0 TEGroupedMLP.forward:
+    // bias_act_func(intermediate_parallel, bias_parallel, permuted_probs); the
+    // dispatchers no longer weight the outputs): the weighted activation keeps
+    // its input, already counted, and nothing of the outputs is kept.
+    if (!l.moe_weights_in_activation) bytes += 2 * routed_tokens * h / o.moe_capacity_factor;
+    if (e.shared_intermediate > 0) bytes += mlp_saved(T, static_cast<double>(e.shared_intermediate), t, lin);
   } else {
-    bytes += lin * T * h / gathered;           // first linear input
-    bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t, lin);
+    bytes += norm_out * lin * T * h / gathered;  // first linear input (norm output)
+    bytes += mlp_internal(m, T, static_cast<double>(m.intermediate), t, lin);  // the report's SwiGLU rule is for MoE layers
   }
   bytes += mask * T * h / rep;                 // MLP dropout mask
   if (l.eager) {

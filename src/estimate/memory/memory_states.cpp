@@ -53,7 +53,10 @@ StateBytes state_bytes(const Layout& l, const MemoryOptions&) {
   // fp8 transposed copy, both cached between micro-batches (TransformerEngine
   // issues #1261, #1764): +2 bytes per GEMM parameter.
   if (l.precision == Precision::kFp8 || l.precision == Precision::kInt8) b.fp8_cache = 2;
-  const double state = fp32 ? 4 : (l.pure_bf16 ? 2 : 4);  // bytes of one Adam moment
+  // Bytes of one Adam moment: fp32, or bf16 under pure bf16 and where the
+  // stack keeps its moments in bf16 beside an fp32 master (DeepSeek-V3 §3.3.3
+  // "Low-Precision Optimizer States"; profile optimizer_moments).
+  const double state = fp32 ? 4 : (l.pure_bf16 || l.bf16_moments ? 2 : 4);
   const double master_bytes = master ? 4 : 0;
   b.optimizer = master_bytes + moment_bytes(l.optimizer, state);
   b.paged = l.optimizer == Optimizer::kPagedAdamW8bit;

@@ -83,6 +83,17 @@ RecomputeShares recompute_shares(const ModelSpec& model, const Layout& l, int64_
       x.attn = 1;
       x.elem = 1;
       x.comm = rows;
+    } else if (l.selective == SelectiveRecompute::kNormMlaUp) {
+      // DeepSeek-V3's: the MLA up-projections and the element-wise work whose
+      // outputs are not kept (norms, rotary on the re-run q and k, the MoE
+      // SwiGLU) run again; attention and the other matmuls do not.
+      double share = norm_mla_up_gemm_share(model, false);
+      if (moe_layers > 0) {
+        const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
+        share = (1 - fm) * share + fm * norm_mla_up_gemm_share(model, true);
+      }
+      x.gemm = share;
+      x.elem = 1;
     } else if (l.selective == SelectiveRecompute::kLayer) {
       x.gemm = x.attn = x.elem = x.comm = layer_policy_share(static_cast<int64_t>(std::ceil(static_cast<double>(L) / p)), l.selective_every);
     } else {
@@ -267,7 +278,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   const double layers_max = pipe.layers_max;
   r.stage_fwd_s = layers_slow * avg.fwd() + head_on * head.fwd();
   r.stage_bwd_s = layers_slow * (avg.bwd() + rc) + head_on * head.bwd();
-  const double pp_comm = pipe.p2p_exposed_s, pp_raw = pipe.p2p_raw_s;
+  double pp_comm = pipe.p2p_exposed_s;
+  const double pp_raw = pipe.p2p_raw_s;
 
   // ---- Data parallelism. Parameters on the largest stage per GPU.
   // Parameter counts and FLOPs per token depend on the model (and sequence)
@@ -298,7 +310,8 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   const ParamCounts& pc = pc_cached;
   const double frac = layers_max / static_cast<double>(L);
   const double expert_params = pc.mlp_experts * frac / (static_cast<double>(l.expert_tp()) * l.ep);
-  const double stage_extra = l.pp == 1 ? pc.embedding : static_cast<double>(model.vocab) * h;
+  // A stage's embedding or LM head; DualPipe's ranks 0 and pp−1 hold both (the first and the last stage).
+  const double stage_extra = l.pp == 1 ? pc.embedding : static_cast<double>(model.vocab) * h * (l.dualpipe ? 2.0 : 1.0);
   const double dense_params = ((pc.attention + pc.mlp_dense + pc.norms) * frac + stage_extra) / tp;
   const double gb = o.grad_reduce_bytes.value_or(l.precision == Precision::kFp16 ? 2.0 : 4.0);
   // LoRA: only the adapters have gradients and optimizer states (their fp32
@@ -355,9 +368,15 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   }
   const double opt_s = optimizer_step_s(c, opt_params, gb, opt_tensors);
 
+  // ---- DualPipe: the paired forward and backward chunks set the pace (step_time_pipeline.cpp).
+  const bool dualpipe = l.dualpipe && l.pp > 1;
+  const DualPipePace dpp = dualpipe ? dualpipe_pace(c, pipe, avg, head, rc, rf_gemm, rf_attn, rf_comm) : DualPipePace{};
+  const double t_pace = dualpipe ? dpp.pace_s : t_max, bubble = dualpipe ? dpp.bubble_s : pipe.bubble_s;
+  if (dualpipe) pp_comm = 0;  // under the paired chunk, or in exposed_s
+
   // ---- Assemble.
   const double md = static_cast<double>(m);
-  r.bubble_s = pipe.bubble_s;
+  r.bubble_s = bubble;
   const double per_mb_compute = layers_slow * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + avg.elem_f + avg.elem_b) +
                                 head_on * (head.gemm_f + head.gemm_b + head.elem_f + head.elem_b) + embed_on * embed_s;
   const double per_mb_rc_compute = layers_slow * (rf_gemm * avg.gemm_f + rf_attn * avg.attn_f + rf_elem * avg.elem_f);
@@ -374,18 +393,18 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.recompute_s = md * per_mb_rc_compute;
   r.tp_comm_s = md * layers_slow * (avg.tp_f + avg.tp_b + rc_comm_tp);
   r.cp_comm_s = md * layers_slow * (avg.cp_f + avg.cp_b + rc_comm_cp);
-  r.ep_comm_s = md * layers_slow * (avg.ep_f + avg.ep_b + rc_comm_ep);
+  r.ep_comm_s = dualpipe ? md * dpp.exposed_s : md * layers_slow * (avg.ep_f + avg.ep_b + rc_comm_ep);
   r.pp_comm_s = pp_comm;
   r.dp_comm_s = dp_exposed;
   r.zero3_comm_s = z3_exposed;
   r.optimizer_s = opt_s;
-  r.step_s = md * t_max + r.bubble_s + pp_comm + dp_exposed + z3_exposed + opt_s;
+  r.step_s = md * t_pace + r.bubble_s + pp_comm + dp_exposed + z3_exposed + opt_s;
 
   const double rc_raw = 0.25 * rf_comm;  // recompute repeats the forward's 1 of 4 collectives
   r.comm_total_s = md * layers_slow * avg.comm_raw * (1 + rc_raw) + pp_raw + dp_raw + z3_raw;
   r.comm_exposed_s = r.tp_comm_s + r.cp_comm_s + r.ep_comm_s + r.pp_comm_s + r.dp_comm_s + r.zero3_comm_s;
   r.comm_share = r.comm_exposed_s / r.step_s;
-  r.bubble_fraction = r.bubble_s / std::max(1e-12, md * t_max + r.bubble_s);
+  r.bubble_fraction = r.bubble_s / std::max(1e-12, md * t_pace + r.bubble_s);
   r.gemm_efficiency_mean = avg.gemm_flop > 0 ? avg.gemm_flop / avg.gemm_flop_over_eff : 0;
 
   // ---- Rates. MFU counts model FLOPs without recompute and with the full s×s

@@ -76,8 +76,20 @@ struct PipelineCost {
   double head_on = 0, embed_on = 0;  // 1 when the slowest stage holds the LM head / embedding
   double bubble_s = 0;
   double p2p_exposed_s = 0, p2p_raw_s = 0;
+  double p2p_one_s = 0;      // one activation (or its gradient) sent between two stages
 };
 PipelineCost pipeline_cost(const Ctx& c, double layer_fb_s, double embed_s, double head_fb_s, int64_t micro_batches);
+
+// DualPipe (DeepSeek-V3 report §3.2.1; deepseek-ai/DualPipe) on the slowest
+// rank: the time of one overlapped forward-and-backward chunk pair, which
+// paces the steady phase; the bubble (pp/2 − 1)(F&B + B − 3W); and the
+// all-to-all and pipeline sends the pair's computation does not cover, per
+// micro-batch. `rc_s` is one layer's recompute, `rf_*` its shares.
+struct DualPipePace {
+  double pace_s = 0, bubble_s = 0, exposed_s = 0;
+};
+DualPipePace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rc_s,
+                           double rf_gemm, double rf_attn, double rf_comm);
 
 // Parameter tensors of one dense layer (weights, biases, norm scales).
 double param_tensors_per_layer(const ModelSpec& m);

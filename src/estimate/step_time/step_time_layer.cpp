@@ -483,6 +483,45 @@ void add_expert_python_ops(const Ctx& c, LayerCost& lc, double rows, double loca
   }
 }
 
+// The MoE layer's dispatch and combine all-to-alls of the `rows` tokens this
+// rank routes k ways, forward and backward.
+void add_expert_all_to_all(const Ctx& c, LayerCost& lc, double rows, double k) {
+  const Layout& l = c.l;
+  const MoeSpec& e = *c.m.moe;
+  const double h = static_cast<double>(c.m.hidden), act_bytes = 2.0;
+  // Dispatch and combine all-to-alls of k copies of each token, forward and backward.
+  // The EP group's ranks sit tp·cp apart when they come from the data-parallel
+  // ranks, etp apart when folded over TP (Megatron-Core parallel_state.py
+  // expert RankGenerator order tp-ep-dp-pp); each rank sends its own tokens.
+  const int64_t stride = l.expert_tp() == l.tp ? static_cast<int64_t>(l.tp) * l.cp : l.expert_tp();
+  // Ranks of the group that share a node: node / stride of them when the
+  // stride fits in a node, else one.
+  const int local = stride < c.node ? static_cast<int>(std::min<int64_t>(l.ep, c.node / stride)) : 1;
+  // Dispatch at the stack's dispatch width (FP8 where it quantises before
+  // dispatching), combine in bf16; the backward sends the output gradients
+  // to the experts at the dispatch width and their input gradients back in
+  // bf16 (DeepSeek-V3 §3.3.3), so both directions cost the same.
+  double t = 0;
+  if (l.moe_dispatch_per_node && local < l.ep) {
+    // One network copy per destination node, forwarded over NVLink there;
+    // group-limited routing whose groups sit on whole nodes caps the nodes
+    // a token reaches at topk_group (DeepSeek-V3's node-limited routing).
+    const int nodes = static_cast<int>((l.ep + local - 1) / local);
+    const bool groups_on_nodes = e.router_groups > 0 && e.router_group_topk > 0 && e.router_groups % nodes == 0;
+    const double remote = remote_nodes_per_token(nodes, k, groups_on_nodes ? static_cast<int>(e.router_group_topk) : 0);
+    for (const double width : {l.moe_dispatch_bytes, act_bytes}) {
+      t += per_node_all_to_all_s(rows * h * width, remote, k, static_cast<int>(l.ep), local, c.intra, c.inter);
+    }
+  } else {
+    for (const double width : {l.moe_dispatch_bytes, act_bytes}) {
+      t += hierarchical_all_to_all_s(rows * k * h * width, l.ep, local, c.intra, c.inter);
+    }
+  }
+  lc.ep_f += t;
+  lc.ep_b += t;
+  lc.comm_raw += 2 * t;
+}
+
 // Host floor: the CPU must issue every kernel; when kernels are tiny the GPU
 // waits for the host (eager PyTorch dispatch costs ~10–20 µs per operator).
 // Each phase takes at least its kernels × host_dispatch_s; the shortfall is
@@ -601,20 +640,7 @@ LayerCost layer_cost(const Ctx& c, bool moe_layer) {
     lc.elem_f += stream_s(c, l.moe_permute_units_f * M * k * h * act_bytes, 4);
     lc.elem_b += stream_s(c, l.moe_permute_units_b * M * k * h * act_bytes, 4);
     add_expert_python_ops(c, lc, tokens_per_expert * local_experts, local_experts);
-    if (l.ep > 1) {
-      // Dispatch and combine all-to-alls of k copies of each token, forward and backward.
-      // The EP group's ranks sit tp·cp apart when they come from the data-parallel
-      // ranks, etp apart when folded over TP (Megatron-Core parallel_state.py
-      // expert RankGenerator order tp-ep-dp-pp); each rank sends its own tokens.
-      const int64_t stride = l.expert_tp() == l.tp ? static_cast<int64_t>(l.tp) * l.cp : l.expert_tp();
-      // Ranks of the group that share a node: node / stride of them when the
-      // stride fits in a node, else one.
-      const int local = stride < c.node ? static_cast<int>(std::min<int64_t>(l.ep, c.node / stride)) : 1;
-      const double t = hierarchical_all_to_all_s(M * (etp / tp) * k * h * act_bytes, l.ep, local, c.intra, c.inter);
-      lc.ep_f += 2 * t;
-      lc.ep_b += 2 * t;
-      lc.comm_raw += 4 * t;
-    }
+    if (l.ep > 1) add_expert_all_to_all(c, lc, M * (etp / tp), k);
   } else {
     act_elems += (mlp_mats + 1) * static_cast<double>(m.intermediate) / tp;
   }

@@ -1,6 +1,8 @@
 // Pipeline parallelism in the step time: each stage's time for one
 // micro-batch, the slowest stage that sets the pace, the bubble and the
 // point-to-point sends (docs/step-time.md).
+#include <algorithm>
+
 #include "gpuplan/layout.hpp"
 #include "estimate/step_time/step_time_internal.hpp"
 
@@ -30,6 +32,26 @@ PipelineCost pipeline_cost(const Ctx& c, double layer_fb, double embed_s, double
   out.embed_on = out.slow == 0 ? 1.0 : 0.0;
   out.layers_max = static_cast<double>(split.max_layers());
   out.bubble_s = l.pp > 1 ? (p - 1) / v * out.t_mean : 0;
+  if (l.dualpipe && l.pp > 1) {
+    // DualPipe: rank i holds stages i and pp−1−i and runs half the step's
+    // micro-batches through each (the two directions), so its work per
+    // micro-batch is the mean of the pair and it holds both stages'
+    // parameters (deepseek-ai/DualPipe dualpipe.py; V3 report §3.2.1). The
+    // bubble is set where the overlapped chunk time is known (step_time.cpp).
+    out.t_max = -1;
+    for (int s = 0; s < l.pp / 2; ++s) {
+      const int r = l.pp - 1 - s;
+      const double t = (static_cast<double>(split.layers(s) + split.layers(r)) * layer_fb + (s == 0 ? embed_s + head_fb : 0.0)) / 2;
+      if (t > out.t_max) {
+        out.t_max = t;
+        out.slow = s;
+        out.layers_slow = static_cast<double>(split.layers(s) + split.layers(r)) / 2;
+        out.head_on = out.embed_on = s == 0 ? 0.5 : 0.0;
+      }
+      out.layers_max = std::max(out.layers_max, static_cast<double>(split.layers(s) + split.layers(r)));
+    }
+    out.bubble_s = 0;
+  }
 
   // Point-to-point: one activation per micro-batch per boundary each way,
   // split over the TP ranks (Narayanan 2021, §4.1 scatter/gather); across
@@ -38,9 +60,40 @@ PipelineCost pipeline_cost(const Ctx& c, double layer_fb, double embed_s, double
     const Link link = group_link(c, static_cast<int64_t>(l.tp) * l.cp * l.dp, 2);
     const double bytes = c.tokens * static_cast<double>(c.m.hidden) * 2.0 / l.tp;
     const double t = bytes / link.bytes_per_s + link.latency_s;
+    out.p2p_one_s = t;
     out.p2p_exposed_s = 2.0 * (static_cast<double>(m) * v + p - 1) * t;
     out.p2p_raw_s = 2.0 * static_cast<double>(m) * v * (p - 1) * t;
   }
+  return out;
+}
+
+// In DualPipe's steady phase a forward chunk of one micro-batch and a
+// backward chunk of another run together: each one's all-to-alls and pipeline
+// sends go under the other's computation, which meanwhile runs on the SMs the
+// communication kernels leave (profile comm_sms; V3 report §3.2.2: 20 of the
+// H800's 132). A pair takes the longer of the two; communication the compute
+// cannot cover stays exposed. The bubble is (pp/2 − 1)(F&B + B − 3W)
+// (deepseek-ai/DualPipe README), W the weight-gradient GEMMs: half the
+// backward's GEMM time (dW beside dX, the same FLOPs).
+DualPipePace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rc_s,
+                           double rf_gemm, double rf_attn, double rf_comm) {
+  const Layout& l = c.l;
+  const double layers = pipe.layers_slow, head_on = pipe.head_on;
+  const double ep_mb = layers * (avg.ep_f + avg.ep_b + rf_comm * avg.ep_f);
+  const double comm_mb = ep_mb + 2.0 * pipe.p2p_one_s;  // the activation one way, its gradient the other
+  const double units = c.g.compute_units;
+  const double sm_stretch = l.comm_sms > 0 && units > l.comm_sms ? units / (units - l.comm_sms) : 1.0;
+  // Only the SM-bound kernels (GEMMs, attention) slow down; streaming
+  // element-wise kernels still saturate HBM on the SMs left.
+  const double sm_bound = layers * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + rf_gemm * avg.gemm_f + rf_attn * avg.attn_f) +
+                          head_on * (head.gemm_f + head.gemm_b);
+  const double compute_mb = pipe.t_max - ep_mb + sm_bound * (sm_stretch - 1);
+  DualPipePace out;
+  out.pace_s = std::max(compute_mb, comm_mb);
+  out.exposed_s = std::max(0.0, comm_mb - compute_mb);
+  const double back = layers * (avg.bwd() - avg.ep_b + rc_s - rf_comm * avg.ep_f) + head_on * head.bwd();
+  const double weight = 0.5 * (layers * avg.gemm_b + head_on * head.gemm_b);
+  out.bubble_s = (l.pp / 2.0 - 1.0) * std::max(0.0, out.pace_s + back - 3.0 * weight);
   return out;
 }
 
