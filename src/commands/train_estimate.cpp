@@ -44,6 +44,19 @@ void validate(const TrainRequest& r) {
   if (r.gpus_per_node) require_range(*r.gpus_per_node, 1, 1024, "--gpus-per-node", "a whole number from 1 to 1024", "1 到 1024 之间的整数");
 }
 
+// The layout pins a run states, as its flags read ("--pp 16 --ep 64"); empty without any.
+std::string pinned_layout_text(const TrainRequest& r) {
+  std::string out;
+  auto add = [&out](const char* flag, int64_t v) {
+    if (v > 0) out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag, v);
+  };
+  add("--tp", r.tp), add("--pp", r.pp), add("--dp", r.dp), add("--cp", r.cp), add("--ep", r.ep), add("--vp", r.vp), add("--etp", r.etp);
+  add("--micro-batch", r.micro_batch);
+  if (r.zero_stage) out += fmt::format("{}--zero {}", out.empty() ? "" : " ", *r.zero_stage);
+  if (!r.pipeline_layout.empty()) out += fmt::format("{}--pipeline-layout {}", out.empty() ? "" : " ", r.pipeline_layout);
+  return out;
+}
+
 // The planner's fastest layout that fits on `gpus` GPUs, or nothing.
 std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
                                          const Workload& w) {
@@ -470,12 +483,14 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     if (r.gpus) {
       layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
       if (!layout) {
-        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {} fits in memory; add GPUs, choose a "
-                                               "larger GPU, or give --mfu to skip the layout search.",
-                                               model.name, *r.gpus, gpu.id),
-                         fmt::format("--gpus：{} 在 {} 张 {} 上没有任何并行布局放得进显存；请加卡、换显存更大的 GPU，"
+        const std::string pins = pinned_layout_text(r);
+        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {}{} fits in memory; add GPUs, choose a "
+                                               "larger GPU{}, or give --mfu to skip the layout search.",
+                                               model.name, *r.gpus, gpu.id, pins.empty() ? "" : " with " + pins + " pinned",
+                                               pins.empty() ? "" : ", pin less"),
+                         fmt::format("--gpus：{} 在 {} 张 {} 上{}没有任何并行布局放得进显存；请加卡、换显存更大的 GPU{}，"
                                      "或给出 --mfu 跳过布局搜索。",
-                                     model.name, *r.gpus, gpu.id));
+                                     model.name, *r.gpus, gpu.id, pins.empty() ? "" : "固定 " + pins + " 时", pins.empty() ? "" : "、少固定几项"));
       }
       mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
       // The central number: the raw prediction times the median factor of

@@ -36,6 +36,7 @@ std::string degrees_zh(const Layout& l) {
   if (l.ep > 1) out += fmt::format("，EP {}", l.ep);
   if (l.ep > 1 && l.expert_tp() != l.tp) out += fmt::format("，专家 TP {}", l.expert_tp());
   if (l.vp > 1) out += fmt::format("，VP {}", l.vp);
+  if (l.dualpipe && l.pp > 1) out += "，DualPipe 调度";
   return out;
 }
 

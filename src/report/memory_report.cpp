@@ -172,10 +172,10 @@ Report memory_report(const ModelSpec& model, const Layout& l, const GpuSpec& gpu
   rep.sections.push_back(model_section(model));
   Section ls{"layout", "Layout", "并行布局", {}, {}, {}};
   ls.rows.push_back(Row{"parallel", "Parallelism", "并行方式", 0, Unit::kText,
-                        fmt::format("tp {} × pp {} × dp {} × cp {} = {} GPUs{}{}{}", l.tp, l.pp, l.dp, l.cp, l.gpus(),
+                        fmt::format("tp {} × pp {} × dp {} × cp {} = {} GPUs{}{}{}{}", l.tp, l.pp, l.dp, l.cp, l.gpus(),
                                     l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
                                     l.ep > 1 && l.expert_tp() != l.tp ? fmt::format(", expert tp {}", l.expert_tp()) : "",
-                                    l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")});
+                                    l.vp > 1 ? fmt::format(", vp {}", l.vp) : "", l.dualpipe && l.pp > 1 ? ", DualPipe schedule" : "")});
   ls.rows.back().text_zh = fmt::format("{} = {} 张卡", degrees_zh(l), l.gpus());
   ls.rows.push_back(Row{"batch", "Batch", "批大小", 0, Unit::kText,
                         fmt::format("micro-batch {} × {} micro-batches × dp {} = {} sequences of {} tokens", l.micro_batch,

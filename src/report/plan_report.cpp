@@ -243,14 +243,18 @@ Note framework_assumption(const PlanRequest& req) {
   const char* sp = fw.sequence_parallel == SequenceParallelMode::kWithTp ? "always with TP"
                    : fw.sequence_parallel == SequenceParallelMode::kNone ? "none"
                    : fw.sequence_parallel_default ? "on with TP unless pinned" : "off unless pinned";
-  return {fmt::format("Framework {}: only what it runs is searched ({}; ZeRO {}; {} stages); sequence parallelism {}; "
+  // A stack whose pipelines run DualPipe (its first schedule) gets only the layouts DualPipe accepts.
+  const bool dualpipe = !fw.pipeline_schedules.empty() && fw.pipeline_schedules.front() == "dualpipe";
+  const std::string schedule = dualpipe ? "; pipelines run DualPipe (even pp, an even number of micro-batches ≥ 2·pp)" : "";
+  const std::string schedule_zh = dualpipe ? "；流水线按 DualPipe 运行（pp 为偶数，微批数为偶数且不少于 2·pp）" : "";
+  return {fmt::format("Framework {}: only what it runs is searched ({}; ZeRO {}; {} stages{}); sequence parallelism {}; "
                                          "attention {}; {} element-wise ops (gpuplan frameworks {} lists every fact with its source).",
-                                         fw.label(), dims, zeros, fw.uneven_stages ? "uneven" : "even", sp,
+                                         fw.label(), dims, zeros, fw.uneven_stages ? "uneven" : "even", schedule, sp,
                                          attention_kernel_name(fw.attention),
                                          fw.elementwise == ElementwiseMode::kFused ? "fused" : fw.elementwise == ElementwiseMode::kCompiled ? "compiled" : "eager",
                                          fw.id),
-                             fmt::format("框架 {}：只搜索它能运行的布局（{}；ZeRO {}；{}）；序列并行{}；注意力 {}；逐元素算子{}（gpuplan frameworks {} 列出每项及出处）。",
-                                         fw.label(), dims_zh, zeros, fw.uneven_stages ? "各级层数可不等" : "各级层数相等", sp_zh,
+                             fmt::format("框架 {}：只搜索它能运行的布局（{}；ZeRO {}；{}{}）；序列并行{}；注意力 {}；逐元素算子{}（gpuplan frameworks {} 列出每项及出处）。",
+                                         fw.label(), dims_zh, zeros, fw.uneven_stages ? "各级层数可不等" : "各级层数相等", schedule_zh, sp_zh,
                                          attention_kernel_name(fw.attention),
                                          fw.elementwise == ElementwiseMode::kFused ? "融合" : fw.elementwise == ElementwiseMode::kCompiled ? "编译" : "逐个执行",
                                          fw.id)};

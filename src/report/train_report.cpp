@@ -63,8 +63,8 @@ void add_layout_section(Report& rep, const TrainEstimate& e) {
     Section ls{"layout", mfu_predicted ? "Layout (planner's fastest that fits; the MFU below is calibrated from it)" : "Layout (planner's fastest that fits)",
                mfu_predicted ? "并行方案（规划器最优，下面的 MFU 由其校准得出）" : "并行方案（规划器最优）", {}, {}, {}};
     ls.rows.push_back(text_row("parallel", "Parallelism", "并行方式",
-                          fmt::format("tp {} × pp {} × dp {} × cp {}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
-                                      l.vp > 1 ? fmt::format(", vp {}", l.vp) : "")));
+                          fmt::format("tp {} × pp {} × dp {} × cp {}{}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
+                                      l.vp > 1 ? fmt::format(", vp {}", l.vp) : "", l.dualpipe && l.pp > 1 ? ", DualPipe schedule" : "")));
     ls.rows.back().text_zh = degrees_zh(l);
     ls.rows.push_back(text_row("recipe", "Recipe", "训练配置",
                           fmt::format("micro-batch {} × {} micro-batches, global batch {}, ZeRO {}, recompute {}{}", l.micro_batch,

@@ -215,6 +215,17 @@ TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
   EXPECT_EQ(l.zero_stage, 1);
   EXPECT_TRUE(l.dualpipe);
   EXPECT_TRUE(dualpipe_can_run(l));  // 15,360 / 128 = 120 micro-batches of 1: even, ≥ 32
+  // Pins under which nothing fits are named in the refusal: PP 2 leaves 31
+  // layers' experts and activations on a GPU.
+  r.pp = 2;
+  r.ep = 8;
+  try {
+    estimate_train(r);
+    ADD_FAILURE() << "--pp 2 --ep 8 fitted";
+  } catch (const InputError& err) {
+    EXPECT_EQ(err.field(), "gpus");
+    EXPECT_NE(std::string(err.what()).find("with --pp 2 --ep 8 --zero 1 pinned"), std::string::npos) << err.what();
+  }
   // A pin the model cannot take is refused by name, as plan refuses it.
   r.pp = 62;
   try {
