@@ -158,6 +158,9 @@ struct FrameworkProfile {
   bool moe_dispatch_fp8 = false;              // profile moe_dispatch_dtype: fp8
   bool bf16_moments = false;                  // profile optimizer_moments: bf16
   bool moe_weights_in_activation = false;     // profile moe_router_weights: activation
+  // MoE all-to-alls under another micro-batch's computation (Megatron-Core's
+  // combined 1F1B, --overlap-moe-expert-parallel-comm, core 0.14.0+).
+  Availability moe_a2a_overlap = Availability::kNone;  // profile moe_a2a_overlap
 
   std::vector<ProfileFact> facts;  // every property, in the file's order, with its source
 
@@ -199,6 +202,7 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
 struct RunSettings {
   std::optional<bool> compile;                 // torch.compile on/off (PyTorch-native stacks)
   std::optional<bool> tp_comm_overlap;
+  std::optional<bool> moe_a2a_overlap;         // Megatron --overlap-moe-expert-parallel-comm
   std::optional<bool> dp_comm_overlap;
   std::optional<AttentionKernel> attention;
   std::optional<LossKernel> loss;
@@ -247,6 +251,9 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l);
 // A layout under DualPipe (Layout::dualpipe) has an even pipeline and an even
 // number of micro-batches per step, at least twice the stages; true without DualPipe.
 bool dualpipe_can_run(const Layout& l);
+// A layout with Megatron's MoE all-to-all overlap (Layout::moe_a2a_overlap)
+// interleaves its pipeline when pp > 1 and does not recompute fully; true without it.
+bool moe_a2a_overlap_can_run(const Layout& l);
 
 const char* attention_kernel_name(AttentionKernel k);
 AttentionKernel parse_attention_kernel(const std::string& text, const std::string& field);

@@ -291,6 +291,13 @@ struct Layout {
   // whose saved tensors already serve that gradient (Megatron-Core from
   // 0.13.0). Profile moe_router_weights.
   bool moe_weights_in_activation = false;
+  // Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm, core
+  // 0.14.0, pipeline_parallel/combined_1f1b.py): in the steady state a
+  // forward micro-batch and a backward one are interleaved layer by layer so
+  // each one's dispatch and combine run under the other's computation; one
+  // more micro-batch is warmed up first (schedules.py: num_warmup_microbatches
+  // + 1). Profile moe_a2a_overlap, --moe-a2a-overlap.
+  bool moe_a2a_overlap = false;
 
   int64_t gpus() const { return static_cast<int64_t>(tp) * pp * dp * cp; }
   int expert_tp() const { return etp > 0 ? etp : tp; }

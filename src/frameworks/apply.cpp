@@ -247,6 +247,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     }
   }
   l.dp_comm_overlap = s.dp_comm_overlap.value_or(f.dp_comm_overlap_default);
+  // MoE all-to-all overlap: stated, else the profile's default; only with EP.
+  l.moe_a2a_overlap = l.ep > 1 && s.moe_a2a_overlap.value_or(f.moe_a2a_overlap == Availability::kDefault);
 
   // Sequence parallelism.
   if (l.tp <= 1) {
@@ -350,6 +352,13 @@ bool dualpipe_can_run(const Layout& l) {
   return l.pp % 2 == 0 && chunks % 2 == 0 && chunks >= 2 * static_cast<int64_t>(l.pp);
 }
 
+// transformer_config.py @core_v0.14.0 __post_init__: with pp > 1 a virtual
+// pipeline size must be set, and full recompute (granularity, method, layer
+// count) is refused.
+bool moe_a2a_overlap_can_run(const Layout& l) {
+  return !l.moe_a2a_overlap || ((l.pp == 1 || l.vp > 1) && l.recompute != Recompute::kFull);
+}
+
 Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   const std::string who = f.label();
   auto both = [&](const std::string& en, const std::string& zh) { return Reason{fmt::format("{} {}", who, en), fmt::format("{} {}", who, zh)}; };
@@ -390,6 +399,15 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
     return both("always recomputes (every layer runs under remat)", "总会重计算（每一层都在 remat 下运行），不能关闭重计算");
   }
   if (l.optimizer_in_backward && !f.optimizer_in_backward) return both("cannot step the optimizer in the backward", "不能在反向过程中执行优化器更新");
+  if (l.moe_a2a_overlap) {
+    // transformer_config.py @core_v0.14.0 __post_init__ (l.1298-1337).
+    if (f.moe_a2a_overlap == Availability::kNone) return both("has no MoE all-to-all overlap", "不支持 MoE all-to-all 与计算重叠");
+    if (l.pp > 1 && l.vp <= 1) {
+      return both("overlaps the MoE all-to-all only with an interleaved pipeline when pp > 1 (give --vp)",
+                  "在 pp > 1 时只有交错流水线（--vp）才能让 MoE all-to-all 与计算重叠");
+    }
+    if (!moe_a2a_overlap_can_run(l)) return both("cannot overlap the MoE all-to-all with full recompute", "MoE all-to-all 重叠不能与完整重计算同时使用");
+  }
   if (!dualpipe_can_run(l)) {
     if (l.pp % 2 != 0) return both(fmt::format("runs DualPipe, which needs an even number of pipeline stages (pp {})", l.pp),
                                    fmt::format("使用 DualPipe，流水线级数须为偶数（pp {}）", l.pp));

@@ -246,6 +246,8 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   // Megatron refuses it without --sequence-parallel, which the layout then has).
   // MindSpeed-LLM's is communication-over-computation (features_manager/communication/coc.py).
   if (l.tp_comm_overlap && l.tp > 1) arg(mindspeed ? "--use-ascend-coc" : "--tp-comm-overlap");
+  // The MoE all-to-alls under another micro-batch's computation (combined 1F1B, core 0.14.0+).
+  if (l.moe_a2a_overlap && l.ep > 1) arg("--overlap-moe-expert-parallel-comm");
   // The step-time model hides the gradient reduction behind the backward and
   // ZeRO-1's parameter all-gather behind the forward (docs/step-time.md).
   if (static_cast<int64_t>(l.dp) * l.cp > 1 && l.dp_comm_overlap) {

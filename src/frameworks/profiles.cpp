@@ -271,6 +271,10 @@ constexpr Property kProperties[] = {
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.moe_dispatch_fp8 = pick<bool>(v, where, {{"bf16", false}, {"fp8", true}});
     }},
+  {"moe_a2a_overlap", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      p.moe_a2a_overlap = pick<Availability>(v, where, {{"none", Availability::kNone}, {"optional", Availability::kOptional}, {"default", Availability::kDefault}});
+    }},
   {"moe_router_weights", "combine",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.moe_weights_in_activation = pick<bool>(v, where, {{"combine", false}, {"activation", true}});

@@ -356,6 +356,7 @@ RunSettings make_run_settings(const FrameworkInputs& in) {
   s.compile = on_off(in.compile, "--compile");
   s.tp_comm_overlap = on_off(in.tp_comm_overlap, "--tp-comm-overlap");
   s.dp_comm_overlap = on_off(in.dp_comm_overlap, "--dp-comm-overlap");
+  s.moe_a2a_overlap = on_off(in.moe_a2a_overlap, "--moe-a2a-overlap");
   if (in.recompute_policy) s.recompute_policy = parse_selective_recompute(*in.recompute_policy, "--recompute-policy");
   return s;
 }

@@ -56,6 +56,7 @@ struct FrameworkInputs {
   std::optional<std::string> compile;          // --compile on|off
   std::optional<std::string> tp_comm_overlap;  // --tp-comm-overlap on|off
   std::optional<std::string> dp_comm_overlap;  // --dp-comm-overlap on|off
+  std::optional<std::string> moe_a2a_overlap;  // --moe-a2a-overlap on|off
   std::optional<std::string> recompute_policy; // --recompute-policy attention_core|op|layer|minimal|save_dot_except_mlp|save_qkv_proj|norm_mla_up
 };
 
@@ -93,6 +94,11 @@ void visit_framework_inputs(FrameworkInputs& in, Visit&& v) {
   v(InputInfo{"--dp-comm-overlap", "", "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's",
               "梯度归约与参数收集重叠，on|off；默认随框架"},
     in.dp_comm_overlap);
+  v(InputInfo{"--moe-a2a-overlap", "",
+              "MoE all-to-all under another micro-batch's computation (Megatron --overlap-moe-expert-parallel-comm), on|off; "
+              "default: the framework's",
+              "MoE all-to-all 与另一个微批的计算重叠（Megatron 的 --overlap-moe-expert-parallel-comm），on|off；默认随框架"},
+    in.moe_a2a_overlap);
 }
 
 // --- gpuplan train ---------------------------------------------------------

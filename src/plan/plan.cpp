@@ -385,7 +385,7 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                   l.pipeline_layout = split.layout;
                   if (r.etp > 0) l.etp = r.etp;
                   apply_framework(fw, r.settings, l);
-                  if (!dualpipe_can_run(l)) continue;  // DualPipe's own checks on stages and micro-batches
+                  if (!dualpipe_can_run(l) || !moe_a2a_overlap_can_run(l)) continue;  // the schedules' own checks
                   if (r.zero3_per_module) l.zero3_per_module = true;
                   if (fw.sequence_parallel == SequenceParallelMode::kOptional) {
                     // A tunable the planner chooses where the framework makes it

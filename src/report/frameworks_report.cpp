@@ -76,6 +76,14 @@ const std::map<std::string, std::string>& property_zh() {
       {"loss_chunk_tokens", "损失按多少 token 分块计算"},
       {"loss_chunk_cap_gib", "损失分块的 fp32 logits 上限（GiB）"},
       {"moe_permute_traffic", "MoE token 重排的显存流量（每个路由行的隐藏向量数，前向/反向）"},
+      {"moe_router_weights", "路由权重乘在何处"},
+      {"moe_a2a_overlap", "MoE all-to-all 与另一微批的计算重叠"},
+      {"attention_output_saved", "注意力输出的保存格式"},
+      {"swiglu_saved", "MoE SwiGLU 保存的内容"},
+      {"optimizer_moments", "AdamW 动量精度"},
+      {"comm_sms", "通信内核占用的 SM 数"},
+      {"moe_dispatch", "MoE 分发方式"},
+      {"moe_dispatch_dtype", "MoE 分发的数据格式"},
   };
   return m;
 }

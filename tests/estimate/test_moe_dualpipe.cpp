@@ -113,13 +113,13 @@ TEST(DualPipe, OverlappedChunkPairAndBubble) {
   pipe.layers_slow = 4;
   pipe.t_max = 4 * (avg.fwd() + avg.bwd() + rc);
   pipe.p2p_one_s = 1e-3;
-  const step_detail::DualPipePace hidden = step_detail::dualpipe_pace(c, pipe, avg, step_detail::LayerCost{}, rc, 0.1, 0, 0);
+  const step_detail::OverlapPace hidden = step_detail::dualpipe_pace(c, pipe, avg, step_detail::LayerCost{}, rc, 0.1, 0, 0);
   EXPECT_NEAR(hidden.pace_s, 190.428571e-3, 1e-9);
   EXPECT_DOUBLE_EQ(hidden.exposed_s, 0);
   EXPECT_NEAR(hidden.bubble_s, 1277.0e-3, 1e-8);
   avg.ep_f = avg.ep_b = 30e-3;
   pipe.t_max = 4 * (avg.fwd() + avg.bwd() + rc);
-  const step_detail::DualPipePace slow = step_detail::dualpipe_pace(c, pipe, avg, step_detail::LayerCost{}, rc, 0.1, 0, 0);
+  const step_detail::OverlapPace slow = step_detail::dualpipe_pace(c, pipe, avg, step_detail::LayerCost{}, rc, 0.1, 0, 0);
   EXPECT_NEAR(slow.pace_s, 242e-3, 1e-9);
   EXPECT_NEAR(slow.exposed_s, 51.571429e-3, 1e-9);
 }
@@ -172,4 +172,52 @@ TEST(HaiLlmProfile, StatesTheV3ReportsFacts) {
   l.zero_stage = 0;
   const MemoryBreakdown br = estimate_memory(find_model("llama-3.1-8b"), l, find_gpu("h800"), MemoryOptions{});
   EXPECT_DOUBLE_EQ(br.optimizer_bytes_per_param, 8);
+}
+
+// Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm, core
+// 0.14.0): without pipelining, the step's micro-batches pair up so each one's
+// dispatch and combine run under the other's computation. With the step
+// without it, S = m·t + D (t a micro-batch's time, E = m·e of it all-to-all,
+// D the data-parallel tail and optimizer), the step with it is
+// max(m·t − E, E) + D and the exposed all-to-all max(0, E − (m·t − E)).
+// Qwen3-30B-A3B on 16 H100, EP 16 over two nodes, 32 micro-batches of 1.
+TEST(MoeA2aOverlap, CombinedOneFOneBHidesTheAllToAll) {
+  const ModelSpec m = find_model("qwen3-30b-a3b");
+  const GpuSpec& h100 = find_gpu("h100");
+  Layout l;
+  l.dp = 16;
+  l.ep = 16;
+  l.seq_len = 4096;
+  l.global_batch = 512;
+  l.zero_stage = 1;
+  apply_framework(find_framework("megatron-lm@0.14.0"), RunSettings{}, l);
+  EXPECT_FALSE(l.moe_a2a_overlap);  // core's default: off
+  const StepTimeOptions o;
+  const StepTime off = estimate_step_time(m, l, h100, o);
+  RunSettings on;
+  on.moe_a2a_overlap = true;
+  apply_framework(find_framework("megatron-lm@0.14.0"), on, l);
+  ASSERT_TRUE(l.moe_a2a_overlap);
+  const StepTime with = estimate_step_time(m, l, h100, o);
+  const double tail = off.dp_comm_s + off.zero3_comm_s + off.optimizer_s;
+  const double all = off.step_s - tail, a2a = off.ep_comm_s;
+  ASSERT_GT(a2a, 0);
+  EXPECT_NEAR(with.step_s, std::max(all - a2a, a2a) + tail, 1e-9 * off.step_s);
+  EXPECT_NEAR(with.ep_comm_s, std::max(0.0, a2a - (all - a2a)), 1e-9 * off.step_s);
+  EXPECT_LT(with.step_s, off.step_s);
+  // Two micro-batches in flight instead of one (the next one's forward beside this one's backward).
+  const MemoryBreakdown mem = estimate_memory(m, l, h100, MemoryOptions{});
+  EXPECT_EQ(mem.inflight_micro_batches, 2);
+  // Megatron refuses it with pp > 1 and no virtual pipeline, and with full recompute
+  // (transformer_config.py @core_v0.14.0); stacks without it refuse it by name.
+  l.pp = 2;
+  l.dp = 8;
+  EXPECT_FALSE(moe_a2a_overlap_can_run(l));
+  EXPECT_NE(framework_cannot_run(find_framework("megatron-lm@0.14.0"), l).find("interleaved"), std::string::npos);
+  l.vp = 2;
+  EXPECT_TRUE(moe_a2a_overlap_can_run(l));
+  l.recompute = Recompute::kFull;
+  EXPECT_FALSE(moe_a2a_overlap_can_run(l));
+  l.recompute = Recompute::kNone;
+  EXPECT_NE(framework_cannot_run(find_framework("megatron-lm@0.12.0"), l).find("no MoE all-to-all overlap"), std::string::npos);
 }

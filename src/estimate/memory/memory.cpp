@@ -50,7 +50,10 @@ double expert_shard(const Layout& l) {
 }
 
 double inflight_micro_batches(const Layout& l, int stage) {
-  if (l.pp <= 1) return 1;
+  // Without pipelining one micro-batch is in flight; Megatron's MoE all-to-all
+  // overlap runs the next one's forward beside this one's backward
+  // (combined_1f1b_schedule_for_no_pipelining @core_v0.14.0): two.
+  if (l.pp <= 1) return l.moe_a2a_overlap && l.ep > 1 && l.micro_batches() > 1 ? 2 : 1;
   // 1F1B (Narayanan et al. 2021, section 2.2.1): stage i starts p - i forward
   // passes before its first backward, so it holds min(p - i, m) micro-batches.
   const double m = static_cast<double>(std::max<int64_t>(1, l.micro_batches()));
@@ -59,6 +62,11 @@ double inflight_micro_batches(const Layout& l, int stage) {
   // p·(1 + (p-1)/(p·v)) micro-batches' worth of its L/p layers (Korthikanti et
   // al. 2022, section 4.2.3); other stages scale alike (an approximation).
   if (l.vp > 1) n *= 1 + (l.pp - 1.0) / (static_cast<double>(l.pp) * l.vp);
+  // Megatron's MoE all-to-all overlap warms up one more micro-batch (one
+  // chunk of 1/vp of the stage's layers): schedules.py @core_v0.14.0
+  // `num_warmup_microbatches + 1` "to ensure the forward and backward
+  // computations are independent in all 1f1b steps".
+  if (l.moe_a2a_overlap && l.ep > 1) n = std::min(n + 1.0 / l.vp, m * (l.vp > 1 ? 1.0 + (l.pp - 1.0) / (static_cast<double>(l.pp) * l.vp) : 1.0));
   return n;
 }
 

@@ -368,10 +368,11 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   }
   const double opt_s = optimizer_step_s(c, opt_params, gb, opt_tensors);
 
-  // ---- DualPipe: the paired forward and backward chunks set the pace (step_time_pipeline.cpp).
-  const bool dualpipe = l.dualpipe && l.pp > 1;
-  const DualPipePace dpp = dualpipe ? dualpipe_pace(c, pipe, avg, head, rc, rf_gemm, rf_attn, rf_comm) : DualPipePace{};
-  const double t_pace = dualpipe ? dpp.pace_s : t_max, bubble = dualpipe ? dpp.bubble_s : pipe.bubble_s;
+  // ---- DualPipe or Megatron's combined 1F1B: paired micro-batches set the pace (step_time_pipeline.cpp).
+  const bool dualpipe = l.dualpipe && l.pp > 1, paired = dualpipe || (l.moe_a2a_overlap && l.ep > 1 && model.moe && m > 1);
+  const OverlapPace dpp = dualpipe ? dualpipe_pace(c, pipe, avg, head, rc, rf_gemm, rf_attn, rf_comm)
+                          : paired ? combined_1f1b_pace(c, pipe, avg, head, rf_gemm, rf_attn, rf_comm) : OverlapPace{};
+  const double t_pace = paired ? dpp.pace_s : t_max, bubble = paired ? dpp.bubble_s : pipe.bubble_s;
   if (dualpipe) pp_comm = 0;  // under the paired chunk, or in exposed_s
 
   // ---- Assemble.
@@ -393,7 +394,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.recompute_s = md * per_mb_rc_compute;
   r.tp_comm_s = md * layers_slow * (avg.tp_f + avg.tp_b + rc_comm_tp);
   r.cp_comm_s = md * layers_slow * (avg.cp_f + avg.cp_b + rc_comm_cp);
-  r.ep_comm_s = dualpipe ? md * dpp.exposed_s : md * layers_slow * (avg.ep_f + avg.ep_b + rc_comm_ep);
+  r.ep_comm_s = paired ? md * dpp.exposed_s : md * layers_slow * (avg.ep_f + avg.ep_b + rc_comm_ep);
   r.pp_comm_s = pp_comm;
   r.dp_comm_s = dp_exposed;
   r.zero3_comm_s = z3_exposed;

@@ -80,16 +80,22 @@ struct PipelineCost {
 };
 PipelineCost pipeline_cost(const Ctx& c, double layer_fb_s, double embed_s, double head_fb_s, int64_t micro_batches);
 
-// DualPipe (DeepSeek-V3 report §3.2.1; deepseek-ai/DualPipe) on the slowest
-// rank: the time of one overlapped forward-and-backward chunk pair, which
-// paces the steady phase; the bubble (pp/2 − 1)(F&B + B − 3W); and the
-// all-to-all and pipeline sends the pair's computation does not cover, per
-// micro-batch. `rc_s` is one layer's recompute, `rf_*` its shares.
-struct DualPipePace {
+// A schedule that pairs a forward and a backward micro-batch so each one's
+// communication runs under the other's computation, on the slowest rank: the
+// time of one pair, which paces the steady phase; the bubble; and the
+// communication the pair's computation does not cover, per micro-batch.
+// `rc_s` is one layer's recompute, `rf_*` its shares.
+struct OverlapPace {
   double pace_s = 0, bubble_s = 0, exposed_s = 0;
 };
-DualPipePace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rc_s,
-                           double rf_gemm, double rf_attn, double rf_comm);
+// DualPipe (DeepSeek-V3 report §3.2.1; deepseek-ai/DualPipe): the all-to-alls
+// and pipeline sends hidden, bubble (pp/2 − 1)(F&B + B − 3W).
+OverlapPace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rc_s,
+                          double rf_gemm, double rf_attn, double rf_comm);
+// Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): the
+// all-to-alls hidden, the pipeline's own bubble and sends unchanged.
+OverlapPace combined_1f1b_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rf_gemm,
+                               double rf_attn, double rf_comm);
 
 // Parameter tensors of one dense layer (weights, biases, norm scales).
 double param_tensors_per_layer(const ModelSpec& m);

@@ -67,20 +67,19 @@ PipelineCost pipeline_cost(const Ctx& c, double layer_fb, double embed_s, double
   return out;
 }
 
-// In DualPipe's steady phase a forward chunk of one micro-batch and a
-// backward chunk of another run together: each one's all-to-alls and pipeline
-// sends go under the other's computation, which meanwhile runs on the SMs the
-// communication kernels leave (profile comm_sms; V3 report §3.2.2: 20 of the
-// H800's 132). A pair takes the longer of the two; communication the compute
-// cannot cover stays exposed. The bubble is (pp/2 − 1)(F&B + B − 3W)
-// (deepseek-ai/DualPipe README), W the weight-gradient GEMMs: half the
-// backward's GEMM time (dW beside dX, the same FLOPs).
-DualPipePace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rc_s,
-                           double rf_gemm, double rf_attn, double rf_comm) {
+namespace {
+
+// A forward and a backward micro-batch together on the slowest rank: their
+// all-to-alls (and `extra_comm_s` more) against their computation, which
+// meanwhile runs on the SMs the communication kernels leave (profile
+// comm_sms; DeepSeek-V3 report §3.2.2: 20 of the H800's 132). The pair takes
+// the longer of the two; what the computation cannot cover stays exposed.
+OverlapPace overlapped_pair(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double extra_comm_s,
+                            double rf_gemm, double rf_attn, double rf_comm) {
   const Layout& l = c.l;
   const double layers = pipe.layers_slow, head_on = pipe.head_on;
   const double ep_mb = layers * (avg.ep_f + avg.ep_b + rf_comm * avg.ep_f);
-  const double comm_mb = ep_mb + 2.0 * pipe.p2p_one_s;  // the activation one way, its gradient the other
+  const double comm_mb = ep_mb + extra_comm_s;
   const double units = c.g.compute_units;
   const double sm_stretch = l.comm_sms > 0 && units > l.comm_sms ? units / (units - l.comm_sms) : 1.0;
   // Only the SM-bound kernels (GEMMs, attention) slow down; streaming
@@ -88,12 +87,37 @@ DualPipePace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCo
   const double sm_bound = layers * (avg.gemm_f + avg.gemm_b + avg.attn_f + avg.attn_b + rf_gemm * avg.gemm_f + rf_attn * avg.attn_f) +
                           head_on * (head.gemm_f + head.gemm_b);
   const double compute_mb = pipe.t_max - ep_mb + sm_bound * (sm_stretch - 1);
-  DualPipePace out;
+  OverlapPace out;
   out.pace_s = std::max(compute_mb, comm_mb);
   out.exposed_s = std::max(0.0, comm_mb - compute_mb);
+  return out;
+}
+
+}  // namespace
+
+// DualPipe pairs chunks from its two directions; the pipeline sends (the
+// activation one way, its gradient the other) go under the pair too. The
+// bubble is (pp/2 − 1)(F&B + B − 3W) (deepseek-ai/DualPipe README), W the
+// weight-gradient GEMMs: half the backward's GEMM time (dW beside dX, the
+// same FLOPs).
+OverlapPace dualpipe_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rc_s,
+                          double rf_gemm, double rf_attn, double rf_comm) {
+  OverlapPace out = overlapped_pair(c, pipe, avg, head, 2.0 * pipe.p2p_one_s, rf_gemm, rf_attn, rf_comm);
+  const double layers = pipe.layers_slow, head_on = pipe.head_on;
   const double back = layers * (avg.bwd() - avg.ep_b + rc_s - rf_comm * avg.ep_f) + head_on * head.bwd();
   const double weight = 0.5 * (layers * avg.gemm_b + head_on * head.gemm_b);
-  out.bubble_s = (l.pp / 2.0 - 1.0) * std::max(0.0, out.pace_s + back - 3.0 * weight);
+  out.bubble_s = (c.l.pp / 2.0 - 1.0) * std::max(0.0, out.pace_s + back - 3.0 * weight);
+  return out;
+}
+
+// Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py @core_v0.14.0,
+// schedules.py: the 1F1B steps run one micro-batch's forward layer by layer
+// beside another's backward) pairs micro-batches in the steady state; the
+// warm-up and cool-down keep the pipeline's bubble and point-to-point as they were.
+OverlapPace combined_1f1b_pace(const Ctx& c, const PipelineCost& pipe, const LayerCost& avg, const LayerCost& head, double rf_gemm,
+                               double rf_attn, double rf_comm) {
+  OverlapPace out = overlapped_pair(c, pipe, avg, head, 0.0, rf_gemm, rf_attn, rf_comm);
+  out.bubble_s = pipe.bubble_s;
   return out;
 }
 
