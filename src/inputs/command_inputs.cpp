@@ -357,6 +357,14 @@ RunSettings make_run_settings(const FrameworkInputs& in) {
   s.tp_comm_overlap = on_off(in.tp_comm_overlap, "--tp-comm-overlap");
   s.dp_comm_overlap = on_off(in.dp_comm_overlap, "--dp-comm-overlap");
   s.moe_a2a_overlap = on_off(in.moe_a2a_overlap, "--moe-a2a-overlap");
+  if (s.moe_a2a_overlap.value_or(false) && resolve_framework(in).moe_a2a_overlap == Availability::kNone) {
+    const std::string who = resolve_framework(in).label();
+    throw InputError("--moe-a2a-overlap",
+                     fmt::format("--moe-a2a-overlap: {} has no MoE all-to-all overlap (Megatron-Core's --overlap-moe-expert-parallel-comm "
+                                 "arrived in core 0.14.0).", who),
+                     fmt::format("--moe-a2a-overlap：{} 不支持 MoE all-to-all 与计算重叠（Megatron-Core 的 --overlap-moe-expert-parallel-comm "
+                                 "自 core 0.14.0 起才有）。", who));
+  }
   if (in.recompute_policy) s.recompute_policy = parse_selective_recompute(*in.recompute_policy, "--recompute-policy");
   return s;
 }

@@ -140,6 +140,7 @@ void check_pins(const PlanRequest& r) {
     }
   }
   if (r.ep > 1 && !m.moe) throw InputError("--ep", "--ep needs a mixture-of-experts model; this one is dense.", "--ep 只适用于 MoE 模型；这是稠密模型。");
+
   if (r.etp < 0) throw InputError("--etp", "--etp must be a positive expert tensor-parallel degree.", "--etp 须为正的专家张量并行度。");
   if (r.etp > 0 && !m.moe) throw InputError("--etp", "--etp needs a mixture-of-experts model; this one is dense.", "--etp 只适用于 MoE 模型；这是稠密模型。");
   if (!r.pipeline_layout.empty()) {

@@ -9,6 +9,8 @@
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/model.hpp"
+#include "inputs/command_inputs.hpp"
+#include "gpuplan/error.hpp"
 #include "gpuplan/step_time.hpp"
 
 using namespace gpuplan;
@@ -220,4 +222,16 @@ TEST(MoeA2aOverlap, CombinedOneFOneBHidesTheAllToAll) {
   EXPECT_FALSE(moe_a2a_overlap_can_run(l));
   l.recompute = Recompute::kNone;
   EXPECT_NE(framework_cannot_run(find_framework("megatron-lm@0.12.0"), l).find("no MoE all-to-all overlap"), std::string::npos);
+  // The switch stated for such a stack is refused where the inputs are read (every command).
+  FrameworkInputs in;
+  in.framework = "megatron-lm@0.12.0";
+  in.moe_a2a_overlap = "on";
+  try {
+    make_run_settings(in);
+    ADD_FAILURE() << "megatron-lm@0.12.0 took the all-to-all overlap";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "moe_a2a_overlap");
+  }
+  in.framework = "megatron-lm@0.14.0";
+  EXPECT_TRUE(make_run_settings(in).moe_a2a_overlap.value_or(false));
 }
