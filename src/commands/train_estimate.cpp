@@ -54,6 +54,7 @@ std::string pinned_layout_text(const TrainRequest& r) {
   add("--micro-batch", r.micro_batch);
   if (r.zero_stage) out += fmt::format("{}--zero {}", out.empty() ? "" : " ", *r.zero_stage);
   if (!r.pipeline_layout.empty()) out += fmt::format("{}--pipeline-layout {}", out.empty() ? "" : " ", r.pipeline_layout);
+  if (r.pin_recompute) out += fmt::format("{}--recompute {}", out.empty() ? "" : " ", recompute_name(r.layout_recompute_pin));
   return out;
 }
 

@@ -193,7 +193,12 @@ TrainRequest make_train_request(const TrainInputs& in) {
   if (in.mfu) r.mfu = parse_fraction(*in.mfu, "--mfu");
   r.tflops_per_gpu = parse_count_echoed(in.tflops_per_gpu, "--tflops-per-gpu", echo);
   r.precision = parse_precision(in.precision, "--precision");
-  r.recompute = parse_recompute(in.recompute, "--recompute");
+  r.recompute = in.recompute ? parse_recompute(*in.recompute, "--recompute") : Recompute::kNone;
+  if (in.recompute) {
+    // A stated recompute is the run's: the layout search keeps it (as plan's --recompute pins it).
+    r.pin_recompute = true;
+    r.layout_recompute_pin = r.recompute;
+  }
   r.causal_half = in.causal;
   r.six_n = in.six_n;
   r.fault_budget = in.fault_budget;

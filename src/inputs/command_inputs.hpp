@@ -116,7 +116,7 @@ struct TrainInputs {
   std::string gpu;
   std::optional<std::string> gpus, deadline, mfu, tflops_per_gpu;
   std::string precision = "bf16";
-  std::string recompute = "none";
+  std::optional<std::string> recompute;  // counted as none; given, it also pins the layout search's recompute
   bool causal = false;
   bool six_n = false;
   std::optional<double> fault_budget;
@@ -172,7 +172,9 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(InputInfo{"--mfu", "", "Model FLOPs utilisation, 0.4 or 40%", "算力利用率 MFU，0.4 或 40%"}, in.mfu);
   v(InputInfo{"--tflops-per-gpu", "", "Instead of --mfu: achieved TFLOP/s per GPU", "代替 --mfu：单卡实际 TFLOP/s"}, in.tflops_per_gpu);
   v(InputInfo{"--precision", "", "Training precision whose peak MFU is measured against: bf16, fp16, fp8, tf32, fp32", "训练精度，MFU 以该精度峰值为基准：bf16、fp16、fp8、tf32、fp32"}, in.precision);
-  v(InputInfo{"--recompute", "", "Activation recomputation: none, selective, full (changes hardware FLOPs)", "激活重计算：none、selective、full（改变硬件计算量）"}, in.recompute);
+  v(InputInfo{"--recompute", "", "Activation recomputation: none, selective, full (changes hardware FLOPs; given, the layout search keeps it too); default none",
+              "激活重计算：none、selective、full（改变硬件计算量；给出时并行方案搜索也固定它）；默认 none"},
+    in.recompute);
   visit_degree_pins(in, v);
   v(kExpertTpInput, in.etp);
   v(kPipelineLayoutInput, in.pipeline_layout);

@@ -235,3 +235,23 @@ TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
     EXPECT_EQ(err.field(), "pp");
   }
 }
+
+// A stated --recompute is the run's: it sets the hardware FLOPs and the layout
+// search keeps it (Llama 3.1 8B on 256 H100 would otherwise plan none).
+TEST(TrainEstimate, StatedRecomputePinsTheLayout) {
+  TrainInputs in;
+  in.model = "llama-3.1-8b";
+  in.tokens = "1T";
+  in.gpu = "h100";
+  in.gpus = "256";
+  const TrainEstimate free = estimate_train(make_train_request(in));
+  ASSERT_TRUE(free.layout.has_value());
+  EXPECT_NE(free.layout->layout.recompute, Recompute::kFull);
+  in.recompute = "full";
+  const TrainRequest r = make_train_request(in);
+  EXPECT_TRUE(r.pin_recompute);
+  const TrainEstimate full = estimate_train(r);
+  ASSERT_TRUE(full.layout.has_value());
+  EXPECT_EQ(full.layout->layout.recompute, Recompute::kFull);
+  EXPECT_GT(full.layout->time.step_s, free.layout->time.step_s);  // the forward runs twice
+}
