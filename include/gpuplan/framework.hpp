@@ -167,6 +167,7 @@ struct FrameworkProfile {
   std::string label() const { return id == "generic" ? id : id + "@" + version; }
   bool supports_zero(int stage) const;
   bool interleaving() const;  // offers the interleaved schedule
+  bool runs_dualpipe() const;  // its pipelines run DualPipe (the first schedule it lists)
   const ProfileFact* fact(const std::string& key) const;
 };
 

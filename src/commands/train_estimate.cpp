@@ -47,14 +47,14 @@ void validate(const TrainRequest& r) {
 // The layout pins a run states, as its flags read ("--pp 16 --ep 64"); empty without any.
 std::string pinned_layout_text(const TrainRequest& r) {
   std::string out;
-  auto add = [&out](const char* flag, int64_t v) {
-    if (v > 0) out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag, v);
-  };
-  add("--tp", r.tp), add("--pp", r.pp), add("--dp", r.dp), add("--cp", r.cp), add("--ep", r.ep), add("--vp", r.vp), add("--etp", r.etp);
-  add("--micro-batch", r.micro_batch);
-  if (r.zero_stage) out += fmt::format("{}--zero {}", out.empty() ? "" : " ", *r.zero_stage);
-  if (!r.pipeline_layout.empty()) out += fmt::format("{}--pipeline-layout {}", out.empty() ? "" : " ", r.pipeline_layout);
-  if (r.pin_recompute) out += fmt::format("{}--recompute {}", out.empty() ? "" : " ", recompute_name(r.layout_recompute_pin));
+  auto add = [&out](const char* flag, const std::string& value) { out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag, value); };
+  for (const auto& [flag, v] : {std::pair{"--tp", int64_t{r.tp}}, {"--pp", r.pp}, {"--dp", r.dp}, {"--cp", r.cp}, {"--ep", r.ep}, {"--vp", r.vp},
+                                {"--etp", r.etp}, {"--micro-batch", r.micro_batch}}) {
+    if (v > 0) add(flag, std::to_string(v));
+  }
+  if (r.zero_stage) add("--zero", std::to_string(*r.zero_stage));
+  if (!r.pipeline_layout.empty()) add("--pipeline-layout", r.pipeline_layout);
+  if (r.pin_recompute) add("--recompute", recompute_name(r.layout_recompute_pin));
   return out;
 }
 

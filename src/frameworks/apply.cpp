@@ -20,6 +20,9 @@ bool FrameworkProfile::interleaving() const {
   return vp && std::find(pipeline_schedules.begin(), pipeline_schedules.end(), "interleaved") != pipeline_schedules.end();
 }
 
+// The schedule a pipelined run gets is the first the profile lists.
+bool FrameworkProfile::runs_dualpipe() const { return !pipeline_schedules.empty() && pipeline_schedules.front() == "dualpipe"; }
+
 const ProfileFact* FrameworkProfile::fact(const std::string& key) const {
   for (const auto& f : facts) {
     if (f.key == key) return &f;
@@ -300,8 +303,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   // FP8 dispatch only where the run trains in FP8: 1 B per element and one
   // fp32 scale per 1×128 tile (DeepSeek-V3 §3.3.2-3.3.3).
   l.moe_dispatch_bytes = f.moe_dispatch_fp8 && l.precision == Precision::kFp8 ? 1.0 + 4.0 / 128.0 : 2.0;
-  // The schedule a pipelined run gets: the first the profile lists.
-  l.dualpipe = l.pp > 1 && !f.pipeline_schedules.empty() && f.pipeline_schedules.front() == "dualpipe";
+  l.dualpipe = l.pp > 1 && f.runs_dualpipe();
 
   // Gradient accumulation in an fp32 buffer (Megatron main_grad) for bf16
   // pretraining. FSDP's fp32 reduce_dtype shards its gradients, which the
@@ -402,21 +404,18 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   if (l.moe_a2a_overlap) {
     // transformer_config.py @core_v0.14.0 __post_init__ (l.1298-1337).
     if (f.moe_a2a_overlap == Availability::kNone) return both("has no MoE all-to-all overlap", "不支持 MoE all-to-all 与计算重叠");
-    if (l.pp > 1 && l.vp <= 1) {
+    if (!moe_a2a_overlap_can_run(l)) {
+      if (l.recompute == Recompute::kFull) return both("cannot overlap the MoE all-to-all with full recompute", "MoE all-to-all 重叠不能与完整重计算同时使用");
       return both("overlaps the MoE all-to-all only with an interleaved pipeline when pp > 1 (give --vp)",
                   "在 pp > 1 时只有交错流水线（--vp）才能让 MoE all-to-all 与计算重叠");
     }
-    if (!moe_a2a_overlap_can_run(l)) return both("cannot overlap the MoE all-to-all with full recompute", "MoE all-to-all 重叠不能与完整重计算同时使用");
   }
   if (!dualpipe_can_run(l)) {
     if (l.pp % 2 != 0) return both(fmt::format("runs DualPipe, which needs an even number of pipeline stages (pp {})", l.pp),
                                    fmt::format("使用 DualPipe，流水线级数须为偶数（pp {}）", l.pp));
-    const int64_t chunks = l.micro_batches();
-    if (chunks % 2 != 0 || chunks < 2 * static_cast<int64_t>(l.pp)) {
-      return both(fmt::format("runs DualPipe, which needs an even number of micro-batches per step, at least 2 × pp = {} (this layout has {})",
-                              2 * l.pp, chunks),
-                  fmt::format("使用 DualPipe，每步微批数须为偶数且不少于 2 × pp = {}（此方案为 {}）", 2 * l.pp, chunks));
-    }
+    return both(fmt::format("runs DualPipe, which needs an even number of micro-batches per step, at least 2 × pp = {} (this layout has {})",
+                            2 * l.pp, l.micro_batches()),
+                fmt::format("使用 DualPipe，每步微批数须为偶数且不少于 2 × pp = {}（此方案为 {}）", 2 * l.pp, l.micro_batches()));
   }
   if ((l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) && !f.uneven_stages) {
     return both("has no uneven pipeline stages", "不支持不均匀的流水线分段");

@@ -363,7 +363,7 @@ RunSettings make_run_settings(const FrameworkInputs& in) {
   s.dp_comm_overlap = on_off(in.dp_comm_overlap, "--dp-comm-overlap");
   s.moe_a2a_overlap = on_off(in.moe_a2a_overlap, "--moe-a2a-overlap");
   if (s.moe_a2a_overlap.value_or(false) && resolve_framework(in).moe_a2a_overlap == Availability::kNone) {
-    const std::string who = resolve_framework(in).label();
+    const std::string who = resolve_framework(in).label();  // a catalog lookup, on this refusal only
     throw InputError("--moe-a2a-overlap",
                      fmt::format("--moe-a2a-overlap: {} has no MoE all-to-all overlap (Megatron-Core's --overlap-moe-expert-parallel-comm "
                                  "arrived in core 0.14.0).", who),

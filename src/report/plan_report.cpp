@@ -244,7 +244,7 @@ Note framework_assumption(const PlanRequest& req) {
                    : fw.sequence_parallel == SequenceParallelMode::kNone ? "none"
                    : fw.sequence_parallel_default ? "on with TP unless pinned" : "off unless pinned";
   // A stack whose pipelines run DualPipe (its first schedule) gets only the layouts DualPipe accepts.
-  const bool dualpipe = !fw.pipeline_schedules.empty() && fw.pipeline_schedules.front() == "dualpipe";
+  const bool dualpipe = fw.runs_dualpipe();
   const std::string schedule = dualpipe ? "; pipelines run DualPipe (even pp, an even number of micro-batches ≥ 2·pp)" : "";
   const std::string schedule_zh = dualpipe ? "；流水线按 DualPipe 运行（pp 为偶数，微批数为偶数且不少于 2·pp）" : "";
   return {fmt::format("Framework {}: only what it runs is searched ({}; ZeRO {}; {} stages{}); sequence parallelism {}; "

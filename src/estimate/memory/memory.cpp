@@ -61,12 +61,13 @@ double inflight_micro_batches(const Layout& l, int stage) {
   // Interleaved schedule with v chunks per rank: the first stage holds
   // p·(1 + (p-1)/(p·v)) micro-batches' worth of its L/p layers (Korthikanti et
   // al. 2022, section 4.2.3); other stages scale alike (an approximation).
-  if (l.vp > 1) n *= 1 + (l.pp - 1.0) / (static_cast<double>(l.pp) * l.vp);
+  const double interleave = l.vp > 1 ? 1 + (l.pp - 1.0) / (static_cast<double>(l.pp) * l.vp) : 1.0;
+  n *= interleave;
   // Megatron's MoE all-to-all overlap warms up one more micro-batch (one
   // chunk of 1/vp of the stage's layers): schedules.py @core_v0.14.0
   // `num_warmup_microbatches + 1` "to ensure the forward and backward
   // computations are independent in all 1f1b steps".
-  if (l.moe_a2a_overlap && l.ep > 1) n = std::min(n + 1.0 / l.vp, m * (l.vp > 1 ? 1.0 + (l.pp - 1.0) / (static_cast<double>(l.pp) * l.vp) : 1.0));
+  if (l.moe_a2a_overlap && l.ep > 1) n = std::min(n + 1.0 / l.vp, m * interleave);
   return n;
 }
 
@@ -318,6 +319,14 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
   // The real split (stage_split): with uneven stages the first and last hold
   // fewer layers than the middle ones, besides the embedding and the LM head.
   const StageSplit split = stage_split(m, l);
+  auto keep_worst = [&](const StageMemory& s, int stage) {
+    const double total = s.allocated() * (1 + frag_used) + context;
+    if (total > worst) {
+      worst = total;
+      best = s;
+      br.worst_stage = stage;
+    }
+  };
   for (int stage = 0; stage < l.pp; ++stage) {
     if (l.dualpipe && l.pp > 1) {
       // DualPipe: rank i holds stages i and pp−1−i (ranks i and pp−1−i the
@@ -344,24 +353,13 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
       s.live_extra = std::max(a.live_extra, b.live_extra);
       s.per_layer = s.layers > 0 ? (a.per_micro + b.per_micro) / s.layers : 0;
       s.activations = s.per_micro * s.inflight + s.live_extra;
-      const double total = s.allocated() * (1 + frag_used) + context;
-      if (total > worst) {
-        worst = total;
-        best = s;
-        br.worst_stage = stage;
-      }
+      keep_worst(s, stage);
       continue;
     }
     // Middle stages all hold the same number of layers (every rule in
     // stage_split) and fewer micro-batches in flight than stage 1; skip them when p is large.
     if (stage > 1 && stage < l.pp - 1 && l.pp > 4 && stage != l.pp / 2) continue;
-    const StageMemory s = stage_memory(m, l, o, split, stage);
-    const double total = s.allocated() * (1 + frag_used) + context;
-    if (total > worst) {
-      worst = total;
-      best = s;
-      br.worst_stage = stage;
-    }
+    keep_worst(stage_memory(m, l, o, split, stage), stage);
   }
   br.weights_bytes = best.weights;
   br.gradients_bytes = best.grads;
