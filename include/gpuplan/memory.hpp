@@ -95,7 +95,8 @@ struct MemoryBreakdown {
   double capacity_bytes = 0;
   double safety_margin_bytes = 0;
   double headroom_bytes = 0;          // capacity - margin - peak (negative: does not fit)
-  bool fits = false;
+  bool fits = false;                  // headroom >= 0: it fits and keeps the safety margin free
+  bool fits_card = false;             // peak <= capacity: it fits the GPU, margin or not
   int worst_stage = 0;
 
   // Detail (issue 3).

@@ -62,6 +62,9 @@ struct TrainRequest {
   int64_t micro_batch = 0;
   std::optional<int> zero_stage;
   std::string pipeline_layout;
+  // Memory the layout search keeps free on every GPU (MemoryOptions::safety_margin).
+  // When no layout keeps it, the fastest that fits the GPU is used and said so.
+  double safety_margin = 0.15;
   // Factors fitted to a trial run (gpuplan calibrate); applied to the layout
   // search's step-time and memory models.
   std::optional<Calibration> calibration;
@@ -153,12 +156,20 @@ struct TrainEstimate {
   bool seq_len_defaulted = false;        // no --seq-len: default_seq_len(model) was taken
   // FLOPs.
   std::optional<FlopsPerToken> flops;    // absent with --flops-per-sample
+  // The recompute whose extra forward `flops` counts: the stated one, or
+  // unstated, that of the layout shown (the planner's choice).
+  Recompute recompute_counted = Recompute::kNone;
   double flop_per_token_used = 0;        // 6·N or the exact count, whichever times the run
   double total_model_flop = 0;
   double total_six_n_flop = 0;
   // Layout and MFU.
   bool can_plan = false;                 // an architecture, and the layout search on
   std::optional<PlanCandidate> layout;   // the planner's fastest that fits at run.gpus
+  // No layout keeps the safety margin free: `layout` is the fastest that fits
+  // the GPU without it (a stated layout run as its team runs it).
+  bool layout_over_margin = false;
+  // A layout faster than `layout` that fits the GPU but not the margin.
+  std::optional<PlanCandidate> faster_over_margin;
   std::optional<double> layout_mfu;      // that layout's MFU on flop_per_token_used (uncapped)
   std::optional<double> mfu;             // the MFU the run was solved with (given, from TFLOP/s or predicted); unset: solved
   bool mfu_predicted = false;            // from the layout's step time, not given

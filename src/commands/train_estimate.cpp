@@ -58,9 +58,39 @@ std::string pinned_layout_text(const TrainRequest& r) {
   return out;
 }
 
-// The planner's fastest layout that fits on `gpus` GPUs, or nothing.
-std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
-                                         const Workload& w) {
+// A predicted run with a deadline, judged at the asked confidence: the
+// wall-clock there, with the run's slack and verdict set from it.
+double judge_deadline(const RunInput& ri, const train_detail::Confidence& conf, const train_detail::MfuCheck& check, RunEstimate* run) {
+  RunInput at = ri;
+  at.gpus = static_cast<double>(run->gpus);
+  at.mfu = train_detail::mfu_at(conf, check, conf.confidence);
+  const RunEstimate slow = solve_run(at);
+  run->deadline_slack_s = *run->deadline_s - slow.wall_s;
+  run->deadline_met = run->deadline_slack_s >= -1e-6 * *run->deadline_s;
+  return slow.wall_s;
+}
+
+// --gpus given and no layout fits the GPU, under the stated pins.
+InputError no_layout_fits(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu) {
+  const std::string pins = pinned_layout_text(r);
+  return InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {}{} fits in memory; add GPUs, choose a "
+                                          "larger GPU{}, or give --mfu to skip the layout search.",
+                                          model.name, *r.gpus, gpu.id, pins.empty() ? "" : " with " + pins + " pinned",
+                                          pins.empty() ? "" : ", pin less"),
+                    fmt::format("--gpus：{} 在 {} 张 {} 上{}没有任何并行布局放得进显存；请加卡、换显存更大的 GPU{}，"
+                                "或给出 --mfu 跳过布局搜索。",
+                                model.name, *r.gpus, gpu.id, pins.empty() ? "" : "固定 " + pins + " 时", pins.empty() ? "" : "、少固定几项"));
+}
+
+// The planner's fastest layout that keeps the margin on `gpus` GPUs, and the
+// fastest that fits the GPU without it when that one is faster or alone.
+struct LayoutChoice {
+  std::optional<PlanCandidate> best;
+  std::optional<PlanCandidate> over_margin;
+};
+
+LayoutChoice choose_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
+                           const Workload& w) {
   PlanRequest pr;
   pr.model = model;
   pr.gpus = {gpu};
@@ -76,10 +106,22 @@ std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec&
   pr.micro_batch = r.micro_batch;
   pr.zero_stage = r.zero_stage;
   pr.pipeline_layout = r.pipeline_layout;
+  pr.memory_options.safety_margin = r.safety_margin;
   if (r.calibration) apply_calibration(*r.calibration, &pr.step_options, &pr.memory_options);
-  const PlanResult res = plan(pr);
-  if (res.groups.empty() || res.groups.front().top.empty()) return std::nullopt;
-  return res.groups.front().top.front();
+  PlanResult res = plan(pr);
+  LayoutChoice c;
+  if (res.groups.empty()) return c;
+  PlanGroup& g = res.groups.front();
+  if (!g.top.empty()) c.best = std::move(g.top.front());
+  c.over_margin = std::move(g.over_margin);
+  return c;
+}
+
+// The planner's fastest layout that keeps the margin on `gpus` GPUs, or nothing
+// (the deadline search sizes the run to keep it).
+std::optional<PlanCandidate> best_layout(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, int64_t gpus,
+                                         const Workload& w) {
+  return choose_layout(r, model, gpu, gpus, w).best;
 }
 
 // The whole-node GPU counts the deadline search tries, ascending from the
@@ -477,22 +519,23 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   RunSolver solver{r, have_model ? &model : nullptr, gpu, total_model_flop, peak, gpus_per_node, {}};
   solver.ckpt_layout.precision = r.precision;
   solver.ckpt_layout.zero_stage = 1;
+  // The layout shown on a stated GPU count: the fastest that keeps the
+  // margin, else the fastest that fits the GPU (said in the report).
+  bool layout_over_margin = false;
+  std::optional<PlanCandidate> faster_over_margin;
+  auto take_choice = [&](int64_t n) {
+    LayoutChoice c = choose_layout(r, model, gpu, n, w);
+    layout_over_margin = !c.best && c.over_margin;
+    faster_over_margin = c.best ? std::move(c.over_margin) : std::nullopt;
+    return c.best ? std::move(c.best) : std::move(c.over_margin);
+  };
   auto predicted_mfu = [&](const PlanCandidate& c) { return c.time.tokens_per_s_per_gpu * flop_per_token_used / peak; };
   // Issue 25: with --gpus and --deadline both given the MFU is predicted
   // too, and the deadline judged on it; it is never solved to meet it.
   if (!mfu && can_plan) {
     if (r.gpus) {
-      layout = best_layout(r, model, gpu, static_cast<int64_t>(*r.gpus), w);
-      if (!layout) {
-        const std::string pins = pinned_layout_text(r);
-        throw InputError("--gpus", fmt::format("--gpus: no parallel layout of {} on {} × {}{} fits in memory; add GPUs, choose a "
-                                               "larger GPU{}, or give --mfu to skip the layout search.",
-                                               model.name, *r.gpus, gpu.id, pins.empty() ? "" : " with " + pins + " pinned",
-                                               pins.empty() ? "" : ", pin less"),
-                         fmt::format("--gpus：{} 在 {} 张 {} 上{}没有任何并行布局放得进显存；请加卡、换显存更大的 GPU{}，"
-                                     "或给出 --mfu 跳过布局搜索。",
-                                     model.name, *r.gpus, gpu.id, pins.empty() ? "" : "固定 " + pins + " 时", pins.empty() ? "" : "、少固定几项"));
-      }
+      layout = take_choice(static_cast<int64_t>(*r.gpus));
+      if (!layout) throw no_layout_fits(r, model, gpu);
       mfu_check = train_detail::check_mfu(predicted_mfu(*layout), gpu, r.precision);
       // The central number: the raw prediction times the median factor of
       // published runs of this kind (issue 25), held to the cap.
@@ -552,19 +595,15 @@ TrainEstimate estimate_train(const TrainRequest& request) {
     ops = solver.operations(run, 0);
   }
   // The layout shown (memory verdict, launch configs) is the planner's best at the final GPU count.
-  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) layout = best_layout(r, model, gpu, run.gpus, w);
+  if (can_plan && (!layout || layout->layout.gpus() != run.gpus)) {
+    // A deadline-sized count keeps the margin (the search asked it to); a
+    // stated count with --mfu shows what fits it.
+    layout = sized_gpus ? best_layout(r, model, gpu, run.gpus, w) : take_choice(run.gpus);
+  }
   // A predicted run with a deadline is judged at the asked confidence: the
   // wall-clock published runs of this kind stay within with that probability.
   std::optional<double> wall_at_confidence;
-  if (mfu_predicted && mfu_check && run.deadline_s) {
-    RunInput at = ri;
-    at.gpus = static_cast<double>(run.gpus);
-    at.mfu = train_detail::mfu_at(conf, *mfu_check, conf.confidence);
-    const RunEstimate slow = solve_run(at);
-    wall_at_confidence = slow.wall_s;
-    run.deadline_slack_s = *run.deadline_s - slow.wall_s;
-    run.deadline_met = run.deadline_slack_s >= -1e-6 * *run.deadline_s;
-  }
+  if (mfu_predicted && mfu_check && run.deadline_s) wall_at_confidence = judge_deadline(ri, conf, *mfu_check, &run);
 
   PriceInput price_in = r.price;
   std::optional<OperationsEstimate> spot_ops;
@@ -591,11 +630,16 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   e.peak_flop_per_s = peak;
   e.workload = w;
   if (!r.flop_per_sample) e.flops = f;
+  // Unstated, the recompute is the layout's: its extra forward is what the hardware runs.
+  e.recompute_counted = layout && !r.pin_recompute ? layout->layout.recompute : r.recompute;
+  if (e.flops && f.exact && e.recompute_counted != r.recompute) e.flops = flops_per_token(model, {w.seq_len, r.causal_half, e.recompute_counted});
   e.flop_per_token_used = flop_per_token_used;
   e.total_model_flop = total_model_flop;
   e.total_six_n_flop = total_six_n_flop;
   e.can_plan = can_plan;
   e.layout = layout;
+  e.layout_over_margin = layout_over_margin;
+  e.faster_over_margin = faster_over_margin;
   if (layout) e.layout_mfu = predicted_mfu(*layout);
   e.mfu = mfu;
   e.mfu_predicted = mfu_predicted;

@@ -22,6 +22,12 @@
 namespace gpuplan {
 namespace {
 
+// --safety-margin, checked (memory, train, plan).
+double checked_safety_margin(double margin) {
+  require_range(margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (a common planning margin is 0.15–0.2)", "0 到 0.9 之间的比例（规划时常留 0.15–0.2）");
+  return margin;
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
@@ -228,6 +234,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.micro_batch = in.micro_batch;
   r.zero_stage = in.zero;
   r.pipeline_layout = in.pipeline_layout;
+  r.safety_margin = checked_safety_margin(in.safety_margin);
   r.interval = in.interval;
   r.confidence = in.confidence;
   return r;
@@ -384,8 +391,7 @@ MemoryOptions make_memory_options(const MemoryInputs& in) {
     require_range(*in.cuda_context_gib, 0, 64, "--cuda-context-gib", "GiB from 0 to 64", "0 到 64 GiB");
     o.cuda_context_bytes = *in.cuda_context_gib * kGiB;
   }
-  require_range(in.safety_margin, 0, 0.9, "--safety-margin", "a fraction from 0 to 0.9 (a common planning margin is 0.15–0.2)", "0 到 0.9 之间的比例（规划时常留 0.15–0.2）");
-  o.safety_margin = in.safety_margin;
+  o.safety_margin = checked_safety_margin(in.safety_margin);
   o.dropout = in.dropout;
   o.framework = &resolve_framework(in.layout.software);  // suggest only what that stack can run
   return o;
@@ -421,6 +427,7 @@ PlanRequest make_plan_request(const PlanInputs& in) {
   r.micro_batch = in.micro_batch;
   r.zero_stage = in.zero;
   if (in.recompute) r.recompute = parse_recompute(*in.recompute, "--recompute");
+  r.memory_options.safety_margin = checked_safety_margin(in.safety_margin);
   r.precision = parse_precision(in.precision.value_or("bf16"), "--precision");
   if (in.precision) {
     for (const GpuSpec& g : r.gpus) (void)training_precision(in.precision, g);

@@ -140,6 +140,7 @@ struct TrainInputs {
   int64_t micro_batch = 0;
   std::optional<int> zero;
   std::string pipeline_layout;
+  double safety_margin = 0.15;          // --safety-margin: memory the layout search keeps free
   double interval = 0.8;                // --interval: level of the prediction ranges
   double confidence = 0.8;              // --confidence: what a --deadline run is sized to
 };
@@ -180,6 +181,7 @@ void visit_train_inputs(TrainInputs& in, Visit&& v) {
   v(kPipelineLayoutInput, in.pipeline_layout);
   v(kPinMicroBatchInput, in.micro_batch);
   v(kPinZeroInput, in.zero);
+  v(kSafetyMarginInput, in.safety_margin);
   v(InputInfo{"--causal", "", "Count only the causal half of attention (default: full s×s, the Megatron/PaLM convention)", "注意力只计因果的一半（默认按完整 s×s，Megatron/PaLM 口径）"}, in.causal);
   v(InputInfo{"--six-n", "", "Time the run with 6·N FLOPs per token instead of the exact count", "用每 token 6·N 代替精确计数来估算时间"}, in.six_n);
   v(InputInfo{"--fault-budget", "fraction of compute", "Fix the time for failures and restarts as a fraction of compute (a common planning figure: 0.2); default: computed", "把故障与重启时间固定为计算时间的一个比例（常用 0.2）；默认按模型计算"}, in.fault_budget);
@@ -344,8 +346,7 @@ void visit_memory_inputs(MemoryInputs& in, Visit&& v) {
     in.dropout);
   v(InputInfo{"--fragmentation", "fraction of allocated bytes", "Allocator fragmentation (default 0.05)", "显存分配器碎片（默认 0.05）"},
     in.fragmentation);
-  v(InputInfo{"--safety-margin", "fraction of capacity", "Capacity kept free (a common planning margin: 0.15–0.2)", "预留不用的显存（常用 0.15–0.2）"},
-    in.safety_margin);
+  v(kSafetyMarginInput, in.safety_margin);
   v(InputInfo{"--cuda-context-gib", "GiB", "CUDA context + library workspaces (default 0.75, +0.25 with NCCL)",
               "CUDA 上下文与库工作区（默认 0.75，使用 NCCL 时再加 0.25）"},
     in.cuda_context_gib);
@@ -390,6 +391,7 @@ struct PlanInputs {
   int64_t micro_batch = 0;
   std::optional<int> zero;
   std::optional<std::string> recompute;
+  double safety_margin = 0.15;          // --safety-margin: memory every layout keeps free
   std::optional<std::string> precision; // not given: bf16 (each GPU without it plans its 16-bit format)
   std::string optimizer = "adamw";
   std::string rank_by = "time";
@@ -428,6 +430,7 @@ void visit_plan_inputs(PlanInputs& in, Visit&& v) {
   v(kPinMicroBatchInput, in.micro_batch);
   v(kPinZeroInput, in.zero);
   v(InputInfo{"--recompute", "", "Pin recompute: none, selective, full", "固定重计算：none、selective、full"}, in.recompute);
+  v(kSafetyMarginInput, in.safety_margin);
   v(InputInfo{"--precision", "", "bf16, fp16, fp8 (default bf16; a GPU without it plans its 16-bit format)",
               "bf16、fp16、fp8（默认 bf16；不支持的 GPU 按其 16 位格式规划）"},
     in.precision);

@@ -53,6 +53,12 @@ inline constexpr InputInfo kPinEpInput{"--ep", "", "Pin the expert-parallel degr
 inline constexpr InputInfo kPinVpInput{"--vp", "", "Pin the virtual pipeline stages", "固定虚拟流水线级数"};
 inline constexpr InputInfo kPinMicroBatchInput{"--micro-batch", "sequences", "Pin the micro-batch", "固定微批大小"};
 inline constexpr InputInfo kPinZeroInput{"--zero", "", "Pin the ZeRO stage 0–3", "固定 ZeRO 阶段 0–3"};
+// The memory kept free on every GPU (memory, train, plan). Seed 004 asks for
+// 15-20% against fragmentation and framework overhead; gpuplan counts both
+// already, so the margin is a planning choice against the estimate's own error.
+inline constexpr InputInfo kSafetyMarginInput{"--safety-margin", "fraction of capacity",
+                                              "Capacity kept free (a common planning margin: 0.15–0.2; tuned stacks run at 0.03–0.07)",
+                                              "预留不用的显存（规划时常留 0.15–0.2；调优过的框架实际只留 0.03–0.07）"};
 // One GPU type (plan's --gpu takes a list and is declared there).
 inline constexpr InputInfo kGpuInput{"--gpu,-g", "", "GPU id or alias: h100, a100-80g, h800, 910b, 4090 (gpuplan gpus)",
                                      "GPU id 或别名：h100、a100-80g、h800、910b、4090（gpuplan gpus）"};

@@ -457,6 +457,7 @@ PlanResult plan(const PlanRequest& r) {
       const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
       work += kEnumeratePasses * static_cast<double>(layouts.size());
       std::vector<std::pair<double, size_t>> fitting;
+      std::pair<double, size_t> over{0, 0};  // best over-margin score and layout index + 1 (0: none)
       // Memory only grows with the micro-batch, with a lower ZeRO stage and with
       // less recomputation, all else fixed. A layout is rejected without asking
       // the memory model when a leaner one of the same shape already failed.
@@ -493,6 +494,13 @@ PlanResult plan(const PlanRequest& r) {
         const MemoryBreakdown mem = estimate_memory_numbers(r.model, l, g, mo);
         if (!mem.fits) {
           fails.push_back({l.zero_stage, lean, l.micro_batch});
+          // Over the margin but on the card: timed while the search has a
+          // fifth of its work to spare, never refused for it.
+          if (mem.fits_card && work + kStepTimePasses * 16 < 0.8 * static_cast<double>(kMaxPlanWorkUnits)) {
+            spend(l, kStepTimePasses);
+            const double sc = score(r, estimate_step_time(r.model, l, g, so), n);
+            if (!over.second || sc < over.first) over = {sc, i + 1};
+          }
           continue;
         }
         spend(l, kStepTimePasses);
@@ -511,6 +519,14 @@ PlanResult plan(const PlanRequest& r) {
         c.memory = estimate_memory(r.model, c.layout, g, mo_full);
         c.cost_per_step_usd = c.time.step_s * static_cast<double>(n) * grp.usd_per_gpu_hour / 3600.0;
         grp.top.push_back(std::move(c));
+      }
+      if (over.second && (fitting.empty() || over.first < fitting.front().first)) {
+        PlanCandidate c;
+        c.layout = layouts[over.second - 1];
+        c.time = estimate_step_time(r.model, c.layout, g, r.step_options);
+        c.memory = estimate_memory(r.model, c.layout, g, mo_full);
+        c.cost_per_step_usd = c.time.step_s * static_cast<double>(n) * grp.usd_per_gpu_hour / 3600.0;
+        grp.over_margin = std::move(c);
       }
       for (const Layout& given : r.references) {
         if (given.gpus() != n) continue;

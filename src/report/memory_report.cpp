@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "gpuplan/framework.hpp"
@@ -103,6 +105,10 @@ Section memory_suggestions_section(const MemoryBreakdown& br) {
                          Row{"fits", "fits", "放得下", g.fits ? 1.0 : 0.0, Unit::kFlag, ""}});
   }
   return s;
+}
+
+double largest_margin_admitting(const MemoryBreakdown& br) {
+  return std::floor(100 * (1 - br.peak_bytes / br.capacity_bytes)) / 100;
 }
 
 void add_memory_to_report(Report& report, const MemoryBreakdown& br) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gpuplan/flops.hpp"
+#include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
@@ -88,6 +89,46 @@ Section comparison_section(const PlanResult& res, Currency cur) {
 
 // One GPU type and count: the layouts searched, the ranking, where given
 // layouts rank, and where the winner's step goes (or why nothing is ranked).
+// The layout the safety margin left out (PlanGroup::over_margin): faster than
+// the winner, or the only kind that fits, with the margin it would need.
+void add_over_margin(Report& rep, const PlanGroup& g, const nlohmann::json& group) {
+  if (!g.over_margin) return;
+  const PlanCandidate& c = *g.over_margin;
+  const MemoryBreakdown& m = c.memory;
+  const double margin_pct = 100 * m.safety_margin_bytes / m.capacity_bytes;
+  const double needs = largest_margin_admitting(m);
+  Section o{"over_margin",
+            fmt::format("{} × {}: {} if less memory is kept free", g.gpus, g.gpu_id, g.top.empty() ? "what fits" : "faster"),
+            fmt::format("{} × {}：{}", g.gpus, g.gpu_id, g.top.empty() ? "少留显存余量才放得下的方案" : "少留显存余量时更快的方案"),
+            {}, {}, {}, group};
+  o.rows = {words("layout", "Layout", "方案", layout_text(c.layout)),
+            number_row("micro_batch", "Micro-batch", "微批", static_cast<double>(c.layout.micro_batch), Unit::kCount),
+            number_row("zero", "ZeRO", "ZeRO", c.layout.zero_stage, Unit::kCount),
+            text_zh("recompute", "Recompute", "重计算", recompute_name(c.layout.recompute), recompute_short_zh(c.layout.recompute)),
+            number_row("step_s", "Step time", "单步时间", c.time.step_s, Unit::kSeconds),
+            number_row("tokens_per_s_per_gpu", "Tokens/s per GPU", "每卡 tokens/s", c.time.tokens_per_s_per_gpu, Unit::kCount),
+            number_row("memory_bytes", "Memory", "显存", m.peak_bytes, Unit::kBytes),
+            number_row("capacity_bytes", "GPU capacity", "显存容量", m.capacity_bytes, Unit::kBytes),
+            number_row("safety_margin_needed", "Largest --safety-margin that admits it", "能选用它的最大 --safety-margin", needs, Unit::kFraction)};
+  rep.sections.push_back(std::move(o));
+  const double peak = m.peak_bytes / kGiB, cap = m.capacity_bytes / kGiB;
+  if (g.top.empty()) {
+    rep.warnings.push_back({fmt::format("{} × {}: no layout keeps the {:.0f}% safety margin free; the fastest that fits the GPU needs {:.1f} of "
+                                        "{:.1f} GiB. It starts only if this memory estimate holds; --safety-margin {:.2f} lets the planner rank it.",
+                                        g.gpus, g.gpu_id, margin_pct, peak, cap, needs),
+                            fmt::format("{} × {}：没有任何方案能留出 {:.0f}% 的显存余量；放得进显存的最快方案需要 {:.1f} GiB（共 {:.1f} GiB）。"
+                                        "只有本显存估算准确时才能启动；--safety-margin {:.2f} 可让规划器把它排进来。",
+                                        g.gpus, g.gpu_id, margin_pct, peak, cap, needs)});
+    return;
+  }
+  rep.warnings.push_back({fmt::format("{} × {}: a layout faster than the winner fits the GPU but not the {:.0f}% safety margin ({:.1f} of {:.1f} GiB); "
+                                      "it starts only if this memory estimate holds, and --safety-margin {:.2f} lets the planner rank it.",
+                                      g.gpus, g.gpu_id, margin_pct, peak, cap, needs),
+                          fmt::format("{} × {}：有一个比最优方案更快的方案放得进显存，但留不出 {:.0f}% 的余量（需要 {:.1f} GiB，共 {:.1f} GiB）；"
+                                      "只有本显存估算准确时才能启动，--safety-margin {:.2f} 可让规划器把它排进来。",
+                                      g.gpus, g.gpu_id, margin_pct, peak, cap, needs)});
+}
+
 void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g, Currency cur) {
   auto shown = [&](double usd) { return convert(usd, Currency::kUsd, cur); };
   // Each GPU type and count is one object of the JSON's "groups" array.
@@ -167,7 +208,9 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
                                         g.gpus, g.gpu_id, g.global_batch, req.model.heads, req.model.layers)});
     return;
   }
+  add_over_margin(rep, g, group);
   if (g.top.empty()) {
+    if (g.over_margin) return;  // said with the layout that fits the GPU
     rep.warnings.push_back({fmt::format("{} × {}: no layout fits in memory; add GPUs, a larger GPU, or allow ZeRO-3/recompute.", g.gpus, g.gpu_id),
                             fmt::format("{} × {}：没有放得下的方案；请加卡、换更大显存的卡，或允许 ZeRO-3/重计算。", g.gpus, g.gpu_id)});
     return;

@@ -49,6 +49,46 @@ Section model_section(const ModelSpec& m) {
 namespace {
 
 
+// A layout shown where no table does: its degrees and recipe in one line.
+Bilingual layout_words(const Layout& l) {
+  return {fmt::format("tp {} × pp {} × dp {} × cp {}{}{}, micro-batch {}, ZeRO {}, recompute {}", l.tp, l.pp, l.dp, l.cp,
+                      l.ep > 1 ? fmt::format(", ep {}", l.ep) : "", l.vp > 1 ? fmt::format(", vp {}", l.vp) : "", l.micro_batch,
+                      l.zero_stage, recompute_name(l.recompute)),
+          degrees_zh(l) + "，" + recipe_zh(l)};
+}
+
+// What the safety margin decided (TrainEstimate::layout_over_margin,
+// faster_over_margin): a layout run closer to the card than the margin, or one
+// the margin left out.
+void add_margin_notes(Report& rep, const TrainEstimate& e) {
+  const PlanCandidate& shown = *e.layout;
+  const MemoryBreakdown& m = shown.memory;
+  const double margin_pct = 100 * m.safety_margin_bytes / m.capacity_bytes;
+  if (e.layout_over_margin) {
+    rep.warnings.push_back({fmt::format("No layout keeps the {:.0f}% safety margin free here; the fastest that fits the GPU is shown: it needs {:.1f} of "
+                                        "{:.1f} GiB ({:.1f} GiB free). Published runs of tuned stacks run this close, but it starts only "
+                                        "if this memory estimate holds; --safety-margin sets the margin.",
+                                        margin_pct, m.peak_bytes / kGiB, m.capacity_bytes / kGiB, (m.capacity_bytes - m.peak_bytes) / kGiB),
+                            fmt::format("没有任何方案能留出 {:.0f}% 的显存余量；下面是放得进显存的最快方案：需要 {:.1f} GiB（共 {:.1f} GiB，"
+                                        "剩 {:.1f} GiB）。调优过的框架在公开训练中常这样贴近上限运行，但只有本显存估算准确时才能启动；"
+                                        "--safety-margin 可调整余量。",
+                                        margin_pct, m.peak_bytes / kGiB, m.capacity_bytes / kGiB, (m.capacity_bytes - m.peak_bytes) / kGiB)});
+  }
+  if (e.faster_over_margin) {
+    const PlanCandidate& f = *e.faster_over_margin;
+    const Bilingual words = layout_words(f.layout);
+    const double faster = f.time.tokens_per_s_per_gpu / shown.time.tokens_per_s_per_gpu - 1;
+    rep.warnings.push_back({fmt::format("A layout {:.0f}% faster fits the GPU but not the {:.0f}% safety margin: {}; it needs {:.1f} of {:.1f} GiB. "
+                                        "It starts only if this memory estimate holds; --safety-margin {:.2f} lets the planner take it.",
+                                        100 * faster, margin_pct, words.en, f.memory.peak_bytes / kGiB, f.memory.capacity_bytes / kGiB,
+                                        largest_margin_admitting(f.memory)),
+                            fmt::format("有一个快 {:.0f}% 的方案放得进显存，但留不出 {:.0f}% 的余量：{}；需要 {:.1f} GiB（共 {:.1f} GiB）。"
+                                        "只有本显存估算准确时才能启动；--safety-margin {:.2f} 可让规划器选用它。",
+                                        100 * faster, margin_pct, words.zh, f.memory.peak_bytes / kGiB, f.memory.capacity_bytes / kGiB,
+                                        largest_margin_admitting(f.memory))});
+  }
+}
+
 // The planner's layout, its step and its memory; or, where none fits, that said first.
 void add_layout_section(Report& rep, const TrainEstimate& e) {
   const ModelSpec& model = e.model;
@@ -60,8 +100,10 @@ void add_layout_section(Report& rep, const TrainEstimate& e) {
   if (layout) {
     const Layout& l = layout->layout;
     const StepTime& t = layout->time;
-    Section ls{"layout", mfu_predicted ? "Layout (planner's fastest that fits; the MFU below is calibrated from it)" : "Layout (planner's fastest that fits)",
-               mfu_predicted ? "并行方案（规划器最优，下面的 MFU 由其校准得出）" : "并行方案（规划器最优）", {}, {}, {}};
+    const char* fits_en = e.layout_over_margin ? "Layout (fastest that fits the GPU, under the safety margin" : "Layout (planner's fastest that fits";
+    const char* fits_zh = e.layout_over_margin ? "并行方案（放得进显存的最快方案，未留足余量" : "并行方案（规划器最优";
+    Section ls{"layout", fmt::format("{}{})", fits_en, mfu_predicted ? "; the MFU below is calibrated from it" : ""),
+               fmt::format("{}{}）", fits_zh, mfu_predicted ? "，下面的 MFU 由其校准得出" : ""), {}, {}, {}};
     ls.rows.push_back(text_row("parallel", "Parallelism", "并行方式",
                           fmt::format("tp {} × pp {} × dp {} × cp {}{}{}{}", l.tp, l.pp, l.dp, l.cp, l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
                                       l.vp > 1 ? fmt::format(", vp {}", l.vp) : "", l.dualpipe && l.pp > 1 ? ", DualPipe schedule" : "")));
@@ -85,6 +127,7 @@ void add_layout_section(Report& rep, const TrainEstimate& e) {
     ls.rows.push_back(number_row("bubble_share", "Pipeline bubble share", "流水线气泡占比", t.step_s > 0 ? t.bubble_s / t.step_s : 0, Unit::kFraction));
     rep.sections.push_back(ls);
     add_memory_to_report(rep, layout->memory);
+    add_margin_notes(rep, e);
   } else if (can_plan) {
     rep.blocking.push_back({fmt::format("No parallel layout of {} on {} × {} fits in memory: the run as sized cannot start. Add GPUs, "
                                         "choose a GPU with more memory, or shorten the sequence.",
@@ -500,6 +543,7 @@ Report train_report(const TrainRequest& r, const TrainEstimate& e) {
                 {"gpu", gpu.id},
                 {"precision", precision_name(r.precision)},
                 {"recompute", recompute_name(r.recompute)},
+                {"safety_margin", r.safety_margin},
                 {"seq_len", w.seq_len},
                 {"total_tokens", json_count(w.total_tokens)},
                 {"fault_budget", fault_budget},
@@ -551,8 +595,8 @@ Report train_report(const TrainRequest& r, const TrainEstimate& e) {
       cs.rows.push_back(number_row("backward_flop_per_token", "Backward per token (2× forward)", "反向每 token（前向的 2 倍）", f.backward_flop, Unit::kFlop));
       cs.rows.push_back(number_row("model_flop_per_token", "Model FLOPs per token (fwd+bwd)", "模型计算量每 token（前向+反向）", f.model_flop, Unit::kFlop));
       cs.rows.push_back(number_row("recompute_flop_per_token", "Recompute extra per token", "重计算额外每 token", f.recompute_flop, Unit::kFlop,
-                            fmt::format("(recompute {})", recompute_name(r.recompute))));
-      cs.rows.back().text_zh = fmt::format("（{}）", recompute_zh(r.recompute));
+                            fmt::format("(recompute {})", recompute_name(e.recompute_counted))));
+      cs.rows.back().text_zh = fmt::format("（{}）", recompute_zh(e.recompute_counted));
       cs.rows.push_back(number_row("hardware_flop_per_token", "Hardware FLOPs per token", "硬件计算量每 token", f.hardware_flop, Unit::kFlop));
     }
     cs.rows.push_back(number_row("total_six_n_flop", "Total by 6·N", "总计算量（6·N）", total_six_n_flop, Unit::kFlop));

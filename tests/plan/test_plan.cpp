@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/framework.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
 
@@ -50,6 +51,44 @@ TEST(Plan, PinnedDimensionsAreRespected) {
     EXPECT_EQ(c.layout.pp, 16);
     EXPECT_EQ(c.layout.recompute, Recompute::kFull);
   }
+}
+
+// A layout that fits the GPU but not the safety margin is not ranked, but the
+// fastest such is kept beside the ranking (PlanGroup::over_margin) when it
+// beats the winner or nothing keeps the margin. DeepSeek-V3 on 2,048 H800 under
+// DeepSeek's stack, pinned to the V3 report's layout (PP 16, EP 64, ZeRO-1,
+// selective recompute of norms and MLA up-projections): 74.3 GiB of 80 by the
+// memory model, over the 15% margin's 68 GiB; with a 5% margin it is ranked.
+TEST(Plan, TheMarginsCasualtyIsKeptBesideTheRanking) {
+  PlanRequest r;
+  r.model = find_model("deepseek-v3");
+  r.gpus = {find_gpu("h800")};
+  r.gpu_counts = {2048};
+  r.seq_len = 4096;
+  r.global_batch = 15360;
+  r.precision = Precision::kFp8;
+  r.framework = &find_framework("hai-llm");
+  r.pp = 16;
+  r.ep = 64;
+  r.zero_stage = 1;
+  r.recompute = Recompute::kSelective;
+  const PlanGroup g = plan(r).groups.at(0);
+  EXPECT_TRUE(g.top.empty());
+  ASSERT_TRUE(g.over_margin.has_value());
+  const MemoryBreakdown& m = g.over_margin->memory;
+  EXPECT_FALSE(m.fits);
+  EXPECT_TRUE(m.fits_card);
+  EXPECT_GT(m.peak_bytes, 0.85 * m.capacity_bytes);
+  EXPECT_LT(m.peak_bytes, 0.95 * m.capacity_bytes);
+  EXPECT_EQ(g.over_margin->layout.pp, 16);
+  EXPECT_EQ(g.over_margin->layout.ep, 64);
+  // With a 5% margin the same layout is ranked, at the same step time.
+  PlanRequest five = r;
+  five.memory_options.safety_margin = 0.05;
+  const PlanGroup ranked = plan(five).groups.at(0);
+  ASSERT_FALSE(ranked.top.empty());
+  EXPECT_FALSE(ranked.over_margin.has_value());  // nothing fits the card that misses a 5% margin and beats it
+  EXPECT_NEAR(ranked.top.front().time.step_s, g.over_margin->time.step_s, 1e-9 * g.over_margin->time.step_s);
 }
 
 TEST(Plan, PublishedLayoutIsAcceptedByTheMemoryModel) {

@@ -374,6 +374,7 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
   br.safety_margin_bytes = o.safety_margin * br.capacity_bytes;
   br.headroom_bytes = br.capacity_bytes - br.safety_margin_bytes - br.peak_bytes;
   br.fits = br.headroom_bytes >= 0;
+  br.fits_card = br.peak_bytes <= br.capacity_bytes;
 
   const StateBytes b = state_bytes(l, o);
   br.params_on_gpu = best.params;
