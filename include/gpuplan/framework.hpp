@@ -46,6 +46,15 @@ struct ProfileFact {
   std::string source;
 };
 
+// What a release's published benchmark scripts set for one model on one GPU
+// beyond the stack's defaults (Megatron-Bridge's scripts/performance presets):
+// the MoE communication switches. Unset: the profile's default.
+struct PerfRecipe {
+  std::optional<bool> moe_a2a_overlap;        // --overlap-moe-expert-parallel-comm
+  std::optional<bool> moe_dispatch_per_node;  // DeepEP / HybridEP (flex dispatcher): one network copy per node
+  std::string release;                        // the table's key the run resolved to ("25.09")
+};
+
 // One framework at one version, every property resolved (later version
 // entries override earlier ones).
 struct FrameworkProfile {
@@ -132,6 +141,9 @@ struct FrameworkProfile {
   // Stage layouts the stack's recipes set per model (Megatron-Bridge's
   // DeepSeek-V3 layout_map): normalized model id → pp·vp stages → layout string.
   std::map<std::string, std::map<int, std::string>> pipeline_layouts;
+  // The published benchmark scripts' MoE switches per release: "25.09" →
+  // normalized model id → GPU id → recipe (profile perf_recipes).
+  std::map<std::string, std::map<std::string, std::map<std::string, PerfRecipe>>> perf_recipes;
 
   // Fine-tuning stacks (LLaMA-Factory, Unsloth, ms-swift, ...): what a run
   // gets when it does not say.
@@ -215,6 +227,12 @@ struct RunSettings {
   std::optional<bool> sequence_parallel;
   std::optional<SelectiveRecompute> recompute_policy;
   bool force_eager = false;                    // --eager: one PyTorch operator per kernel whatever the framework fuses
+  // The version the run named after '@' ("megatron-bridge@25.09" → "25.09"):
+  // the key of the profile's release-keyed recipe tables. Empty: none named.
+  std::string release;
+  // The release's benchmark recipe for this model and GPU (apply_perf_recipe);
+  // its switches stand where the run states none. Unset: no recipe.
+  std::optional<PerfRecipe> recipe;
 };
 
 // The one place a framework's defaults and a run's stated settings become the
@@ -227,6 +245,13 @@ struct RunSettings {
 // one line per default taken, in both languages (for flags and reports); the
 // planner's inner loop passes none and allocates nothing.
 void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l, std::vector<Bilingual>* notes = nullptr);
+
+// Sets s.recipe to the benchmark recipe the profile's perf_recipes hold for
+// s.release (that key, else the latest key dated at or before it), this model
+// and this GPU; leaves it unset where the table has none. With `notes`, says
+// which recipe was taken.
+void apply_perf_recipe(const FrameworkProfile& f, const ModelSpec& m, const std::string& gpu_id, RunSettings& s,
+                       std::vector<Bilingual>* notes = nullptr);
 
 // The stage layout the framework's recipe sets for this model at l.pp·l.vp
 // stages (profile pipeline_layouts); empty when it sets none.

@@ -129,6 +129,10 @@ double activation_bytes_per_layer(const ModelSpec& model, const Layout& layout, 
 MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
                                 const MemoryOptions& options = {});
 
+// The largest safety margin under which a breakdown still fits: the fraction
+// of capacity its peak leaves free, rounded down to a hundredth.
+double largest_margin_admitting(const MemoryBreakdown& br);
+
 // The same numbers as estimate_memory (peak, fits, every byte field), without
 // the assumption and warning texts, the largest micro-batch or the
 // suggestions: the planner's inner loop, where only `fits` is read.

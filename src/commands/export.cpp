@@ -10,6 +10,8 @@
 #include "frameworks/launch_config.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/units.hpp"
 #include "units/text_match.hpp"
 
 namespace gpuplan {
@@ -80,6 +82,20 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
   const std::string& to = out.format;
   const int rank = out.rank;
   const PlanGroup& g = res.groups.front();
+  if (g.top.empty() && g.over_margin) {
+    // One fits the GPU but not the margin: exported once the margin admits it.
+    const MemoryBreakdown& m = g.over_margin->memory;
+    const double pct = 100 * m.safety_margin_bytes / m.capacity_bytes;
+    throw InputError("--export",
+                     fmt::format("--export: no layout of {} on {} × {} keeps the {:.0f}% safety margin free, so nothing is exported; the fastest "
+                                 "that fits the GPU needs {:.1f} of {:.1f} GiB (--safety-margin at most {:.2f} exports it).",
+                                 r.model.id, g.gpus, g.gpu_id, pct, m.peak_bytes / kGiB, m.capacity_bytes / kGiB,
+                                 largest_margin_admitting(m)),
+                     fmt::format("--export：{} 在 {} 张 {} 上没有能留出 {:.0f}% 显存余量的布局，无可导出；放得进显存的最快布局需要 {:.1f} GiB"
+                                 "（共 {:.1f} GiB；--safety-margin 不超过 {:.2f} 时可导出）。",
+                                 r.model.id, g.gpus, g.gpu_id, pct, m.peak_bytes / kGiB, m.capacity_bytes / kGiB,
+                                 largest_margin_admitting(m)));
+  }
   if (g.top.empty()) {
     throw InputError("--export",
                      fmt::format("--export: no layout of {} fits in memory on {} × {}, so there is nothing to export.", r.model.id, g.gpus, g.gpu_id),

@@ -250,8 +250,14 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
     }
   }
   l.dp_comm_overlap = s.dp_comm_overlap.value_or(f.dp_comm_overlap_default);
-  // MoE all-to-all overlap: stated, else the profile's default; only with EP.
-  l.moe_a2a_overlap = l.ep > 1 && s.moe_a2a_overlap.value_or(f.moe_a2a_overlap == Availability::kDefault);
+  // MoE all-to-all overlap: stated, else the release's benchmark recipe
+  // (apply_perf_recipe), else the profile's default; only with EP. A default
+  // the layout cannot run (Megatron refuses it with pp > 1 and no vp, or with
+  // full recompute: moe_a2a_overlap_can_run) is off; a stated one stands and
+  // is refused where it cannot run.
+  const std::optional<bool> recipe_a2a = s.recipe ? s.recipe->moe_a2a_overlap : std::nullopt;
+  l.moe_a2a_overlap = l.ep > 1 && s.moe_a2a_overlap.value_or(recipe_a2a.value_or(f.moe_a2a_overlap == Availability::kDefault));
+  if (!s.moe_a2a_overlap && l.moe_a2a_overlap && !moe_a2a_overlap_can_run(l)) l.moe_a2a_overlap = false;
 
   // Sequence parallelism.
   if (l.tp <= 1) {
@@ -299,7 +305,8 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.comm_sms = f.comm_sms;
   l.bf16_moments = f.bf16_moments;
   l.moe_weights_in_activation = f.moe_weights_in_activation;
-  l.moe_dispatch_per_node = f.moe_dispatch_per_node;
+  // Per-node dispatch: the profile's (DeepSeek's stack), else the recipe's flex dispatcher (DeepEP, HybridEP).
+  l.moe_dispatch_per_node = f.moe_dispatch_per_node || (s.recipe && s.recipe->moe_dispatch_per_node.value_or(false));
   // FP8 dispatch only where the run trains in FP8: 1 B per element and one
   // fp32 scale per 1×128 tile (DeepSeek-V3 §3.3.2-3.3.3).
   l.moe_dispatch_bytes = f.moe_dispatch_fp8 && l.precision == Precision::kFp8 ? 1.0 + 4.0 / 128.0 : 2.0;
@@ -472,6 +479,46 @@ std::string balanced_layout(int64_t L, int64_t n) {
 }
 
 }  // namespace
+
+void apply_perf_recipe(const FrameworkProfile& f, const ModelSpec& m, const std::string& gpu_id, RunSettings& s,
+                       std::vector<Bilingual>* notes) {
+  s.recipe.reset();
+  if (f.perf_recipes.empty() || m.count_only || s.release.empty()) return;
+  // The release named, else the latest one dated at or before it.
+  auto table = f.perf_recipes.find(s.release);
+  if (table == f.perf_recipes.end()) {
+    const std::string asked = framework_version_date(s.release);
+    if (asked.empty()) return;
+    std::string best_date;
+    for (auto it = f.perf_recipes.begin(); it != f.perf_recipes.end(); ++it) {
+      const std::string d = framework_version_date(it->first);
+      if (d <= asked && d >= best_date) best_date = d, table = it;
+    }
+    if (table == f.perf_recipes.end()) return;
+  }
+  for (const std::string& name : {m.id, m.name}) {
+    const auto model = table->second.find(normalize_name(name));
+    if (model == table->second.end()) continue;
+    const auto recipe = model->second.find(gpu_id);
+    if (recipe == model->second.end()) return;
+    s.recipe = recipe->second;
+    if (notes) {
+      const PerfRecipe& r = recipe->second;
+      std::string sw, sw_zh;
+      if (r.moe_a2a_overlap) {
+        sw = fmt::format("MoE all-to-all overlap {}", *r.moe_a2a_overlap ? "on" : "off");
+        sw_zh = fmt::format("MoE all-to-all 重叠{}", *r.moe_a2a_overlap ? "开" : "关");
+      }
+      if (r.moe_dispatch_per_node) {
+        sw += fmt::format("{}{}", sw.empty() ? "" : ", ", *r.moe_dispatch_per_node ? "per-node dispatch (DeepEP/HybridEP)" : "all-to-all dispatch per expert");
+        sw_zh += fmt::format("{}{}", sw_zh.empty() ? "" : "，", *r.moe_dispatch_per_node ? "按节点分发（DeepEP/HybridEP）" : "按专家 all-to-all 分发");
+      }
+      notes->push_back({fmt::format("{} ({} {} benchmark recipe for {} on {}; unless stated)", sw, f.id, r.release, m.id, gpu_id),
+                        fmt::format("{}（{} {} 基准配方：{} 在 {} 上；另有说明的除外）", sw_zh, f.id, r.release, m.id, gpu_id)});
+    }
+    return;
+  }
+}
 
 std::string recipe_pipeline_layout(const FrameworkProfile& f, const ModelSpec& m, const Layout& l) {
   if (l.pp <= 1 || m.count_only) return "";

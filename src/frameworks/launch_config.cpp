@@ -85,6 +85,19 @@ constexpr int64_t kMegatronYarnOriginalContext = 4096;  // MLATransformerConfig.
 constexpr double kMegatronYarnBetaFast = 32, kMegatronYarnBetaSlow = 1;  // MLATransformerConfig beta_fast, beta_slow, core 0.10–0.19
 constexpr double kMegatronYarnMscaleCore010 = 0.707;  // MLATransformerConfig mscale and mscale_all_dim at core_v0.10.0 (no flags)
 
+// How the layout's tokens reach their experts, one flag per line: by
+// all-to-all (Megatron's default is allgather), or, where the layout
+// dispatches once per node (a benchmark recipe's DeepEP), by the flex
+// dispatcher with DeepEP: --moe-enable-deepep from core 0.12,
+// --moe-flex-dispatcher-backend from 0.16 (data/exports/megatron-lm-arguments.json).
+std::string megatron_dispatcher_args(const Layout& l, const LaunchReader* parser) {
+  if (l.moe_dispatch_per_node && takes(parser, "--moe-flex-dispatcher-backend")) {
+    return "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend deepep\n";
+  }
+  if (l.moe_dispatch_per_node && takes(parser, "--moe-enable-deepep")) return "--moe-token-dispatcher-type flex\n--moe-enable-deepep\n";
+  return "--moe-token-dispatcher-type alltoall\n";
+}
+
 }  // namespace
 
 MegatronDialect megatron_dialect(const FrameworkProfile& runner) {
@@ -307,10 +320,9 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       arg(fmt::format("--num-experts {}", e.routed_experts));
       arg(fmt::format("--moe-router-topk {}", e.experts_per_token));
       arg(fmt::format("--moe-ffn-hidden-size {}", e.expert_intermediate));
-      // The step-time model runs a rank's local experts as one grouped GEMM and
-      // dispatches tokens by all-to-all (Megatron's default is allgather).
+      // The step-time model runs a rank's local experts as one grouped GEMM.
       arg("--moe-grouped-gemm");
-      arg("--moe-token-dispatcher-type alltoall");
+      a += megatron_dispatcher_args(l, parser);
       // The router as the model's config defines it: sigmoid scores, a scaling
       // of the chosen weights, group-limited top-k (DeepSeek-V3).
       if (e.router_sigmoid) arg("--moe-router-score-function sigmoid");

@@ -49,6 +49,22 @@ std::string display(const json& v) {
   return v.dump();
 }
 
+// perf_recipes in words: "25.09 deepseek-v3 on h100-sxm5-80gb: moe_a2a_overlap
+// true, moe_dispatch per_node; …".
+std::string recipes_display(const json& v) {
+  std::string s;
+  for (const auto& [release, by_model] : v.items()) {
+    for (const auto& [model, by_gpu] : by_model.items()) {
+      for (const auto& [gpu, recipe] : by_gpu.items()) {
+        std::string sw;
+        for (const auto& [k, x] : recipe.items()) sw += (sw.empty() ? "" : ", ") + k + " " + display(x);
+        s += (s.empty() ? "" : "; ") + fmt::format("{} {} on {}: {}", release, model, gpu, sw);
+      }
+    }
+  }
+  return s.empty() ? "(none)" : s;
+}
+
 // Every property of the format, declared once, in the order docs/frameworks.md
 // lists them: its key, the value a file that leaves it out takes (nullptr:
 // every profile states it), and how its JSON value sets the profile; each
@@ -362,6 +378,40 @@ constexpr Property kProperties[] = {
         }
       }
     }},
+  {"perf_recipes", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // {"<release>": {"<model id>": {"<GPU id>": {"moe_a2a_overlap": bool,
+      // "moe_dispatch": "per_expert" | "per_node"}}}}: a release is a dated
+      // version ("25.09"), a GPU one of data/gpus.json's ids.
+      if (!v.is_object()) throw InputError("framework", where + " must be an object of releases.", where + " 须为以版本为键的对象。");
+      p.perf_recipes.clear();
+      for (const auto& [release, by_model] : v.items()) {
+        if (framework_version_date(release).empty() || !by_model.is_object()) {
+          throw InputError("framework", fmt::format("{}.{}: keys are dated releases (25.09), values objects of model ids.", where, release),
+                           fmt::format("{}.{}：键为带日期的版本（25.09），值为以模型 id 为键的对象。", where, release));
+        }
+        for (const auto& [model, by_gpu] : by_model.items()) {
+          if (!by_gpu.is_object()) throw InputError("framework", fmt::format("{}.{}.{} must be an object of GPU ids.", where, release, model), fmt::format("{}.{}.{} 须为以 GPU id 为键的对象。", where, release, model));
+          for (const auto& [gpu, recipe] : by_gpu.items()) {
+            const std::string at = fmt::format("{}.{}.{}.{}", where, release, model, gpu);
+            if (!recipe.is_object() || recipe.empty()) throw InputError("framework", at + " must be an object of switches.", at + " 须为开关组成的对象。");
+            PerfRecipe r;
+            r.release = release;
+            for (const auto& [key, x] : recipe.items()) {
+              if (key == "moe_a2a_overlap") {
+                r.moe_a2a_overlap = boolean(x, at + "." + key);
+              } else if (key == "moe_dispatch") {
+                r.moe_dispatch_per_node = pick<bool>(x, at + "." + key, {{"per_expert", false}, {"per_node", true}});
+              } else {
+                throw InputError("framework", fmt::format("{}: unknown switch '{}'; known: moe_a2a_overlap, moe_dispatch.", at, key),
+                                 fmt::format("{}：未知开关 '{}'；可用 moe_a2a_overlap、moe_dispatch。", at, key));
+              }
+            }
+            p.perf_recipes[release][normalize_name(model)][gpu] = r;
+          }
+        }
+      }
+    }},
   {"checkpoint_offload", "false", set_bool<&FrameworkProfile::checkpoint_offload>},
   {"lora_rank_default", "8 (LoRA), 64 (QLoRA)",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -489,7 +539,7 @@ FrameworkFamily parse_framework_family(const std::string& json_text, const std::
       if (!entry.is_object() || !entry.contains("value")) throw InputError("framework", pw + ": give {\"value\": ..., \"source\": ...}.", pw + "：请写成 {\"value\": ..., \"source\": ...}。");
       const std::string source = text(entry, "source", pw);
       set_property(current, key, entry["value"], pw + " value");
-      facts[key] = ProfileFact{key, display(entry["value"]), source};
+      facts[key] = ProfileFact{key, key == "perf_recipes" ? recipes_display(entry["value"]) : display(entry["value"]), source};
     }
     if (i == 0) {
       for (const std::string& k : property_keys()) {

@@ -326,6 +326,7 @@ ResolvedLayout resolve_layout(const LayoutInputs& in) {
   if (in.no_sequence_parallel) settings.sequence_parallel = false;
   if (in.no_flash_attention) settings.attention = AttentionKernel::kMaterialised;
   settings.force_eager = in.eager;
+  apply_perf_recipe(fw, r.model, r.gpu.id, settings);
   apply_framework(fw, settings, l);
   apply_recipe_layout(fw, r.model, l);
   if (in.zero3_per_module) l.zero3_per_module = true;
@@ -378,6 +379,7 @@ RunSettings make_run_settings(const FrameworkInputs& in) {
                                  "自 core 0.14.0 起才有）。", who));
   }
   if (in.recompute_policy) s.recompute_policy = parse_selective_recompute(*in.recompute_policy, "--recompute-policy");
+  if (const auto at = in.framework.find('@'); at != std::string::npos) s.release = in.framework.substr(at + 1);
   return s;
 }
 

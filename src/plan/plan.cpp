@@ -454,7 +454,10 @@ PlanResult plan(const PlanRequest& r) {
       grp.gpus = n;
       grp.global_batch = default_global_batch(r, n);
       grp.usd_per_gpu_hour = price_usd(g, r.market);
-      const std::vector<Layout> layouts = enumerate_layouts(r, g, n);
+      // The release's benchmark recipe for this model on this GPU (Megatron-Bridge's presets), where the stack has one.
+      PlanRequest rg = r;
+      apply_perf_recipe(plan_framework(r), r.model, g.id, rg.settings);
+      const std::vector<Layout> layouts = enumerate_layouts(rg, g, n);
       work += kEnumeratePasses * static_cast<double>(layouts.size());
       std::vector<std::pair<double, size_t>> fitting;
       std::pair<double, size_t> over{0, 0};  // best over-margin score and layout index + 1 (0: none)

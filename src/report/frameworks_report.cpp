@@ -67,6 +67,7 @@ const std::map<std::string, std::string>& property_zh() {
       {"moe_parallel_folding", "MoE 并行折叠（专家并行组独立于 TP）"},
       {"expert_tp_default", "默认专家张量并行度"},
       {"pipeline_layouts", "配方给出的流水线分段"},
+      {"perf_recipes", "各版本基准脚本按模型和 GPU 设置的 MoE 通信开关"},
       {"activation_clamp", "带截断 SwiGLU 的截断算子"},
       {"checkpoint_offload", "梯度检查点的层输入放在主机内存"},
       {"lora_rank_default", "默认 LoRA 秩"},

@@ -107,10 +107,6 @@ Section memory_suggestions_section(const MemoryBreakdown& br) {
   return s;
 }
 
-double largest_margin_admitting(const MemoryBreakdown& br) {
-  return std::floor(100 * (1 - br.peak_bytes / br.capacity_bytes)) / 100;
-}
-
 void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
   report.sections.push_back(memory_section(br));
   if (!br.suggestions.empty()) report.sections.push_back(memory_suggestions_section(br));

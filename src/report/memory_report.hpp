@@ -19,9 +19,6 @@ Section memory_suggestions_section(const MemoryBreakdown& br);
 // and as the `gpuplan memory`/`train` flags that make it ("--tp 8 --dp 4").
 std::string memory_change_text(const MemorySuggestion& s, Lang lang);
 std::string memory_change_flags(const MemorySuggestion& s);
-// The largest --safety-margin under which a layout still fits: the fraction of
-// capacity its peak leaves free, rounded down to a hundredth.
-double largest_margin_admitting(const MemoryBreakdown& br);
 // Both sections plus the estimate's assumptions and warnings, appended to `report`.
 void add_memory_to_report(Report& report, const MemoryBreakdown& br);
 

@@ -387,6 +387,9 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (const auto a = stated_text(t, "loss")) st.loss = parse_loss_kernel(*a, "train.loss");
   if (const auto a = stated_text(t, "recompute_policy")) st.recompute_policy = parse_selective_recompute(*a, "train.recompute_policy");
   if (t.contains("shard_group")) l.shard_group = static_cast<int>(whole(t["shard_group"], "train.shard_group", 1, 1e7));
+  // The release the case names keys the stack's benchmark recipes (Megatron-Bridge's per-model, per-GPU presets).
+  if (const auto named = stated_text(t, "framework"); named && named->find('@') != std::string::npos) st.release = named->substr(named->find('@') + 1);
+  apply_perf_recipe(fw, in.model, in.gpu.id, st, &in.flags);
 
   // ---- Complete the layout: stated values pinned, the planner chooses the
   // rest among what the framework can run (the published run was a tuned

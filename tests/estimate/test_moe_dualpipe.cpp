@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "estimate/step_time/step_time_internal.hpp"
+#include "frameworks/launch_config.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/memory.hpp"
@@ -234,4 +235,67 @@ TEST(MoeA2aOverlap, CombinedOneFOneBHidesTheAllToAll) {
   }
   in.framework = "megatron-lm@0.14.0";
   EXPECT_TRUE(make_run_settings(in).moe_a2a_overlap.value_or(false));
+}
+
+// A release's benchmark recipe (profile perf_recipes, Megatron-Bridge's
+// scripts/performance presets) sets the MoE switches a run does not state:
+// 25.09's DeepSeek-V3 on H100 runs DeepEP with the all-to-all overlap
+// (run_script.py @3b9c7c7 l.55-101), its B200 run neither; 26.04's Qwen3-30B-A3B
+// on H100 HybridEP without the overlap (@36e92d1d9 qwen3_workload_base_configs.py).
+TEST(PerfRecipes, ReleaseModelAndGpuSetTheMoeSwitches) {
+  const FrameworkProfile& f = find_framework("megatron-bridge@25.09");
+  const ModelSpec dsv3 = find_model("deepseek-v3");
+  FrameworkInputs in;
+  in.framework = "megatron-bridge@25.09";
+  RunSettings s = make_run_settings(in);
+  EXPECT_EQ(s.release, "25.09");
+  apply_perf_recipe(f, dsv3, "h100-sxm5-80gb", s);
+  ASSERT_TRUE(s.recipe.has_value());
+  EXPECT_EQ(s.recipe->release, "25.09");
+  Layout l;
+  l.tp = 2;
+  l.pp = 8;
+  l.vp = 4;
+  l.dp = 64;
+  l.ep = 64;
+  l.seq_len = 4096;
+  l.global_batch = 8192;
+  apply_framework(f, s, l);
+  apply_recipe_layout(f, dsv3, l);  // the recipe's Et|(tt|)*30mL at 32 stages
+  EXPECT_TRUE(l.moe_a2a_overlap);
+  EXPECT_TRUE(l.moe_dispatch_per_node);
+  const std::string args = megatron_arguments(dsv3, l, MegatronDialect::kMegatronLm, &f);
+  EXPECT_NE(args.find("--moe-token-dispatcher-type flex"), std::string::npos) << args;
+  EXPECT_NE(args.find("--overlap-moe-expert-parallel-comm"), std::string::npos) << args;
+  // A recipe's overlap the layout cannot run (pp > 1 without vp) stays off; a stated switch wins.
+  l.vp = 1;
+  apply_framework(f, s, l);
+  EXPECT_FALSE(l.moe_a2a_overlap);
+  l.vp = 4;
+  s.moe_a2a_overlap = false;
+  apply_framework(f, s, l);
+  EXPECT_FALSE(l.moe_a2a_overlap);
+  s.moe_a2a_overlap.reset();
+  // The same release on B200: all-to-all, no overlap.
+  apply_perf_recipe(f, dsv3, "b200-180gb", s);
+  ASSERT_TRUE(s.recipe.has_value());
+  apply_framework(f, s, l);
+  EXPECT_FALSE(l.moe_a2a_overlap);
+  EXPECT_FALSE(l.moe_dispatch_per_node);
+  // 25.10 takes the latest release at or before it; one before every release, or none named, takes none.
+  s.release = "25.10";
+  apply_perf_recipe(f, dsv3, "h100-sxm5-80gb", s);
+  ASSERT_TRUE(s.recipe.has_value());
+  EXPECT_EQ(s.recipe->release, "25.09");
+  s.release = "25.08";
+  apply_perf_recipe(f, dsv3, "h100-sxm5-80gb", s);
+  EXPECT_FALSE(s.recipe.has_value());
+  s.release.clear();
+  apply_perf_recipe(f, dsv3, "h100-sxm5-80gb", s);
+  EXPECT_FALSE(s.recipe.has_value());
+  s.release = "26.04";
+  apply_perf_recipe(f, find_model("qwen3-30b-a3b"), "h100-sxm5-80gb", s);
+  ASSERT_TRUE(s.recipe.has_value());
+  EXPECT_FALSE(s.recipe->moe_a2a_overlap.value_or(true));
+  EXPECT_TRUE(s.recipe->moe_dispatch_per_node.value_or(false));
 }

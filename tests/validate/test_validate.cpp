@@ -356,13 +356,24 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // 18–66% slower than the physics (the MoE host work docs/frameworks-megatron-notes.md
 // counts and the step model does not): train_throughput 7.62 / 12.01 → 7.71 /
 // 12.17, physics 7.86 / 14.35 → 7.86 / 14.50, re-based.
+// Megatron-Bridge's benchmark recipes per release, model and GPU (profile
+// perf_recipes, read at @3b9c7c7 / @00b7660 / @36e92d1d9 where the preset
+// reproduces the table's layout): the 25.09 DeepSeek-V3 H100 row runs DeepEP
+// with the all-to-all overlap (−31% → +57% physics), 26.04's Qwen3-235B-A22B
+// H100 the overlap (−23% → +22%), 26.04's Qwen3-30B-A3B H100 HybridEP across
+// two nodes (−12% → +57%). Once the dispatch is deduplicated per node the
+// MoE layer's own work is what remains, and the model has too little of it
+// (the forward's ~155 host calls per layer and a blocking sync,
+// docs/frameworks-megatron-notes.md; DeepEP's fixed costs at hidden 2,048):
+// the all-to-all the model overcharged had been hiding that. train_throughput
+// physics MAPE 14.50 → 14.99, re-based; central 7.71 / 12.17 → 7.74 / 12.10.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.75, 12.2, 7.9, 14.55, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
+  const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 15.0, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
                           {"inference", 10.95, 15.25, 12.75, 18.15, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

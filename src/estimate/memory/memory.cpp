@@ -597,4 +597,8 @@ MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, co
   return br;
 }
 
+double largest_margin_admitting(const MemoryBreakdown& br) {
+  return std::floor(100 * (1 - br.peak_bytes / br.capacity_bytes)) / 100;
+}
+
 }  // namespace gpuplan
