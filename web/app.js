@@ -19,6 +19,7 @@ const I18N = {
     solve_time: 'Given GPUs: solve time', solve_gpus: 'Given a deadline: solve GPUs', deadline: 'Deadline',
     mfu: 'MFU (model FLOPs utilisation)', price: 'Price per GPU-hour (empty: catalog)', layout: 'Layout',
     seq_len: 'Sequence length', micro_batch: 'Micro-batch', recompute: 'Recompute',
+    safety_margin: 'Memory kept free (fraction of the GPU; tuned stacks: 0.03–0.07)',
     global_batch: 'Global batch (sequences, 0: automatic)',
     k_time: 'Wall-clock time', k_gpus: 'GPUs', k_gpu_hours: 'GPU-hours', k_cost: 'Total cost',
     sweep_title: 'Time and cost against GPU count', sweep_note: 'Same model, tokens and MFU; each GPU type at its catalog price.',
@@ -71,6 +72,7 @@ const I18N = {
     solve_time: '给定卡数：求时间', solve_gpus: '给定工期：求卡数', deadline: '工期',
     mfu: 'MFU（模型算力利用率）', price: '每卡时价格（留空：价格目录）', layout: '并行方式',
     seq_len: '序列长度', micro_batch: '微批大小', recompute: '重计算',
+    safety_margin: '预留显存（占整卡的比例；调优过的框架为 0.03–0.07）',
     global_batch: '全局批大小（序列数，0：自动）',
     k_time: '训练时长', k_gpus: 'GPU 数量', k_gpu_hours: '卡时', k_cost: '总成本',
     sweep_title: '时间与成本随 GPU 数量的变化', sweep_note: '模型、token 数与 MFU 相同；各型号按价格目录计价。',
@@ -114,7 +116,7 @@ const COLORS = ['#2f6fdf', '#e07b24', '#1f8a4c', '#b23a8f', '#7a5cd6', '#c2372c'
 const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '', tp: '8', pp: '4', zero: '1', micro_batch: '1',
-  recompute: 'none', global_batch: '0', framework: 'generic', market: '', currency: '', own: '', fleet: '',
+  recompute: 'none', global_batch: '0', safety_margin: '0.15', framework: 'generic', market: '', currency: '', own: '', fleet: '',
   precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '', engine: '',
   epochs: '1', train_precision: 'bf16', fault_budget: '',
   ft_method: 'lora', ft_rank: '', ft_samples: '50k', ft_tokens: '', ft_epochs: '3', ft_precision: 'bf16', ft_gpus: '', ft_deadline: '',
@@ -233,6 +235,7 @@ function trainBody(over = {}) {
   if (state.fault_budget) b.fault_budget = state.fault_budget;
   if (state.solve === 'deadline') b.deadline = state.deadline; else b.gpus = state.gpus;
   if (state.price) b.price = state.price;
+  if (state.safety_margin) b.safety_margin = state.safety_margin;
   if (state.own === '1') {
     b.compare_own = true;
     if (state.fleet) b.fleet_utilisation = Number(state.fleet);
@@ -243,12 +246,14 @@ function memoryBody() {
   const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, tp: state.tp, pp: state.pp,
               zero: state.zero, micro_batch: state.micro_batch, recompute: state.recompute, framework: state.framework };
   if (state.seq_len) b.seq_len = state.seq_len;
+  if (state.safety_margin) b.safety_margin = state.safety_margin;
   return b;
 }
 function planBody() {
   const b = { ...modelPart(), gpu: state.gpu, gpus: state.gpus, global_batch: state.global_batch,
               framework: state.framework, market: market(), currency: currency() };
   if (state.seq_len) b.seq_len = state.seq_len;
+  if (state.safety_margin) b.safety_margin = state.safety_margin;
   return b;
 }
 

@@ -415,6 +415,13 @@ try {
   assert.match(await page.textContent('#chart-memory figcaption'), /Memory per GPU/);
   await page.screenshot({ path: join(shots, 'memory.png'), fullPage: true });
   step('memory chart drawn');
+  // The memory kept free reaches the API: a fraction out of range marks its own field, named in the form's words.
+  await page.fill('#safety_margin', '2');
+  await page.waitForFunction(() => !document.querySelector('#error').hidden && document.querySelector('#safety_margin').classList.contains('invalid'));
+  assert.match(await page.textContent('#error .message'), /Memory kept free/, 'the margin error does not name the field as the form does');
+  await page.fill('#safety_margin', '0.15');
+  await page.waitForFunction(() => document.querySelector('#error').hidden && !document.body.classList.contains('busy'));
+  step('the memory kept free is sent with the request: 2 is refused on its own field');
   await page.click('.tabs button[data-tab="plan"]');
   await page.waitForFunction(() => document.querySelector('#plan-table table, #plan-table .note') && !document.body.classList.contains('busy'), null, { timeout: 120000 });
   if (await page.$('#plan-table table')) {
