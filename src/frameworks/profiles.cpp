@@ -9,6 +9,7 @@
 #include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
+#include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
 #include "profile_json.hpp"
 #include "units/text_match.hpp"
@@ -395,6 +396,13 @@ constexpr Property kProperties[] = {
           for (const auto& [gpu, recipe] : by_gpu.items()) {
             const std::string at = fmt::format("{}.{}.{}.{}", where, release, model, gpu);
             if (!recipe.is_object() || recipe.empty()) throw InputError("framework", at + " must be an object of switches.", at + " 须为开关组成的对象。");
+            // A GPU key is a catalog id as written (a run's GPU is looked up by its id).
+            bool known = false;
+            try {
+              known = find_gpu(gpu).id == gpu;
+            } catch (const InputError&) {
+            }
+            if (!known) throw InputError("framework", at + ": not a GPU id of data/gpus.json (gpuplan gpus).", at + "：不是 data/gpus.json 中的 GPU id（gpuplan gpus）。");
             PerfRecipe r;
             r.release = release;
             for (const auto& [key, x] : recipe.items()) {

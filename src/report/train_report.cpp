@@ -100,7 +100,7 @@ void add_layout_section(Report& rep, const TrainEstimate& e) {
   if (layout) {
     const Layout& l = layout->layout;
     const StepTime& t = layout->time;
-    const char* fits_en = e.layout_over_margin ? "Layout (fastest that fits the GPU, under the safety margin" : "Layout (planner's fastest that fits";
+    const char* fits_en = e.layout_over_margin ? "Layout (fastest that fits the GPU, not keeping the safety margin free" : "Layout (planner's fastest that fits";
     const char* fits_zh = e.layout_over_margin ? "并行方案（放得进显存的最快方案，未留足余量" : "并行方案（规划器最优";
     Section ls{"layout", fmt::format("{}{})", fits_en, mfu_predicted ? "; the MFU below is calibrated from it" : ""),
                fmt::format("{}{}）", fits_zh, mfu_predicted ? "，下面的 MFU 由其校准得出" : ""), {}, {}, {}};

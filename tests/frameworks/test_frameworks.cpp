@@ -132,6 +132,19 @@ TEST(Frameworks, AFileMissingAPropertyIsRefusedNamingIt) {
   EXPECT_THROW(parse_framework_family(bad, "x.json"), InputError);
 }
 
+// perf_recipes (Megatron-Bridge's benchmark presets): release keys are dated,
+// GPU keys catalog ids as written, switches the two the step model reads.
+TEST(Frameworks, PerfRecipesAreChecked) {
+  auto file = [](const std::string& value) {
+    return R"({"id": "x", "name": "x", "versions": [{"version": "1", "date": "2024-01", "source": "s", "properties": {"perf_recipes": {"value": )" +
+           value + R"(, "source": "s"}}}]})";
+  };
+  expect_profile_refused(file(R"({"v1": {"deepseek-v3": {"h100-sxm5-80gb": {"moe_a2a_overlap": true}}}})"), "dated releases");
+  expect_profile_refused(file(R"({"25.09": {"deepseek-v3": {"h100": {"moe_a2a_overlap": true}}}})"), "not a GPU id");
+  expect_profile_refused(file(R"({"25.09": {"deepseek-v3": {"h100-sxm5-80gb": {"cuda_graphs": true}}}})"), "unknown switch");
+  expect_profile_refused(file(R"({"25.09": {"deepseek-v3": {"h100-sxm5-80gb": {"moe_dispatch": "deepep"}}}})"), "moe_dispatch");
+}
+
 TEST(Frameworks, LossBytesPerLogitAreReadAndChecked) {
   // torchtitan's versions as their code reads (data/frameworks/torchtitan.json):
   // 2024-04 keeps the fp32 pred through the backward (16, with TP 20); 2024-12
