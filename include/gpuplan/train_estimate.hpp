@@ -170,6 +170,9 @@ struct TrainEstimate {
   bool layout_over_margin = false;
   // A layout faster than `layout` that fits the GPU but not the margin.
   std::optional<PlanCandidate> faster_over_margin;
+  // The release's benchmark recipe the layout search took for this model and
+  // GPU (apply_perf_recipe's note; empty: none).
+  std::vector<Bilingual> recipe_notes;
   std::optional<double> layout_mfu;      // that layout's MFU on flop_per_token_used (uncapped)
   std::optional<double> mfu;             // the MFU the run was solved with (given, from TFLOP/s or predicted); unset: solved
   bool mfu_predicted = false;            // from the layout's step time, not given

@@ -70,6 +70,21 @@ double judge_deadline(const RunInput& ri, const train_detail::Confidence& conf, 
   return slow.wall_s;
 }
 
+// What the layout shown decides beyond its time: unstated, the recompute is
+// the layout's (its extra forward is what the hardware runs), and the
+// release's benchmark recipe the search took is named. Call with e.flops and
+// e.layout set.
+void add_layout_facts(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu, const Workload& w, TrainEstimate& e) {
+  e.recompute_counted = e.layout && !r.pin_recompute ? e.layout->layout.recompute : r.recompute;
+  if (e.flops && e.flops->exact && e.recompute_counted != r.recompute) {
+    e.flops = flops_per_token(model, {w.seq_len, r.causal_half, e.recompute_counted});
+  }
+  if (e.layout && r.framework) {
+    RunSettings s = r.settings;
+    apply_perf_recipe(*r.framework, model, gpu.id, s, &e.recipe_notes);
+  }
+}
+
 // --gpus given and no layout fits the GPU, under the stated pins.
 InputError no_layout_fits(const TrainRequest& r, const ModelSpec& model, const GpuSpec& gpu) {
   const std::string pins = pinned_layout_text(r);
@@ -630,9 +645,6 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   e.peak_flop_per_s = peak;
   e.workload = w;
   if (!r.flop_per_sample) e.flops = f;
-  // Unstated, the recompute is the layout's: its extra forward is what the hardware runs.
-  e.recompute_counted = layout && !r.pin_recompute ? layout->layout.recompute : r.recompute;
-  if (e.flops && f.exact && e.recompute_counted != r.recompute) e.flops = flops_per_token(model, {w.seq_len, r.causal_half, e.recompute_counted});
   e.flop_per_token_used = flop_per_token_used;
   e.total_model_flop = total_model_flop;
   e.total_six_n_flop = total_six_n_flop;
@@ -640,6 +652,7 @@ TrainEstimate estimate_train(const TrainRequest& request) {
   e.layout = layout;
   e.layout_over_margin = layout_over_margin;
   e.faster_over_margin = faster_over_margin;
+  add_layout_facts(r, model, gpu, w, e);
   if (layout) e.layout_mfu = predicted_mfu(*layout);
   e.mfu = mfu;
   e.mfu_predicted = mfu_predicted;

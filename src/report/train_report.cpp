@@ -327,6 +327,15 @@ void add_train_assumptions(Report& rep, const TrainRequest& r, const TrainEstima
   const RunEstimate& run = e.run;
   const double fault_budget = e.fault_budget;
   // Assumptions and warnings a user should see.
+  if (layout && r.framework && r.framework->id != "generic") {
+    // The stack the layout search planned for, and a benchmark recipe it took.
+    rep.assumptions.push_back({fmt::format("Framework {}: the layout is searched among what it runs, with its defaults where the run states "
+                                           "none (gpuplan frameworks {} lists every fact with its source).",
+                                           r.framework->label(), r.framework->id),
+                               fmt::format("框架 {}：只在它能运行的布局中搜索，未给出的设置按其默认值（gpuplan frameworks {} 列出每项及出处）。",
+                                           r.framework->label(), r.framework->id)});
+    for (const Bilingual& n : e.recipe_notes) rep.assumptions.push_back({n.en, n.zh});
+  }
   if (!r.flop_per_sample && f.exact && !r.six_n) {
     rep.assumptions.push_back({fmt::format("FLOPs counted from the architecture: every matmul incl. the LM head, attention over the {} "
                                            "(s={}), backward = 2× forward.",
