@@ -410,9 +410,11 @@ constexpr Property kProperties[] = {
                 r.moe_a2a_overlap = boolean(x, at + "." + key);
               } else if (key == "moe_dispatch") {
                 r.moe_dispatch_per_node = pick<bool>(x, at + "." + key, {{"per_expert", false}, {"per_node", true}});
+              } else if (key == "comm_sms") {
+                r.comm_sms = static_cast<int>(whole_number(x, at + "." + key, 1, 256, "a whole number of SMs", "整数个 SM"));
               } else {
-                throw InputError("framework", fmt::format("{}: unknown switch '{}'; known: moe_a2a_overlap, moe_dispatch.", at, key),
-                                 fmt::format("{}：未知开关 '{}'；可用 moe_a2a_overlap、moe_dispatch。", at, key));
+                throw InputError("framework", fmt::format("{}: unknown switch '{}'; known: moe_a2a_overlap, moe_dispatch, comm_sms.", at, key),
+                                 fmt::format("{}：未知开关 '{}'；可用 moe_a2a_overlap、moe_dispatch、comm_sms。", at, key));
               }
             }
             p.perf_recipes[release][normalize_name(model)][gpu] = r;

@@ -264,6 +264,7 @@ TEST(PerfRecipes, ReleaseModelAndGpuSetTheMoeSwitches) {
   apply_recipe_layout(f, dsv3, l);  // the recipe's Et|(tt|)*30mL at 32 stages
   EXPECT_TRUE(l.moe_a2a_overlap);
   EXPECT_TRUE(l.moe_dispatch_per_node);
+  EXPECT_EQ(l.comm_sms, 20);  // DeepEP's moe_deepep_num_sms (transformer_config.py @core_v0.14.0)
   const std::string args = megatron_arguments(dsv3, l, MegatronDialect::kMegatronLm, &f);
   EXPECT_NE(args.find("--moe-token-dispatcher-type flex"), std::string::npos) << args;
   EXPECT_NE(args.find("--overlap-moe-expert-parallel-comm"), std::string::npos) << args;

@@ -367,13 +367,18 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // docs/frameworks-megatron-notes.md; DeepEP's fixed costs at hidden 2,048):
 // the all-to-all the model overcharged had been hiding that. train_throughput
 // physics MAPE 14.50 → 14.99, re-based; central 7.71 / 12.17 → 7.74 / 12.10.
+// The SMs those dispatch kernels hold while the overlap runs computation
+// beside them (recipe comm_sms: DeepEP's moe_deepep_num_sms 20 at
+// core_v0.14.0, HybridEP's 32 in 26.04's overrides.py): 25.09 H100 DeepSeek-V3
+// +57% → +40%, 26.04 GB200 GPT-OSS +64% → +36%; physics MAPE 14.99 → 14.76,
+// central 7.71 / 12.14 (MoE rows' central median 11.1%), tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 15.0, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
+  const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 14.8, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
                           {"inference", 10.95, 15.25, 12.75, 18.15, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
