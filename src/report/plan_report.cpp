@@ -6,7 +6,6 @@
 #include <algorithm>
 
 #include "gpuplan/flops.hpp"
-#include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
@@ -111,22 +110,19 @@ void add_over_margin(Report& rep, const PlanGroup& g, const nlohmann::json& grou
             number_row("capacity_bytes", "GPU capacity", "显存容量", m.capacity_bytes, Unit::kBytes),
             number_row("safety_margin_needed", "Largest --safety-margin that admits it", "能选用它的最大 --safety-margin", needs, Unit::kFraction)};
   rep.sections.push_back(std::move(o));
+  // One sentence either way: nothing keeps the margin, or the winner is slower than this one.
   const double peak = m.peak_bytes / kGiB, cap = m.capacity_bytes / kGiB;
-  if (g.top.empty()) {
-    rep.warnings.push_back({fmt::format("{} × {}: no layout keeps the {:.0f}% safety margin free; the fastest that fits the GPU needs {:.1f} of "
-                                        "{:.1f} GiB. It starts only if this memory estimate holds; --safety-margin {:.2f} lets the planner rank it.",
-                                        g.gpus, g.gpu_id, margin_pct, peak, cap, needs),
-                            fmt::format("{} × {}：没有任何方案能留出 {:.0f}% 的显存余量；放得进显存的最快方案需要 {:.1f} GiB（共 {:.1f} GiB）。"
-                                        "只有本显存估算准确时才能启动；--safety-margin {:.2f} 可让规划器把它排进来。",
-                                        g.gpus, g.gpu_id, margin_pct, peak, cap, needs)});
-    return;
-  }
-  rep.warnings.push_back({fmt::format("{} × {}: a layout faster than the winner fits the GPU but not the {:.0f}% safety margin ({:.1f} of {:.1f} GiB); "
-                                      "it starts only if this memory estimate holds, and --safety-margin {:.2f} lets the planner rank it.",
-                                      g.gpus, g.gpu_id, margin_pct, peak, cap, needs),
-                          fmt::format("{} × {}：有一个比最优方案更快的方案放得进显存，但留不出 {:.0f}% 的余量（需要 {:.1f} GiB，共 {:.1f} GiB）；"
-                                      "只有本显存估算准确时才能启动，--safety-margin {:.2f} 可让规划器把它排进来。",
-                                      g.gpus, g.gpu_id, margin_pct, peak, cap, needs)});
+  const std::string lead = g.top.empty()
+                               ? fmt::format("no layout keeps the {:.0f}% safety margin free; the fastest that fits the GPU", margin_pct)
+                               : fmt::format("a layout faster than the winner fits the GPU but not the {:.0f}% safety margin; it", margin_pct);
+  const std::string lead_zh = g.top.empty() ? fmt::format("没有任何方案能留出 {:.0f}% 的显存余量；放得进显存的最快方案", margin_pct)
+                                            : fmt::format("有一个比最优方案更快的方案放得进显存，但留不出 {:.0f}% 的余量；它", margin_pct);
+  rep.warnings.push_back({fmt::format("{} × {}: {} needs {:.1f} of {:.1f} GiB and starts only if this memory estimate holds; "
+                                      "--safety-margin {:.2f} lets the planner rank it.",
+                                      g.gpus, g.gpu_id, lead, peak, cap, needs),
+                          fmt::format("{} × {}：{}需要 {:.1f} GiB（共 {:.1f} GiB），只有本显存估算准确时才能启动；"
+                                      "--safety-margin {:.2f} 可让规划器把它排进来。",
+                                      g.gpus, g.gpu_id, lead_zh, peak, cap, needs)});
 }
 
 void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g, Currency cur) {

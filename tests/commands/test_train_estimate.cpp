@@ -191,11 +191,12 @@ TEST(TrainSizing, Gpt3DefaultsToItsOwnContext) {
 }  // namespace
 }  // namespace gpuplan
 
-// train takes plan's layout pins (issue 28): DeepSeek-V3 on 2,048 H800 with
-// the V3 report's stated layout (PP 16, EP 64, ZeRO-1, no TP: §3.2) under
-// DeepSeek's own stack. The pins hold in the layout the estimate times (the
-// planner completes the micro-batch and recompute), DualPipe's rules too.
-TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
+namespace {
+
+// DeepSeek-V3's pre-training as its V3 report states it (§3.2, Table 1):
+// 14.8T tokens on 2,048 H800 in FP8, batch 15,360 sequences, PP 16, EP 64,
+// ZeRO-1, under DeepSeek's own stack.
+TrainRequest deepseek_v3_stated_layout() {
   TrainRequest r;
   r.model = "deepseek-v3";
   r.gpu = "h800";
@@ -207,6 +208,17 @@ TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
   r.pp = 16;
   r.ep = 64;
   r.zero_stage = 1;
+  return r;
+}
+
+}  // namespace
+
+// train takes plan's layout pins (issue 28): DeepSeek-V3 on 2,048 H800 with
+// the V3 report's stated layout (PP 16, EP 64, ZeRO-1, no TP: §3.2) under
+// DeepSeek's own stack. The pins hold in the layout the estimate times (the
+// planner completes the micro-batch and recompute), DualPipe's rules too.
+TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
+  TrainRequest r = deepseek_v3_stated_layout();
   const TrainEstimate e = estimate_train(r);
   ASSERT_TRUE(e.layout.has_value());
   const Layout& l = e.layout->layout;
@@ -245,17 +257,7 @@ TEST(TrainEstimate, LayoutPinsReachTheLayoutSearch) {
 // refused; the planner's own choice keeps the margin and names the faster
 // layout the margin left out, and takes it once --safety-margin admits it.
 TEST(TrainEstimate, StatedLayoutOverTheMarginRunsAndIsSaid) {
-  TrainRequest r;
-  r.model = "deepseek-v3";
-  r.gpu = "h800";
-  r.gpus = 2048;
-  r.workload.tokens = 14.8e12;
-  r.workload.global_batch_seqs = 15360;
-  r.precision = Precision::kFp8;
-  r.framework = &find_framework("hai-llm");
-  r.pp = 16;
-  r.ep = 64;
-  r.zero_stage = 1;
+  TrainRequest r = deepseek_v3_stated_layout();
   r.recompute = Recompute::kSelective;  // hai-llm's selective policy: norm_mla_up
   r.pin_recompute = true;
   r.layout_recompute_pin = Recompute::kSelective;
