@@ -51,9 +51,9 @@ py::tuple run_json(const std::string& command, const std::string& request) {
 // `gpuplan plan ... --export TO --rank N` through the library (launch_config_from_json):
 // `request` is plan's JSON request with "export" and "rank". Returns (the
 // configuration's text, the notes the CLI prints on stderr, error or None,
-// field or None).
+// field or None, the launch command).
 py::tuple run_export(const std::string& request) {
-  std::string out;
+  std::string out, launch;
   std::vector<std::string> notes;
   std::optional<std::string> error, field;
   {
@@ -61,13 +61,14 @@ py::tuple run_export(const std::string& request) {
     try {
       const gpuplan::LaunchConfig lc = gpuplan::launch_config_from_json(nlohmann::json::parse(request), gpuplan::JsonCaller::kLocal);
       out = lc.text;
+      launch = lc.launch;
       for (const gpuplan::Bilingual& n : lc.notes) notes.push_back(n.en);
     } catch (const gpuplan::InputError& e) {
       error = gpuplan::what_in_request_keys(e);  // inputs spelled as keyword arguments: "seq_len must be ..."
       field = e.field();
     }
   }
-  return py::make_tuple(out, notes, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none());
+  return py::make_tuple(out, notes, error ? py::cast(*error) : py::none(), field ? py::cast(*field) : py::none(), launch);
 }
 
 py::list commands() {

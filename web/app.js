@@ -52,7 +52,7 @@ const I18N = {
     ft_smallest: 'fewest that fit', ft_mem_title: 'Memory per GPU against capacity',
     sweep_progress: 'Computing the curves: {done} of {total} points', sweep_failed: '{n} of {total} points could not be computed',
     export_to: 'Launch configuration of the chosen layout', export_own: "The framework's own format", export_btn: 'Download',
-    export_done: 'Saved {file} ({format}, layout ranked {rank}, read by {runner})', dp_attn_col: 'DP-attn',
+    export_done: 'Saved {file} ({format}, layout ranked {rank}, read by {runner})', export_launch: 'Start it with:', dp_attn_col: 'DP-attn',
     error_stale: 'The numbers below were cleared: they belonged to the previous inputs.',
     rc_none: 'no recompute', rc_selective: 'selective recompute', rc_full: 'full recompute',
   },
@@ -105,7 +105,7 @@ const I18N = {
     ft_smallest: '最少可放下', ft_mem_title: '单卡显存占用与容量',
     sweep_progress: '正在计算曲线：已完成 {done}/{total} 个点', sweep_failed: '{total} 个点中有 {n} 个无法计算',
     export_to: '所选方案的启动配置', export_own: '该框架自己的格式', export_btn: '下载',
-    export_done: '已保存 {file}（{format}，排名第 {rank} 的方案，由 {runner} 读取）', dp_attn_col: '注意力 DP',
+    export_done: '已保存 {file}（{format}，排名第 {rank} 的方案，由 {runner} 读取）', export_launch: '启动命令：', dp_attn_col: '注意力 DP',
     error_stale: '下方数字已清空：它们属于之前的输入。',
     rc_none: '不重计算', rc_selective: '选择性重计算', rc_full: '完整重计算',
   },
@@ -785,6 +785,13 @@ async function exportConfig() {
     setTimeout(() => URL.revokeObjectURL(a.href), 10000);
     status.textContent = [tf('export_done', { file: r.file_name, format: r.format, rank: r.rank, runner: r.runner }),
       ...r.notes.map((n) => n[lang] || n.en)].join(' ');
+    if (r.launch) {
+      // The command that starts the file on the planned nodes (placeholders in capitals).
+      const code = document.createElement('code');
+      code.className = 'launch';
+      code.textContent = r.launch;
+      status.append(document.createElement('br'), t('export_launch'), ' ', code);
+    }
     status.classList.remove('failed');
     status.dataset.file = r.file_name;
   } catch (e) {

@@ -22,7 +22,7 @@ enum class Availability { kNone, kOptional, kDefault };
 enum class GatherUnit { kBlock, kModule, kNone };
 enum class GradAccumDtype { kFp32, kBf16, kParam };
 enum class Fp8Gemms { kNone, kLinear, kLinearAndExperts };
-enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kNone };
+enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kMegatronBridge, kNemo, kNone };
 // What a framework's own log reports as "memory": the allocator's peak
 // allocated (active) bytes, its peak reserved bytes, the device total, or
 // several / nothing (kNone).
@@ -96,6 +96,11 @@ struct FrameworkProfile {
   int zero_max_with_pp = 3;                              // highest ZeRO stage it runs with pipelining (Colossal-AI: 1)
   int zero_max_with_ep = 3;                              // highest ZeRO stage it runs with expert parallelism (Megatron core 0.10/0.11 FSDP2: 1)
   int zero_max_with_tp = 3;                              // highest ZeRO stage it runs with tensor parallelism (DeepSpeed AutoTP 0.16: 2)
+  // The lowest DeepSpeed release a stack that takes a DeepSpeed config admits
+  // (its requirement pin, "0.10.0"); its DeepSpeed export is checked against the
+  // keys of the newest release gpuplan has read at or below it. Empty: unpinned,
+  // the newest release dated at or before the stack's version.
+  std::string deepspeed_release;
   OptimizerLoop optimizer_loop = OptimizerLoop::kForeach;  // multi-tensor optimizer kernels, or one op per tensor in a Python loop
   bool zero2_per_unit = false;                           // ZeRO-2 is FSDP SHARD_GRAD_OP: per-unit all-gather every forward, reduce-scatter every backward
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;

@@ -14,7 +14,7 @@
 
 namespace gpuplan {
 
-// What to export: `to` is megatron, deepspeed or torchtitan (unset or empty:
+// What to export: `to` is megatron, deepspeed, torchtitan, megatron-bridge or nemo (unset or empty:
 // the planned framework's own format); `rank` is the 1-based place in the
 // ranking (unset: 1, the best layout).
 struct ExportChoice {
@@ -23,12 +23,13 @@ struct ExportChoice {
 };
 
 struct LaunchConfig {
-  std::string format;          // megatron, deepspeed or torchtitan
+  std::string format;          // megatron, deepspeed, torchtitan, megatron-bridge or nemo
   std::string runner;          // the framework version that reads it (NAME@VERSION)
   int rank = 1;                // the ranked layout it carries
-  std::string file_name;       // a name to save it under: megatron-args.txt, ds_config.json, torchtitan.toml
+  std::string file_name;       // a name to save it under: megatron-args.txt, ds_config.json, torchtitan.toml, <format>.overrides
   std::string media_type;      // text/plain, application/json or application/toml
   std::string text;            // the configuration itself
+  std::string launch;          // the command that starts it on the planned nodes (torchrun ... / deepspeed ...), placeholders in capitals
   std::vector<Bilingual> notes;  // what the configuration cannot say (DeepSpeed: recompute is switched on in the model)
 };
 

@@ -16,7 +16,7 @@ docs/python.md has more.
 """
 from __future__ import annotations
 
-from ._commands import COMMANDS, command_function, export
+from ._commands import COMMANDS, LaunchText, command_function, export
 from ._errors import InputError
 from ._results import (CalibrationResult, EnginesResult, FinetuneResult, FrameworksResult, GpusResult, InferResult,
                        MemoryResult, ModelsResult, PlanResult, Record, Result, TrainResult, ValidationResult)
@@ -35,7 +35,7 @@ frameworks = command_function("frameworks")
 engines = command_function("engines")
 
 __all__ = ["train", "memory", "plan", "infer", "finetune", "calibrate", "validate", "models", "gpus", "frameworks",
-           "engines", "export", "InputError", "Record", "Result", "TrainResult", "MemoryResult", "PlanResult", "InferResult",
+           "engines", "export", "LaunchText", "InputError", "Record", "Result", "TrainResult", "MemoryResult", "PlanResult", "InferResult",
            "FinetuneResult", "CalibrationResult", "ValidationResult", "ModelsResult", "GpusResult", "FrameworksResult",
            "EnginesResult",
            "COMMANDS"]

@@ -155,13 +155,22 @@ def command_function(name: str) -> Callable[..., Any]:
     return call
 
 
-def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_arguments: Any) -> str:
+class LaunchText(str):
+    """An exported launch configuration: the text itself (a str, as the CLI prints it),
+    with `.launch`, the command that starts it on the planned nodes (the CLI's
+    `launch:` line on stderr; placeholders in capitals)."""
+
+    launch: str = ""
+
+
+def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_arguments: Any) -> LaunchText:
     """The launch configuration of a ranked layout, as `gpuplan plan ... --export TO --rank RANK` prints it.
 
-    to: megatron (arguments), deepspeed (JSON config) or torchtitan (TOML); None: the --framework's own.
+    to: megatron (arguments), deepspeed (JSON config), torchtitan (TOML), megatron-bridge or nemo (recipe overrides);
+        None: the --framework's own.
     rank: 1 (the default) is the best layout. The other keyword arguments are gpuplan.plan's.
-    Returns the text the CLI prints; what the CLI adds on stderr (DeepSpeed cannot switch on recompute)
-    comes as a UserWarning. Runs the library's launch_config, as the web page's export does.
+    Returns the text the CLI prints, with the command that starts it as `.launch`; the notes the CLI adds
+    on stderr (DeepSpeed cannot switch on recompute) come as UserWarnings. Runs the library's launch_config, as the web page's export does.
     """
     request = COMMANDS["plan"].request(plan_arguments)
     if to is not None:
@@ -170,9 +179,11 @@ def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_argument
         if isinstance(rank, bool) or not isinstance(rank, numbers.Integral):
             raise InputError(f"rank must be a whole number (got {rank!r}).", "--rank")
         request["rank"] = int(rank)
-    text, notes, error, field = _gpuplan.run_export(json.dumps(request))
+    text, notes, error, field, launch = _gpuplan.run_export(json.dumps(request))
     if error is not None:
         raise InputError(error, field or None)
     for note in notes:
         warnings.warn(note, stacklevel=2)
-    return text
+    out = LaunchText(text)
+    out.launch = launch
+    return out

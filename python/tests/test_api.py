@@ -155,6 +155,10 @@ def test_export_prints_what_the_cli_prints(cli):
              "--global-batch", "1536", "--export", "megatron"])
     assert c.rc == 0 and text == c.stdout
     assert "--tensor-model-parallel-size" in text
+    # The command that starts it, as the CLI's `launch:` line on stderr: 1,024 A100s are 128 nodes of 8.
+    assert isinstance(text, gpuplan.LaunchText)
+    assert text.launch.startswith("torchrun --nproc_per_node 8 --nnodes 128 ")
+    assert "launch: " + text.launch in c.stderr
 
 
 def test_export_refusals_and_notes_are_the_clis(cli):

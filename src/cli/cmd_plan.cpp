@@ -20,7 +20,7 @@ struct PlanFlags {
   OutputOptions out;
   PlanInputs in;
   // CLI output modes, not planner inputs.
-  std::optional<std::string> export_to;  // megatron, deepspeed, torchtitan
+  std::optional<std::string> export_to;  // megatron, deepspeed, torchtitan, megatron-bridge, nemo
   std::optional<int> export_rank;         // 1-based place in the ranking
 };
 
@@ -30,8 +30,8 @@ void run(const PlanFlags& f) {
   if (!in.market) in.market = market_code(default_market_for_lang(f.out.lang));
   PlanRequest r = make_plan_request(in);
   if (f.export_rank && !f.export_to) {
-    throw InputError("--rank", "--rank picks the layout --export prints; give --export megatron, deepspeed or torchtitan too.",
-                     "--rank 选择 --export 输出哪个布局；请同时给出 --export megatron、deepspeed 或 torchtitan。");
+    throw InputError("--rank", "--rank picks the layout --export prints; give --export megatron, deepspeed, torchtitan, megatron-bridge or nemo too.",
+                     "--rank 选择 --export 输出哪个布局；请同时给出 --export megatron、deepspeed、torchtitan、megatron-bridge 或 nemo。");
   }
   if (!f.export_to) {
     print_report(plan_report(r, plan(r)), f.out);
@@ -46,6 +46,7 @@ void run(const PlanFlags& f) {
   emit(lc.text);
   const bool zh = parse_lang(f.out.lang) == Lang::kZh;
   for (const Bilingual& n : lc.notes) fmt::print(stderr, "{}\n", zh ? n.zh : n.en);
+  if (!lc.launch.empty()) fmt::print(stderr, "{}{}\n", zh ? "启动命令：" : "launch: ", lc.launch);
 }
 
 }  // namespace
@@ -65,10 +66,13 @@ void add_plan_command(CLI::App& app) {
   cmd->get_option("--gpus")->required();
   // Output modes of the CLI (and gpuplan.export in Python), not planner inputs.
   cmd->add_option("--export", flags->export_to,
-                  help_text("Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments), "
-                            "deepspeed (JSON config) or torchtitan (TOML); no value: the --framework's own; one --gpu type and one --gpus count",
-                            "不输出排名，改为输出某个排名方案的启动配置：megatron（命令行参数）、deepspeed（JSON 配置）或 "
-                            "torchtitan（TOML）；不带值：--framework 自己的格式；只能给一种 --gpu 和一个 --gpus 卡数"))
+                  help_text("Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments; MindSpeed-LLM's "
+                            "for --framework mindspeed-llm), deepspeed (JSON config), torchtitan (TOML), megatron-bridge or nemo (recipe "
+                            "overrides); no value: the --framework's own; one --gpu type and one --gpus count. The command that starts it "
+                            "goes to stderr",
+                            "不输出排名，改为输出某个排名方案的启动配置：megatron（命令行参数；--framework mindspeed-llm 时为 MindSpeed-LLM 的参数）、"
+                            "deepspeed（JSON 配置）、torchtitan（TOML）、megatron-bridge 或 nemo（配方覆盖项）；不带值：--framework 自己的格式；"
+                            "只能给一种 --gpu 和一个 --gpus 卡数。启动命令输出到 stderr"))
       ->expected(0, 1);
   cmd->add_option("--rank", flags->export_rank, help_text("Which ranked layout --export prints: 1 (default) is the best", "--export 输出第几名的方案：1（默认）为最优"));
   add_output_options(cmd, &flags->out);

@@ -9,6 +9,7 @@
 
 #include "frameworks/launch_config.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/model.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
@@ -26,16 +27,20 @@ std::string export_format(const PlanRequest& r, const ExportChoice& c) {
       case ExportFormat::kMegatron: return "megatron";
       case ExportFormat::kDeepSpeed: return "deepspeed";
       case ExportFormat::kTorchtitan: return "torchtitan";
+      case ExportFormat::kMegatronBridge: return "megatron-bridge";
+      case ExportFormat::kNemo: return "nemo";
       case ExportFormat::kNone:
         throw InputError("--export",
-                         fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan.",
+                         fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan, "
+                                     "megatron-bridge, nemo.",
                                      planned.label()),
-                         fmt::format("--export：gpuplan 不为 {} 生成启动配置；请指定 megatron、deepspeed 或 torchtitan 之一。", planned.label()));
+                         fmt::format("--export：gpuplan 不为 {} 生成启动配置；请指定 megatron、deepspeed、torchtitan、megatron-bridge 或 nemo 之一。",
+                                     planned.label()));
     }
   }
-  if (to != "megatron" && to != "deepspeed" && to != "torchtitan") {
-    throw InputError("--export", fmt::format("--export must be megatron, deepspeed or torchtitan (got '{}').", c.to.value_or("")),
-                     fmt::format("--export 须为 megatron、deepspeed 或 torchtitan（输入为 '{}'）。", c.to.value_or("")));
+  if (to != "megatron" && to != "deepspeed" && to != "torchtitan" && to != "megatron-bridge" && to != "nemo") {
+    throw InputError("--export", fmt::format("--export must be megatron, deepspeed, torchtitan, megatron-bridge or nemo (got '{}').", c.to.value_or("")),
+                     fmt::format("--export 须为 megatron、deepspeed、torchtitan、megatron-bridge 或 nemo（输入为 '{}'）。", c.to.value_or("")));
   }
   return to;
 }
@@ -51,6 +56,35 @@ std::string counts(const PlanRequest& r) {
   for (int64_t n : r.gpu_counts) s += (s.empty() ? "" : ",") + std::to_string(n);
   return s;
 }
+
+// Megatron-Bridge's and NeMo's overrides of a recipe, refused where the version
+// cannot build the model or layout or would stop at a key it does not read.
+void write_overrides(LaunchConfig& out, const ModelSpec& m, const Layout& l, const FrameworkProfile& runner, int64_t gpus, int gpus_per_node) {
+  const std::string& to = out.format;
+  const Reason gap = to == "nemo" ? nemo_gap(m, l, runner) : megatron_bridge_gap(m, l);
+  if (!gap.empty()) {
+    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); export another rank or format.", to, gap.en, out.rank),
+                     fmt::format("--export {}：{}（排名第 {} 的布局）；请导出其他名次或格式。", to, gap.zh, out.rank));
+  }
+  OverrideExport e = to == "nemo" ? nemo_overrides(m, l, runner) : megatron_bridge_overrides(m, l);
+  const LaunchShape shape = launch_shape(gpus, gpus_per_node);
+  if (to == "nemo") {
+    // The machines, as NeMo's trainer counts them (trainer.num_nodes, trainer.devices).
+    e.lines.insert(e.lines.begin(), {{"trainer.num_nodes", std::to_string(shape.nodes)}, {"trainer.devices", std::to_string(shape.gpus_per_node)}});
+  }
+  const Reason unknown = overrides_unknown(e, runner);
+  if (!unknown.empty()) {
+    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}).", to, unknown.en, out.rank),
+                     fmt::format("--export {}：{}（排名第 {} 的布局）。", to, unknown.zh, out.rank));
+  }
+  out.text = overrides_text(e);
+  out.file_name = to + ".overrides";
+  out.media_type = "text/plain";
+  out.notes = e.notes;
+  out.launch = launch_command(to, runner, shape, out.file_name, e.recipe);
+}
+
+LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig out);
 
 }  // namespace
 
@@ -71,6 +105,8 @@ PlanRequest prepare_export(const PlanRequest& request, const ExportChoice& choic
                        fmt::format("--rank 须为 1（最优布局）到 100 之间（输入为 {}）。", *choice.rank));
     }
     r.top_k = std::max(r.top_k, *choice.rank);  // rank the layouts down to the one asked for
+  } else {
+    r.top_k = std::max(r.top_k, 20);  // deep enough to find the best layout the reading version can hold
   }
   return r;
 }
@@ -79,7 +115,6 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
   LaunchConfig out;
   out.format = export_format(r, choice);
   out.rank = choice.rank.value_or(1);
-  const std::string& to = out.format;
   const int rank = out.rank;
   const PlanGroup& g = res.groups.front();
   if (g.top.empty() && g.over_margin) {
@@ -108,6 +143,40 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
                      fmt::format("--rank {} 超出排名范围：{} 在 {} 张 {} 上只有 {} 个布局放得下显存。", rank, r.model.id, g.gpus, g.gpu_id,
                                  g.top.size()));
   }
+  if (choice.rank) return write_layout(r, g, out);
+  // No rank asked for: the best layout, or where the reading version cannot
+  // hold it, the best one it can, saying why and what it costs.
+  try {
+    return write_layout(r, g, out);
+  } catch (const InputError& best) {
+    for (size_t k = 2; k <= g.top.size(); ++k) {
+      LaunchConfig next = out;
+      next.rank = static_cast<int>(k);
+      try {
+        next = write_layout(r, g, next);
+      } catch (const InputError&) {
+        continue;
+      }
+      const double slower = 100 * (g.top[k - 1].time.step_s / g.top[0].time.step_s - 1);
+      // The refusal's own words without its "--export X: " lead.
+      auto reason = [](const std::string& s) { return s.rfind("--export", 0) == 0 && s.find(": ") != std::string::npos ? s.substr(s.find(": ") + 2) : s; };
+      auto reason_zh = [](const std::string& s) { return s.rfind("--export", 0) == 0 && s.find("：") != std::string::npos ? s.substr(s.find("：") + 3) : s; };
+      next.notes.insert(next.notes.begin(),
+                        {fmt::format("note: exported the layout ranked {} ({:.1f}% slower per step), the best {} can hold; the best one cannot be "
+                                     "written: {}", k, slower, next.runner, reason(best.what())),
+                         fmt::format("注意：导出的是排名第 {} 的布局（每步慢 {:.1f}%），即 {} 能表达的最优布局；最优布局无法写出：{}", k, slower, next.runner,
+                                     reason_zh(best.zh()))});
+      return next;
+    }
+    throw;
+  }
+}
+
+namespace {
+
+LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig out) {
+  const std::string& to = out.format;
+  const int rank = out.rank;
   const Layout& l = g.top[static_cast<size_t>(rank - 1)].layout;
   // The stack that will run the export must be able to run the layout: the
   // planned framework when the format is its own, else that format's own
@@ -115,7 +184,11 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
   // no torchtitan version is read by the newest torchtitan that still loads
   // TOML job configs.
   const FrameworkProfile& planned = plan_framework(r);
-  const ExportFormat format = to == "megatron" ? ExportFormat::kMegatron : to == "deepspeed" ? ExportFormat::kDeepSpeed : ExportFormat::kTorchtitan;
+  const ExportFormat format = to == "megatron"          ? ExportFormat::kMegatron
+                             : to == "deepspeed"       ? ExportFormat::kDeepSpeed
+                             : to == "megatron-bridge" ? ExportFormat::kMegatronBridge
+                             : to == "nemo"            ? ExportFormat::kNemo
+                                                       : ExportFormat::kTorchtitan;
   const FrameworkProfile& runner = planned.export_format == format ? planned
                                    : to == "torchtitan"            ? torchtitan_toml_reader()
                                                                    : find_framework(to == "megatron" ? "megatron-lm" : to);
@@ -183,6 +256,8 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
                        "model.gradient_checkpointing_enable()；Megatron-DeepSpeed：--checkpoint-activations）。",
                        full ? "完整" : "选择性")});
     }
+  } else if (to == "megatron-bridge" || to == "nemo") {
+    write_overrides(out, r.model, l, runner, g.gpus, r.gpus.front().gpus_per_node);
   } else {
     out.text = torchtitan_toml(r.model, l, &runner);
     const Reason unknown = torchtitan_toml_unknown(out.text, runner);
@@ -195,7 +270,10 @@ LaunchConfig launch_config(const PlanRequest& r, const PlanResult& res, const Ex
     out.file_name = "torchtitan.toml";
     out.media_type = "application/toml";
   }
+  if (out.launch.empty()) out.launch = launch_command(to, runner, launch_shape(g.gpus, r.gpus.front().gpus_per_node), out.file_name);
   return out;
 }
+
+}  // namespace
 
 }  // namespace gpuplan

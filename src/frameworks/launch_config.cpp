@@ -1,6 +1,6 @@
 #include "frameworks/launch_config.hpp"
 
-#include "data/embedded_data.hpp"
+#include "frameworks/launch_readers.hpp"
 
 #include <fmt/format.h>
 
@@ -15,52 +15,25 @@ namespace gpuplan {
 
 namespace {
 
-// What one version of a stack reads from a launch config: the option names of
-// its parser (Megatron-LM's flags) or the keys of its job config (torchtitan's
-// section.key), with the commit and file they were read from and the config's
-// format ("python" where torchtitan reads no TOML).
-struct LaunchReader {
-  std::string commit, file, format;
-  std::set<std::string> names;
-};
-
-// data/exports/<file>: {"versions": [{version, commit, file, [format], <list>: [...]}]},
-// written by scripts/extract-megatron-arguments.py, extract-torchtitan-config-keys.py and extract-deepspeed-config-keys.py.
-std::map<std::string, LaunchReader> read_launch_readers(const std::string& path, const char* list) {
-  std::map<std::string, LaunchReader> out;
-  for (const auto& f : embedded_files()) {
-    if (f.path != path) continue;
-    const nlohmann::json j = nlohmann::json::parse(f.content);
-    for (const auto& v : j.at("versions")) {
-      LaunchReader r{v.at("commit").get<std::string>(), v.at("file").get<std::string>(), v.value("format", std::string("flags")), {}};
-      for (const auto& name : v.at(list)) r.names.insert(name.get<std::string>());
-      out[v.at("version").get<std::string>()] = std::move(r);
-    }
-  }
-  return out;
-}
-
 // The reader of `runner`'s version, where `runner` is the stack `id` and gpuplan has its names.
-const LaunchReader* reader_of(const FrameworkProfile* runner, const char* id, const std::map<std::string, LaunchReader>& readers) {
+const LaunchReader* reader_of(const FrameworkProfile* runner, const char* id, const char* path, const char* list) {
   if (!runner || runner->id != id) return nullptr;
-  const auto it = readers.find(runner->version);
-  return it == readers.end() ? nullptr : &it->second;
+  return launch_reader(path, list, runner->version);
 }
 
 // Megatron-LM's parser flags by release; torchtitan's job-config keys by version.
 const LaunchReader* parser_of(const FrameworkProfile* runner) {
-  static const auto parsers = read_launch_readers("exports/megatron-lm-arguments.json", "flags");
-  return reader_of(runner, "megatron-lm", parsers);
+  return reader_of(runner, "megatron-lm", "exports/megatron-lm-arguments.json", "flags");
 }
 const LaunchReader* loader_of(const FrameworkProfile* runner) {
-  static const auto loaders = read_launch_readers("exports/torchtitan-config-keys.json", "keys");
-  return reader_of(runner, "torchtitan", loaders);
+  return reader_of(runner, "torchtitan", "exports/torchtitan-config-keys.json", "keys");
 }
 
-// DeepSpeed's config keys by release (section.key; top-level keys bare).
+// DeepSpeed's config keys by release (section.key; top-level keys bare), for
+// DeepSpeed itself or the DeepSpeed a stack that takes its config admits
+// (deepspeed_reading).
 const LaunchReader* ds_reader_of(const FrameworkProfile* runner) {
-  static const auto readers = read_launch_readers("exports/deepspeed-config-keys.json", "keys");
-  return reader_of(runner, "deepspeed", readers);
+  return runner ? reader_of(deepspeed_reading(*runner), "deepspeed", "exports/deepspeed-config-keys.json", "keys") : nullptr;
 }
 
 // Whether the reading parser takes `flag`; without a known parser, the newest Megatron's flags are written.
@@ -119,8 +92,9 @@ Reason megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDiale
   // ZeRO-3 with any layout; before them only PyTorch FSDP2 (--use-torch-fsdp2,
   // core 0.10), full sharding alone, which validate_args refuses with pipeline
   // or expert parallelism (megatron/training/arguments.py at core_v0.10.0).
+  if (dialect == MegatronDialect::kMindSpeedLlm) return mindspeed_arguments_gap(m, l);
   const LaunchReader* parser = parser_of(runner);
-  if (mla_yarn(m) && runner && dialect == MegatronDialect::kMegatronLm) {  // MindSpeed-LLM names YaRN its own way
+  if (mla_yarn(m) && runner) {
     const std::string who = runner->label();
     if (m.rope_beta_fast.value_or(kMegatronYarnBetaFast) != kMegatronYarnBetaFast ||
         m.rope_beta_slow.value_or(kMegatronYarnBetaSlow) != kMegatronYarnBetaSlow) {
@@ -163,21 +137,11 @@ Reason megatron_arguments_gap(const ModelSpec& m, const Layout& l, MegatronDiale
               fmt::format("{} 的 --use-torch-fsdp2 不能与流水线并行或专家并行同用（validate_args），而该布局为 pp {} × ep {}", runner->label(), l.pp, l.ep)};
     }
   }
-  if (dialect != MegatronDialect::kMindSpeedLlm || l.vp <= 1 || m.count_only) return {};
-  const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
-  if (m.layers % chunks != 0 || l.first_stage_layers || l.last_stage_layers || !l.pipeline_layout.empty()) {
-    return {fmt::format("MindSpeed-LLM 2.1.0 (Megatron core_r0.8.0) interleaves only equal chunks (--num-layers-per-virtual-pipeline-stage), "
-                        "and {} layers do not split into pp {} × vp {} equal chunks",
-                        m.layers, l.pp, l.vp),
-            fmt::format("MindSpeed-LLM 2.1.0（Megatron core_r0.8.0）只支持等长的交错分块（--num-layers-per-virtual-pipeline-stage），"
-                        "而 {} 层不能等分为 pp {} × vp {} 块",
-                        m.layers, l.pp, l.vp)};
-  }
   return {};
 }
 
 std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDialect dialect, const FrameworkProfile* runner) {
-  const bool mindspeed = dialect == MegatronDialect::kMindSpeedLlm;
+  if (dialect == MegatronDialect::kMindSpeedLlm) return mindspeed_arguments(m, l);
   const LaunchReader* parser = parser_of(runner);
   // One flag (with its value) per line and no line continuations, so the text
   // works in `$(< file)`, in `$(gpuplan ...)` and inside a bash array, the way
@@ -200,25 +164,15 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
     const StageSplit split = stage_split(m, l);
     // A custom layout is passed as written; Megatron reads vp off it
     // (pipeline_parallel_layer_layout.py), so no virtual-stage flag goes with it.
-    if (!mindspeed && split.rule == StageSplitRule::kCustom) arg("--pipeline-model-parallel-layout " + l.pipeline_layout);  // unquoted: each line is split into words
-    if (mindspeed && split.rule != StageSplitRule::kEven && l.vp == 1) {
-      // MindSpeed-LLM names every stage's layer count (--num-layer-list, "4,4,4,4").
-      std::string list;
-      for (int s = 0; s < l.pp; ++s) list += fmt::format("{}{}", s ? "," : "", split.layers(s));
-      arg("--num-layer-list " + list);
-    }
-    if (!mindspeed && split.first_stage_layers) arg(fmt::format("--decoder-first-pipeline-num-layers {}", *split.first_stage_layers));
-    if (!mindspeed && split.last_stage_layers) arg(fmt::format("--decoder-last-pipeline-num-layers {}", *split.last_stage_layers));
-    if (!mindspeed && split.rule == StageSplitRule::kEmbeddingLoss) arg("--account-for-embedding-in-pipeline-split");
-    if (!mindspeed && (split.rule == StageSplitRule::kEmbeddingLoss || split.rule == StageSplitRule::kLoss)) {
+    if (split.rule == StageSplitRule::kCustom) arg("--pipeline-model-parallel-layout " + l.pipeline_layout);  // unquoted: each line is split into words
+    if (split.first_stage_layers) arg(fmt::format("--decoder-first-pipeline-num-layers {}", *split.first_stage_layers));
+    if (split.last_stage_layers) arg(fmt::format("--decoder-last-pipeline-num-layers {}", *split.last_stage_layers));
+    if (split.rule == StageSplitRule::kEmbeddingLoss) arg("--account-for-embedding-in-pipeline-split");
+    if ((split.rule == StageSplitRule::kEmbeddingLoss || split.rule == StageSplitRule::kLoss)) {
       arg("--account-for-loss-in-pipeline-split");
     }
   }
   if (l.cp > 1 || takes(parser, "--context-parallel-size")) arg(fmt::format("--context-parallel-size {}", l.cp));
-  // The algorithm the step-time model timed, named even where it is the
-  // default: Ulysses (ulysses_cp_algo, mindspeed_llm/training/arguments.py's
-  // default, the profile's cp_exchange) or the ring (megatron_cp_algo).
-  if (mindspeed && l.cp > 1) arg(cp_is_ulysses(l.cp_exchange) ? "--context-parallel-algo ulysses_cp_algo" : "--context-parallel-algo megatron_cp_algo");
   if (l.ep > 1 || m.moe) arg(fmt::format("--expert-model-parallel-size {}", l.ep));
   if (m.moe && l.expert_tp() != l.tp) arg(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
   arg(fmt::format("--micro-batch-size {}", l.micro_batch));
@@ -229,7 +183,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   // bounds the sequence.
   int64_t max_positions = m.learned_positions > 0 ? std::max(m.learned_positions, l.seq_len) : l.seq_len;
   // Core 0.10–0.13 read YaRN's base context off this flag (mla_yarn above).
-  if (mla_yarn(m) && !mindspeed && yarn_context_is_max_positions(parser) && m.rope_original_context) max_positions = std::max(*m.rope_original_context, l.seq_len);
+  if (mla_yarn(m) && yarn_context_is_max_positions(parser) && m.rope_original_context) max_positions = std::max(*m.rope_original_context, l.seq_len);
   arg(fmt::format("--max-position-embeddings {}", max_positions));
   if (l.sequence_parallel) arg("--sequence-parallel");
   if (l.recompute == Recompute::kSelective) arg("--recompute-granularity selective");  // the attention core (Megatron's default module)
@@ -257,8 +211,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   }
   // TP communication overlapped with the GEMMs (TransformerEngine userbuffers;
   // Megatron refuses it without --sequence-parallel, which the layout then has).
-  // MindSpeed-LLM's is communication-over-computation (features_manager/communication/coc.py).
-  if (l.tp_comm_overlap && l.tp > 1) arg(mindspeed ? "--use-ascend-coc" : "--tp-comm-overlap");
+  if (l.tp_comm_overlap && l.tp > 1) arg("--tp-comm-overlap");
   // The MoE all-to-alls under another micro-batch's computation (combined 1F1B, core 0.14.0+).
   if (l.moe_a2a_overlap && l.ep > 1) arg("--overlap-moe-expert-parallel-comm");
   // The step-time model hides the gradient reduction behind the backward and
@@ -275,14 +228,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
   if (l.precision == Precision::kFp16) arg("--fp16");
   else arg("--bf16");
   if (l.precision == Precision::kFp8) arg("--fp8-format hybrid");
-  if (!keeps_attention_scores(l)) arg("--use-flash-attn");  // MindSpeed-LLM: torch_npu.npu_fusion_attention
-  if (mindspeed) {
-    // Its Megatron-Core model and NPU fused kernels, as its pretrain scripts set them.
-    arg("--use-mcore-models");
-    if (!m.count_only && m.norm == NormKind::kRms) arg("--use-fused-rmsnorm");
-    if (!m.count_only && m.mlp == MlpKind::kGated) arg("--use-fused-swiglu");
-    if (!m.count_only && m.learned_positions == 0) arg("--use-fused-rotary-pos-emb");
-  }
+  if (!keeps_attention_scores(l)) arg("--use-flash-attn");
   if (!m.count_only) {
     arg(fmt::format("--num-layers {}", m.layers));
     arg(fmt::format("--hidden-size {}", m.hidden));
@@ -361,7 +307,7 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
       arg(fmt::format("--qk-head-dim {}", a.qk_nope_head_dim));
       arg(fmt::format("--qk-pos-emb-head-dim {}", a.qk_rope_head_dim));
       arg(fmt::format("--v-head-dim {}", a.v_head_dim));
-      if (mla_yarn(m) && !mindspeed) {
+      if (mla_yarn(m)) {
         // YaRN's terms the arguments carry (mla_yarn above); yarn is MLA's
         // default rope type, named where the release reads --rope-type.
         if (takes(parser, "--rope-type")) arg("--rope-type yarn");
@@ -377,26 +323,23 @@ std::string megatron_arguments(const ModelSpec& m, const Layout& l, MegatronDial
 }
 
 Reason megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner) {
-  // Only Megatron-LM's own releases are checked: NeMo and Megatron-Bridge read
-  // the Megatron-Core of their container, which their profiles do not name,
-  // and MindSpeed-LLM adds its own flags to core_r0.8.0's.
-  const LaunchReader* parser = parser_of(&runner);
+  // Megatron-LM's own releases and MindSpeed-LLM's (Megatron core_r0.8.0's
+  // parser with MindSpeed-LLM's flags, data/exports/mindspeed-llm-arguments.json).
+  const LaunchReader* parser = runner.id == "mindspeed-llm" ? launch_reader("exports/mindspeed-llm-arguments.json", "flags", runner.version)
+                                                            : parser_of(&runner);
   if (!parser) return {};
-  std::vector<std::string> missing;
+  std::vector<std::string> flags;
   size_t start = 0;
   while (start < arguments.size()) {
     size_t end = arguments.find('\n', start);
     if (end == std::string::npos) end = arguments.size();
     const std::string line = arguments.substr(start, end - start);
     const std::string flag = line.substr(0, line.find(' '));
-    if (flag.rfind("--", 0) == 0 && !parser->names.count(flag) && std::find(missing.begin(), missing.end(), flag) == missing.end()) {
-      missing.push_back(flag);
-    }
+    if (flag.rfind("--", 0) == 0) flags.push_back(flag);
     start = end + 1;
   }
-  if (missing.empty()) return {};
-  std::string list;
-  for (const std::string& f : missing) list += (list.empty() ? "" : ", ") + f;
+  const std::string list = unknown_names(*parser, flags);
+  if (list.empty()) return {};
   return {fmt::format("{}'s parser ({} at {}) has no {}, which the planned model or layout needs", runner.label(), parser->file,
                       parser->commit.substr(0, 8), list),
           fmt::format("{} 的参数解析器（{}，提交 {}）没有 {}，而规划的模型或布局需要它们", runner.label(), parser->file,
@@ -438,7 +381,14 @@ bool at_least(const FrameworkProfile& f, std::vector<int> v) {
 
 DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner) {
   DeepSpeedConfigKeys k;
-  if (runner.id != "deepspeed") return k;  // Megatron-DeepSpeed sets its degrees with its own arguments
+  if (runner.id != "deepspeed") {
+    // Megatron-DeepSpeed sets its degrees with its own arguments; the Hugging Face
+    // Trainer and the stacks on it build no AutoTP or Ulysses mesh from the file.
+    // The bf16 section is read as the DeepSpeed they admit reads it.
+    const LaunchReader* reader = ds_reader_of(&runner);
+    k.bf16 = !reader || reader->names.count("bf16.enabled") > 0;
+    return k;
+  }
   // microsoft/DeepSpeed@v0.16.4 deepspeed/runtime/tensor_parallel/config.py TPTrainingConfig.autotp_size, read from
   // ds_config["tensor_parallel"] (get_tensor_parallel_config) and used by engine.py _configure_tensor_parallel_states.
   // deepspeed/__init__.py initialize(): "sequence_parallel_size" and "data_parallel_size" in the config build the
@@ -455,6 +405,25 @@ DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner) {
   k.sequence_parallel = at_least(runner, {0, 15, 0});
   k.bf16 = at_least(runner, {0, 6, 0});
   return k;
+}
+
+const FrameworkProfile* deepspeed_reading(const FrameworkProfile& runner) {
+  if (runner.id == "deepspeed") return &runner;
+  if (runner.export_format != ExportFormat::kDeepSpeed) return nullptr;
+  const std::vector<int> pin = version_numbers(runner.deepspeed_release);
+  const std::string date = runner.date;
+  const FrameworkProfile* best = nullptr;
+  for (const auto& f : framework_catalog()) {
+    if (f.id != "deepspeed") continue;
+    for (const FrameworkProfile& v : f.versions) {
+      // A year-named snapshot ("2021") precedes every numbered release.
+      std::vector<int> have = version_numbers(v.version);
+      if (have.size() == 1 && have[0] >= 1000) have = {0};
+      const bool admitted = pin.empty() ? (date.empty() || v.date <= date) : have <= pin;
+      if (admitted && (!best || v.date > best->date)) best = &v;
+    }
+  }
+  return best;
 }
 
 Reason deepspeed_config_gap(const Layout& l, const FrameworkProfile& runner) {
@@ -547,9 +516,13 @@ Reason deepspeed_config_unknown(const nlohmann::json& config, const FrameworkPro
   if (missing.empty()) return {};
   std::string list;
   for (const std::string& k : missing) list += (list.empty() ? "" : ", ") + k;
-  return {fmt::format("{}'s config reader ({} at {}) does not read {}: the run would keep that version's defaults there", runner.label(),
+  // A stack that hands the file to DeepSpeed is named beside the release that reads it.
+  const FrameworkProfile& ds = *deepspeed_reading(runner);
+  const std::string who = &ds == &runner ? runner.label() : fmt::format("{} (the DeepSpeed {} admits)", ds.label(), runner.label());
+  const std::string who_zh = &ds == &runner ? runner.label() : fmt::format("{}（{} 所用的 DeepSpeed）", ds.label(), runner.label());
+  return {fmt::format("{}'s config reader ({} at {}) does not read {}: the run would keep that version's defaults there", who,
                       reader->file, reader->commit.substr(0, 8), list),
-          fmt::format("{} 的配置读取器（{}，提交 {}）不读取 {}：运行时这些项会保持该版本的默认值", runner.label(), reader->file,
+          fmt::format("{} 的配置读取器（{}，提交 {}）不读取 {}：运行时这些项会保持该版本的默认值", who_zh, reader->file,
                       reader->commit.substr(0, 8), list)};
 }
 

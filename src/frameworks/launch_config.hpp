@@ -1,9 +1,11 @@
 // A planned layout written as the launch configuration of the tools that run it.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/bilingual.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/layout.hpp"
@@ -53,6 +55,57 @@ MegatronVocab megatron_vocab(const ModelSpec& model, const Layout& layout);
 // gpuplan has the parser's flags for.
 Reason megatron_arguments_unknown(const std::string& arguments, const FrameworkProfile& runner);
 
+// The machines a launch spans: whole nodes of the GPU's node size, or one
+// machine with fewer GPUs than that.
+struct LaunchShape {
+  int64_t nodes = 1;
+  int gpus_per_node = 8;
+};
+LaunchShape launch_shape(int64_t gpus, int gpus_per_node);
+
+// The command that starts the configuration saved as `file_name` (`format`:
+// megatron, deepspeed, torchtitan, megatron-bridge, nemo; `recipe`: the
+// recipe the overrides start from) on `shape`, as `runner`'s own launch scripts
+// start it; placeholders in capitals for what gpuplan does not plan (data,
+// tokenizer, hosts). Empty for a format without one.
+std::string launch_command(const std::string& format, const FrameworkProfile& runner, const LaunchShape& shape, const std::string& file_name,
+                           const std::string& recipe = "");
+
+// MindSpeed-LLM 2.1.0's flags for the same run (src/frameworks/export_mindspeed.cpp):
+// its own spellings of Llama 3's RoPE scaling, multi-latent attention, shared
+// experts, DeepSeek's router and YaRN; its layer specs; no-op layers where an
+// uneven split meets dense and MoE layers. megatron_arguments(..., kMindSpeedLlm) calls it.
+std::string mindspeed_arguments(const ModelSpec& model, const Layout& layout);
+// What MindSpeed-LLM 2.1.0 cannot run of the layout; empty when it can.
+Reason mindspeed_arguments_gap(const ModelSpec& model, const Layout& layout);
+
+// A launch configuration as dotted overrides of a recipe (src/frameworks/export_overrides.cpp):
+// Megatron-Bridge's run_recipe.py and NeMo's `nemo llm pretrain` / megatron_gpt_pretraining.py
+// take `key=value` words after the recipe they start from ("+key=value": a key
+// NeMo 24.07's YAML lacks but its code reads).
+struct OverrideLine {
+  std::string key, value;
+};
+struct OverrideExport {
+  std::string recipe;               // --recipe / --factory; empty for NeMo 24.07 (its YAML)
+  std::vector<OverrideLine> lines;
+  std::vector<Bilingual> notes;     // what the overrides cannot say
+};
+// Megatron-Bridge 0.6.0: the parallel layout, batch, recompute, sharding,
+// precision, overlaps and every architecture field under the chosen recipe.
+OverrideExport megatron_bridge_overrides(const ModelSpec& model, const Layout& layout);
+Reason megatron_bridge_gap(const ModelSpec& model, const Layout& layout);
+// NeMo: 24.07's Hydra keys over megatron_gpt_config.yaml, 2.x's NeMo-Run
+// overrides of a recipe (by runner's version).
+OverrideExport nemo_overrides(const ModelSpec& model, const Layout& layout, const FrameworkProfile& runner);
+Reason nemo_gap(const ModelSpec& model, const Layout& layout, const FrameworkProfile& runner);
+// The keys of `overrides` that `runner`'s version does not read, as one
+// sentence naming them and the file and commit checked against
+// (data/exports/megatron-bridge-config-keys.json, nemo-config-keys.json).
+Reason overrides_unknown(const OverrideExport& overrides, const FrameworkProfile& runner);
+// One `key=value` per line.
+std::string overrides_text(const OverrideExport& overrides);
+
 // The dialect of a Megatron-argument stack's profile.
 MegatronDialect megatron_dialect(const FrameworkProfile& runner);
 
@@ -64,6 +117,12 @@ struct DeepSpeedConfigKeys {
 };
 // What the config of `runner` (a DeepSpeed or Megatron-DeepSpeed profile) can hold.
 DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner);
+
+// The DeepSpeed release whose config reader checks `runner`'s DeepSpeed export:
+// DeepSpeed itself, or for a stack that takes a DeepSpeed config the newest
+// release gpuplan has read at or below its deepspeed_release pin (unpinned:
+// dated at or before the stack's version). nullptr: none.
+const FrameworkProfile* deepspeed_reading(const FrameworkProfile& runner);
 
 // A DeepSpeed config (deepspeed.ai/docs/config-json): batch sizes, precision, ZeRO, offload,
 // and TP / CP where `keys` says the reading DeepSpeed takes them from the config.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -217,6 +218,8 @@ constexpr Property kProperties[] = {
                                            {{"megatron", ExportFormat::kMegatron},
                                             {"deepspeed", ExportFormat::kDeepSpeed},
                                             {"torchtitan", ExportFormat::kTorchtitan},
+                                            {"megatron-bridge", ExportFormat::kMegatronBridge},
+                                            {"nemo", ExportFormat::kNemo},
                                             {"none", ExportFormat::kNone}});
     }},
   {"memory_reported", "none",
@@ -316,6 +319,19 @@ constexpr Property kProperties[] = {
   {"zero_max_with_pp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_pp>},
   {"zero_max_with_ep", "3", set_zero_stage<&FrameworkProfile::zero_max_with_ep>},
   {"zero_max_with_tp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_tp>},
+  {"deepspeed_release", "none",
+    [](FrameworkProfile& p, const json& v, const std::string& where) {
+      // A release number ("0.10.0"): digits and dots, as DeepSpeed numbers its releases.
+      const bool ok = v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().size() <= 16 &&
+                      v.get<std::string>().find_first_not_of("0123456789.") == std::string::npos &&
+                      std::isdigit(static_cast<unsigned char>(v.get<std::string>().front())) &&
+                      std::isdigit(static_cast<unsigned char>(v.get<std::string>().back()));
+      if (!ok) {
+        throw InputError("framework", fmt::format("{} must be a DeepSpeed release number such as \"0.10.0\" (got {}).", where, v.dump()),
+                         fmt::format("{} 须为 DeepSpeed 版本号，例如 \"0.10.0\"（输入为 {}）。", where, v.dump()));
+      }
+      p.deepspeed_release = v.get<std::string>();
+    }},
   {"optimizer_loop", "foreach",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       p.optimizer_loop = pick<OptimizerLoop>(v, where, {{"foreach", OptimizerLoop::kForeach}, {"per_tensor", OptimizerLoop::kPerTensor}});

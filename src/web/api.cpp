@@ -227,7 +227,7 @@ ApiResponse api(const std::string& method, const std::string& route, const std::
     json notes = json::array();
     for (const Bilingual& n : lc.notes) notes.push_back({{"en", n.en}, {"zh", n.zh}});
     return ok({{"format", lc.format}, {"runner", lc.runner}, {"rank", lc.rank}, {"file_name", lc.file_name},
-               {"media_type", lc.media_type}, {"text", lc.text}, {"notes", notes}});
+               {"media_type", lc.media_type}, {"text", lc.text}, {"launch", lc.launch}, {"notes", notes}});
   }
   const Report rep = report_from_json(command, j, JsonCaller::kWeb);
   if (!with_view) return ok(to_json(rep));

@@ -139,8 +139,19 @@ TEST(ExportCli, MegatronDeepSpeedLayoutsPointToItsArguments) {
   const std::string plan = kPlan + " --framework megatron-deepspeed";
   const Planned p = planned(plan, 1);
   ASSERT_TRUE(p.tp > 1 || p.pp > 1) << "the test needs a layout with TP or PP";
-  expect_input_error(plan + " --export deepspeed", "--export",
-                     "--tensor-model-parallel-size " + std::to_string(p.tp) + " --pipeline-model-parallel-size " + std::to_string(p.pp));
+  const std::string args = "--tensor-model-parallel-size " + std::to_string(p.tp) + " --pipeline-model-parallel-size " + std::to_string(p.pp);
+  expect_input_error(plan + " --export deepspeed --rank 1", "--export", args);
+  // Without --rank the best layout a DeepSpeed config can hold is exported, and
+  // the note says why the best one was not, with the same pointer; or, where no
+  // ranked layout fits a DeepSpeed config, the refusal above.
+  const Result r = run_all(plan + " --export deepspeed");
+  if (r.status == 0) {
+    EXPECT_NE(r.out.find("note: exported the layout ranked "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(args), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find(args), std::string::npos) << r.out;
+  }
 }
 
 TEST(ExportCli, RankPicksALowerPlace) {
@@ -271,7 +282,7 @@ TEST(ExportCli, MoeExportCarriesExpertParallelism) {
 }
 
 TEST(ExportCliErrors, BadExportAndRank) {
-  expect_input_error(kPlan + " --export slurm", "--export", "megatron, deepspeed or torchtitan");
+  expect_input_error(kPlan + " --export slurm", "--export", "megatron, deepspeed, torchtitan, megatron-bridge or nemo");
   expect_input_error(kPlan + " --export deepspeed --rank 0", "--rank");
   expect_input_error(kPlan + " --export deepspeed --rank 101", "--rank");
   expect_input_error(kPlan + " --rank 2", "--rank", "--export");

@@ -401,7 +401,7 @@ TEST(WebApi, PlanCompareLayoutAnswersAsTheCliFlag) {
 // stderr, and the CLI's refusals as 400s naming the key.
 TEST(WebApi, PlanExportIsTheClisExportText) {
   const json plan = {{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"gpus", 64}, {"seq_len", 4096}, {"global_batch", 256}};
-  for (const char* to : {"megatron", "deepspeed", "torchtitan"}) {
+  for (const char* to : {"megatron", "deepspeed", "torchtitan", "megatron-bridge", "nemo"}) {
     for (int rank : {1, 2}) {
       json body = plan;
       body["export"] = to;
@@ -419,7 +419,15 @@ TEST(WebApi, PlanExportIsTheClisExportText) {
       EXPECT_EQ(j["format"], to);
       EXPECT_EQ(j["rank"], rank);
       const std::string file = j["file_name"];
-      EXPECT_EQ(file, std::string(to) == "megatron" ? "megatron-args.txt" : std::string(to) == "deepspeed" ? "ds_config.json" : "torchtitan.toml");
+      const std::string format = to;
+      EXPECT_EQ(file, format == "megatron"     ? "megatron-args.txt"
+                      : format == "deepspeed"  ? "ds_config.json"
+                      : format == "torchtitan" ? "torchtitan.toml"
+                                               : format + ".overrides");
+      // The command that starts it names the file (8 nodes of 8 H100s).
+      const std::string launch = j["launch"];
+      EXPECT_NE(launch.find(file), std::string::npos) << launch;
+      EXPECT_NE(launch.find(format == "deepspeed" ? "--num_nodes 8" : format == "nemo" ? "--nodes 8" : "--nnodes 8"), std::string::npos) << launch;
       // What the CLI says on stderr is the notes' English, line by line.
       std::string notes;
       for (const auto& n : j["notes"]) notes += n["en"].get<std::string>() + "\n";
