@@ -383,3 +383,36 @@ TEST(OverrideExports, EveryExporterVersionExportsTheAcceptancePlansOrSaysWhy) {
   EXPECT_TRUE(exported.count("deepspeed@0.16.4 llama-3.1-70b"));
   EXPECT_FALSE(exported.count("nemo@24.07 llama-3.1-70b"));  // no Llama 3.1 RoPE scaling in NeMo 24.07
 }
+
+// Every torchtitan version that reads a TOML job config gets its own keys
+// (data/exports/torchtitan-config-keys.json), none its loader would ignore:
+// 2024-04's one data-parallel degree and training.fp8_linear, 2024-12's
+// [experimental] pipeline with micro-batches and split points and [float8],
+// 2025-04's [parallelism] and float8 converter, 2025-10's local and global batch.
+TEST(TorchtitanExport, EveryTomlVersionGetsItsOwnKeys) {
+  const ModelSpec llama = find_model("llama-3.1-8b");  // 32 layers
+  for (const char* version : {"2024-04", "2024-12", "2025-02", "2025-04", "2025-10"}) {
+    const FrameworkProfile& v = find_framework(std::string("torchtitan@") + version);
+    Layout l;
+    l.tp = 2;
+    l.pp = v.pp ? 4 : 1;
+    l.dp = 2;
+    l.micro_batch = 1;
+    l.global_batch = v.pp ? 16 : 2;  // without accumulation: one micro-batch per rank unless pipelined
+    l.seq_len = 4096;
+    l.zero_stage = 3;
+    l.precision = Precision::kFp8;
+    l.recompute = Recompute::kFull;
+    const std::string t = torchtitan_toml(llama, l, &v);
+    const Reason unknown = torchtitan_toml_unknown(t, v);
+    EXPECT_TRUE(unknown.empty()) << version << ": " << unknown.en << "\n" << t;
+    const bool accumulates = std::string(version) == "2025-10";
+    EXPECT_EQ(t.find("local_batch_size = 8") != std::string::npos, accumulates && l.pp > 1) << version << "\n" << t;
+    EXPECT_EQ(t.find("batch_size = 8\n") != std::string::npos, l.pp > 1) << version << "\n" << t;  // a rank's 8 sequences through the pipeline
+    if (l.pp > 1 && !accumulates) {
+      EXPECT_NE(t.find("pipeline_parallel_split_points = [\"layers.8\", \"layers.16\", \"layers.24\"]"), std::string::npos) << version << "\n" << t;
+      EXPECT_NE(t.find("pipeline_parallel_microbatches = 8"), std::string::npos) << version << "\n" << t;
+    }
+  }
+  EXPECT_NE(torchtitan_toml(llama, Layout{}, &find_framework("torchtitan@2024-04")).find("data_parallel_degree = 1"), std::string::npos);
+}

@@ -374,12 +374,25 @@ TEST(ExportCli, EveryMegatronReleaseTakesItsExportOrRefusesNamingTheFlags) {
   EXPECT_TRUE(has_exact_line(f12.out, "--data-parallel-sharding-strategy optim_grads_params")) << f12.out;
 }
 
-TEST(ExportCli, TorchtitanVersionsThatCannotReadTheTomlAreRefused) {
+TEST(ExportCli, TorchtitanVersionsGetTheirOwnKeysOrAreRefused) {
   // torchtitan's loader sets the keys it knows and ignores the rest
-  // (data/exports/torchtitan-config-keys.json): at 2024-12 the [parallelism]
-  // section and local/global batch sizes did not exist yet, so the export would
-  // run its defaults; from 2026-08 jobs are Python configs, not TOML.
-  expect_input_error(kPlan + " --framework torchtitan@2024-12 --export torchtitan", "--export", "parallelism.tensor_parallel_degree");
+  // (data/exports/torchtitan-config-keys.json): at 2024-12 there is no
+  // [parallelism] section and no local/global batch (no gradient accumulation),
+  // so the export is written in that version's keys: batch_size (a data-parallel
+  // rank's share of the step), the degrees under [training] and [experimental],
+  // the pipeline's micro-batches and split points (config_manager.py at 3f20451b).
+  // From 2026-08 jobs are Python configs, not TOML: refused.
+  const Result old = run_stdout(kPlan + " --framework torchtitan@2024-12 --export torchtitan");
+  ASSERT_EQ(old.status, 0) << old.out;
+  const auto o = toml_values(old.out);
+  const Planned p = planned(kPlan + " --framework torchtitan@2024-12", 1);
+  EXPECT_EQ(o.at("training.tensor_parallel_degree"), std::to_string(p.tp)) << old.out;
+  EXPECT_EQ(o.at("experimental.pipeline_parallel_degree"), std::to_string(p.pp)) << old.out;
+  EXPECT_EQ(o.count("training.local_batch_size"), 0u) << old.out;
+  EXPECT_EQ(old.out.find("[parallelism]"), std::string::npos) << old.out;
+  // 256 sequences over the data-parallel ranks, all in one step.
+  EXPECT_EQ(std::stoi(o.at("training.batch_size")) * p.dp, 256) << old.out;
+  if (p.pp > 1) EXPECT_EQ(o.count("experimental.pipeline_parallel_split_points"), 1u) << old.out;
   expect_input_error(kPlan + " --framework torchtitan@2026-08 --export torchtitan", "--export", "Python job configs");
   // A plan for no torchtitan version is exported for the newest that reads TOML,
   // whose float8 settings sit under quantize.linear.float8 (also the converter's name).
