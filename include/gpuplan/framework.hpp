@@ -22,7 +22,7 @@ enum class Availability { kNone, kOptional, kDefault };
 enum class GatherUnit { kBlock, kModule, kNone };
 enum class GradAccumDtype { kFp32, kBf16, kParam };
 enum class Fp8Gemms { kNone, kLinear, kLinearAndExperts };
-enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kMegatronBridge, kNemo, kNone };
+enum class ExportFormat { kMegatron, kDeepSpeed, kTorchtitan, kMegatronBridge, kNemo, kMegatronDeepSpeed, kGptNeox, kNone };
 // What a framework's own log reports as "memory": the allocator's peak
 // allocated (active) bytes, its peak reserved bytes, the device total, or
 // several / nothing (kNone).

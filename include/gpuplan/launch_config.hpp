@@ -14,7 +14,7 @@
 
 namespace gpuplan {
 
-// What to export: `to` is megatron, deepspeed, torchtitan, megatron-bridge or nemo (unset or empty:
+// What to export: `to` is megatron, deepspeed, torchtitan, megatron-bridge, nemo, megatron-deepspeed or gpt-neox (unset or empty:
 // the planned framework's own format); `rank` is the 1-based place in the
 // ranking (unset: 1, the best layout).
 struct ExportChoice {
@@ -23,10 +23,11 @@ struct ExportChoice {
 };
 
 struct LaunchConfig {
-  std::string format;          // megatron, deepspeed, torchtitan, megatron-bridge or nemo
+  std::string format;          // megatron, deepspeed, torchtitan, megatron-bridge, nemo, megatron-deepspeed or gpt-neox
   std::string runner;          // the framework version that reads it (NAME@VERSION)
   int rank = 1;                // the ranked layout it carries
-  std::string file_name;       // a name to save it under: megatron-args.txt, ds_config.json, torchtitan.toml, <format>.overrides
+  std::string file_name;       // a name to save it under: megatron-args.txt, ds_config.json, torchtitan.toml, <format>.overrides,
+                               // megatron-deepspeed.sh, neox.yml
   std::string media_type;      // text/plain, application/json or application/toml
   std::string text;            // the configuration itself
   std::string launch;          // the command that starts it on the planned nodes (torchrun ... / deepspeed ...), placeholders in capitals

@@ -166,7 +166,8 @@ class LaunchText(str):
 def export(to: Optional[str] = None, rank: Optional[int] = None, **plan_arguments: Any) -> LaunchText:
     """The launch configuration of a ranked layout, as `gpuplan plan ... --export TO --rank RANK` prints it.
 
-    to: megatron (arguments), deepspeed (JSON config), torchtitan (TOML), megatron-bridge or nemo (recipe overrides);
+    to: megatron (arguments), deepspeed (JSON config), torchtitan (TOML), megatron-bridge or nemo (recipe overrides),
+        megatron-deepspeed (a script: arguments and DeepSpeed JSON), gpt-neox (YAML);
         None: the --framework's own.
     rank: 1 (the default) is the best layout. The other keyword arguments are gpuplan.plan's.
     Returns the text the CLI prints, with the command that starts it as `.launch`; the notes the CLI adds

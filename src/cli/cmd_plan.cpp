@@ -30,8 +30,8 @@ void run(const PlanFlags& f) {
   if (!in.market) in.market = market_code(default_market_for_lang(f.out.lang));
   PlanRequest r = make_plan_request(in);
   if (f.export_rank && !f.export_to) {
-    throw InputError("--rank", "--rank picks the layout --export prints; give --export megatron, deepspeed, torchtitan, megatron-bridge or nemo too.",
-                     "--rank 选择 --export 输出哪个布局；请同时给出 --export megatron、deepspeed、torchtitan、megatron-bridge 或 nemo。");
+    throw InputError("--rank", "--rank picks the layout --export prints; give --export (a format, or none for the --framework's own) too.",
+                     "--rank 选择 --export 输出哪个布局；请同时给出 --export（格式，或不带值表示 --framework 自己的格式）。");
   }
   if (!f.export_to) {
     print_report(plan_report(r, plan(r)), f.out);
@@ -68,10 +68,10 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--export", flags->export_to,
                   help_text("Print the launch configuration of a ranked layout instead of the ranking: megatron (arguments; MindSpeed-LLM's "
                             "for --framework mindspeed-llm), deepspeed (JSON config), torchtitan (TOML), megatron-bridge or nemo (recipe "
-                            "overrides); no value: the --framework's own; one --gpu type and one --gpus count. The command that starts it "
+                            "overrides), megatron-deepspeed (a script with its arguments and DeepSpeed JSON), gpt-neox (YAML); no value: the --framework's own; one --gpu type and one --gpus count. The command that starts it "
                             "goes to stderr",
                             "不输出排名，改为输出某个排名方案的启动配置：megatron（命令行参数；--framework mindspeed-llm 时为 MindSpeed-LLM 的参数）、"
-                            "deepspeed（JSON 配置）、torchtitan（TOML）、megatron-bridge 或 nemo（配方覆盖项）；不带值：--framework 自己的格式；"
+                            "deepspeed（JSON 配置）、torchtitan（TOML）、megatron-bridge 或 nemo（配方覆盖项）、megatron-deepspeed（含参数与 DeepSpeed JSON 的脚本）、gpt-neox（YAML）；不带值：--framework 自己的格式；"
                             "只能给一种 --gpu 和一个 --gpus 卡数。启动命令输出到 stderr"))
       ->expected(0, 1);
   cmd->add_option("--rank", flags->export_rank, help_text("Which ranked layout --export prints: 1 (default) is the best", "--export 输出第几名的方案：1（默认）为最优"));

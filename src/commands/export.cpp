@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "frameworks/launch_config.hpp"
 #include "gpuplan/error.hpp"
@@ -18,29 +19,51 @@
 namespace gpuplan {
 namespace {
 
+// The formats --export writes, each with the profile export value it is, and
+// the framework whose newest profile reads it when the plan names another.
+struct FormatEntry {
+  const char* name;
+  ExportFormat format;
+  const char* reader;  // find_framework id; torchtitan: the newest that reads TOML
+};
+constexpr FormatEntry kFormats[] = {{"megatron", ExportFormat::kMegatron, "megatron-lm"},
+                                    {"deepspeed", ExportFormat::kDeepSpeed, "deepspeed"},
+                                    {"torchtitan", ExportFormat::kTorchtitan, "torchtitan"},
+                                    {"megatron-bridge", ExportFormat::kMegatronBridge, "megatron-bridge"},
+                                    {"nemo", ExportFormat::kNemo, "nemo"},
+                                    {"megatron-deepspeed", ExportFormat::kMegatronDeepSpeed, "megatron-deepspeed"},
+                                    {"gpt-neox", ExportFormat::kGptNeox, "gpt-neox"}};
+
+const FormatEntry* format_entry(const std::string& name) {
+  for (const FormatEntry& f : kFormats) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+// "megatron, deepspeed, … or gpt-neox" / "megatron、deepspeed、… 或 gpt-neox".
+std::string format_list(bool zh) {
+  std::string s;
+  const size_t n = std::size(kFormats);
+  for (size_t i = 0; i < n; ++i) s += (i == 0 ? "" : i + 1 == n ? (zh ? " 或 " : " or ") : (zh ? "、" : ", ")) + std::string(kFormats[i].name);
+  return s;
+}
+
 // The format asked for, or the planned framework's own.
 std::string export_format(const PlanRequest& r, const ExportChoice& c) {
   const FrameworkProfile& planned = plan_framework(r);
   std::string to = c.to ? normalize_name(*c.to) : "";
   if (to.empty()) {
-    switch (planned.export_format) {
-      case ExportFormat::kMegatron: return "megatron";
-      case ExportFormat::kDeepSpeed: return "deepspeed";
-      case ExportFormat::kTorchtitan: return "torchtitan";
-      case ExportFormat::kMegatronBridge: return "megatron-bridge";
-      case ExportFormat::kNemo: return "nemo";
-      case ExportFormat::kNone:
-        throw InputError("--export",
-                         fmt::format("--export: gpuplan writes no launch configuration for {}; name one of megatron, deepspeed, torchtitan, "
-                                     "megatron-bridge, nemo.",
-                                     planned.label()),
-                         fmt::format("--export：gpuplan 不为 {} 生成启动配置；请指定 megatron、deepspeed、torchtitan、megatron-bridge 或 nemo 之一。",
-                                     planned.label()));
+    for (const FormatEntry& f : kFormats) {
+      if (f.format == planned.export_format) return f.name;
     }
+    throw InputError("--export",
+                     fmt::format("--export: gpuplan writes no launch configuration for {}; name one of {}.", planned.label(), format_list(false)),
+                     fmt::format("--export：gpuplan 不为 {} 生成启动配置；请指定 {} 之一。", planned.label(), format_list(true)));
   }
-  if (to != "megatron" && to != "deepspeed" && to != "torchtitan" && to != "megatron-bridge" && to != "nemo") {
-    throw InputError("--export", fmt::format("--export must be megatron, deepspeed, torchtitan, megatron-bridge or nemo (got '{}').", c.to.value_or("")),
-                     fmt::format("--export 须为 megatron、deepspeed、torchtitan、megatron-bridge 或 nemo（输入为 '{}'）。", c.to.value_or("")));
+  if (!format_entry(to)) {
+    throw InputError("--export", fmt::format("--export must be {} (got '{}').", format_list(false), c.to.value_or("")),
+                     fmt::format("--export 须为 {}（输入为 '{}'）。", format_list(true), c.to.value_or("")));
   }
   return to;
 }
@@ -55,6 +78,21 @@ std::string counts(const PlanRequest& r) {
   std::string s;
   for (int64_t n : r.gpu_counts) s += (s.empty() ? "" : ",") + std::to_string(n);
   return s;
+}
+
+// Where TP does not divide the vocabulary, the Megatron-based stacks pad it (they
+// shard the embedding and output rows over the TP ranks): say by how much.
+void note_vocab_padding(LaunchConfig& out, const ModelSpec& m, const Layout& l) {
+  const MegatronVocab vocab = megatron_vocab(m, l);
+  if (m.count_only || vocab.padded == m.vocab) return;
+  const int64_t rows = vocab.padded - m.vocab;
+  const int64_t params = rows * m.hidden * (m.tied_embeddings ? 1 : 2);
+  out.notes.push_back({fmt::format("note: {} shards the embedding over the {} TP ranks, so it pads the {}-token vocabulary to {} "
+                                   "({} rows, {} parameters beside the planned model).",
+                                   out.runner, l.tp, m.vocab, vocab.padded, rows, params),
+                       fmt::format("注意：{} 把嵌入层按 {} 个 TP 分片，因此把 {} 个 token 的词表补齐到 {}"
+                                   "（多 {} 行、{} 个参数，规划的模型中没有这些）。",
+                                   out.runner, l.tp, m.vocab, vocab.padded, rows, params)});
 }
 
 // Megatron-Bridge's and NeMo's overrides of a recipe, refused where the version
@@ -80,8 +118,48 @@ void write_overrides(LaunchConfig& out, const ModelSpec& m, const Layout& l, con
   out.text = overrides_text(e);
   out.file_name = to + ".overrides";
   out.media_type = "text/plain";
-  out.notes = e.notes;
+  out.notes.insert(out.notes.end(), e.notes.begin(), e.notes.end());
   out.launch = launch_command(to, runner, shape, out.file_name, e.recipe);
+}
+
+// Megatron-DeepSpeed's script (its arguments and DeepSpeed JSON) and GPT-NeoX's YAML,
+// refused where the version cannot build the model or run the layout, or would
+// stop at a name it does not take.
+void write_deepspeed_stack(LaunchConfig& out, const ModelSpec& m, const Layout& l, const FrameworkProfile& runner, const LaunchShape& shape) {
+  const std::string& to = out.format;
+  const bool neox = to == "gpt-neox";
+  const Reason gap = neox ? neox_gap(m, l, runner) : megatron_deepspeed_gap(m, l, runner);
+  if (!gap.empty()) {
+    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); export another rank or format.", to, gap.en, out.rank),
+                     fmt::format("--export {}：{}（排名第 {} 的布局）；请导出其他名次或格式。", to, gap.zh, out.rank));
+  }
+  Reason unknown;
+  if (neox) {
+    const std::vector<OverrideLine> config = neox_config(m, l, shape);
+    unknown = neox_unknown(config, runner);
+    out.text = neox_yaml(config, runner);
+    out.file_name = "neox.yml";
+    out.media_type = "application/yaml";
+    // GPT-NeoX's launch (EleutherAI/gpt-neox@v2.0 README.md l.219-237): deepy.py merges the YAMLs; -H names the hosts.
+    out.launch = fmt::format("python ./deepy.py train.py{} neox.yml DATA_TOKENIZER_AND_OPTIMIZER.yml", shape.nodes > 1 ? " -H HOSTFILE" : "");
+  } else {
+    const std::vector<std::string> args = megatron_deepspeed_arguments(m, l, runner);
+    unknown = megatron_deepspeed_unknown(args, runner);
+    const FrameworkProfile* ds = deepspeed_reading(runner);
+    // The JSON holds ZeRO, batch and precision; the degrees are the arguments' (no AutoTP or Ulysses keys).
+    DeepSpeedConfigKeys keys;
+    keys.bf16 = !ds || deepspeed_config_keys(*ds).bf16;
+    const nlohmann::json config = deepspeed_config(l, keys);
+    if (unknown.empty() && ds) unknown = deepspeed_config_unknown(config, *ds);
+    out.text = megatron_deepspeed_script(args, config.dump(2) + "\n", shape, runner);
+    out.file_name = "megatron-deepspeed.sh";
+    out.media_type = "text/x-shellscript";
+    out.launch = "bash megatron-deepspeed.sh";
+  }
+  if (!unknown.empty()) {
+    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}).", to, unknown.en, out.rank),
+                     fmt::format("--export {}：{}（排名第 {} 的布局）。", to, unknown.zh, out.rank));
+  }
 }
 
 LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig out);
@@ -184,14 +262,10 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
   // no torchtitan version is read by the newest torchtitan that still loads
   // TOML job configs.
   const FrameworkProfile& planned = plan_framework(r);
-  const ExportFormat format = to == "megatron"          ? ExportFormat::kMegatron
-                             : to == "deepspeed"       ? ExportFormat::kDeepSpeed
-                             : to == "megatron-bridge" ? ExportFormat::kMegatronBridge
-                             : to == "nemo"            ? ExportFormat::kNemo
-                                                       : ExportFormat::kTorchtitan;
-  const FrameworkProfile& runner = planned.export_format == format ? planned
-                                   : to == "torchtitan"            ? torchtitan_toml_reader()
-                                                                   : find_framework(to == "megatron" ? "megatron-lm" : to);
+  const FormatEntry& entry = *format_entry(to);
+  const FrameworkProfile& runner = planned.export_format == entry.format ? planned
+                                   : to == "torchtitan"                  ? torchtitan_toml_reader()
+                                                                         : find_framework(entry.reader);
   out.runner = runner.label();
   const Reason cannot = why_framework_cannot_run(runner, l);
   if (!cannot.empty()) {
@@ -214,19 +288,6 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
     }
     out.file_name = "megatron-args.txt";
     out.media_type = "text/plain";
-    // Where TP does not divide the vocabulary, Megatron pads it (it shards the
-    // embedding and output rows over the TP ranks): say by how much.
-    const MegatronVocab vocab = megatron_vocab(r.model, l);
-    if (!r.model.count_only && vocab.padded != r.model.vocab) {
-      const int64_t rows = vocab.padded - r.model.vocab;
-      const int64_t params = rows * r.model.hidden * (r.model.tied_embeddings ? 1 : 2);
-      out.notes.push_back({fmt::format("note: Megatron shards the embedding over the {} TP ranks, so it pads the {}-token vocabulary to {} "
-                                       "({} rows, {} parameters beside the planned model).",
-                                       l.tp, r.model.vocab, vocab.padded, rows, params),
-                           fmt::format("注意：Megatron 把嵌入层按 {} 个 TP 分片，因此把 {} 个 token 的词表补齐到 {}"
-                                       "（多 {} 行、{} 个参数，规划的模型中没有这些）。",
-                                       l.tp, r.model.vocab, vocab.padded, rows, params)});
-    }
   } else if (to == "deepspeed") {
     // A config that would run another layout is refused, with where the missing degrees go.
     const Reason gap = deepspeed_config_gap(l, runner);
@@ -258,6 +319,8 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
     }
   } else if (to == "megatron-bridge" || to == "nemo") {
     write_overrides(out, r.model, l, runner, g.gpus, r.gpus.front().gpus_per_node);
+  } else if (to == "megatron-deepspeed" || to == "gpt-neox") {
+    write_deepspeed_stack(out, r.model, l, runner, launch_shape(g.gpus, r.gpus.front().gpus_per_node));
   } else {
     out.text = torchtitan_toml(r.model, l, &runner);
     const Reason unknown = torchtitan_toml_unknown(out.text, runner);
@@ -270,6 +333,7 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
     out.file_name = "torchtitan.toml";
     out.media_type = "application/toml";
   }
+  if (to != "deepspeed" && to != "torchtitan") note_vocab_padding(out, r.model, l);
   if (out.launch.empty()) out.launch = launch_command(to, runner, launch_shape(g.gpus, r.gpus.front().gpus_per_node), out.file_name);
   return out;
 }

@@ -409,7 +409,11 @@ DeepSpeedConfigKeys deepspeed_config_keys(const FrameworkProfile& runner) {
 
 const FrameworkProfile* deepspeed_reading(const FrameworkProfile& runner) {
   if (runner.id == "deepspeed") return &runner;
-  if (runner.export_format != ExportFormat::kDeepSpeed) return nullptr;
+  // Stacks whose launch carries a DeepSpeed config: in its own file, beside Megatron-DeepSpeed's arguments, inline in GPT-NeoX's YAML.
+  if (runner.export_format != ExportFormat::kDeepSpeed && runner.export_format != ExportFormat::kMegatronDeepSpeed &&
+      runner.export_format != ExportFormat::kGptNeox) {
+    return nullptr;
+  }
   const std::vector<int> pin = version_numbers(runner.deepspeed_release);
   const std::string date = runner.date;
   const FrameworkProfile* best = nullptr;

@@ -106,6 +106,23 @@ Reason overrides_unknown(const OverrideExport& overrides, const FrameworkProfile
 // One `key=value` per line.
 std::string overrides_text(const OverrideExport& overrides);
 
+// Megatron-DeepSpeed (src/frameworks/export_deepspeed_stacks.cpp): its
+// Megatron-style arguments in each version's spelling (bigscience 2022,
+// microsoft 2024), what a version cannot build or run, a bash script that writes
+// the DeepSpeed JSON beside them and starts `deepspeed pretrain_gpt.py`, and the
+// flags its parser does not take (data/exports/megatron-deepspeed-arguments.json).
+Reason megatron_deepspeed_gap(const ModelSpec& model, const Layout& layout, const FrameworkProfile& runner);
+std::vector<std::string> megatron_deepspeed_arguments(const ModelSpec& model, const Layout& layout, const FrameworkProfile& runner);
+std::string megatron_deepspeed_script(const std::vector<std::string>& arguments, const std::string& ds_config, const LaunchShape& shape,
+                                      const FrameworkProfile& runner);
+Reason megatron_deepspeed_unknown(const std::vector<std::string>& arguments, const FrameworkProfile& runner);
+// GPT-NeoX v2.0: the NeoXArgs YAML of the layout and model (key: value lines),
+// what it cannot build, and the keys its NeoXArgs lack (data/exports/gpt-neox-config-keys.json).
+Reason neox_gap(const ModelSpec& model, const Layout& layout, const FrameworkProfile& runner);
+std::vector<OverrideLine> neox_config(const ModelSpec& model, const Layout& layout, const LaunchShape& shape);
+std::string neox_yaml(const std::vector<OverrideLine>& config, const FrameworkProfile& runner);
+Reason neox_unknown(const std::vector<OverrideLine>& config, const FrameworkProfile& runner);
+
 // The dialect of a Megatron-argument stack's profile.
 MegatronDialect megatron_dialect(const FrameworkProfile& runner);
 

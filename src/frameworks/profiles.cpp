@@ -220,6 +220,8 @@ constexpr Property kProperties[] = {
                                             {"torchtitan", ExportFormat::kTorchtitan},
                                             {"megatron-bridge", ExportFormat::kMegatronBridge},
                                             {"nemo", ExportFormat::kNemo},
+                                            {"megatron-deepspeed", ExportFormat::kMegatronDeepSpeed},
+                                            {"gpt-neox", ExportFormat::kGptNeox},
                                             {"none", ExportFormat::kNone}});
     }},
   {"memory_reported", "none",

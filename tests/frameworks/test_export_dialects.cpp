@@ -416,3 +416,105 @@ TEST(TorchtitanExport, EveryTomlVersionGetsItsOwnKeys) {
   }
   EXPECT_NE(torchtitan_toml(llama, Layout{}, &find_framework("torchtitan@2024-04")).find("data_parallel_degree = 1"), std::string::npos);
 }
+
+namespace {
+
+// Megatron-DeepSpeed's and GPT-NeoX's spellings as the Megatron-LM flags
+// megatron_built_params counts: microsoft/Megatron-DeepSpeed@f4157bea
+// megatron/arguments.py (--num-key-value-heads l.623, --use-rotary-position-embeddings
+// l.633, --normalization rmsnorm l.647; DeepSpeed-MoE experts are --ffn-hidden-size
+// wide with an h × E gate, deepspeed/moe/sharded_moe.py TopKGate); GPT-NeoX v2.0's
+// NeoXArgs (an MLP of 4 × hidden, every linear biased, tied unless no-weight-tying).
+std::string deepspeed_stack_as_megatron(const std::vector<std::string>& args) {
+  std::string out;
+  std::string ffn;
+  for (const std::string& a : args) {
+    const std::string flag = a.substr(0, a.find(' '));
+    const std::string value = a.find(' ') == std::string::npos ? "" : a.substr(a.find(' ') + 1);
+    if (flag == "--ffn-hidden-size") ffn = value;
+    if (flag == "--num-key-value-heads") out += "--group-query-attention\n--num-query-groups " + value + "\n";
+    else if (flag == "--use-rotary-position-embeddings") out += "--position-embedding-type rope\n";
+    else if (flag == "--normalization") out += "--normalization RMSNorm\n";
+    else out += a + "\n";
+  }
+  if (out.find("--num-experts ") != std::string::npos) out += "--moe-ffn-hidden-size " + ffn + "\n";
+  return out;
+}
+
+std::string neox_as_megatron(const std::vector<OverrideLine>& config) {
+  std::map<std::string, std::string> y;
+  for (const OverrideLine& o : config) y[o.key] = o.value;
+  std::string out = "--num-layers " + y.at("num-layers") + "\n--hidden-size " + y.at("hidden-size") + "\n--num-attention-heads " +
+                    y.at("num-attention-heads") + "\n--tensor-model-parallel-size " + y.at("model-parallel-size") +
+                    "\n--make-vocab-size-divisible-by " + y.at("make-vocab-size-divisible-by") + "\n";
+  if (y.at("norm") == "rmsnorm") out += "--normalization RMSNorm\n";
+  if (y.at("pos-emb") == "rotary") out += "--position-embedding-type rope\n";
+  else out += "--max-position-embeddings " + y.at("max-position-embeddings") + "\n";
+  if (y.at("no-weight-tying") == "true") out += "--untie-embeddings-and-output-weights\n";
+  return out;
+}
+
+}  // namespace
+
+// Megatron-DeepSpeed writes each version's own spellings (the 2022 bigscience
+// fork: --glu-activation swiglu, --position-embedding-type rotary and no
+// --max-position-embeddings with it; the 2024 microsoft one: --swiglu,
+// --use-rotary-position-embeddings, --num-key-value-heads), every flag one its
+// parser takes, the DeepSpeed JSON beside them in one script; GPT-NeoX v2.0 a
+// YAML of NeoXArgs keys. Both build the planned model, and name what they cannot.
+TEST(DeepSpeedStackExports, BuildThePlannedModelWithNamesTheirVersionTakes) {
+  const FrameworkProfile& m2024 = find_framework("megatron-deepspeed@2024");
+  const FrameworkProfile& b2022 = find_framework("megatron-deepspeed@2022");
+  const FrameworkProfile& neox = find_framework("gpt-neox@2023");
+  std::set<std::string> built;
+  for (const char* id : {"llama-2-7b", "mixtral-8x7b", "gpt3-175b", "llama-3.1-8b", "qwen2.5-72b"}) {
+    const ModelSpec m = find_model(id);
+    for (int tp : {1, 4}) {
+      Layout l = layout_for(m, tp, m.layers % 4 == 0 ? 4 : 1);
+      l.attention = AttentionKernel::kMaterialised;  // the 2022 fork has no flash attention
+      for (const FrameworkProfile* v : {&m2024, &b2022}) {
+        if (!megatron_deepspeed_gap(m, l, *v).empty()) continue;
+        const std::vector<std::string> args = megatron_deepspeed_arguments(m, l, *v);
+        EXPECT_TRUE(megatron_deepspeed_unknown(args, *v).empty()) << v->label() << " " << id << ": " << megatron_deepspeed_unknown(args, *v).en;
+        EXPECT_EQ(megatron_built_params(deepspeed_stack_as_megatron(args), m.vocab), planned_params(m, l)) << v->label() << " " << id;
+        built.insert(v->label() + " " + id);
+      }
+      if (neox_gap(m, l, neox).empty()) {
+        const std::vector<OverrideLine> config = neox_config(m, l, launch_shape(64, 8));
+        EXPECT_TRUE(neox_unknown(config, neox).empty()) << id << ": " << neox_unknown(config, neox).en;
+        EXPECT_EQ(megatron_built_params(neox_as_megatron(config), m.vocab), planned_params(m, l)) << "gpt-neox " << id;
+        built.insert("gpt-neox " + std::string(id));
+      }
+    }
+  }
+  EXPECT_EQ(built, (std::set<std::string>{"megatron-deepspeed@2024 llama-2-7b", "megatron-deepspeed@2024 mixtral-8x7b",
+                                          "megatron-deepspeed@2024 gpt3-175b", "megatron-deepspeed@2022 gpt3-175b", "gpt-neox gpt3-175b"}));
+  // What each cannot build is named: Llama 3.1's RoPE scaling, Qwen2's q/k/v-only biases;
+  // the 2022 fork's missing GQA, RMSNorm, untied embeddings; NeoX v2.0's SwiGLU.
+  const Layout l = layout_for(find_model("llama-3.1-8b"), 4, 4);
+  EXPECT_NE(megatron_deepspeed_gap(find_model("llama-3.1-8b"), l, m2024).en.find("llama3 RoPE scaling"), std::string::npos);
+  EXPECT_NE(megatron_deepspeed_gap(find_model("qwen2.5-72b"), l, m2024).en.find("q/k/v biases"), std::string::npos);
+  const Reason b = megatron_deepspeed_gap(find_model("llama-2-7b"), l, b2022);
+  EXPECT_NE(b.en.find("RMSNorm"), std::string::npos) << b.en;
+  EXPECT_NE(b.en.find("untied embeddings"), std::string::npos) << b.en;
+  EXPECT_NE(neox_gap(find_model("llama-2-7b"), l, neox).en.find("SwiGLU"), std::string::npos);
+  // Ulysses beside Megatron's sequence parallelism is a RuntimeError in the 2024 fork.
+  Layout both = layout_for(find_model("gpt3-175b"), 4, 4);
+  both.cp = 2;
+  EXPECT_NE(megatron_deepspeed_gap(find_model("gpt3-175b"), both, m2024).en.find("Megatron sequence parallelism"), std::string::npos);
+  // One script: the JSON by heredoc, the arguments, DeepSpeed's launcher over the nodes.
+  const Layout g = layout_for(find_model("gpt3-175b"), 8, 4);
+  const std::vector<std::string> args = megatron_deepspeed_arguments(find_model("gpt3-175b"), g, b2022);
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--position-embedding-type rotary"), args.end());  // GPT-3's positions are learned
+  EXPECT_NE(std::find(args.begin(), args.end(), "--max-position-embeddings 2048"), args.end());
+  const std::string script = megatron_deepspeed_script(args, deepspeed_config(g).dump(2) + "\n", launch_shape(1024, 8), b2022);
+  EXPECT_NE(script.find("cat > ds_config.json <<'GPUPLAN_DS_CONFIG'"), std::string::npos) << script;
+  EXPECT_NE(script.find("deepspeed --num_nodes 128 --num_gpus 8 --hostfile"), std::string::npos) << script;
+  EXPECT_NE(script.find("--deepspeed --deepspeed_config ds_config.json"), std::string::npos) << script;
+  // A flag the version lacks is named with the commit checked.
+  std::vector<std::string> bad = args;
+  bad.push_back("--swiglu");  // the 2024 spelling, not the 2022 one
+  const Reason r = megatron_deepspeed_unknown(bad, b2022);
+  EXPECT_NE(r.en.find("--swiglu"), std::string::npos) << r.en;
+  EXPECT_NE(r.en.find("0f23a729"), std::string::npos) << r.en;
+}

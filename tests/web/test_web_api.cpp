@@ -401,7 +401,7 @@ TEST(WebApi, PlanCompareLayoutAnswersAsTheCliFlag) {
 // stderr, and the CLI's refusals as 400s naming the key.
 TEST(WebApi, PlanExportIsTheClisExportText) {
   const json plan = {{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"gpus", 64}, {"seq_len", 4096}, {"global_batch", 256}};
-  for (const char* to : {"megatron", "deepspeed", "torchtitan", "megatron-bridge", "nemo"}) {
+  for (const char* to : {"megatron", "deepspeed", "torchtitan", "megatron-bridge", "nemo", "megatron-deepspeed", "gpt-neox"}) {
     for (int rank : {1, 2}) {
       json body = plan;
       body["export"] = to;
