@@ -95,15 +95,18 @@ void note_vocab_padding(LaunchConfig& out, const ModelSpec& m, const Layout& l) 
                                    out.runner, l.tp, m.vocab, vocab.padded, rows, params)});
 }
 
+// The refusal of an export: what the reading version lacks, then where to go.
+[[noreturn]] void refuse(const LaunchConfig& out, const Reason& why, const char* next_en, const char* next_zh) {
+  throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}){}.", out.format, why.en, out.rank, next_en),
+                   fmt::format("--export {}：{}（排名第 {} 的布局）{}。", out.format, why.zh, out.rank, next_zh));
+}
+
 // Megatron-Bridge's and NeMo's overrides of a recipe, refused where the version
 // cannot build the model or layout or would stop at a key it does not read.
 void write_overrides(LaunchConfig& out, const ModelSpec& m, const Layout& l, const FrameworkProfile& runner, int64_t gpus, int gpus_per_node) {
   const std::string& to = out.format;
   const Reason gap = to == "nemo" ? nemo_gap(m, l, runner) : megatron_bridge_gap(m, l);
-  if (!gap.empty()) {
-    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); export another rank or format.", to, gap.en, out.rank),
-                     fmt::format("--export {}：{}（排名第 {} 的布局）；请导出其他名次或格式。", to, gap.zh, out.rank));
-  }
+  if (!gap.empty()) refuse(out, gap, "; export another rank or format", "；请导出其他名次或格式");
   OverrideExport e = to == "nemo" ? nemo_overrides(m, l, runner) : megatron_bridge_overrides(m, l);
   const LaunchShape shape = launch_shape(gpus, gpus_per_node);
   if (to == "nemo") {
@@ -111,10 +114,7 @@ void write_overrides(LaunchConfig& out, const ModelSpec& m, const Layout& l, con
     e.lines.insert(e.lines.begin(), {{"trainer.num_nodes", std::to_string(shape.nodes)}, {"trainer.devices", std::to_string(shape.gpus_per_node)}});
   }
   const Reason unknown = overrides_unknown(e, runner);
-  if (!unknown.empty()) {
-    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}).", to, unknown.en, out.rank),
-                     fmt::format("--export {}：{}（排名第 {} 的布局）。", to, unknown.zh, out.rank));
-  }
+  if (!unknown.empty()) refuse(out, unknown, "", "");
   out.text = overrides_text(e);
   out.file_name = to + ".overrides";
   out.media_type = "text/plain";
@@ -129,10 +129,7 @@ void write_deepspeed_stack(LaunchConfig& out, const ModelSpec& m, const Layout& 
   const std::string& to = out.format;
   const bool neox = to == "gpt-neox";
   const Reason gap = neox ? neox_gap(m, l, runner) : megatron_deepspeed_gap(m, l, runner);
-  if (!gap.empty()) {
-    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}); export another rank or format.", to, gap.en, out.rank),
-                     fmt::format("--export {}：{}（排名第 {} 的布局）；请导出其他名次或格式。", to, gap.zh, out.rank));
-  }
+  if (!gap.empty()) refuse(out, gap, "; export another rank or format", "；请导出其他名次或格式");
   Reason unknown;
   if (neox) {
     const std::vector<OverrideLine> config = neox_config(m, l, shape);
@@ -156,10 +153,7 @@ void write_deepspeed_stack(LaunchConfig& out, const ModelSpec& m, const Layout& 
     out.media_type = "text/x-shellscript";
     out.launch = "bash megatron-deepspeed.sh";
   }
-  if (!unknown.empty()) {
-    throw InputError("--export", fmt::format("--export {}: {} (the layout ranked {}).", to, unknown.en, out.rank),
-                     fmt::format("--export {}：{}（排名第 {} 的布局）。", to, unknown.zh, out.rank));
-  }
+  if (!unknown.empty()) refuse(out, unknown, "", "");
 }
 
 LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig out);
@@ -184,7 +178,7 @@ PlanRequest prepare_export(const PlanRequest& request, const ExportChoice& choic
     }
     r.top_k = std::max(r.top_k, *choice.rank);  // rank the layouts down to the one asked for
   } else {
-    r.top_k = std::max(r.top_k, 20);  // deep enough to find the best layout the reading version can hold
+    r.top_k = std::max(r.top_k, 100);  // deep enough to find the best layout the reading version can hold
   }
   return r;
 }

@@ -197,6 +197,8 @@ Reason neox_gap(const ModelSpec& m, const Layout& l, const FrameworkProfile& run
   if (m.qk_norm) miss("q/k normalisation", "q/k 归一化");
   if (!m.rope_scaling.empty()) miss(m.rope_scaling + " RoPE scaling", m.rope_scaling + " RoPE 缩放");
   if (l.cp > 1 || l.sequence_parallel) miss("sequence or context parallelism", "序列或上下文并行");
+  // checkpoint-activations recomputes whole layers (N neox_args.py l.902-907): no selective policy.
+  if (l.recompute == Recompute::kSelective) miss("selective recompute", "选择性重计算");
   if (l.zero_stage >= 2 && l.pp > 1) miss(fmt::format("ZeRO-{} with pipeline parallelism", l.zero_stage), fmt::format("流水线并行下的 ZeRO-{}", l.zero_stage));
   return joined(runner.label(), en, zh);
 }

@@ -498,6 +498,9 @@ TEST(DeepSpeedStackExports, BuildThePlannedModelWithNamesTheirVersionTakes) {
   EXPECT_NE(b.en.find("RMSNorm"), std::string::npos) << b.en;
   EXPECT_NE(b.en.find("untied embeddings"), std::string::npos) << b.en;
   EXPECT_NE(neox_gap(find_model("llama-2-7b"), l, neox).en.find("SwiGLU"), std::string::npos);
+  Layout selective = layout_for(find_model("gpt3-175b"), 4, 4);
+  selective.recompute = Recompute::kSelective;  // NeoX v2.0 checkpoints whole layers only
+  EXPECT_NE(neox_gap(find_model("gpt3-175b"), selective, neox).en.find("selective recompute"), std::string::npos);
   // Ulysses beside Megatron's sequence parallelism is a RuntimeError in the 2024 fork.
   Layout both = layout_for(find_model("gpt3-175b"), 4, 4);
   both.cp = 2;
