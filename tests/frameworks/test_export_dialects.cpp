@@ -341,49 +341,6 @@ TEST(DeepSpeedReading, StacksOnDeepSpeedReadTheReleaseTheyAdmit) {
   EXPECT_NE(r.en.find("deepspeed@0.9.2 (the DeepSpeed llama-factory@0.9.0 admits)"), std::string::npos) << r.en;
 }
 
-// The issue's acceptance plans, for every profile version with an exporter:
-// Llama-3.1-70B on 64 H100 and, where the stack runs expert parallelism,
-// DeepSeek-V3 on 256 H800. Each either exports (its reader checked every name,
-// the runner is the planned version, a launch line comes with it) or exits with
-// one sentence; the stacks the issue names export both.
-TEST(OverrideExports, EveryExporterVersionExportsTheAcceptancePlansOrSaysWhy) {
-  std::set<std::string> exported;
-  for (const auto& family : framework_catalog()) {
-    for (const FrameworkProfile& v : family.versions) {
-      if (v.export_format == ExportFormat::kNone) continue;
-      const bool moe = v.ep;
-      for (const auto& [model, gpu, gpus] : {std::tuple{"llama-3.1-70b", "h100", 64}, std::tuple{"deepseek-v3", "h800", 256}}) {
-        if (std::string(model) == "deepseek-v3" && !moe) continue;
-        PlanRequest r;
-        r.model = find_model(model);
-        r.gpus = {find_gpu(gpu)};
-        r.gpu_counts = {gpus};
-        r.framework = &v;
-        r.seq_len = 4096;
-        try {
-          const PlanRequest prepared = prepare_export(r, ExportChoice{});
-          const LaunchConfig lc = launch_config(prepared, plan(prepared), ExportChoice{});
-          EXPECT_FALSE(lc.text.empty()) << v.label() << " " << model;
-          EXPECT_FALSE(lc.launch.empty()) << v.label() << " " << model;
-          exported.insert(v.label() + " " + model);
-        } catch (const InputError& e) {
-          const std::string what = e.what();
-          EXPECT_FALSE(what.empty());
-          EXPECT_EQ(what.find('\n'), std::string::npos) << what;  // one sentence
-        }
-      }
-    }
-  }
-  for (const char* both : {"megatron-lm@0.19.0", "megatron-bridge@0.6.0", "nemo@2.5.0", "mindspeed-llm@2.1.0", "torchtitan@2025-10"}) {
-    EXPECT_TRUE(exported.count(std::string(both) + " llama-3.1-70b")) << both;
-    EXPECT_TRUE(exported.count(std::string(both) + " deepseek-v3")) << both;
-  }
-  EXPECT_TRUE(exported.count("deepspeed@0.10.2 llama-3.1-70b"));
-  // DeepSpeed 0.16.4's best Llama layout pipelines (a DeepSpeed config cannot say so): the best one it can hold goes out.
-  EXPECT_TRUE(exported.count("deepspeed@0.16.4 llama-3.1-70b"));
-  EXPECT_FALSE(exported.count("nemo@24.07 llama-3.1-70b"));  // no Llama 3.1 RoPE scaling in NeMo 24.07
-}
-
 // Every torchtitan version that reads a TOML job config gets its own keys
 // (data/exports/torchtitan-config-keys.json), none its loader would ignore:
 // 2024-04's one data-parallel degree and training.fp8_linear, 2024-12's
@@ -521,3 +478,105 @@ TEST(DeepSpeedStackExports, BuildThePlannedModelWithNamesTheirVersionTakes) {
   EXPECT_NE(r.en.find("--swiglu"), std::string::npos) << r.en;
   EXPECT_NE(r.en.find("0f23a729"), std::string::npos) << r.en;
 }
+
+namespace {
+
+// The parameters the exported text builds, read back in each format's own terms.
+double built_from_export(const LaunchConfig& lc, const ModelSpec& m) {
+  std::vector<std::string> lines;
+  std::istringstream in(lc.text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (lc.format == "megatron" && lc.runner.rfind("mindspeed-llm", 0) == 0) {
+    const auto [flags, vocab] = mindspeed_as_megatron(lc.text);
+    return megatron_built_params(flags, vocab);
+  }
+  if (lc.format == "megatron") return megatron_built_params(lc.text, m.vocab);  // the tokenizer's vocabulary, padded by the flags
+  if (lc.format == "megatron-bridge" || lc.format == "nemo") {
+    OverrideExport e;
+    for (const std::string& line : lines) {
+      const size_t eq = line.find('=');
+      if (eq != std::string::npos) e.lines.push_back({line.substr(0, eq), line.substr(eq + 1)});
+    }
+    const bool nemo2 = lc.format == "nemo" && lc.runner.find("@2.") != std::string::npos;
+    const auto [flags, vocab] = overrides_as_megatron(e, nemo2 ? "model.config." : "model.");
+    return megatron_built_params(flags, vocab);
+  }
+  if (lc.format == "megatron-deepspeed") {
+    std::vector<std::string> args;
+    bool in_args = false;
+    for (const std::string& line : lines) {
+      if (line == "ARGS=(") in_args = true;
+      else if (line == ")") in_args = false;
+      else if (in_args) args.push_back(line.substr(line.find_first_not_of(' ')));
+    }
+    return megatron_built_params(deepspeed_stack_as_megatron(args), m.vocab);
+  }
+  std::vector<OverrideLine> config;  // gpt-neox: key: value
+  for (const std::string& line : lines) {
+    const size_t colon = line.find(": ");
+    if (!line.empty() && line[0] != '#' && colon != std::string::npos) config.push_back({line.substr(0, colon), line.substr(colon + 2)});
+  }
+  return megatron_built_params(neox_as_megatron(config), m.vocab);
+}
+
+}  // namespace
+
+// The issue's acceptance plans, for every profile version with an exporter:
+// Llama-3.1-70B on 64 H100 and, where the stack runs expert parallelism,
+// DeepSeek-V3 on 256 H800. Each either exports (its reader checked every name,
+// the runner is the planned version, a launch line comes with it) or exits with
+// one sentence; the stacks the issue names export both.
+TEST(OverrideExports, EveryExporterVersionExportsTheAcceptancePlansOrSaysWhy) {
+  std::set<std::string> exported, counted;
+  for (const auto& family : framework_catalog()) {
+    for (const FrameworkProfile& v : family.versions) {
+      if (v.export_format == ExportFormat::kNone) continue;
+      const bool moe = v.ep;
+      for (const auto& [model, gpu, gpus] : {std::tuple{"llama-3.1-70b", "h100", 64}, std::tuple{"deepseek-v3", "h800", 256}}) {
+        if (std::string(model) == "deepseek-v3" && !moe) continue;
+        PlanRequest r;
+        r.model = find_model(model);
+        r.gpus = {find_gpu(gpu)};
+        r.gpu_counts = {gpus};
+        r.framework = &v;
+        r.seq_len = 4096;
+        try {
+          const PlanRequest prepared = prepare_export(r, ExportChoice{});
+          const PlanResult planned = plan(prepared);
+          const LaunchConfig lc = launch_config(prepared, planned, ExportChoice{});
+          EXPECT_FALSE(lc.text.empty()) << v.label() << " " << model;
+          EXPECT_FALSE(lc.launch.empty()) << v.label() << " " << model;
+          EXPECT_EQ(lc.runner, v.label());
+          // The model the exported names build is the planned one, parameter for parameter
+          // (a DeepSpeed JSON names no model; torchtitan names its Llama 3 flavor).
+          const Layout& l = planned.groups.front().top[static_cast<size_t>(lc.rank - 1)].layout;
+          if (lc.format == "torchtitan") {
+            EXPECT_NE(lc.text.find(std::string(model) == "llama-3.1-70b" ? "flavor = \"70B\"" : "name = \"deepseek-v3\""), std::string::npos) << lc.text;
+          } else if (lc.format != "deepspeed") {
+            EXPECT_EQ(built_from_export(lc, r.model), planned_params(r.model, l)) << v.label() << " " << model << "\n" << lc.text;
+            counted.insert(v.label() + " " + model);
+          }
+          exported.insert(v.label() + " " + model);
+        } catch (const InputError& e) {
+          const std::string what = e.what();
+          EXPECT_FALSE(what.empty());
+          EXPECT_EQ(what.find('\n'), std::string::npos) << what;  // one sentence
+        }
+      }
+    }
+  }
+  for (const char* both : {"megatron-lm@0.19.0", "megatron-bridge@0.6.0", "nemo@2.5.0", "mindspeed-llm@2.1.0", "torchtitan@2025-10"}) {
+    EXPECT_TRUE(exported.count(std::string(both) + " llama-3.1-70b")) << both;
+    EXPECT_TRUE(exported.count(std::string(both) + " deepseek-v3")) << both;
+  }
+  EXPECT_TRUE(exported.count("deepspeed@0.10.2 llama-3.1-70b"));
+  // DeepSpeed 0.16.4's best Llama layout pipelines (a DeepSpeed config cannot say so): the best one it can hold goes out.
+  EXPECT_TRUE(exported.count("deepspeed@0.16.4 llama-3.1-70b"));
+  EXPECT_FALSE(exported.count("nemo@24.07 llama-3.1-70b"));  // no Llama 3.1 RoPE scaling in NeMo 24.07
+  // Counted back: Megatron-LM 0.10 to 0.19 (Llama) and 0.11 on (DeepSeek-V3), Megatron-Bridge, NeMo 2.5.0 and
+  // MindSpeed-LLM (both), the generic profile's Megatron export (both).
+  EXPECT_GE(counted.size(), 20u) << counted.size();
+  EXPECT_TRUE(counted.count("megatron-bridge@0.6.0 deepseek-v3"));
+  EXPECT_TRUE(counted.count("mindspeed-llm@2.1.0 deepseek-v3"));
+}
+
