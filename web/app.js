@@ -771,7 +771,9 @@ function renderServe() {
 // as `gpuplan plan ... --export FORMAT --rank N` prints it, saved as a file.
 async function exportConfig() {
   const status = $('#export-status');
-  const body = { ...planBody(), rank: (last.plan && last.plan.chosenRank) || 1 };
+  // A clicked row is exported as asked; with none clicked, the best layout the format's reader can hold (as the CLI without --rank).
+  const body = { ...planBody() };
+  if (last.plan && last.plan.chosenRank) body.rank = last.plan.chosenRank;
   if ($('#export_to').value) body.export = $('#export_to').value;
   status.hidden = true;
   try {

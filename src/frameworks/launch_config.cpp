@@ -458,10 +458,10 @@ Reason deepspeed_config_gap(const Layout& l, const FrameworkProfile& runner) {
   std::string args = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", l.tp, l.pp);
   if (l.cp > 1) args += fmt::format(" --ds-sequence-parallel-size {}", l.cp);
   return {fmt::format("a DeepSpeed config ({}) cannot express {}; Megatron-DeepSpeed takes them as its arguments ({}, "
-                      "with --deepspeed --deepspeed_config FILE; --export megatron prints the TP and PP ones)",
+                      "with --deepspeed --deepspeed_config FILE; --export megatron-deepspeed writes them beside the config in one script)",
                       runner.label(), what, args),
           fmt::format("DeepSpeed 配置（{}）无法表达{}；Megatron-DeepSpeed 以命令行参数接收它们（{}，"
-                      "并加 --deepspeed --deepspeed_config FILE；--export megatron 会输出其中 TP 与 PP 的参数）",
+                      "并加 --deepspeed --deepspeed_config FILE；--export megatron-deepspeed 会把它们与配置一起写成一个脚本）",
                       runner.label(), what_zh, args)};
 }
 

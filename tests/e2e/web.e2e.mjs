@@ -438,6 +438,9 @@ try {
       '--market', 'us', '--currency', 'usd'];
     assert.equal(exported, execFileSync(binary, [...planArgs, '--export', '--rank', '2'], { encoding: 'utf8' }), 'the download differs from plan --export --rank 2');
     assert.match(await page.textContent('#export-status'), /megatron-args\.txt.*ranked 2/);
+    // The command that starts it, as the CLI's `launch:` line on stderr.
+    const cliLaunch = spawnSync(binary, [...planArgs, '--export', '--rank', '2'], { encoding: 'utf8' }).stderr.match(/^launch: (.*)$/m)[1];
+    assert.equal(await page.textContent('#export-status code.launch'), cliLaunch, 'the launch line differs from the CLI\'s');
     // A format whose reader cannot run the layout: its one sentence beside the button, in the form's words; the ranking stays.
     await page.selectOption('#export_to', 'deepspeed');
     await page.click('#export-btn');
@@ -449,7 +452,7 @@ try {
     assert.ok(refused.includes('“Launch configuration of the chosen layout” deepspeed'), `the refusal does not name the field: ${refused}`);
     assert.equal(await page.isVisible('#plan-table table'), true, 'a refused export hid the ranking');
     await page.selectOption('#export_to', '');
-    step(`export button: rank 2 downloaded as megatron-args.txt, equal to plan --export --rank 2; deepspeed refused beside the button`);
+    step(`export button: rank 2 downloaded as megatron-args.txt, equal to plan --export --rank 2, its launch line the CLI's; deepspeed refused beside the button`);
     // The ranking in Chinese: the recompute policy in words (issue 30: "none" stayed English).
     const zhPlan = page.waitForResponse((r) => r.url().endsWith('/api/plan/view') && JSON.parse(r.request().postData()).market === 'cn');
     await page.click('#lang-toggle');
