@@ -101,6 +101,9 @@ struct FrameworkProfile {
   // keys of the newest release gpuplan has read at or below it. Empty: unpinned,
   // the newest release dated at or before the stack's version.
   std::string deepspeed_release;
+  // Whether context parallelism runs beside Megatron's sequence parallelism
+  // (Megatron-DeepSpeed's DeepSpeed-Ulysses refuses it: megatron/initialize.py).
+  bool sequence_parallel_with_cp = true;
   OptimizerLoop optimizer_loop = OptimizerLoop::kForeach;  // multi-tensor optimizer kernels, or one op per tensor in a Python loop
   bool zero2_per_unit = false;                           // ZeRO-2 is FSDP SHARD_GRAD_OP: per-unit all-gather every forward, reduce-scatter every backward
   GradAccumDtype grad_accum_dtype = GradAccumDtype::kFp32;

@@ -274,6 +274,11 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
                  fmt::format("序列并行：{}（{} 默认）", on_off_zh(l.sequence_parallel), f.label()));
   }
   if (l.tp_comm_overlap && !l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kOptional) l.sequence_parallel = true;
+  // A stack whose context parallelism refuses sequence parallelism beside it
+  // (profile sequence_parallel_with_cp) runs CP without it unless it is stated.
+  if (l.cp > 1 && !f.sequence_parallel_with_cp && f.sequence_parallel == SequenceParallelMode::kOptional && !s.sequence_parallel) {
+    l.sequence_parallel = false;
+  }
 
   // ZeRO-3 gathers: per block (FSDP wrap unit) or per submodule (DeepSpeed hooks).
   l.zero3_per_module = f.zero3_gather_unit == GatherUnit::kModule;
@@ -452,6 +457,9 @@ Reason why_framework_cannot_run(const FrameworkProfile& f, const Layout& l) {
   }
   if (l.tp > 1 && !l.sequence_parallel && f.sequence_parallel == SequenceParallelMode::kWithTp) {
     return both("always runs sequence parallelism with TP", "开 TP 时总是同时开序列并行（SP）");
+  }
+  if (l.tp > 1 && l.cp > 1 && l.sequence_parallel && !f.sequence_parallel_with_cp) {
+    return both("refuses context parallelism beside sequence parallelism", "不允许上下文并行与序列并行同用");
   }
   return {};
 }

@@ -321,6 +321,7 @@ constexpr Property kProperties[] = {
   {"zero_max_with_pp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_pp>},
   {"zero_max_with_ep", "3", set_zero_stage<&FrameworkProfile::zero_max_with_ep>},
   {"zero_max_with_tp", "3", set_zero_stage<&FrameworkProfile::zero_max_with_tp>},
+  {"sequence_parallel_with_cp", "true", set_bool<&FrameworkProfile::sequence_parallel_with_cp>},
   {"deepspeed_release", "none",
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       // A release number ("0.10.0"): digits and dots, as DeepSpeed numbers its releases.

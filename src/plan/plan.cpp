@@ -394,7 +394,8 @@ std::vector<Layout> enumerate_layouts(const PlanRequest& r, const GpuSpec& g, in
                     // same bytes as TP's all-reduces, the replicated norms and
                     // dropouts split; Korthikanti et al. 2022 §4.2.2), unless pinned.
                     const std::optional<bool> pin = r.sequence_parallel ? r.sequence_parallel : r.settings.sequence_parallel;
-                    l.sequence_parallel = tp > 1 && pin.value_or(true);
+                    // Off beside CP where the stack refuses the two together (profile sequence_parallel_with_cp).
+                    l.sequence_parallel = tp > 1 && pin.value_or(l.cp <= 1 || fw.sequence_parallel_with_cp);
                   }
                   out.push_back(l);
                 }

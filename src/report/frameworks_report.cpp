@@ -57,6 +57,7 @@ const std::map<std::string, std::string>& property_zh() {
       {"zero_max_with_ep", "配合 EP 时可用的最高 ZeRO 阶段"},
       {"zero_max_with_tp", "配合 TP 时可用的最高 ZeRO 阶段"},
       {"deepspeed_release", "所需 DeepSpeed 的最低版本"},
+      {"sequence_parallel_with_cp", "上下文并行可否与序列并行同用"},
       {"optimizer_loop", "优化器内核的组织方式"},
       {"zero2_mode", "ZeRO-2 的实现方式"},
       {"loss_bytes_per_logit", "损失峰值每个 logit 占用的字节数"},

@@ -580,3 +580,36 @@ TEST(OverrideExports, EveryExporterVersionExportsTheAcceptancePlansOrSaysWhy) {
   EXPECT_TRUE(counted.count("mindspeed-llm@2.1.0 deepseek-v3"));
 }
 
+
+// microsoft/Megatron-DeepSpeed@f4157bea refuses DeepSpeed-Ulysses beside Megatron's
+// sequence parallelism (megatron/initialize.py l.247-252, a RuntimeError at start):
+// its profile says so (sequence_parallel_with_cp false), so a layout with CP runs
+// without SP, a stated pair is refused, and the planner ranks no such layout.
+TEST(FrameworkRules, UlyssesBesideSequenceParallelWhereTheStackRefusesIt) {
+  const FrameworkProfile& m2024 = find_framework("megatron-deepspeed@2024");
+  EXPECT_FALSE(m2024.sequence_parallel_with_cp);
+  EXPECT_TRUE(find_framework("megatron-lm@0.14.0").sequence_parallel_with_cp);
+  Layout l = layout_for(find_model("gpt3-175b"), 4, 8);
+  l.cp = 2;
+  apply_framework(m2024, RunSettings{}, l);
+  EXPECT_FALSE(l.sequence_parallel);
+  EXPECT_TRUE(why_framework_cannot_run(m2024, l).empty()) << why_framework_cannot_run(m2024, l).en;
+  RunSettings stated;
+  stated.sequence_parallel = true;  // a stated pair stands, and is refused
+  apply_framework(m2024, stated, l);
+  EXPECT_TRUE(l.sequence_parallel);
+  EXPECT_NE(why_framework_cannot_run(m2024, l).en.find("context parallelism beside sequence parallelism"), std::string::npos);
+  PlanRequest r;
+  r.model = find_model("gpt3-175b");
+  r.gpus = {find_gpu("a100-80g")};
+  r.gpu_counts = {1024};
+  r.seq_len = 2048;
+  r.framework = &m2024;
+  r.top_k = 20;
+  int with_cp = 0;
+  for (const PlanCandidate& c : plan(r).groups.front().top) {
+    if (c.layout.cp > 1) ++with_cp;
+    EXPECT_FALSE(c.layout.cp > 1 && c.layout.sequence_parallel) << c.layout.tp << " " << c.layout.cp;
+  }
+  EXPECT_GT(with_cp, 0);  // CP layouts still ranked, without SP
+}

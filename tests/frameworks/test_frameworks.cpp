@@ -43,7 +43,7 @@ TEST(Frameworks, EveryProfileLoadsWithASourceForEveryFact) {
   for (const FrameworkFamily& fam : cat) {
     ASSERT_FALSE(fam.versions.empty()) << fam.id;
     for (const FrameworkProfile& v : fam.versions) {
-      EXPECT_EQ(v.facts.size(), 71u) << v.label();  // 25 required + 46 optional properties (data/frameworks/README.md)
+      EXPECT_EQ(v.facts.size(), 72u) << v.label();  // 25 required + 47 optional properties (data/frameworks/README.md)
       for (const ProfileFact& f : v.facts) EXPECT_FALSE(f.source.empty()) << v.label() << " " << f.key;
       EXPECT_TRUE(v.supports_zero(v.zero_default)) << v.label();
     }
