@@ -607,7 +607,8 @@ TEST(FrameworkRules, UlyssesBesideSequenceParallelWhereTheStackRefusesIt) {
   r.framework = &m2024;
   r.top_k = 20;
   int with_cp = 0;
-  for (const PlanCandidate& c : plan(r).groups.front().top) {
+  const PlanResult result = plan(r);  // kept: a range-for over plan(r).groups.front() would read a destroyed temporary
+  for (const PlanCandidate& c : result.groups.front().top) {
     if (c.layout.cp > 1) ++with_cp;
     EXPECT_FALSE(c.layout.cp > 1 && c.layout.sequence_parallel) << c.layout.tp << " " << c.layout.cp;
   }
