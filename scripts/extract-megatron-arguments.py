@@ -21,6 +21,7 @@ import ast
 import json
 import sys
 
+from argparse_ast import option_strings  # scripts/argparse_ast.py
 from profile_revisions import git, revisions  # scripts/profile_revisions.py
 
 # The profile's versions (data/frameworks/megatron-lm.json) and the commit each one reads.
@@ -38,10 +39,6 @@ VERSIONS = [
     ("0.16.0", "core_v0.16.0"),
     ("0.19.0", "core_v0.19.0"),
 ]
-
-
-def option_strings(call):
-    return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
 
 
 def find_class(repo, rev, name, cache):

@@ -38,6 +38,7 @@ import ast
 import json
 import sys
 
+from argparse_ast import option_strings, reachable_flags  # scripts/argparse_ast.py
 from profile_revisions import git, revisions  # scripts/profile_revisions.py
 
 # The profile's versions (data/frameworks/megatron-deepspeed.json): which mirror
@@ -52,31 +53,6 @@ ARGS = "megatron/arguments.py"
 PRETRAIN = "pretrain_gpt.py"
 TRAINING = "megatron/training.py"
 DS_INIT = "deepspeed/__init__.py"
-
-
-def option_strings(call):
-    return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
-
-
-def reachable_flags(tree, entries):
-    """add_argument option strings in the module-level functions reachable from `entries`."""
-    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    seen, stack, flags = set(), list(entries), set()
-    while stack:
-        name = stack.pop()
-        if name in seen or name not in funcs:
-            continue
-        seen.add(name)
-        for node in ast.walk(funcs[name]):
-            if not isinstance(node, ast.Call):
-                continue
-            if isinstance(node.func, ast.Name) and node.func.id in funcs:
-                stack.append(node.func.id)
-            elif isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-                flags.update(option_strings(node))
-    unreached = sorted(n for n, f in funcs.items() if n not in seen and any(
-        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "add_argument" for c in ast.walk(f)))
-    return flags, sorted(seen), unreached
 
 
 def tree_at(repo, commit, path):

@@ -1,4 +1,4 @@
-"""The git reads the profile-data extractors share (scripts/extract-megatron-arguments.py,
+"""The git reads the profile-data extractors share (scripts/extract-*.py, e.g. extract-megatron-arguments.py,
 scripts/extract-torchtitan-config-keys.py, scripts/extract-deepspeed-config-keys.py): run git in a mirror, and resolve each
 profile version's revision to its commit and commit date."""
 import subprocess

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iterator>
 
 #include "frameworks/launch_config.hpp"
 #include "gpuplan/error.hpp"
@@ -43,10 +42,9 @@ const FormatEntry* format_entry(const std::string& name) {
 
 // "megatron, deepspeed, … or gpt-neox" / "megatron、deepspeed、… 或 gpt-neox".
 std::string format_list(bool zh) {
-  std::string s;
-  const size_t n = std::size(kFormats);
-  for (size_t i = 0; i < n; ++i) s += (i == 0 ? "" : i + 1 == n ? (zh ? " 或 " : " or ") : (zh ? "、" : ", ")) + std::string(kFormats[i].name);
-  return s;
+  std::vector<std::string> names;
+  for (const FormatEntry& f : kFormats) names.push_back(f.name);
+  return zh ? join(names, "、", " 或 ") : join(names, ", ", " or ");
 }
 
 // The format asked for, or the planned framework's own.
@@ -103,12 +101,11 @@ void note_vocab_padding(LaunchConfig& out, const ModelSpec& m, const Layout& l) 
 
 // Megatron-Bridge's and NeMo's overrides of a recipe, refused where the version
 // cannot build the model or layout or would stop at a key it does not read.
-void write_overrides(LaunchConfig& out, const ModelSpec& m, const Layout& l, const FrameworkProfile& runner, int64_t gpus, int gpus_per_node) {
+void write_overrides(LaunchConfig& out, const ModelSpec& m, const Layout& l, const FrameworkProfile& runner, const LaunchShape& shape) {
   const std::string& to = out.format;
   const Reason gap = to == "nemo" ? nemo_gap(m, l, runner) : megatron_bridge_gap(m, l);
   if (!gap.empty()) refuse(out, gap, "; export another rank or format", "；请导出其他名次或格式");
   OverrideExport e = to == "nemo" ? nemo_overrides(m, l, runner) : megatron_bridge_overrides(m, l);
-  const LaunchShape shape = launch_shape(gpus, gpus_per_node);
   if (to == "nemo") {
     // The machines, as NeMo's trainer counts them (trainer.num_nodes, trainer.devices).
     e.lines.insert(e.lines.begin(), {{"trainer.num_nodes", std::to_string(shape.nodes)}, {"trainer.devices", std::to_string(shape.gpus_per_node)}});
@@ -137,8 +134,6 @@ void write_deepspeed_stack(LaunchConfig& out, const ModelSpec& m, const Layout& 
     out.text = neox_yaml(config, runner);
     out.file_name = "neox.yml";
     out.media_type = "application/yaml";
-    // GPT-NeoX's launch (EleutherAI/gpt-neox@v2.0 README.md l.219-237): deepy.py merges the YAMLs; -H names the hosts.
-    out.launch = fmt::format("python ./deepy.py train.py{} neox.yml DATA_TOKENIZER_AND_OPTIMIZER.yml", shape.nodes > 1 ? " -H HOSTFILE" : "");
   } else {
     const std::vector<std::string> args = megatron_deepspeed_arguments(m, l, runner);
     unknown = megatron_deepspeed_unknown(args, runner);
@@ -151,7 +146,6 @@ void write_deepspeed_stack(LaunchConfig& out, const ModelSpec& m, const Layout& 
     out.text = megatron_deepspeed_script(args, config.dump(2) + "\n", shape, runner);
     out.file_name = "megatron-deepspeed.sh";
     out.media_type = "text/x-shellscript";
-    out.launch = "bash megatron-deepspeed.sh";
   }
   if (!unknown.empty()) refuse(out, unknown, "", "");
 }
@@ -250,6 +244,7 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
   const std::string& to = out.format;
   const int rank = out.rank;
   const Layout& l = g.top[static_cast<size_t>(rank - 1)].layout;
+  const LaunchShape shape = launch_shape(g.gpus, r.gpus.front().gpus_per_node);  // the machines it starts on
   // The stack that will run the export must be able to run the layout: the
   // planned framework when the format is its own, else that format's own
   // framework (its newest profile). A torchtitan export for a plan that named
@@ -312,9 +307,9 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
                        full ? "完整" : "选择性")});
     }
   } else if (to == "megatron-bridge" || to == "nemo") {
-    write_overrides(out, r.model, l, runner, g.gpus, r.gpus.front().gpus_per_node);
+    write_overrides(out, r.model, l, runner, shape);
   } else if (to == "megatron-deepspeed" || to == "gpt-neox") {
-    write_deepspeed_stack(out, r.model, l, runner, launch_shape(g.gpus, r.gpus.front().gpus_per_node));
+    write_deepspeed_stack(out, r.model, l, runner, shape);
   } else {
     out.text = torchtitan_toml(r.model, l, &runner);
     const Reason unknown = torchtitan_toml_unknown(out.text, runner);
@@ -328,7 +323,7 @@ LaunchConfig write_layout(const PlanRequest& r, const PlanGroup& g, LaunchConfig
     out.media_type = "application/toml";
   }
   if (to != "deepspeed" && to != "torchtitan") note_vocab_padding(out, r.model, l);
-  if (out.launch.empty()) out.launch = launch_command(to, runner, launch_shape(g.gpus, r.gpus.front().gpus_per_node), out.file_name);
+  if (out.launch.empty()) out.launch = launch_command(to, runner, shape, out.file_name);
   return out;
 }
 

@@ -16,6 +16,7 @@
 
 #include "frameworks/launch_config.hpp"
 #include "frameworks/launch_readers.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 
@@ -25,12 +26,7 @@ bool bigscience(const FrameworkProfile& runner) { return runner.version == "2022
 
 Reason joined(const std::string& who, const std::vector<std::string>& en, const std::vector<std::string>& zh) {
   if (en.empty()) return {};
-  std::string what, what_zh;
-  for (size_t i = 0; i < en.size(); ++i) {
-    what += (i == 0 ? "" : i + 1 == en.size() ? " or " : ", ") + en[i];
-    what_zh += (i == 0 ? "" : "、") + zh[i];
-  }
-  return {fmt::format("{} has no {}", who, what), fmt::format("{} 不支持{}", who, what_zh)};
+  return {fmt::format("{} has no {}", who, join(en, ", ", " or ")), fmt::format("{} 不支持{}", who, join(zh, "、"))};
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "frameworks/launch_config.hpp"
 #include "frameworks/launch_readers.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 
@@ -482,11 +483,7 @@ Reason nemo_gap(const ModelSpec& m, const Layout& l, const FrameworkProfile& run
     missing.push_back("DeepEP dispatch and all-to-all overlap"); missing_zh.push_back("DeepEP 分发与 all-to-all 重叠");
   }
   if (missing.empty()) return {};
-  std::string what, what_zh;
-  for (size_t i = 0; i < missing.size(); ++i) {
-    what += (i == 0 ? "" : i + 1 == missing.size() ? " or " : ", ") + missing[i];
-    what_zh += (i == 0 ? "" : "、") + missing_zh[i];
-  }
+  const std::string what = join(missing, ", ", " or "), what_zh = join(missing_zh, "、");
   return both(fmt::format("{} (NeMo 1 on Megatron-Core 0.8) has no {} (NeMo 2.5.0 has)", who, what),
               fmt::format("{}（NeMo 1，Megatron-Core 0.8）不支持{}（NeMo 2.5.0 支持）", who, what_zh));
 }

@@ -60,6 +60,12 @@ std::string launch_command(const std::string& format, const FrameworkProfile& ru
     // The data and tokenizer arguments are the user's.
     return fmt::format("{} pretrain_gpt.py $(< {}) $DATA_AND_TOKENIZER_ARGS", torchrun(shape), file_name);
   }
+  if (format == "megatron-deepspeed") return "bash " + file_name;  // the script starts DeepSpeed's launcher itself
+  if (format == "gpt-neox") {
+    // EleutherAI/gpt-neox@v2.0 README.md l.219-237: deepy.py merges the YAMLs (the user's data, tokenizer and
+    // optimizer beside this one); -H names the hosts.
+    return fmt::format("python ./deepy.py train.py{} {} DATA_TOKENIZER_AND_OPTIMIZER.yml", shape.nodes > 1 ? " -H HOSTFILE" : "", file_name);
+  }
   if (format == "torchtitan") {
     // torchtitan's run script: `train.py --job.config_file` until 2025-02
     // (run_llama_train.sh @3f20451b l.23-25), `-m torchtitan.train` from 2025-04

@@ -1,6 +1,7 @@
 #include "frameworks/launch_config.hpp"
 
 #include "frameworks/launch_readers.hpp"
+#include "units/text_match.hpp"
 
 #include <fmt/format.h>
 
@@ -448,11 +449,7 @@ Reason deepspeed_config_gap(const Layout& l, const FrameworkProfile& runner) {
     missing_zh.push_back(fmt::format("上下文并行（CP {}）", l.cp));
   }
   if (missing.empty()) return {};
-  std::string what, what_zh;
-  for (size_t i = 0; i < missing.size(); ++i) {
-    what += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
-    what_zh += (i == 0 ? "" : "、") + missing_zh[i];
-  }
+  const std::string what = join(missing, ", ", " and "), what_zh = join(missing_zh, "、");
   // microsoft/Megatron-DeepSpeed@f4157be megatron/arguments.py: --tensor-model-parallel-size, --pipeline-model-parallel-size,
   // --ds-sequence-parallel-size (Ulysses), beside DeepSpeed's --deepspeed --deepspeed_config.
   std::string args = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", l.tp, l.pp);

@@ -64,7 +64,7 @@ struct LaunchShape {
 LaunchShape launch_shape(int64_t gpus, int gpus_per_node);
 
 // The command that starts the configuration saved as `file_name` (`format`:
-// megatron, deepspeed, torchtitan, megatron-bridge, nemo; `recipe`: the
+// megatron, deepspeed, torchtitan, megatron-bridge, nemo, megatron-deepspeed, gpt-neox; `recipe`: the
 // recipe the overrides start from) on `shape`, as `runner`'s own launch scripts
 // start it; placeholders in capitals for what gpuplan does not plan (data,
 // tokenizer, hosts). Empty for a format without one.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "data/embedded_data.hpp"
+#include "units/text_match.hpp"
 
 namespace gpuplan {
 
@@ -63,9 +64,7 @@ std::string unknown_names(const LaunchReader& reader, const std::vector<std::str
   for (const std::string& n : used) {
     if (!reader.names.count(n) && std::find(missing.begin(), missing.end(), n) == missing.end()) missing.push_back(n);
   }
-  std::string list;
-  for (const std::string& n : missing) list += (list.empty() ? "" : ", ") + n;
-  return list;
+  return join(missing, ", ");
 }
 
 }  // namespace gpuplan

@@ -55,9 +55,11 @@ std::vector<std::string> closest_names(const std::string& typed, const std::vect
   return out;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
+std::string join(const std::vector<std::string>& items, const std::string& sep) { return join(items, sep, sep); }
+
+std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& last_sep) {
   std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? last_sep : sep) + items[i];
   return out;
 }
 

@@ -17,6 +17,8 @@ std::vector<std::string> closest_names(const std::string& typed, const std::vect
                                        size_t limit = 5);
 
 std::string join(const std::vector<std::string>& items, const std::string& sep);
+// The same with its own separator before the last item: "a, b or c" (", ", " or ").
+std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& last_sep);
 
 // The web addresses a source text cites ("zhitaoyun.cn/2153110.html"), joined
 // with "，": what a Chinese report shows of an English source. Empty when it cites none.

@@ -309,6 +309,9 @@ TEST(LaunchCommand, NodesAndEachStacksEntryPoint) {
             std::string::npos);
   EXPECT_NE(launch_command("nemo", find_framework("nemo@24.07"), shape, "nemo.overrides").find("megatron_gpt_pretraining.py \"${OVERRIDES[@]}\""),
             std::string::npos);
+  EXPECT_EQ(launch_command("megatron-deepspeed", find_framework("megatron-deepspeed@2024"), shape, "megatron-deepspeed.sh"), "bash megatron-deepspeed.sh");
+  EXPECT_EQ(launch_command("gpt-neox", find_framework("gpt-neox@2023"), shape, "neox.yml"),
+            "python ./deepy.py train.py -H HOSTFILE neox.yml DATA_TOKENIZER_AND_OPTIMIZER.yml");
 }
 
 // A stack that hands gpuplan's DeepSpeed config to DeepSpeed is checked against
@@ -589,10 +592,19 @@ TEST(FrameworkRules, UlyssesBesideSequenceParallelWhereTheStackRefusesIt) {
   const FrameworkProfile& m2024 = find_framework("megatron-deepspeed@2024");
   EXPECT_FALSE(m2024.sequence_parallel_with_cp);
   EXPECT_TRUE(find_framework("megatron-lm@0.14.0").sequence_parallel_with_cp);
+  // Its SP default is off (inherited from the 2022 entry), so the rule is tried on a copy whose default is on:
+  // without the rule this layout would keep SP beside CP.
+  FrameworkProfile sp_on = m2024;
+  sp_on.sequence_parallel_default = true;
   Layout l = layout_for(find_model("gpt3-175b"), 4, 8);
   l.cp = 2;
-  apply_framework(m2024, RunSettings{}, l);
+  apply_framework(sp_on, RunSettings{}, l);
   EXPECT_FALSE(l.sequence_parallel);
+  l.cp = 1;
+  apply_framework(sp_on, RunSettings{}, l);
+  EXPECT_TRUE(l.sequence_parallel);  // without CP, its default
+  l.cp = 2;
+  apply_framework(sp_on, RunSettings{}, l);
   EXPECT_TRUE(why_framework_cannot_run(m2024, l).empty()) << why_framework_cannot_run(m2024, l).en;
   RunSettings stated;
   stated.sequence_parallel = true;  // a stated pair stands, and is refused
