@@ -44,6 +44,8 @@ inline const std::set<std::string> kAllowed = {
     "VP", "MAPE", "SDPA", "cuDNN", "Transformer", "GPipe", "DualPipe", "TransformerEngine", "top-k", "top",
     // the program itself (gpuplan train, gpuplan gpus 910b2: commands to type)
     "gpuplan", "id", "sdpa", "cudnn", "PyTorch", "bitsandbytes", "AutoGPTQ",
+    // weight-quantisation method ids as --weight-quant takes them (gptq-int4, gguf-q4_k_m, …)
+    "none", "awq", "gptq", "nf4", "gguf", "mxfp4", "nvfp4", "q4_k_m", "q8_0",
     // authors of the formulas' sources
     "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
     "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",
@@ -121,7 +123,10 @@ inline std::set<std::string> catalog_names() {
     names.insert(e.id);
     for (const auto& a : e.aliases) names.insert(a);
     add_words(e.name);
-    for (const auto& v : e.versions) names.insert(e.id + "@" + v.version);
+    for (const auto& v : e.versions) {
+      names.insert(e.id + "@" + v.version);
+      for (const auto& platform : v.platforms) names.insert(platform);  // vendor ids: nvidia, intel, apple, cpu
+    }
   }
   // Serving engines named in reports, and the engine ids of the case format (shared/validation/README.md).
   for (const char* e : {"vLLM", "SGLang", "TensorRT-LLM", "TensorRT", "LMDeploy", "TurboMind", "MindIE", "Dynamo", "trtllm-bench", "tgi", "hf-transformers",

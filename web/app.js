@@ -6,7 +6,7 @@ const I18N = {
   en: {
     tagline: 'GPUs, time and cost of training and serving large models', copy_link: 'Copy link', copied: 'Link copied',
     tab_train: 'Training', tab_memory: 'Memory & layout', tab_plan: 'Planner', tab_serve: 'Serving',
-    serving: 'Serving', precision: 'Weights', input_len: 'Input tokens', output_len: 'Output tokens', rps: 'Requests/s',
+    serving: 'Serving', precision: 'Weights', weight_quant: "Quantisation method (sets the weights' bytes; empty: none named)", wq_none: 'none named', input_len: 'Input tokens', output_len: 'Output tokens', rps: 'Requests/s',
     latency_target: 'TPOT target, ms (empty: 50)', disaggregate: 'Separate prefill and decode pools',
     engine: 'Serving engine (its KV-cache and batch defaults)',
     engine_default: 'vLLM (--memory-utilization)',
@@ -59,7 +59,7 @@ const I18N = {
   zh: {
     tagline: '大模型训练与推理部署所需的 GPU、时间与成本', copy_link: '复制链接', copied: '链接已复制',
     tab_train: '训练', tab_memory: '显存与并行', tab_plan: '并行规划', tab_serve: '推理部署',
-    serving: '推理部署', precision: '权重精度', input_len: '输入 token 数', output_len: '输出 token 数', rps: '每秒请求数',
+    serving: '推理部署', precision: '权重精度', weight_quant: '量化方法（决定权重字节数；留空：不指定）', wq_none: '不指定', input_len: '输入 token 数', output_len: '输出 token 数', rps: '每秒请求数',
     latency_target: '每 token 时间目标，毫秒（留空：50）', disaggregate: '预填充与解码分池部署',
     engine: '推理引擎（按其 KV 缓存与批大小默认值）',
     engine_default: 'vLLM（按 --memory-utilization）',
@@ -117,7 +117,7 @@ const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '', tp: '8', pp: '4', zero: '1', micro_batch: '1',
   recompute: 'none', global_batch: '0', safety_margin: '0.15', framework: 'generic', market: '', currency: '', own: '', fleet: '',
-  precision: 'fp16', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '', engine: '',
+  precision: 'fp16', weight_quant: '', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '', engine: '',
   epochs: '1', train_precision: 'bf16', fault_budget: '',
   ft_method: 'lora', ft_rank: '', ft_samples: '50k', ft_tokens: '', ft_epochs: '3', ft_precision: 'bf16', ft_gpus: '', ft_deadline: '',
 };
@@ -276,6 +276,11 @@ function serveBody() {
   if (state.latency_target_ms) b.latency_target_ms = state.latency_target_ms;
   if (state.disaggregate === '1') b.disaggregate = true;
   if (state.engine) b.engine = state.engine;
+  if (state.weight_quant) {
+    // The method says what the weights are; the Weights menu gives way unless changed from its default.
+    b.weight_quant = state.weight_quant;
+    if (state.precision === 'fp16') delete b.precision;
+  }
   return b;
 }
 

@@ -100,6 +100,14 @@ struct EngineProfile {
   // prompt (false), or the decode step after it, the prefill covering every
   // prompt token but the last (TurboMind before v0.1.0's unified passes).
   bool first_token_from_decode = false;
+  // The attention scores go through memory between kernels: the KQ product in
+  // F32 over every key of the cache (masked ones too), a softmax kernel, then
+  // the product with V (llama.cpp without flash attention, its default).
+  bool attention_scores_materialised = false;
+  // Prompt tokens one forward pass takes (llama.cpp's n_ubatch): a longer
+  // prompt is prefilled in passes of this many tokens, each re-reading the
+  // weights and attending to what the earlier ones cached. 0: one pass.
+  long long prefill_ubatch_tokens = 0;
   // Named constants a rule uses (trtllm-bench's caps, SGLang's reserve
   // coefficients), each cited in the data file.
   std::vector<std::pair<std::string, double>> rule_constants;

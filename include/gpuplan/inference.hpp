@@ -27,8 +27,34 @@ enum class WeightFormat { kFp16, kBf16, kFp8, kInt8, kInt4 };
 const char* weight_format_name(WeightFormat f);
 WeightFormat parse_weight_format(const std::string& text, const std::string& field);
 
+// A named weight-quantisation method (data/kernels/weight_quant.json, the
+// validation format's infer.weight_quant): its compute class and what a weight
+// of each kind of matrix costs in bits, from the format's storage layout.
+struct WeightQuant {
+  std::string id;                       // "gguf-q4_k_m", "awq-int4", "nf4", ...
+  WeightFormat format = WeightFormat::kFp16;
+  double bits = 16;                     // layer matrices, scales and zero points included
+  double embedding_bits = 16;
+  double lm_head_bits = 16;
+  bool experts_only = false;            // only the routed experts are quantised (gpt-oss's MXFP4)
+  // llama.cpp's per-tensor exceptions: these matrices ("attn_v", "mlp_out") of
+  // the layers use_more_bits picks take promoted_bits.
+  std::vector<std::string> promoted;
+  double promoted_bits = 0;
+  // bitsandbytes: more than one token row dequantises the whole matrix to 16
+  // bits in memory, then runs a 16-bit GEMM; one row runs the fused GEMV.
+  bool dequantise_per_call = false;
+  std::string source;
+};
+const std::vector<WeightQuant>& weight_quant_methods();
+const WeightQuant* find_weight_quant(const std::string& id);  // nullptr when unknown
+std::vector<std::string> weight_quant_ids();                  // in the catalog's order, for error sentences
+
 struct InferenceOptions {
   WeightFormat weights = WeightFormat::kFp16;
+  // A named method (find_weight_quant) whose bit widths replace `weights` at
+  // `group_size`; its format must be `weights`. Empty: none named.
+  std::string weight_quant;
   Precision kv = Precision::kFp16;      // KV cache: fp16/bf16 (2 bytes) or fp8 (1 byte)
   int64_t group_size = 128;             // weight-only quantisation group (int4)
   int tp = 1;                           // tensor-parallel degree of one replica (of one attention rank with dp_attention > 1)
@@ -68,6 +94,12 @@ struct InferenceOptions {
   // The first output token comes from the decode step after a prefill of all
   // prompt tokens but the last (EngineProfile::first_token_from_decode).
   bool first_token_from_decode = false;
+  // EngineProfile::attention_scores_materialised: every score of the KQ
+  // product is written in F32, read and written by the softmax and read by the
+  // product with V (16 bytes), the product computed over every cached key.
+  bool attention_scores_materialised = false;
+  // EngineProfile::prefill_ubatch_tokens: prompt tokens per prefill pass (0: all).
+  int64_t prefill_ubatch_tokens = 0;
   // true: the KV share is taken before the activation workspace and CUDA graphs
   // exist, which then come out of the rest (SGLang sizes its pool as
   // memory_utilization of the memory free before the weights, less the weights:
@@ -85,6 +117,19 @@ struct InferenceOptions {
 
 // Bytes per weight of a format (including quantisation constants).
 double bytes_per_weight(WeightFormat f, int64_t group_size);
+
+// Bytes per weight where each kind of matrix is read: the method named in
+// o.weight_quant, else `weights` at `group_size` for the layers and 16 bits
+// for the embedding and LM head. `layers` averages a mixed recipe (llama.cpp's
+// Q4_K_M) over the model's layers, weighted by each matrix's size.
+struct WeightBytes {
+  double layers = 2;      // attention, dense MLPs, shared experts
+  double experts = 2;     // routed experts
+  double embedding = 2;
+  double lm_head = 2;
+  bool dequantise_per_call = false;
+};
+WeightBytes weight_bytes(const ModelSpec& model, const InferenceOptions& o);
 
 struct InferenceMemory {
   double weights_bytes = 0;           // per GPU
@@ -146,6 +191,7 @@ PassTime decode_step_time(const ModelSpec& model, const GpuSpec& gpu, const Infe
 struct StepMix {
   double prefill_seqs = 0;
   int64_t prefill_len = 0;
+  double prefill_prefix = 0;  // tokens each prefilling sequence already has cached (its prompt's earlier passes)
   double decode_seqs = 0;
   double decode_context = 0;
 };
@@ -213,6 +259,8 @@ struct EngineDefaults {
   bool kv_concat_copy = false;       // every step rewrites the cache (EngineProfile::kv_concat_copy)
   bool kv_read_per_query_head = false;  // EngineProfile::kv_read_per_query_head
   bool first_token_from_decode = false;  // EngineProfile::first_token_from_decode
+  bool attention_scores_materialised = false;  // EngineProfile::attention_scores_materialised
+  int64_t prefill_ubatch_tokens = 0;  // EngineProfile::prefill_ubatch_tokens
   std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
   std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
@@ -237,6 +285,8 @@ inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.kv_concat_copy = e.kv_concat_copy;
   o.kv_read_per_query_head = e.kv_read_per_query_head;
   o.first_token_from_decode = e.first_token_from_decode;
+  o.attention_scores_materialised = e.attention_scores_materialised;
+  o.prefill_ubatch_tokens = e.prefill_ubatch_tokens;
 }
 
 

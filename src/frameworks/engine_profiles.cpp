@@ -136,6 +136,11 @@ constexpr EngineProperty kEngineProperties[] = {
     }},
   {"first_token", "prefill",
     [](EngineProfile& p, const json& v, const std::string& w) { p.first_token_from_decode = engine_pick<bool>(v, w, {{"prefill", false}, {"next_decode_step", true}}); }},
+  {"attention_scores", "in_kernel",
+    [](EngineProfile& p, const json& v, const std::string& w) {
+      p.attention_scores_materialised = engine_pick<bool>(v, w, {{"in_kernel", false}, {"materialised_f32", true}});
+    }},
+  {"prefill_ubatch_tokens", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.prefill_ubatch_tokens = static_cast<long long>(number(v, w, 0, 1e7)); }},
   {"rule_constants", "(none)",
     [](EngineProfile& p, const json& v, const std::string& w) {
       if (!v.is_object()) bad(w + " must be an object of named numbers.", w + " 须为“名称: 数值”对象。");

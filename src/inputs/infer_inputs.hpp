@@ -21,6 +21,7 @@ struct InferInputs {
   std::optional<ModelSpec> model_spec;  // instead: a model the front end built (the web's pasted config.json)
   std::string gpu;
   std::string precision = "fp16";
+  std::string weight_quant;             // --weight-quant: a named method (data/kernels/weight_quant.json); empty: none
   std::string kv_precision;             // empty: 16-bit (bf16 with bf16 weights)
   int64_t input = 2048;
   int64_t output = 512;
@@ -63,6 +64,10 @@ void visit_infer_inputs(InferInputs& in, Visit&& v) {
   v(InputInfo{"--precision", "", "Weights: fp16, bf16, fp8, int8 (W8A16), int4 (W4A16, AWQ/GPTQ)",
               "权重精度：fp16、bf16、fp8、int8（W8A16）、int4（W4A16，AWQ/GPTQ）"},
     in.precision);
+  v(InputInfo{"--weight-quant", "",
+              "How the weights were quantised: none, fp8, int8, gptq-int4, gptq-int8, awq-int4, nf4 (bitsandbytes), gguf-q4_k_m, gguf-q8_0 (llama.cpp), mxfp4, nvfp4; sets --precision and the bytes each kind of matrix takes",
+              "权重的量化方法：none、fp8、int8、gptq-int4、gptq-int8、awq-int4、nf4（bitsandbytes）、gguf-q4_k_m、gguf-q8_0（llama.cpp）、mxfp4、nvfp4；据此确定 --precision 及各类矩阵每个权重所占字节"},
+    in.weight_quant);
   v(InputInfo{"--kv-precision", "", "KV cache: fp16, bf16 or fp8 (default: 16-bit)", "KV 缓存精度：fp16、bf16 或 fp8（默认 16 位）"}, in.kv_precision);
   v(InputInfo{"--input", "tokens", "Input (prompt) tokens per request", "每个请求的输入（提示词）token 数"}, in.input);
   v(InputInfo{"--output", "tokens", "Output tokens per request", "每个请求的输出 token 数"}, in.output);
@@ -97,8 +102,8 @@ void visit_infer_inputs(InferInputs& in, Visit&& v) {
   v(InputInfo{"--max-throughput", "", "Offline max-throughput run: every request queued at once, batched by the engine as far as memory allows",
               "离线最大吞吐：所有请求同时排队，由引擎在显存允许范围内尽量合批"},
     in.max_throughput);
-  v(InputInfo{"--engine", "", "Serving engine as ENGINE[@VERSION] (gpuplan engines lists the profiles): vllm (default), sglang, tensorrt-llm, lmdeploy (TurboMind); its defaults (KV-cache memory rule, batch limits, CUDA graphs) size each replica and, named, replace --memory-utilization",
-              "推理引擎，写作 引擎[@版本]（gpuplan engines 列出全部配置）：vllm（默认）、sglang、tensorrt-llm、lmdeploy（TurboMind）；按其默认设置（KV 缓存显存规则、批处理上限、CUDA Graph）确定每个副本，指定后取代 --memory-utilization"},
+  v(InputInfo{"--engine", "", "Serving engine as ENGINE[@VERSION] (gpuplan engines lists the profiles): vllm (default), sglang, tensorrt-llm, lmdeploy (TurboMind), hf-transformers, llama.cpp; its defaults (KV-cache memory rule, batch limits, CUDA graphs) size each replica and, named, replace --memory-utilization",
+              "推理引擎，写作 引擎[@版本]（gpuplan engines 列出全部配置）：vllm（默认）、sglang、tensorrt-llm、lmdeploy（TurboMind）、hf-transformers、llama.cpp；按其默认设置（KV 缓存显存规则、批处理上限、CUDA Graph）确定每个副本，指定后取代 --memory-utilization"},
     in.engine);
   v(InputInfo{"--price", "", "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)", "每卡时单价：2.49、$2.5、15cny（默认取目录报价）"}, in.price);
   v(kMarketInput, in.market);

@@ -22,6 +22,23 @@ namespace {
 
 // The parts of one forward pass (a decode step, or a mixed prefill/decode
 // step) as rows keyed `<prefix>_gemm_s` … `<prefix>_lm_head_s`.
+// What each kind of matrix costs per weight, from the named method where there is one.
+Note weights_note(const ModelSpec& m, const InferenceOptions& o) {
+  if (o.weight_quant.empty()) {
+    return Note{fmt::format("Weights: layer matrices at {:.4g} bytes each ({}), embeddings and LM head 16-bit. Streaming at the step-time model's HBM efficiency; GEMMs at the measured GEMM ceiling and shape efficiency.", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights)),
+                fmt::format("权重：层内矩阵每参数 {:.4g} 字节（{}），嵌入与输出层 16 位。", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights))};
+  }
+  const WeightBytes b = weight_bytes(m, o);
+  const std::string experts = m.moe ? fmt::format(", routed experts {:.4g}", b.experts) : "";
+  const std::string experts_zh = m.moe ? fmt::format("，路由专家 {:.4g}", b.experts) : "";
+  const std::string dequant = b.dequantise_per_call ? " More than one token row dequantises each matrix to 16 bits before its GEMM (bitsandbytes)." : "";
+  const std::string dequant_zh = b.dequantise_per_call ? "多于一行 token 时每个矩阵先反量化成 16 位再做 GEMM（bitsandbytes）。" : "";
+  return Note{fmt::format("Weights ({}, computed as {}): bytes per weight: layer matrices {:.4g}{}, embedding {:.4g}, LM head {:.4g}.{} Streaming at the step-time model's HBM efficiency; GEMMs at the measured GEMM ceiling and shape efficiency.",
+                          o.weight_quant, weight_format_name(o.weights), b.layers, experts, b.embedding, b.lm_head, dequant),
+              fmt::format("权重（{}，按 {} 计算）：每参数字节数：层内矩阵 {:.4g}{}，嵌入 {:.4g}，输出层 {:.4g}。{}", o.weight_quant, weight_format_name(o.weights),
+                          b.layers, experts_zh, b.embedding, b.lm_head, dequant_zh)};
+}
+
 void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const char* gemm_en, const char* gemm_zh,
                const char* attention_en, const char* attention_zh) {
   s.rows.push_back(Row{prefix + "_gemm_s", gemm_en, gemm_zh, t.gemm_s, Unit::kSeconds, ""});
@@ -94,7 +111,11 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
 
   Section l{"latency", "Latency", "延迟", {}, {}, {}};
   l.rows.push_back(number_row("ttft_s", "Time to first token (prefill, no queueing)", "首 token 延迟（预填充，不含排队）", p.ttft_s, Unit::kSeconds));
-  l.rows.push_back(number_row("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
+  if (p.engine.static_batching) {
+    l.rows.push_back(number_row("tpot_s", "Time per output token (a static batch: decode steps only)", "每输出 token 时间（静态批：仅解码步）", p.tpot_s, Unit::kSeconds));
+  } else {
+    l.rows.push_back(number_row("tpot_s", "Time per output token (with interleaved prefills)", "每输出 token 时间（含穿插预填充）", p.tpot_s, Unit::kSeconds));
+  }
   l.rows.push_back(number_row("tpot_target_s", "Time-per-output-token target", "每输出 token 时间目标", p.tpot_target_s, Unit::kSeconds));
   if (t.ttft_target_s > 0) l.rows.push_back(number_row("ttft_target_s", "Time-to-first-token target", "首 token 时间目标", t.ttft_target_s, Unit::kSeconds));
   l.rows.push_back(number_row("decode_step_s", "Decode step alone", "单次解码步", p.decode_step_s, Unit::kSeconds));
@@ -188,9 +209,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                                  fmt::format("每输出 token 时间目标 {:.0f} 毫秒{}：每副本批量取满足目标的最大值。", 1e3 * p.tpot_target_s,
                                              t.tpot_target_s == kDefaultTpotTargetS ? "（默认值：约每用户 20 token/s，参照 DeepSeek 公布的 V3/R1 线上服务 20–22 token/s；可用 --latency-target-ms 修改）" : "")});
   }
-  r.assumptions.push_back(Note{
-      fmt::format("Weights: layer matrices at {:.4g} bytes each ({}), embeddings and LM head 16-bit. Streaming at the step-time model's HBM efficiency; GEMMs at the measured GEMM ceiling and shape efficiency.", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights)),
-      fmt::format("权重：层内矩阵每参数 {:.4g} 字节（{}），嵌入与输出层 16 位。", bytes_per_weight(o.weights, o.group_size), weight_format_name(o.weights))});
+  r.assumptions.push_back(weights_note(m, o));
   if (t.engine.empty()) {
     r.assumptions.push_back(Note{fmt::format("The engine uses {:.0f}% of device memory (vLLM's gpu_memory_utilization, --memory-utilization; name the engine with --engine for its own rule).", 100 * o.memory_utilization),
                                  fmt::format("推理引擎使用 {:.0f}% 显存（vLLM 的 gpu_memory_utilization，即 --memory-utilization；用 --engine 指定引擎则按其自身规则）。", 100 * o.memory_utilization)});

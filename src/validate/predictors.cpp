@@ -41,6 +41,12 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   o.tp = inf.value("tp", 1);
   const std::string precision = inf.value("precision", "fp16");
   o.weights = parse_weight_format(precision, "infer.precision");
+  // The named method, where the case states it, gives each matrix its width
+  // (data/kernels/weight_quant.json) and the compute class.
+  if (const std::string wq = inf.value("weight_quant", std::string()); !wq.empty() && wq != "none") {
+    o.weight_quant = wq;
+    if (const WeightQuant* q = find_weight_quant(wq)) o.weights = q->format;
+  }
   // The KV cache's format where the case states it; else FP8 deployments
   // (TensorRT-LLM) quantise the KV cache to fp8 as well.
   o.kv = inf.contains("kv_precision") ? parse_precision(inf.value("kv_precision", "fp16"), "infer.kv_precision")

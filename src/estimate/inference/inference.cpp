@@ -41,7 +41,10 @@ struct Machine {
   double ceiling = 0.8;
   double hbm = 0;
   double overhead = 4e-6;
-  double wbytes = 2;     // bytes per quantised weight
+  double wbytes = 2;     // bytes per weight of the dense layer matrices (WeightBytes::layers)
+  double expert_wbytes = 2;  // of the routed experts
+  double head_wbytes = 2;    // of the LM head
+  bool dequantise_per_call = false;  // WeightBytes::dequantise_per_call (bitsandbytes)
   double act = 2;        // bytes per activation element read by a GEMM
   Link link;
   int tp = 1;
@@ -85,9 +88,9 @@ void set_ep_links(Machine& c, const GpuSpec& g, const StepTimeOptions& so) {
   c.ep_latency_s = 2 * so.inter_latency_s;
 }
 
-Machine machine(const GpuSpec& g, const InferenceOptions& o) {
+Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o) {
   const StepTimeOptions so;
-  Machine c{g, Precision::kFp16, 0, 0.8, 0, 4e-6, 2, 2, Link{}, 1, 1, 1, 0, 0, 0};
+  Machine c{g, Precision::kFp16, 0, 0.8, 0, 4e-6, 2, 2, 2, false, 2, Link{}, 1, 1, 1, 0, 0, 0};
   const Precision half = g.has(Precision::kBf16) ? Precision::kBf16 : Precision::kFp16;
   switch (o.weights) {
     case WeightFormat::kFp16: c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : half; break;
@@ -103,7 +106,11 @@ Machine machine(const GpuSpec& g, const InferenceOptions& o) {
   c.ceiling = burst_gemm_ceiling(g);
   c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency.value_or(so.hbm_efficiency);
   c.overhead = so.kernel_overhead_s;
-  c.wbytes = bytes_per_weight(o.weights, o.group_size);
+  const WeightBytes wb = weight_bytes(m, o);
+  c.wbytes = wb.layers;
+  c.expert_wbytes = wb.experts;
+  c.head_wbytes = wb.lm_head;
+  c.dequantise_per_call = wb.dequantise_per_call;
   c.act = c.gemm_p == Precision::kFp8 ? 1.0 : 2.0;
   // The link a TP all-reduce uses: measured all-reduce bus bandwidth where the
   // catalog has it, else 80% of NVLink; PCIe-only parts go through PCIe
@@ -119,14 +126,26 @@ Machine machine(const GpuSpec& g, const InferenceOptions& o) {
 }
 
 // One GEMM [m×k]·[k×n] with quantised weights: its roofline time, no launch overhead.
+// bitsandbytes' 4-bit path for more than one row first dequantises the whole
+// weight into a 16-bit buffer (a streaming kernel: its bytes read, 2 written)
+// and then runs the 16-bit GEMM on it (bitsandbytes/autograd/_functions.py
+// matmul_4bit; data/kernels/weight_quant.json nf4).
 double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t, double groups = 1) {
   if (m <= 0 || n <= 0 || k <= 0 || groups <= 0) return 0;
-  const GemmRoofline r = inference_gemm_roofline(c.g, c.gemm_p, m, n, k, c.ceiling, c.hbm, c.wbytes, c.act, groups);
+  double dequantise_s = 0;
+  double wbytes = c.wbytes;
+  if (c.dequantise_per_call && m > 1) {
+    const double weights = n * k * groups;
+    dequantise_s = weights * (c.wbytes + 2) / c.hbm + c.overhead;
+    t.weight_bytes += weights * (c.wbytes + 2);
+    wbytes = 2;
+  }
+  const GemmRoofline r = inference_gemm_roofline(c.g, c.gemm_p, m, n, k, c.ceiling, c.hbm, wbytes, c.act, groups);
   t.flop += r.flop;
   t.weight_bytes += r.weight_bytes;
   t.gemm_compute_s += r.compute_s;
-  t.gemm_memory_s += r.memory_s;
-  return r.time_s();
+  t.gemm_memory_s += r.memory_s + dequantise_s;
+  return r.time_s() + dequantise_s;
 }
 
 double gemm_s(const Machine& c, double m, double n, double k, PassTime& t) {
@@ -200,7 +219,9 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
         const double per_expert = M * top / touched;
         const double local = touched / c.ep;
         t.experts_touched = local;
-        s += gemm_core_s(c, per_expert, routed_in, x.n, t, local) + gemm_core_s(c, per_expert, n, k, t, local) + 2 * c.overhead;
+        Machine ce = c;
+        ce.wbytes = c.expert_wbytes;
+        s += gemm_core_s(ce, per_expert, routed_in, x.n, t, local) + gemm_core_s(ce, per_expert, n, k, t, local) + 2 * c.overhead;
       } else {
         s += gemm_s(c, Ma, n, k, t);
       }
@@ -234,9 +255,11 @@ double elementwise_s(const ModelSpec& m, const Machine& c, double M) {
 }
 
 double lm_head_s(const ModelSpec& m, const Machine& c, double rows, PassTime& t) {
-  // The LM head stays 16-bit: read as 2 bytes per weight.
+  // The LM head at the bytes the quantisation method leaves it (16-bit unless
+  // the method quantises it, as llama.cpp's GGUF recipes do), multiplied in 16 bits.
   Machine h16 = c;
-  h16.wbytes = 2;
+  h16.wbytes = c.head_wbytes;
+  h16.dequantise_per_call = false;
   h16.act = 2;
   h16.gemm_p = c.g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   return gemm_s(h16, rows, static_cast<double>(m.vocab) / c.tp, static_cast<double>(m.hidden), t);
@@ -261,11 +284,30 @@ void finish(PassTime& t) {
 // 2·h_q·s_k·(d_k + d_v)), and each rank reads the whole latent cache.
 // MHA/GQA (paged FlashAttention / FlashInfer / XQA decode): the KV read at the
 // project's streaming efficiency (StepTimeOptions::hbm_efficiency).
+// Attention FLOPs of one query over `keys` keys in every layer, no causal
+// skipping (flops.cpp's attention core at that length).
+double full_attention_flop_per_token(const ModelSpec& m, double keys) {
+  FlopOptions fo;
+  fo.seq_len = std::max<int64_t>(1, static_cast<int64_t>(std::llround(keys)));
+  fo.causal_half = false;
+  return flops_per_token(m, fo).forward_attention_flop;
+}
+
+// Scores written to memory by an unfused attention (llama.cpp without flash
+// attention, src/llama.cpp llm_build_kqv @b3600 / @b4747: kq = ggml_mul_mat(k, q)
+// in F32, ggml_soft_max_ext, kqv = ggml_mul_mat(v, kq)): `queries` rows of
+// `keys` scores per head of the GPU in every layer, each 4 bytes written by
+// KQ, read and written by the softmax and read by KQV: 16 bytes.
+double materialised_score_bytes(const ModelSpec& m, const Machine& c, double queries, double keys) {
+  const double heads = static_cast<double>(m.heads) / c.tp;
+  return queries * keys * heads * static_cast<double>(m.layers) * 16.0;
+}
+
 constexpr double kFlashMlaBandwidthShare = 3000.0 / 3350.0;
 constexpr double kFlashMlaComputeShare = 580.0 / 990.0;
 
 PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, const StepMix& mix) {
-  const Machine c = machine(g, o);
+  const Machine c = machine(m, g, o);
   PassTime t;
   const double pb = std::max(0.0, mix.prefill_seqs), pl = static_cast<double>(std::max<int64_t>(0, mix.prefill_len));
   const double db = std::max(0.0, mix.decode_seqs);
@@ -283,16 +325,31 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   // generation XQA/MMHA; vLLM's FlashAttention varlen with prefill and decode
   // rows): each is its own roofline. With DP attention a rank runs 1/dp of the sequences.
   if (prefill_tokens > 0) {
-    // Causal attention core (FlashAttention computes the lower triangle only);
+    // Causal attention core (FlashAttention computes the lower triangle only),
+    // plus every key an earlier pass of the same prompt cached (prefill_prefix);
     // the new K and V are written to the cache.
+    const double prefix = std::max(0.0, mix.prefill_prefix);
     FlopOptions fo;
     fo.seq_len = mix.prefill_len;
     fo.causal_half = true;
-    const double attn_flop = prefill_tokens / c.dp * flops_per_token(m, fo).forward_attention_flop / c.tp;
+    double attn_flop = prefill_tokens / c.dp * flops_per_token(m, fo).forward_attention_flop / c.tp;
+    if (prefix > 0) attn_flop += prefill_tokens / c.dp * full_attention_flop_per_token(m, prefix) / c.tp;
     const double kv_write = prefill_tokens / c.dp * kv_token_bytes;
+    if (o.attention_scores_materialised) {
+      // The KQ product spans every key of the cache after this pass, the masked
+      // future ones included (ggml_mul_mat(k, q), then ggml_soft_max_ext with the
+      // mask): its GEMMs, then the scores' 16 bytes each through memory, as
+      // separate kernels one after another (KQ, softmax, KQV).
+      const double keys = prefix + pl;
+      attn_flop = prefill_tokens / c.dp * full_attention_flop_per_token(m, keys) / c.tp;
+      const double score_bytes = materialised_score_bytes(m, c, prefill_tokens / c.dp, keys);
+      t.kv_bytes += score_bytes;
+      t.attention_s += attn_flop / attn_peak + (kv_write + score_bytes) / c.hbm + 3.0 * static_cast<double>(m.layers) * c.overhead;
+    } else {
+      t.attention_s += std::max(attn_flop / attn_peak, kv_write / c.hbm) + static_cast<double>(m.layers) * c.overhead;
+    }
     t.flop += attn_flop;
     t.kv_bytes += kv_write;
-    t.attention_s += std::max(attn_flop / attn_peak, kv_write / c.hbm) + static_cast<double>(m.layers) * c.overhead;
   }
   if (db > 0) {
     // Each sequence's new query attends to its `context` cached tokens: the whole
@@ -320,6 +377,13 @@ PassTime one_stage_pass(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     t.flop += attn_flop;
     t.kv_bytes += kv_read;
     t.attention_s += std::max(attn_flop / compute_rate, kv_read / read_rate) + static_cast<double>(m.layers) * c.overhead;
+    if (o.attention_scores_materialised && !m.mla) {
+      // One row of scores per sequence and head, through memory between the
+      // KQ, softmax and KQV kernels.
+      const double score_bytes = materialised_score_bytes(m, c, seqs, mix.decode_context);
+      t.kv_bytes += score_bytes;
+      t.attention_s += score_bytes / c.hbm + 2.0 * static_cast<double>(m.layers) * c.overhead;
+    }
     // A cache grown by concatenation (HF DynamicLayer: torch.cat([keys, new])) is
     // read and written whole once more every step, one copy kernel per K and V.
     if (o.kv_concat_copy) t.attention_s += 2 * kv_read / c.hbm + 2 * static_cast<double>(m.layers) * c.overhead;
@@ -380,11 +444,56 @@ PassTime step_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions&
   return t;
 }
 
+// With prefill_ubatch_tokens U (llama.cpp's n_ubatch), the prompts go through
+// in passes of at most U tokens (llama_decode splits its batch with
+// split_simple(n_ubatch), src/llama.cpp @b4747): a prompt longer than U in
+// ceil(len/U) passes, each attending to the passes before it; shorter prompts
+// floor(U/len) whole ones a pass. The passes' times add up.
 PassTime prefill_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch, int64_t input_len) {
   StepMix mix;
   mix.prefill_seqs = static_cast<double>(batch);
   mix.prefill_len = input_len;
-  return step_time(m, g, o, mix);
+  const int64_t U = o.prefill_ubatch_tokens;
+  if (U <= 0 || batch * input_len <= U) return step_time(m, g, o, mix);
+  PassTime sum;
+  auto add = [&sum](const PassTime& p, double times) {
+    sum.total_s += times * p.total_s;
+    sum.gemm_s += times * p.gemm_s;
+    sum.attention_s += times * p.attention_s;
+    sum.elementwise_s += times * p.elementwise_s;
+    sum.tp_comm_s += times * p.tp_comm_s;
+    sum.lm_head_s += times * p.lm_head_s;
+    sum.ep_comm_s += times * p.ep_comm_s;
+    sum.pp_comm_s += times * p.pp_comm_s;
+    sum.sampling_s += times * p.sampling_s;
+    sum.flop += times * p.flop;
+    sum.weight_bytes += times * p.weight_bytes;
+    sum.kv_bytes += times * p.kv_bytes;
+    sum.gemm_compute_s += times * p.gemm_compute_s;
+    sum.gemm_memory_s += times * p.gemm_memory_s;
+    sum.host_launch_s += times * p.host_launch_s;
+    sum.host_step_s += times * p.host_step_s;
+    sum.experts_touched = std::max(sum.experts_touched, p.experts_touched);
+    sum.compute_bound = sum.gemm_compute_s > sum.gemm_memory_s;
+  };
+  if (input_len >= U) {
+    mix.prefill_seqs = 1;
+    for (int64_t done = 0; done < input_len; done += U) {
+      mix.prefill_len = std::min(U, input_len - done);
+      mix.prefill_prefix = static_cast<double>(done);
+      add(step_time(m, g, o, mix), static_cast<double>(batch));
+    }
+    return sum;
+  }
+  const int64_t per_pass = U / input_len;
+  const int64_t full = batch / per_pass, rest = batch % per_pass;
+  mix.prefill_seqs = static_cast<double>(per_pass);
+  add(step_time(m, g, o, mix), static_cast<double>(full));
+  if (rest > 0) {
+    mix.prefill_seqs = static_cast<double>(rest);
+    add(step_time(m, g, o, mix), 1);
+  }
+  return sum;
 }
 
 PassTime decode_step_time(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, int64_t batch, double context) {

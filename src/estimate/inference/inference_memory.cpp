@@ -205,6 +205,15 @@ void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     throw InputError("--precision", fmt::format("--precision int4 needs a 4-bit kernel, and {} was marked as lacking one (--no-int4).", g.id),
                      fmt::format("--precision int4 需要 4 比特算子，而 {} 已标记为没有（--no-int4）。", g.id));
   }
+  if (!o.weight_quant.empty()) {
+    (void)weight_bytes(m, o);  // an unknown method is refused there, naming weight_quant
+    const WeightQuant& q = *find_weight_quant(o.weight_quant);
+    const bool agree = q.format == o.weights || (q.format == WeightFormat::kFp16 && o.weights == WeightFormat::kBf16);
+    if (!agree) {
+      throw InputError("weight_quant", "weight_quant " + q.id + " stores " + weight_format_name(q.format) + " weights, not " + weight_format_name(o.weights) + ".",
+                       "weight_quant " + q.id + " 存的是 " + weight_format_name(q.format) + " 权重，不是 " + weight_format_name(o.weights) + "。");
+    }
+  }
   if (o.group_size < 1) throw InputError("--group-size", "--group-size must be a positive number of weights.", "--group-size 须为正的权重个数。");
   require_range(o.memory_utilization, 0.1, 1.0, "--memory-utilization", "a fraction between 0.1 and 1", "0.1 到 1 之间的比例");
 }
@@ -219,10 +228,14 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   // (each DP-attention rank keeps a whole copy) and the routed experts over EP
   // (whole experts) or over TP. The embedding sits on the first stage and the
   // LM head on the last, so with PP a stage holds at most one of them.
-  const double routed = o.ep > 1 ? routed_expert_params(m) : 0;
-  const double wq = bytes_per_weight(o.weights, o.group_size);
-  const double layer_bytes = (r.weights_quantised_params - routed) * wq / tp + routed * wq / o.ep;
-  const double embed_bytes = p.embedding * 2 / tp / (pp > 1 ? 2.0 : 1.0);
+  const double routed = routed_expert_params(m);
+  const WeightBytes wb = weight_bytes(m, o);
+  const double layer_bytes = (r.weights_quantised_params - routed) * wb.layers / tp + routed * wb.experts / (o.ep > 1 ? o.ep : tp);
+  // The token embedding and the LM head (the embedding's matrix when tied) at
+  // the method's widths; with PP they sit on different stages (position
+  // embeddings, where a model has them, count with the token embedding).
+  const double head_bytes = p.lm_head * wb.lm_head;
+  const double embed_bytes = ((p.embedding - p.lm_head) * wb.embedding + head_bytes) / tp / (pp > 1 ? 2.0 : 1.0);
   r.weights_bytes = layer_bytes / pp + embed_bytes + p.norms * 2 / tp / pp;
   const double kvb = kv_elem_bytes(o.kv);
   // Every layer's KV is counted over the whole context, sliding-window layers

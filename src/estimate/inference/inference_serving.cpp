@@ -135,6 +135,17 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
       v.rate = static_cast<double>(b) / (static_cast<double>(std::max<int64_t>(1, t.output_len - 1)) * v.tpot);
       return v;
     }
+    if (p.engine.static_batching) {
+      // One static batch at a time (HF generate(), llama.cpp, TensorRT-LLM's
+      // GptSession before in-flight batching): it prefills, then decodes its
+      // output_len − 1 steps with no prefill of another request between them;
+      // the replica serves b requests per run.
+      const BatchRun r = static_batch_run(m, g, o, b, t.input_len, t.output_len);
+      v.tpot = r.tpot_s > 0 ? r.tpot_s : v.decode.total_s;
+      v.rate = static_cast<double>(b) / r.total_s;
+      v.fraction = r.ttft_s / r.total_s;
+      return v;
+    }
     const BatchingSteadyState s = continuous_batching_steady_state(m, g, o, static_cast<double>(b), t.input_len, t.output_len);
     v.rate = s.requests_per_s;
     v.fraction = s.prefill_fraction;
@@ -295,8 +306,13 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
                                   why_zh);
   }
   auto note = [&](const char* en, const char* zh) { best.assumptions.push_back(ServingPlan::Note{en, zh}); };
-  note("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.",
-       "连续批处理：请求每步加入或离开运行中的批；每步在同一次前向中为新请求做预填充、为其余请求解码。");
+  if (best.engine.static_batching) {
+    note("Static batching: a replica prefills one batch, then decodes it to the end before the next batch starts; no prefill runs between its decode steps.",
+         "静态批处理：每个副本先为一批请求预填充，再把这批解码到底，下一批才开始；解码步之间不插入预填充。");
+  } else {
+    note("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.",
+         "连续批处理：请求每步加入或离开运行中的批；每步在同一次前向中为新请求做预填充、为其余请求解码。");
+  }
   note("Decode step at the mean context (input + output/2); TTFT excludes queueing.",
        "解码步按平均上下文（输入 + 输出/2）计算；首 token 延迟不含排队。");
   if (best.pp > 1) {
