@@ -37,7 +37,7 @@ inline const std::set<std::string> kAllowed = {
     // parallelism, memory and training techniques
     "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
     "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "Transformer", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
-    "LayerNorm", "FlashAttention", "GEMM", "NCCL", "HCCL", "CUDA", "ViT", "LLM", "AutoTP", "Ulysses", "NVSHMEM",
+    "LayerNorm", "FlashAttention", "GEMM", "NCCL", "HCCL", "RCCL", "CUDA", "ViT", "LLM", "AutoTP", "Ulysses", "NVSHMEM",
     "DeepEP", "HybridEP", "EPLB", "PD", "TTFT", "TPOT", "ITL", "SLO", "RPS", "QPS", "PUE", "MTBF", "MAMF", "MSMF", "JSON", "YAML",
     "CSV", "API", "BF16", "FP8", "FP16", "FP32", "TF32", "INT8", "INT4", "AWQ", "GPTQ", "Daly", "Young", "MLP", "Logits",
     "logits", "logit", "softmax", "log-softmax", "dropout", "all-reduce", "all-to-all", "all-gather", "reduce-scatter", "Graph",
@@ -50,7 +50,7 @@ inline const std::set<std::string> kAllowed = {
     "Kaplan", "Rajbhandari", "Korthikanti", "Narayanan", "Micikevicius", "Hoffmann", "Chinchilla", "Dettmers",
     "Hu", "Pope", "Shoeybi", "Dao", "Kwon", "Zhong", "Patel", "Agrawal", "Chowdhery", "Smith", "Dubey", "Megatron", "PaLM",
     // organisations that publish the cited data
-    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "IT", "HAMi", "VERL", "TechPowerUp",
+    "Meta", "Hugging", "Face", "CFETS", "MLPerf", "MLCommons", "Epoch", "AI", "DeepSeek", "AWS", "Azure", "IT", "HAMi", "VERL", "TechPowerUp",
     // GPU architectures (a class of parts, as vendors name them)
     "Hopper", "Ampere", "Ada", "Blackwell", "Volta", "CDNA",
 };

@@ -50,6 +50,9 @@ struct GpuSpec {
   std::string scaleout;              // the network, in words: "NDR InfiniBand 400 Gb/s per GPU (DGX H100: 8 x ConnectX-7)"
   std::string scaleout_zh;           // the same in Chinese (node.scaleout_zh); empty: none written
   double gemm_efficiency = 0;        // best measured dense GEMM fraction of peak, boost-clock burst (MAMF); 0 = unmeasured
+  // The best measured dense FP8 GEMM fraction of the FP8 peak where it was
+  // measured apart from BF16 (data field gemm_efficiency_fp8); 0 = gemm_efficiency.
+  double gemm_efficiency_fp8 = 0;
   double gemm_sustained_efficiency = 0;  // the same held at the power limit (MSMF): what a long training run gets; 0 = unmeasured
   double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured
   std::map<std::string, std::string> sources;

@@ -122,14 +122,14 @@ GemmRoofline gemm_roofline(const GpuSpec& gpu, Precision p, double m, double n, 
 // The large-GEMM ceiling a training run holds: the GPU's sustained (power-
 // limited) fraction of peak where measured; else, for NVIDIA parts, the burst
 // MAMF (or 0.80) × the H200 sustained/burst ratio; else the figure as given.
-double training_gemm_ceiling(const GpuSpec& gpu);
+double training_gemm_ceiling(const GpuSpec& gpu, Precision p = Precision::kBf16);
 // The sustained/burst clock ratio of a saturated kernel stream at the power
 // limit: measured sustained/burst GEMM ratio where the catalog has both, else
 // 0.848 for NVIDIA parts (8×H200 MSMF/MAMF), else 1. Kernel rates measured in
 // short bursts (attention tables) take it in training.
 double sustained_over_burst(const GpuSpec& gpu);
 // The burst ceiling: the GPU's measured MAMF, else 0.80 (inference runs in bursts).
-double burst_gemm_ceiling(const GpuSpec& gpu);
+double burst_gemm_ceiling(const GpuSpec& gpu, Precision p = Precision::kBf16);
 // The sustained SM clock under a power limit below the nominal one, as a
 // fraction of the nominal sustained clock (1 at or above tdp_w).
 double power_clock_factor(const GpuSpec& gpu);

@@ -146,7 +146,9 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   if (g.gpus_per_node < 1 || g.gpus_per_node > 1024) g.gpus_per_node = 8;
   g.gemm_efficiency = number_or(j, "gemm_efficiency", 0);
   g.gemm_sustained_efficiency = number_or(j, "gemm_sustained_efficiency", 0);
-  for (const auto& [key, v] : {std::pair{"gemm_efficiency", g.gemm_efficiency}, std::pair{"gemm_sustained_efficiency", g.gemm_sustained_efficiency}}) {
+  g.gemm_efficiency_fp8 = number_or(j, "gemm_efficiency_fp8", 0);
+  for (const auto& [key, v] : {std::pair{"gemm_efficiency", g.gemm_efficiency}, std::pair{"gemm_sustained_efficiency", g.gemm_sustained_efficiency},
+                               std::pair{"gemm_efficiency_fp8", g.gemm_efficiency_fp8}}) {
     if (!(v >= 0 && v <= 1)) {
       throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has {} {}; it is a fraction of peak between 0 and 1 (0 or absent: unmeasured).", origin, g.id, key, v),
                        fmt::format("{}：GPU '{}' 的 {} 为 {}；它应是占峰值的比例，在 0 到 1 之间（0 或不写表示未实测）。", origin, g.id, key, v));

@@ -169,5 +169,18 @@ TEST(MemoryVariant, H100With96GbIsHbm2eAt2p4TBps) {
   EXPECT_DOUBLE_EQ(same.hbm_bytes_per_s, 3.35e12);
 }
 
+TEST(KernelRates, Mi300xFp8GemmsTakeTheirOwnMeasuredFraction) {
+  // Azure ND MI300X v5 (data/gpus.json AZ-MI300X): hipBLASLt FP8 at 6144×12288×12288
+  // 1,159.54 of 2,614.9 TFLOP/s = 0.443; BF16's MAMF 668.4 of 1,300 = 0.514.
+  const GpuSpec& mi = find_gpu("mi300x");
+  EXPECT_DOUBLE_EQ(burst_gemm_ceiling(mi, Precision::kFp8), 0.443);
+  EXPECT_DOUBLE_EQ(burst_gemm_ceiling(mi, Precision::kBf16), 0.514);
+  EXPECT_NEAR(mi.allreduce_busbw_bytes_per_s, 316.8e9, 1.0);
+  // A part measured for BF16 only keeps that fraction for FP8.
+  const GpuSpec& h100 = find_gpu("h100");
+  EXPECT_DOUBLE_EQ(burst_gemm_ceiling(h100, Precision::kFp8), burst_gemm_ceiling(h100, Precision::kBf16));
+  EXPECT_DOUBLE_EQ(training_gemm_ceiling(h100, Precision::kFp8), training_gemm_ceiling(h100, Precision::kBf16));
+}
+
 }  // namespace
 }  // namespace gpuplan

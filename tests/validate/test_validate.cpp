@@ -372,6 +372,12 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // core_v0.14.0, HybridEP's 32 in 26.04's overrides.py): 25.09 H100 DeepSeek-V3
 // +57% → +40%, 26.04 GB200 GPT-OSS +64% → +36%; physics MAPE 14.99 → 14.76,
 // central 7.71 / 12.14 (MoE rows' central median 11.1%), tightened.
+// MI300X's own kernel measurements (Azure's ND MI300X v5 results, AZ-MI300X in
+// data/gpus.json): hipBLASLt FP8 GEMMs reach 0.443 of the FP8 peak where BF16
+// reaches 0.514 (gemm_efficiency_fp8), and RCCL's all-reduce bus bandwidth is
+// 316.8 GB/s where 0.8 × 448 = 358 stood in. The OCI 405B FP8 rows +37…+68% →
+// +35…+50% physics, AMD's 70B FP8 rows 1.3–1.5 points closer: inference
+// central 10.92 / 15.22 → 10.72 / 13.88, physics MAPE 18.13 → 16.63, tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
@@ -379,7 +385,7 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
   const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 14.8, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
-                          {"inference", 10.95, 15.25, 12.75, 18.15, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
+                          {"inference", 10.75, 13.9, 12.75, 16.65, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;

@@ -103,7 +103,7 @@ Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o)
     case WeightFormat::kInt4: c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : half; break;
   }
   c.peak_attn = g.peak(g.has(Precision::kFp16) ? Precision::kFp16 : half);
-  c.ceiling = burst_gemm_ceiling(g);
+  c.ceiling = burst_gemm_ceiling(g, c.gemm_p);
   c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency.value_or(so.hbm_efficiency);
   c.overhead = so.kernel_overhead_s;
   const WeightBytes wb = weight_bytes(m, o);

@@ -232,7 +232,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   Ctx c{model, l, g, o, l.precision, l.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kBf16, 0.8, 0, 8, Link{}, Link{}, 0};
   if (!g.has(c.gemm_p)) c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : Precision::kBf16;
   if (!g.has(c.act_p)) c.act_p = c.gemm_p == Precision::kFp8 ? Precision::kBf16 : c.gemm_p;
-  c.ceiling = o.gemm_ceiling ? *o.gemm_ceiling : training_gemm_ceiling(g);
+  c.ceiling = o.gemm_ceiling ? *o.gemm_ceiling : training_gemm_ceiling(g, c.gemm_p);
   c.hbm = g.hbm_bytes_per_s * o.hbm_efficiency;
   c.node = o.gpus_per_node > 0 ? o.gpus_per_node : g.gpus_per_node;
   if (g.nvlink_domain_gpus > c.node) c.node = g.nvlink_domain_gpus;
