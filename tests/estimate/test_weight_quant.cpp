@@ -107,6 +107,9 @@ TEST(WeightQuant, MethodAndFormatMustAgree) {
   o.weights = WeightFormat::kInt4;
   o.weight_quant = "q4";
   EXPECT_THROW(weight_bytes(m, o), InputError);
+  // An experts-only method on a dense model would quantise nothing.
+  o.weight_quant = "mxfp4";
+  EXPECT_THROW(validate_inference(m, find_gpu("a100-80g"), o), InputError);
   // The CLI's --weight-quant sets --precision, and a different --precision is refused by name.
   InferInputs in;
   in.model = "llama-3.1-8b";

@@ -213,6 +213,10 @@ void validate_inference(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
       throw InputError("weight_quant", "weight_quant " + q.id + " stores " + weight_format_name(q.format) + " weights, not " + weight_format_name(o.weights) + ".",
                        "weight_quant " + q.id + " 存的是 " + weight_format_name(q.format) + " 权重，不是 " + weight_format_name(o.weights) + "。");
     }
+    if (q.experts_only && !m.moe) {
+      throw InputError("weight_quant", "weight_quant " + q.id + " quantises only the routed experts, and " + m.name + " has none.",
+                       "weight_quant " + q.id + " 只量化路由专家，而 " + m.name + " 没有路由专家。");
+    }
   }
   if (o.group_size < 1) throw InputError("--group-size", "--group-size must be a positive number of weights.", "--group-size 须为正的权重个数。");
   require_range(o.memory_utilization, 0.1, 1.0, "--memory-utilization", "a fraction between 0.1 and 1", "0.1 到 1 之间的比例");
