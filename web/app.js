@@ -21,6 +21,9 @@ const I18N = {
     seq_len: 'Sequence length', micro_batch: 'Micro-batch', recompute: 'Recompute',
     safety_margin: 'Memory kept free (fraction of the GPU; tuned stacks: 0.03–0.07)',
     global_batch: 'Global batch (sequences, 0: automatic)',
+    pins: 'Pin the layout (empty: the planner chooses)', pin_free: "planner's",
+    pipeline_layout: 'Megatron pipeline layout (E embedding, t layer, m MTP, L loss, | between stages)',
+    moe_a2a_overlap: "MoE all-to-all under another micro-batch's computation", moe_a2a_default: "the framework's default", on: 'on', off: 'off',
     k_time: 'Wall-clock time', k_gpus: 'GPUs', k_gpu_hours: 'GPU-hours', k_cost: 'Total cost',
     sweep_title: 'Time and cost against GPU count', sweep_note: 'Same model, tokens and MFU; each GPU type at its catalog price.',
     chart_days: 'Wall-clock days', chart_cost_usd: 'Cost (million USD)', chart_cost_cny: 'Cost (million CNY)', gpu_count: 'GPUs',
@@ -74,6 +77,9 @@ const I18N = {
     seq_len: '序列长度', micro_batch: '微批大小', recompute: '重计算',
     safety_margin: '预留显存（占整卡的比例；调优过的框架为 0.03–0.07）',
     global_batch: '全局批大小（序列数，0：自动）',
+    pins: '固定并行布局（留空：由规划器选择）', pin_free: '由规划器选',
+    pipeline_layout: 'Megatron 流水线分段（E 嵌入，t Transformer 层，m MTP 层，L 损失，| 分隔各段）',
+    moe_a2a_overlap: 'MoE all-to-all 与另一微批的计算重叠', moe_a2a_default: '按框架默认', on: '开', off: '关',
     k_time: '训练时长', k_gpus: 'GPU 数量', k_gpu_hours: '卡时', k_cost: '总成本',
     sweep_title: '时间与成本随 GPU 数量的变化', sweep_note: '模型、token 数与 MFU 相同；各型号按价格目录计价。',
     chart_days: '训练天数', chart_cost_usd: '成本（百万美元）', chart_cost_cny: '成本（百万元）', gpu_count: 'GPU 数量',
@@ -117,14 +123,24 @@ const FIELDS = {
   tab: 'train', model: 'llama-3.1-70b', config: '', gpu: 'h100', gpus: '1024', tokens: '15T', solve: 'gpus',
   deadline: '90d', mfu: '0.4', price: '', seq_len: '', tp: '8', pp: '4', zero: '1', micro_batch: '1',
   recompute: 'none', global_batch: '0', safety_margin: '0.15', framework: 'generic', market: '', currency: '', own: '', fleet: '',
+  pin_tp: '', pin_pp: '', pin_dp: '', pin_cp: '', pin_ep: '', pin_vp: '', pin_etp: '', pin_micro_batch: '', pin_zero: '', pin_recompute: '',
+  pipeline_layout: '', moe_a2a_overlap: '',
   precision: 'fp16', weight_quant: '', input: '2048', output: '512', rps: '20', latency_target_ms: '', disaggregate: '', engine: '',
   epochs: '1', train_precision: 'bf16', fault_budget: '',
   ft_method: 'lora', ft_rank: '', ft_samples: '50k', ft_tokens: '', ft_epochs: '3', ft_precision: 'bf16', ft_gpus: '', ft_deadline: '',
 };
 // The form field a request key of each tab comes from (the rest share the key's name), so an error marks it.
+// The layout pins of the Training and Planner tabs (key → form field): empty ones are left to the planner.
+const PIN_FIELDS = { tp: 'pin_tp', pp: 'pin_pp', dp: 'pin_dp', cp: 'pin_cp', ep: 'pin_ep', vp: 'pin_vp', etp: 'pin_etp',
+                     micro_batch: 'pin_micro_batch', zero: 'pin_zero', recompute: 'pin_recompute',
+                     pipeline_layout: 'pipeline_layout', moe_a2a_overlap: 'moe_a2a_overlap' };
+function addPins(b) {
+  for (const [key, field] of Object.entries(PIN_FIELDS)) if (state[field]) b[key] = state[field];
+  return b;
+}
 const FIELD_OF_KEY = {
-  train: { precision: 'train_precision', fleet_utilisation: 'fleet', compare_own: 'own' },
-  plan: { export: 'export_to' },
+  train: { precision: 'train_precision', fleet_utilisation: 'fleet', compare_own: 'own', ...PIN_FIELDS },
+  plan: { export: 'export_to', ...PIN_FIELDS },
   finetune: { method: 'ft_method', rank: 'ft_rank', samples: 'ft_samples', tokens: 'ft_tokens', epochs: 'ft_epochs',
               precision: 'ft_precision', gpus: 'ft_gpus', deadline: 'ft_deadline' },
 };
@@ -240,6 +256,7 @@ function trainBody(over = {}) {
     b.compare_own = true;
     if (state.fleet) b.fleet_utilisation = Number(state.fleet);
   }
+  addPins(b);
   return Object.assign(b, over);
 }
 function memoryBody() {
@@ -254,7 +271,7 @@ function planBody() {
               framework: state.framework, market: market(), currency: currency() };
   if (state.seq_len) b.seq_len = state.seq_len;
   if (state.safety_margin) b.safety_margin = state.safety_margin;
-  return b;
+  return addPins(b);
 }
 
 // The fine-tuning tab: the keys of `gpuplan finetune` (POST /api/finetune, the same FinetuneInputs).
@@ -668,8 +685,10 @@ async function runSweep(my, report) {
     const own = g.id === types[0].id && state.price;
     const points = await Promise.all(counts.map(async (n) => {
       try {
+        // The sweep compares the planner's own layouts at every count: the pins stay with the chosen run.
+        const unpinned = Object.fromEntries(Object.keys(PIN_FIELDS).map((k) => [k, undefined]));
         const r = await post('/api/train', trainBody({ gpu: g.id, gpus: n, deadline: undefined, price: own ? state.price : undefined, compare_own: undefined,
-                                                       fleet_utilisation: undefined }));
+                                                       fleet_utilisation: undefined, ...unpinned }));
         // The total in the chosen currency: the cost object's own, or its conversion.
         const c = !r.cost ? {} : r.cost.currency.toLowerCase() === cur ? r.cost : (r.cost.converted || {});
         const lo = c.total ?? null;

@@ -481,6 +481,22 @@ try {
     for (const r of rows) assert.ok(!/ZeRO-[12]\b/.test(r), `torchtitan cannot run ${r}`);
     step('framework menu restricts the planner to what torchtitan runs');
     await page.selectOption('#framework', 'generic');
+    // The layout pins: TP pinned at 8 reaches the request as `tp` and every ranked layout keeps it.
+    await page.waitForFunction(() => !document.body.classList.contains('busy'));
+    const pinned = page.waitForResponse((r) => {
+      if (!r.url().endsWith('/api/plan/view')) return false;
+      try { return JSON.parse(r.request().postData()).tp === '8'; } catch { return false; }
+    });
+    await page.click('.pins summary');
+    await page.fill('#pin_tp', '8');
+    await pinned;
+    await page.waitForFunction(() => !document.body.classList.contains('busy') && document.querySelector('#plan-table table'));
+    const pinnedRows = await page.$$eval('#plan-table tbody tr', (trs) => trs.map((tr) => JSON.parse(tr.dataset.layout)));
+    assert.ok(pinnedRows.length > 0, 'the pinned plan has rows');
+    for (const r of pinnedRows) assert.equal(r.tp, 8, `a ranked layout left the TP pin: ${JSON.stringify(r)}`);
+    await page.fill('#pin_tp', '');
+    await page.waitForFunction(() => !document.body.classList.contains('busy'));
+    step(`layout pins: TP 8 pinned, all ${pinnedRows.length} ranked layouts keep it`);
   }
 
   // 5b. Serving tab (issue 13): DeepSeek-V3 in FP8 on H800 at 50 requests/s, over the same library call
@@ -553,6 +569,22 @@ try {
   await page.screenshot({ path: join(shots, 'serve-zh.png'), fullPage: true });
   step('serving tab in Chinese: headline equals the chosen row, no feasible row needs fewer GPUs, every cell Chinese; screenshot serve-zh.png');
   await page.click('#lang-toggle');
+  await page.waitForFunction(() => !document.body.classList.contains('busy'));
+  // A named quantisation method on llama.cpp: Q4_K_M's bytes and llama.cpp's one static batch a replica,
+  // the same numbers as `gpuplan infer --weight-quant gguf-q4_k_m --engine llama.cpp@b4747`.
+  const gg = JSON.parse(execFileSync(binary, ['infer', '--model', 'llama-3.1-8b', '--gpu', 'rtx4090', '--weight-quant', 'gguf-q4_k_m',
+    '--engine', 'llama.cpp@b4747', '--rps', '50', '--format', 'json'], { encoding: 'utf8' }));
+  await page.selectOption('#precision', 'fp16');
+  await page.selectOption('#model', 'llama-3.1-8b');
+  await page.selectOption('#gpu', 'rtx4090-24gb');
+  await page.selectOption('#weight_quant', 'gguf-q4_k_m');
+  await page.selectOption('#engine', 'llama.cpp@b4747');
+  await page.waitForFunction((want) => !document.body.classList.contains('busy') &&
+    Number(document.querySelector('#out-serve-tpot').dataset.value) === want, gg.latency.tpot_s, { timeout: 60000 });
+  assert.equal(Number(await page.getAttribute('#out-serve-gpus', 'data-value')), gg.deployment.gpus, 'llama.cpp GPUs differ from the CLI');
+  step(`weight quantisation and llama.cpp: ${gg.deployment.gpus} × RTX 4090, TPOT ${gg.latency.tpot_s} s as infer --weight-quant gguf-q4_k_m --engine llama.cpp`);
+  await page.selectOption('#weight_quant', '');
+  await page.selectOption('#engine', '');
   await page.waitForFunction(() => !document.body.classList.contains('busy'));
   await page.click('.tabs button[data-tab="plan"]');
 
