@@ -42,6 +42,22 @@ TEST(WeightQuant, GgufQ4KMOfLlama31_8bByLlamaCppsRecipe) {
   EXPECT_NEAR(r.weights_bytes, 4912365568.0, 1.0);
 }
 
+TEST(WeightQuant, ATiedEmbeddingTakesTheOutputsWidth) {
+  // Llama-3.2-1B ties its 128,256 × 2,048 embedding to the LM head: llama.cpp's
+  // Q4_K_M stores that one matrix as the output, Q6_K (6.5625 bits), not Q4_K.
+  const ModelSpec m = find_model("llama-3.2-1b");
+  InferenceOptions o;
+  o.weights = WeightFormat::kInt4;
+  const InferenceMemory awq = [&] { o.weight_quant = "awq-int4"; return inference_memory(m, find_gpu("rtx4090"), o); }();
+  const InferenceMemory gguf = [&] { o.weight_quant = "gguf-q4_k_m"; return inference_memory(m, find_gpu("rtx4090"), o); }();
+  // The embedding's share of the difference: 262,668,288 weights at 2 bytes (AWQ leaves it 16-bit)
+  // against 6.5625/8: 525,336,576 − 215,469,768 = 309,866,808 bytes; the layers differ by their own widths.
+  const double embedding = 128256.0 * 2048.0;
+  const double layers = count_params(m).total - count_params(m).embedding - count_params(m).norms;
+  const double expected = embedding * (2.0 - 6.5625 / 8) + layers * (weight_bytes(m, o).layers - (4 + 20.0 / 128) / 8) * -1;
+  EXPECT_NEAR(awq.weights_bytes - gguf.weights_bytes, expected, 1.0);
+}
+
 TEST(WeightQuant, Q8_0AndAwqAndGptqFromTheirBlocks) {
   const ModelSpec m = find_model("llama-3.1-8b");
   InferenceOptions o;

@@ -316,3 +316,51 @@ TEST(Inference, TrtllmMaskedMhaReadsTheCacheOncePerQueryHead) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(EngineProfiles, TgiReservesWholeSequencesAndCapsConcurrency) {
+  // TGI v2.0.4 (data/engines/tgi.json), Llama-3.1-8B bf16 on one H100, 2,048 in / 512 out:
+  // max_concurrent_requests 128; max_batch_prefill_tokens = min(131,072, 4,096) − 1 + 50 = 4,145;
+  // blocks of 16 reserved for input + output at admission; prefills as passes of their own.
+  // KV pool: 0.95 of what is free after the weights (16,060,522,496 B), the warm-up prefill's
+  // activations (4,145 tokens · 2·(2·4096 + 4096 + 2·1024 + 3·14336) = 122,880 B = 509,337,600 B,
+  // plus 128 rows of fp32 logits · 128,256 = 65,667,072 B) and the runtime (0.75 GiB context +
+  // 0.5 GiB graphs = 1,342,177,280 B): 0.95 · (85,899,345,920 − 17,968,047,424) = 64,525,559,398.4 B.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  InferenceOptions o;
+  o.weights = WeightFormat::kBf16;
+  o.kv = Precision::kBf16;
+  const GpuSpec& h100 = find_gpu("h100");
+  const EngineDefaults v2 = engine_defaults("tgi@2.0.4", m, h100, o, 2048, 512);
+  EXPECT_EQ(v2.max_batch_size, 128);
+  EXPECT_EQ(v2.max_num_tokens, 4145);
+  EXPECT_EQ(v2.tokens_per_block, 16);
+  EXPECT_TRUE(v2.reserve_whole_sequence);
+  EXPECT_FALSE(v2.mixed_prefill_decode);
+  EXPECT_FALSE(v2.chunked_prefill);
+  EXPECT_EQ(v2.kv_share_of, KvShareOf::kFreeAfterWeights);
+  const MaxThroughputRun run = max_throughput_run(m, h100, o, v2, 2048, 512);
+  ASSERT_TRUE(run.feasible) << run.why_not;
+  EXPECT_NEAR(run.memory.kv_budget_bytes, 64525559398.4, 1e3);
+  // 2,560 tokens a sequence = 160 blocks of 131,072 · 16 B: ⌊KV / 2,097,152 / 160⌋ = 192 fit; the router's 128 bind.
+  EXPECT_EQ(run.batch_kv_limit, 192);
+  EXPECT_EQ(run.batch, 128);
+  EXPECT_EQ(run.limited_by, "max_batch_size");
+  // v3.0.0: 0.95 of the device less what the weights and warm-up hold; one-token blocks;
+  // prefill chunks share the step with the decodes; an fp8 KV cache is offered.
+  const EngineDefaults v3 = engine_defaults("tgi@3.0.0", m, h100, o, 2048, 512);
+  EXPECT_EQ(v3.kv_share_of, KvShareOf::kDevice);
+  EXPECT_DOUBLE_EQ(v3.kv_memory_fraction, 0.95);
+  EXPECT_EQ(v3.tokens_per_block, 1);
+  EXPECT_TRUE(v3.mixed_prefill_decode);
+  EXPECT_EQ(v3.max_num_tokens, 4096);
+  InferenceOptions fp8 = o;
+  fp8.kv = Precision::kFp8;
+  EXPECT_THROW(engine_defaults("tgi@2.0.4", m, h100, fp8, 2048, 512), InputError);
+  EXPECT_NO_THROW(engine_defaults("tgi@3.0.0", m, h100, fp8, 2048, 512));
+}
+
+}  // namespace
+}  // namespace gpuplan

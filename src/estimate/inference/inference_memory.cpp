@@ -235,11 +235,13 @@ InferenceMemory inference_memory(const ModelSpec& m, const GpuSpec& g, const Inf
   const double routed = routed_expert_params(m);
   const WeightBytes wb = weight_bytes(m, o);
   const double layer_bytes = (r.weights_quantised_params - routed) * wb.layers / tp + routed * wb.experts / (o.ep > 1 ? o.ep : tp);
-  // The token embedding and the LM head (the embedding's matrix when tied) at
-  // the method's widths; with PP they sit on different stages (position
-  // embeddings, where a model has them, count with the token embedding).
+  // The token embedding and the LM head at the method's widths; a tied matrix
+  // serves as the LM head and is stored at its width (llama.cpp's recipes give
+  // the tied token_embd the output's Q6_K). With PP they sit on different
+  // stages (position embeddings, where a model has them, count with the token embedding).
   const double head_bytes = p.lm_head * wb.lm_head;
-  const double embed_bytes = ((p.embedding - p.lm_head) * wb.embedding + head_bytes) / tp / (pp > 1 ? 2.0 : 1.0);
+  const double token_bytes = (p.embedding - p.lm_head) * (m.tied_embeddings ? wb.lm_head : wb.embedding);
+  const double embed_bytes = (token_bytes + head_bytes) / tp / (pp > 1 ? 2.0 : 1.0);
   r.weights_bytes = layer_bytes / pp + embed_bytes + p.norms * 2 / tp / pp;
   const double kvb = kv_elem_bytes(o.kv);
   // Every layer's KV is counted over the whole context, sliding-window layers
