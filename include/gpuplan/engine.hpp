@@ -108,6 +108,10 @@ struct EngineProfile {
   // prompt is prefilled in passes of this many tokens, each re-reading the
   // weights and attending to what the earlier ones cached. 0: one pass.
   long long prefill_ubatch_tokens = 0;
+  // Tensor-parallel all-reduce through NCCL (RCCL) for every message size,
+  // not a one-/two-shot custom all-reduce for the small ones (TGI, TensorRT-LLM
+  // built without --use_custom_all_reduce).
+  bool tp_allreduce_nccl = false;
   // Named constants a rule uses (trtllm-bench's caps, SGLang's reserve
   // coefficients), each cited in the data file.
   std::vector<std::pair<std::string, double>> rule_constants;

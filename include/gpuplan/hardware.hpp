@@ -55,6 +55,10 @@ struct GpuSpec {
   double gemm_efficiency_fp8 = 0;
   double gemm_sustained_efficiency = 0;  // the same held at the power limit (MSMF): what a long training run gets; 0 = unmeasured
   double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured
+  // nccl-tests / rccl-tests all-reduce bus bandwidth by message size on a full
+  // node (data field allreduce_curve), smallest first; empty where not measured.
+  struct BusbwPoint { double bytes = 0; double busbw_bytes_per_s = 0; };
+  std::vector<BusbwPoint> allreduce_curve;
   std::map<std::string, std::string> sources;
   std::string notes;
   std::string notes_zh;              // the same in Chinese (data field notes_zh); empty: none written yet

@@ -100,6 +100,8 @@ struct InferenceOptions {
   bool attention_scores_materialised = false;
   // EngineProfile::prefill_ubatch_tokens: prompt tokens per prefill pass (0: all).
   int64_t prefill_ubatch_tokens = 0;
+  // EngineProfile::tp_allreduce_nccl: TP all-reduces at NCCL's measured cost (measured_allreduce_s).
+  bool tp_allreduce_nccl = false;
   // true: the KV share is taken before the activation workspace and CUDA graphs
   // exist, which then come out of the rest (SGLang sizes its pool as
   // memory_utilization of the memory free before the weights, less the weights:
@@ -261,6 +263,7 @@ struct EngineDefaults {
   bool first_token_from_decode = false;  // EngineProfile::first_token_from_decode
   bool attention_scores_materialised = false;  // EngineProfile::attention_scores_materialised
   int64_t prefill_ubatch_tokens = 0;  // EngineProfile::prefill_ubatch_tokens
+  bool tp_allreduce_nccl = false;     // EngineProfile::tp_allreduce_nccl
   std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
   std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
@@ -287,6 +290,7 @@ inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.first_token_from_decode = e.first_token_from_decode;
   o.attention_scores_materialised = e.attention_scores_materialised;
   o.prefill_ubatch_tokens = e.prefill_ubatch_tokens;
+  o.tp_allreduce_nccl = e.tp_allreduce_nccl;
 }
 
 

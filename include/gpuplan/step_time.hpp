@@ -148,6 +148,11 @@ struct Link {
 // NCCL's ring costs (NCCL performance docs, "bus bandwidth"): `bytes` is the
 // full buffer on each rank.
 double ring_allreduce_s(double bytes, int n, const Link& link);     // 2(n−1)/n · bytes/bw + 2(n−1)·α
+// NCCL's (RCCL's) all-reduce of `bytes` over n ranks at the bus bandwidth the
+// GPU's measured curve gives at that size (GpuSpec::allreduce_curve, log-log
+// interpolation; below its first size that size's time, beyond its last that
+// bandwidth); nullopt where the catalog has no curve.
+std::optional<double> measured_allreduce_s(const GpuSpec& gpu, double bytes, int n);
 double ring_reduce_scatter_s(double bytes, int n, const Link& link); // (n−1)/n · bytes/bw + (n−1)·α
 double ring_allgather_s(double bytes, int n, const Link& link);      // (n−1)/n · bytes/bw + (n−1)·α
 double all_to_all_s(double bytes, int n, const Link& link);          // (n−1)/n · bytes/bw + (n−1)·α

@@ -140,6 +140,8 @@ constexpr EngineProperty kEngineProperties[] = {
     [](EngineProfile& p, const json& v, const std::string& w) {
       p.attention_scores_materialised = engine_pick<bool>(v, w, {{"in_kernel", false}, {"materialised_f32", true}});
     }},
+  {"tp_allreduce", "custom",
+    [](EngineProfile& p, const json& v, const std::string& w) { p.tp_allreduce_nccl = engine_pick<bool>(v, w, {{"custom", false}, {"nccl", true}}); }},
   {"prefill_ubatch_tokens", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.prefill_ubatch_tokens = static_cast<long long>(number(v, w, 0, 1e7)); }},
   {"rule_constants", "(none)",
     [](EngineProfile& p, const json& v, const std::string& w) {

@@ -155,6 +155,21 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
     }
   }
   g.allreduce_busbw_bytes_per_s = number_or(j, "allreduce_busbw_gbytes_per_s", 0) * kGB;
+  if (j.contains("allreduce_curve") && j["allreduce_curve"].is_object()) {
+    const auto& c = j["allreduce_curve"];
+    const auto bytes = c.value("bytes", nlohmann::json::array());
+    const auto busbw = c.value("busbw_gbytes_per_s", nlohmann::json::array());
+    bool ok = bytes.is_array() && busbw.is_array() && bytes.size() == busbw.size() && !bytes.empty();
+    for (size_t i = 0; ok && i < bytes.size(); ++i) {
+      ok = bytes[i].is_number() && busbw[i].is_number() && bytes[i].get<double>() > 0 && busbw[i].get<double>() > 0 &&
+           (i == 0 || bytes[i].get<double>() > bytes[i - 1].get<double>());
+      if (ok) g.allreduce_curve.push_back({bytes[i].get<double>(), busbw[i].get<double>() * kGB});
+    }
+    if (!ok) {
+      throw InputError("--gpu-file", fmt::format("{}: GPU '{}' allreduce_curve needs equal-length lists bytes (increasing) and busbw_gbytes_per_s, all positive.", origin, g.id),
+                       fmt::format("{}：GPU '{}' 的 allreduce_curve 须为等长的 bytes（递增）与 busbw_gbytes_per_s 两个列表，且均为正数。", origin, g.id));
+    }
+  }
   if (j.contains("sources") && j["sources"].is_object()) {
     for (const auto& [k, v] : j["sources"].items()) {
       if (v.is_string()) g.sources[k] = v.get<std::string>();

@@ -28,6 +28,9 @@ const std::map<std::string, std::string>& engine_property_zh() {
       {"host_step_ms", "每步主机端耗时（毫秒）"},
       {"eager_host_us_per_layer", "逐个算子执行时每个解码层的主机端开销（微秒）"},
       {"kv_append", "KV 缓存的追加方式"},
+      {"attention_scores", "注意力分数的存放方式"},
+      {"prefill_ubatch_tokens", "每次预填充前向处理的 token 数"},
+      {"tp_allreduce", "张量并行 all-reduce 的实现"},
       {"rule_constants", "规则常数"},
   };
   return m;
@@ -38,7 +41,9 @@ std::string engine_value_zh(const std::string& v) {
       {"true", "是"}, {"false", "否"}, {"continuous", "连续批处理"}, {"static", "静态批（每次 generate 一批）"},
       {"as_generated", "随生成逐块分配"}, {"whole_sequence", "按整条序列预留"}, {"unbounded", "不限"},
       {"session_len", "session_len（模型最大长度）"}, {"(none)", "无"},
-      {"in_place", "原地写入"}, {"concat_copy", "每步拼接复制整个缓存"}};
+      {"in_place", "原地写入"}, {"concat_copy", "每步拼接复制整个缓存"},
+      {"in_kernel", "留在注意力内核内"}, {"materialised_f32", "以 F32 写入显存（分数矩阵、softmax、乘 V 分成三个内核）"},
+      {"custom", "自定义 all-reduce 内核（小消息）"}, {"nccl", "所有消息都走 NCCL"}};
   const auto it = words.find(v);
   return it == words.end() ? "" : it->second;
 }

@@ -182,5 +182,20 @@ TEST(KernelRates, Mi300xFp8GemmsTakeTheirOwnMeasuredFraction) {
   EXPECT_DOUBLE_EQ(training_gemm_ceiling(h100, Precision::kFp8), training_gemm_ceiling(h100, Precision::kBf16));
 }
 
+TEST(KernelRates, NcclAllReduceAtItsMeasuredBusBandwidth) {
+  // Azure ND H100 v5, NCCL 2.18.5 (data/gpus.json AZ-H100): 1.71 GB/s bus bandwidth at 32 KiB,
+  // 2.72 at 64 KiB. Eight ranks: 2·7/8 · 32,768 B / 1.71 GB/s = 33.53 µs.
+  const GpuSpec& h100 = find_gpu("h100");
+  EXPECT_NEAR(*measured_allreduce_s(h100, 32768, 8), 1.75 * 32768 / 1.71e9, 1e-12);
+  // 48 KiB, log-log between them: busbw = 1.71 · (2.72/1.71)^(log 1.5 / log 2) = 2.2428 GB/s → 38.35 µs.
+  const double busbw = 1.71e9 * std::pow(2.72 / 1.71, std::log(1.5) / std::log(2.0));
+  EXPECT_NEAR(*measured_allreduce_s(h100, 49152, 8), 1.75 * 49152 / busbw, 1e-12);
+  // Four ranks move 2·3/4 of the buffer at the same bus bandwidth; below the curve the first point's time.
+  EXPECT_NEAR(*measured_allreduce_s(h100, 32768, 4), 1.5 * 32768 / 1.71e9, 1e-12);
+  EXPECT_NEAR(*measured_allreduce_s(h100, 100, 8), 1.75 * 1024 / 0.07e9, 1e-12);
+  // No curve in the catalog: no figure.
+  EXPECT_FALSE(measured_allreduce_s(find_gpu("h800"), 32768, 8).has_value());
+}
+
 }  // namespace
 }  // namespace gpuplan

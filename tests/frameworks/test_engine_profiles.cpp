@@ -362,5 +362,28 @@ TEST(EngineProfiles, TgiReservesWholeSequencesAndCapsConcurrency) {
   EXPECT_NO_THROW(engine_defaults("tgi@3.0.0", m, h100, fp8, 2048, 512));
 }
 
+TEST(EngineProfiles, TgiAllReducesThroughNccl) {
+  // Llama-3.1-70B at TP 4 on H100s, a decode step of 8 sequences: each of the 80 layers' two
+  // all-reduces carries 8 · 8,192 · 2 = 131,072 B. TGI calls NCCL: 1.5 · 131,072 / 5.40 GB/s
+  // (AZ-H100's bus bandwidth at 128 KiB) = 36.41 µs, 160 of them 5.825 ms; vLLM's custom
+  // all-reduce is the bandwidth term plus two 6 µs hops.
+  const ModelSpec m = find_model("llama-3.1-70b");
+  const GpuSpec& h100 = find_gpu("h100");
+  InferenceOptions o;
+  o.weights = WeightFormat::kBf16;
+  o.kv = Precision::kBf16;
+  o.tp = 4;
+  apply_engine_host(o, engine_defaults("tgi@2.0.4", m, h100, o, 2048, 512));
+  ASSERT_TRUE(o.tp_allreduce_nccl);
+  EXPECT_NEAR(decode_step_time(m, h100, o, 8, 2048).tp_comm_s, 160 * 1.5 * 131072 / 5.40e9, 1e-9);
+  InferenceOptions v = o;
+  apply_engine_host(v, engine_defaults("vllm@0.10.2", m, h100, v, 2048, 512));
+  EXPECT_FALSE(v.tp_allreduce_nccl);
+  EXPECT_LT(decode_step_time(m, h100, v, 8, 2048).tp_comm_s, 0.5 * decode_step_time(m, h100, o, 8, 2048).tp_comm_s);
+  // TensorRT-LLM built as its 0.5–0.7 documentation builds: NCCL; 1.0's AUTO strategy: custom kernels.
+  EXPECT_TRUE(engine_defaults("tensorrt-llm@0.6.1", m, h100, o, 2048, 512).tp_allreduce_nccl);
+  EXPECT_FALSE(engine_defaults("tensorrt-llm@1.0", m, h100, o, 2048, 512).tp_allreduce_nccl);
+}
+
 }  // namespace
 }  // namespace gpuplan

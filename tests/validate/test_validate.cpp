@@ -378,6 +378,13 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // 316.8 GB/s where 0.8 × 448 = 358 stood in. The OCI 405B FP8 rows +37…+68% →
 // +35…+50% physics, AMD's 70B FP8 rows 1.3–1.5 points closer: inference
 // central 10.92 / 15.22 → 10.72 / 13.88, physics MAPE 18.13 → 16.63, tightened.
+// TensorRT-LLM 0.5–0.7 as its documentation builds it runs its TP all-reduce
+// through NCCL (--use_custom_all_reduce is opt-in: benchmarks/python/benchmark.py,
+// examples/llama/build.py @v0.5.0–0.7.1), at each GPU's measured nccl-tests time
+// (Azure's ND A100/H100 results, allreduce_curve): the 70B TP 4 first-token rows
+// −47 / −19% → −36 / −8% physics, 0.6.1's 70B TP 2 rows 1–2 points further off.
+// Inference central 10.72 / 13.88 → 10.35 / 13.74, physics 12.72 / 16.63 →
+// 11.66 / 16.26, tightened.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
@@ -385,7 +392,7 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
   const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 14.8, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
-                          {"inference", 10.75, 13.9, 12.75, 16.65, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
+                          {"inference", 10.4, 13.75, 11.7, 16.3, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;

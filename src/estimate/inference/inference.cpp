@@ -45,6 +45,7 @@ struct Machine {
   double expert_wbytes = 2;  // of the routed experts
   double head_wbytes = 2;    // of the LM head
   bool dequantise_per_call = false;  // WeightBytes::dequantise_per_call (bitsandbytes)
+  bool nccl = false;                 // TP all-reduce through NCCL at every size (InferenceOptions::tp_allreduce_nccl)
   double act = 2;        // bytes per activation element read by a GEMM
   Link link;
   int tp = 1;
@@ -90,7 +91,7 @@ void set_ep_links(Machine& c, const GpuSpec& g, const StepTimeOptions& so) {
 
 Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o) {
   const StepTimeOptions so;
-  Machine c{g, Precision::kFp16, 0, 0.8, 0, 4e-6, 2, 2, 2, false, 2, Link{}, 1, 1, 1, 0, 0, 0};
+  Machine c{g, Precision::kFp16, 0, 0.8, 0, 4e-6, 2, 2, 2, false, false, 2, Link{}, 1, 1, 1, 0, 0, 0};
   const Precision half = g.has(Precision::kBf16) ? Precision::kBf16 : Precision::kFp16;
   switch (o.weights) {
     case WeightFormat::kFp16: c.gemm_p = g.has(Precision::kFp16) ? Precision::kFp16 : half; break;
@@ -111,6 +112,7 @@ Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o)
   c.expert_wbytes = wb.experts;
   c.head_wbytes = wb.lm_head;
   c.dequantise_per_call = wb.dequantise_per_call;
+  c.nccl = o.tp_allreduce_nccl;
   c.act = c.gemm_p == Precision::kFp8 ? 1.0 : 2.0;
   // The link a TP all-reduce uses: measured all-reduce bus bandwidth where the
   // catalog has it, else 80% of NVLink; PCIe-only parts go through PCIe
@@ -159,6 +161,10 @@ double gemm_s(const Machine& c, double m, double n, double k, PassTime& t) {
 // NCCL's ring (collectives.cpp).
 double tp_allreduce_s(const Machine& c, double bytes) {
   if (c.tp <= 1 || bytes <= 0) return 0;
+  // An engine without a custom all-reduce (TGI; TensorRT-LLM built without
+  // --use_custom_all_reduce) calls NCCL at every size: its measured time where
+  // the catalog has the GPU's nccl-tests curve, else its ring with α per step.
+  if (c.nccl) return measured_allreduce_s(c.g, bytes, c.tp).value_or(ring_allreduce_s(bytes, c.tp, c.link));
   if (bytes <= 8.0 * 1024 * 1024 && c.g.intra_bytes_per_s > 0) {
     return ring_allreduce_s(bytes, c.tp, Link{c.link.bytes_per_s, 0}) + 2 * c.link.latency_s;
   }

@@ -156,6 +156,7 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   e.first_token_from_decode = p.first_token_from_decode;
   e.attention_scores_materialised = p.attention_scores_materialised;
   e.prefill_ubatch_tokens = p.prefill_ubatch_tokens;
+  e.tp_allreduce_nccl = p.tp_allreduce_nccl;
   e.static_batching = p.batching == BatchingMode::kStatic;
   if (p.prefill_context_is_session_len) {
     // session_len = the model's max length; LMDeploy's 2048 when the config names none.

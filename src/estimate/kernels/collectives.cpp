@@ -19,6 +19,22 @@ double ring_allreduce_s(double bytes, int n, const Link& link) {
   return 2.0 * (n - 1) / n * bytes / link.bytes_per_s + 2.0 * (n - 1) * link.latency_s;
 }
 
+// The curve is nccl-tests' bus bandwidth (time = 2(n−1)/n · bytes / busbw) on a
+// full node; taken at another n as nccl-tests' convention intends (busbw
+// independent of n for a ring).
+std::optional<double> measured_allreduce_s(const GpuSpec& g, double bytes, int n) {
+  const auto& c = g.allreduce_curve;
+  if (c.empty() || n <= 1 || bytes <= 0) return c.empty() ? std::nullopt : std::optional<double>(0.0);
+  const double factor = 2.0 * (n - 1) / n;
+  if (bytes <= c.front().bytes) return factor * c.front().bytes / c.front().busbw_bytes_per_s;
+  if (bytes >= c.back().bytes) return factor * bytes / c.back().busbw_bytes_per_s;
+  size_t i = 1;
+  while (c[i].bytes < bytes) ++i;
+  const double t = std::log(bytes / c[i - 1].bytes) / std::log(c[i].bytes / c[i - 1].bytes);
+  const double busbw = std::exp(std::log(c[i - 1].busbw_bytes_per_s) + t * std::log(c[i].busbw_bytes_per_s / c[i - 1].busbw_bytes_per_s));
+  return factor * bytes / busbw;
+}
+
 double ring_reduce_scatter_s(double bytes, int n, const Link& link) {
   if (n <= 1 || bytes <= 0) return 0;
   return static_cast<double>(n - 1) / n * bytes / link.bytes_per_s + (n - 1) * link.latency_s;
