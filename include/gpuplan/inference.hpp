@@ -27,7 +27,7 @@ enum class WeightFormat { kFp16, kBf16, kFp8, kInt8, kInt4 };
 const char* weight_format_name(WeightFormat f);
 WeightFormat parse_weight_format(const std::string& text, const std::string& field);
 
-// A named weight-quantisation method (data/kernels/weight_quant.json, the
+// A named weight-quantisation method (data/weight_quant.json, the
 // validation format's infer.weight_quant): its compute class and what a weight
 // of each kind of matrix costs in bits, from the format's storage layout.
 struct WeightQuant {

@@ -31,21 +31,21 @@ InferRequest make_infer_request(const InferInputs& f) {
   InferenceOptions& o = q.options;
   o.weights = parse_weight_format(f.precision, "--precision");
   if (!f.weight_quant.empty() && f.weight_quant != "none") {
-    const WeightQuant* q = find_weight_quant(f.weight_quant);
-    if (!q) {
+    const WeightQuant* method = find_weight_quant(f.weight_quant);
+    if (!method) {
       throw InputError("--weight-quant", fmt::format("--weight-quant must be one of {} (got '{}').", fmt::join(weight_quant_ids(), ", "), f.weight_quant),
                        fmt::format("--weight-quant 须为 {} 之一（输入为 '{}'）。", fmt::join(weight_quant_ids(), "、"), f.weight_quant));
     }
     // The method says what the weights are: it sets --precision, which may
     // only repeat it (fp16, the default, gives way).
-    if (f.precision != "fp16" && parse_weight_format(f.precision, "--precision") != q->format) {
-      throw InputError("--weight-quant", fmt::format("--weight-quant {} stores {} weights; --precision {} says otherwise (drop --precision).", q->id,
-                                                     weight_format_name(q->format), f.precision),
-                       fmt::format("--weight-quant {} 存的是 {} 权重，与 --precision {} 不符（请去掉 --precision）。", q->id,
-                                   weight_format_name(q->format), f.precision));
+    if (f.precision != "fp16" && parse_weight_format(f.precision, "--precision") != method->format) {
+      throw InputError("--weight-quant", fmt::format("--weight-quant {} stores {} weights; --precision {} says otherwise (drop --precision).", method->id,
+                                                     weight_format_name(method->format), f.precision),
+                       fmt::format("--weight-quant {} 存的是 {} 权重，与 --precision {} 不符（请去掉 --precision）。", method->id,
+                                   weight_format_name(method->format), f.precision));
     }
-    o.weights = q->format;
-    o.weight_quant = q->id;
+    o.weights = method->format;
+    o.weight_quant = method->id;
   }
   o.kv = f.kv_precision.empty() ? (o.weights == WeightFormat::kBf16 ? Precision::kBf16 : Precision::kFp16)
                                 : parse_precision(f.kv_precision, "--kv-precision");

@@ -21,7 +21,7 @@ struct InferInputs {
   std::optional<ModelSpec> model_spec;  // instead: a model the front end built (the web's pasted config.json)
   std::string gpu;
   std::string precision = "fp16";
-  std::string weight_quant;             // --weight-quant: a named method (data/kernels/weight_quant.json); empty: none
+  std::string weight_quant;             // --weight-quant: a named method (data/weight_quant.json); empty: none
   std::string kv_precision;             // empty: 16-bit (bf16 with bf16 weights)
   int64_t input = 2048;
   int64_t output = 512;

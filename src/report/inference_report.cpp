@@ -20,8 +20,6 @@
 namespace gpuplan {
 namespace {
 
-// The parts of one forward pass (a decode step, or a mixed prefill/decode
-// step) as rows keyed `<prefix>_gemm_s` … `<prefix>_lm_head_s`.
 // What each kind of matrix costs per weight, from the named method where there is one.
 Note weights_note(const ModelSpec& m, const InferenceOptions& o) {
   if (o.weight_quant.empty()) {
@@ -39,6 +37,8 @@ Note weights_note(const ModelSpec& m, const InferenceOptions& o) {
                           b.layers, experts_zh, b.embedding, b.lm_head, dequant_zh)};
 }
 
+// The parts of one forward pass (a decode step, or a mixed prefill/decode
+// step) as rows keyed `<prefix>_gemm_s` … `<prefix>_lm_head_s`.
 void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const char* gemm_en, const char* gemm_zh,
                const char* attention_en, const char* attention_zh) {
   s.rows.push_back(Row{prefix + "_gemm_s", gemm_en, gemm_zh, t.gemm_s, Unit::kSeconds, ""});

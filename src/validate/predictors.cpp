@@ -42,7 +42,7 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   const std::string precision = inf.value("precision", "fp16");
   o.weights = parse_weight_format(precision, "infer.precision");
   // The named method, where the case states it, gives each matrix its width
-  // (data/kernels/weight_quant.json) and the compute class.
+  // (data/weight_quant.json) and the compute class.
   if (const std::string wq = inf.value("weight_quant", std::string()); !wq.empty() && wq != "none") {
     o.weight_quant = wq;
     if (const WeightQuant* q = find_weight_quant(wq)) o.weights = q->format;

@@ -1,4 +1,4 @@
-// Named weight-quantisation methods (data/kernels/weight_quant.json): bytes per
+// Named weight-quantisation methods (data/weight_quant.json): bytes per
 // weight of each kind of matrix, derived by hand from the formats' layouts.
 #include <gtest/gtest.h>
 

@@ -131,7 +131,7 @@ Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o)
 // bitsandbytes' 4-bit path for more than one row first dequantises the whole
 // weight into a 16-bit buffer (a streaming kernel: its bytes read, 2 written)
 // and then runs the 16-bit GEMM on it (bitsandbytes/autograd/_functions.py
-// matmul_4bit; data/kernels/weight_quant.json nf4).
+// matmul_4bit; data/weight_quant.json nf4).
 double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t, double groups = 1) {
   if (m <= 0 || n <= 0 || k <= 0 || groups <= 0) return 0;
   double dequantise_s = 0;
@@ -280,16 +280,6 @@ void finish(PassTime& t) {
   t.compute_bound = t.gemm_compute_s > t.gemm_memory_s;
 }
 
-// Decode attention rates of the published kernels (per GPU):
-// MLA (DeepSeek): FlashMLA reaches 3000 GB/s memory-bound and 580 TFLOP/s
-// compute-bound on H800 SXM5 (3.35 TB/s, 990 dense BF16 TFLOP/s;
-// github.com/deepseek-ai/FlashMLA README @b31bfe7, CUDA 12.8): 0.90 of HBM and
-// 0.59 of dense peak. With absorbed projections a query head attends over the
-// compressed latent directly, 2·(r_kv + d_rope) + 2·r_kv FLOPs per head per
-// cached token (FlashMLA deep-dive, docs/20250422-new-kernel-deep-dive.md:
-// 2·h_q·s_k·(d_k + d_v)), and each rank reads the whole latent cache.
-// MHA/GQA (paged FlashAttention / FlashInfer / XQA decode): the KV read at the
-// project's streaming efficiency (StepTimeOptions::hbm_efficiency).
 // Attention FLOPs of one query over `keys` keys in every layer, no causal
 // skipping (flops.cpp's attention core at that length).
 double full_attention_flop_per_token(const ModelSpec& m, double keys) {
@@ -309,6 +299,16 @@ double materialised_score_bytes(const ModelSpec& m, const Machine& c, double que
   return queries * keys * heads * static_cast<double>(m.layers) * 16.0;
 }
 
+// Decode attention rates of the published kernels (per GPU):
+// MLA (DeepSeek): FlashMLA reaches 3000 GB/s memory-bound and 580 TFLOP/s
+// compute-bound on H800 SXM5 (3.35 TB/s, 990 dense BF16 TFLOP/s;
+// github.com/deepseek-ai/FlashMLA README @b31bfe7, CUDA 12.8): 0.90 of HBM and
+// 0.59 of dense peak. With absorbed projections a query head attends over the
+// compressed latent directly, 2·(r_kv + d_rope) + 2·r_kv FLOPs per head per
+// cached token (FlashMLA deep-dive, docs/20250422-new-kernel-deep-dive.md:
+// 2·h_q·s_k·(d_k + d_v)), and each rank reads the whole latent cache.
+// MHA/GQA (paged FlashAttention / FlashInfer / XQA decode): the KV read at the
+// project's streaming efficiency (StepTimeOptions::hbm_efficiency).
 constexpr double kFlashMlaBandwidthShare = 3000.0 / 3350.0;
 constexpr double kFlashMlaComputeShare = 580.0 / 990.0;
 

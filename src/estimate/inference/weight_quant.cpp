@@ -1,4 +1,4 @@
-// Named weight-quantisation methods (data/kernels/weight_quant.json) and the
+// Named weight-quantisation methods (data/weight_quant.json) and the
 // bytes per weight they give each kind of matrix. Each value's source is in
 // the data file beside it.
 #include <nlohmann/json.hpp>
@@ -19,14 +19,14 @@ WeightFormat format_of(const std::string& text) {
   if (text == "fp8") return WeightFormat::kFp8;
   if (text == "int8") return WeightFormat::kInt8;
   if (text == "int4") return WeightFormat::kInt4;
-  throw InputError("kernels/weight_quant.json format", "kernels/weight_quant.json: format must be fp16, fp8, int8 or int4 (got '" + text + "').",
-                   "kernels/weight_quant.json 的 format 须为 fp16、fp8、int8 或 int4（输入为 '" + text + "'）。");
+  throw InputError("weight_quant.json format", "weight_quant.json: format must be fp16, fp8, int8 or int4 (got '" + text + "').",
+                   "weight_quant.json 的 format 须为 fp16、fp8、int8 或 int4（输入为 '" + text + "'）。");
 }
 
 std::vector<WeightQuant> load() {
   std::vector<WeightQuant> out;
   for (const auto& f : embedded_files()) {
-    if (f.path != "kernels/weight_quant.json") continue;
+    if (f.path != "weight_quant.json") continue;
     const auto doc = nlohmann::json::parse(f.content);
     for (const auto& j : doc.at("methods")) {
       WeightQuant q;
