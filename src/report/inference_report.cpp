@@ -20,6 +20,9 @@
 namespace gpuplan {
 namespace {
 
+// The weights as a title names them: the quantisation method where one is named, else the format.
+std::string weights_label(const InferenceOptions& o) { return o.weight_quant.empty() ? weight_format_name(o.weights) : o.weight_quant; }
+
 // What each kind of matrix costs per weight, from the named method where there is one.
 Note weights_note(const ModelSpec& m, const InferenceOptions& o) {
   if (o.weight_quant.empty()) {
@@ -59,12 +62,13 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   Report r;
   add_model_scope_warning(r, m);
   r.command = "infer";
-  r.title_en = fmt::format("Serving {} on {} ({} weights, {} KV cache)", m.name, g.name, weight_format_name(o.weights), precision_name(o.kv));
-  r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weight_format_name(o.weights), precision_name(o.kv));
+  r.title_en = fmt::format("Serving {} on {} ({} weights, {} KV cache)", m.name, g.name, weights_label(o), precision_name(o.kv));
+  r.title_zh = fmt::format("在 {} 上部署 {}（权重 {}，KV 缓存 {}）", g.name, m.name, weights_label(o), precision_name(o.kv));
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
               {"input_tokens", t.input_len}, {"output_tokens", t.output_len}, {"requests_per_s", t.requests_per_s},
               {"tpot_target_s", t.tpot_target_s}, {"ttft_target_s", t.ttft_target_s}, {"batch", t.batch}, {"tp", t.tp}, {"pp", t.pp}, {"ep", t.ep},
               {"disaggregate", t.disaggregate}};
+  if (!o.weight_quant.empty()) r.inputs["weight_quant"] = o.weight_quant;
 
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
   d.rows.push_back(number_row("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
@@ -229,12 +233,13 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
   add_model_scope_warning(r, m);
   r.command = "infer";
   r.title_en = fmt::format("Max-throughput run of {} on {} × {} (TP {}, {} weights, {} KV cache)", m.name, o.tp, g.name, o.tp,
-                           weight_format_name(o.weights), precision_name(o.kv));
+                           weights_label(o), precision_name(o.kv));
   r.title_zh = fmt::format("{} 在 {} × {} 上的最大吞吐运行（TP {}，权重 {}，KV 缓存 {}）", m.name, o.tp, g.name, o.tp,
-                           weight_format_name(o.weights), precision_name(o.kv));
+                           weights_label(o), precision_name(o.kv));
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
               {"input_tokens", input_len}, {"output_tokens", output_len}, {"tp", o.tp}, {"max_throughput", true},
               {"engine", run.engine.name}};
+  if (!o.weight_quant.empty()) r.inputs["weight_quant"] = o.weight_quant;
 
   Section b{"batching", "Batching", "批处理", {}, {}, {}};
   b.rows.push_back(number_row("feasible", "Feasible", "可行", run.feasible ? 1 : 0, Unit::kFlag));
