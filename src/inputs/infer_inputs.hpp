@@ -102,8 +102,8 @@ void visit_infer_inputs(InferInputs& in, Visit&& v) {
   v(InputInfo{"--max-throughput", "", "Offline max-throughput run: every request queued at once, batched by the engine as far as memory allows",
               "离线最大吞吐：所有请求同时排队，由引擎在显存允许范围内尽量合批"},
     in.max_throughput);
-  v(InputInfo{"--engine", "", "Serving engine as ENGINE[@VERSION] (gpuplan engines lists the profiles): vllm (default), sglang, tensorrt-llm, lmdeploy (TurboMind), tgi, hf-transformers, llama.cpp; its defaults (KV-cache memory rule, batch limits, CUDA graphs) size each replica and, named, replace --memory-utilization",
-              "推理引擎，写作 引擎[@版本]（gpuplan engines 列出全部配置）：vllm（默认）、sglang、tensorrt-llm、lmdeploy（TurboMind）、tgi、hf-transformers、llama.cpp；按其默认设置（KV 缓存显存规则、批处理上限、CUDA Graph）确定每个副本，指定后取代 --memory-utilization"},
+  v(InputInfo{"--engine", "", "Serving engine as ENGINE[@VERSION] (gpuplan engines lists the profiles): vllm (default), sglang, tensorrt-llm, lmdeploy (TurboMind), tgi, hf-transformers, llama.cpp, mindie (Ascend); its defaults (KV-cache memory rule, batch limits, CUDA graphs) size each replica and, named, replace --memory-utilization",
+              "推理引擎，写作 引擎[@版本]（gpuplan engines 列出全部配置）：vllm（默认）、sglang、tensorrt-llm、lmdeploy（TurboMind）、tgi、hf-transformers、llama.cpp、mindie（昇腾）；按其默认设置（KV 缓存显存规则、批处理上限、CUDA Graph）确定每个副本，指定后取代 --memory-utilization"},
     in.engine);
   v(InputInfo{"--price", "", "Price per GPU-hour: 2.49, $2.5, 15cny (default: the catalog's)", "每卡时单价：2.49、$2.5、15cny（默认取目录报价）"}, in.price);
   v(kMarketInput, in.market);

@@ -387,3 +387,41 @@ TEST(EngineProfiles, TgiAllReducesThroughNccl) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
+  // MindIE 2.3.0 on a 910B (64 GiB), Qwen2.5-7B bf16, 2,048 in / 512 out (data/engines/mindie.json):
+  // maxBatchSize 200, maxPrefillTokens 8,192, 128-token blocks taken as tokens arrive, prefill and decode
+  // batches apart. KV pool: 0.8 of the device less what the weights and the warm-up hold
+  // (generator.py warm_up, NPU_MEMORY_FRACTION 0.8). The warm-up's activations: 8,192 tokens ·
+  // 2·(2·3,584 + 3,584 + 2·512 + 3,584 + 3·18,944) = 144,384 B = 1,182,793,728 B, plus 200 rows of fp32
+  // logits · 152,064 = 121,651,200 B; runtime 0.75 + 0.5 GiB = 1,342,177,280 B.
+  const ModelSpec m = find_model("qwen2.5-7b");
+  const GpuSpec& npu = find_gpu("910b");
+  InferenceOptions o;
+  o.weights = WeightFormat::kBf16;
+  o.kv = Precision::kBf16;
+  const EngineDefaults e = engine_defaults("mindie", m, npu, o, 2048, 512);
+  EXPECT_EQ(e.profile, "mindie@2.3.0");
+  EXPECT_EQ(e.max_batch_size, 200);
+  EXPECT_EQ(e.max_num_tokens, 8192);
+  EXPECT_EQ(e.tokens_per_block, 128);
+  EXPECT_FALSE(e.mixed_prefill_decode);
+  EXPECT_FALSE(e.chunked_prefill);
+  EXPECT_FALSE(e.reserve_whole_sequence);
+  EXPECT_EQ(e.kv_share_of, KvShareOf::kDevice);
+  const MaxThroughputRun run = max_throughput_run(m, npu, o, e, 2048, 512);
+  ASSERT_TRUE(run.feasible) << run.why_not;
+  EXPECT_NEAR(run.memory.activation_bytes, 1182793728.0 + 121651200.0, 1.0);
+  EXPECT_NEAR(run.memory.runtime_bytes, 1342177280.0, 1.0);
+  EXPECT_NEAR(run.memory.kv_budget_bytes, 0.8 * npu.memory_bytes - run.memory.weights_bytes - 1182793728.0 - 121651200.0 - 1342177280.0, 1e3);
+  // On an NVIDIA part MindIE does not run: vLLM's profile, said so.
+  const EngineDefaults h = engine_defaults("mindie", m, find_gpu("h100"), o, 2048, 512);
+  EXPECT_EQ(h.profile.rfind("vllm@", 0), 0u);
+  ASSERT_FALSE(h.notes.empty());
+}
+
+}  // namespace
+}  // namespace gpuplan
