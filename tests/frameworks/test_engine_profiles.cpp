@@ -263,6 +263,17 @@ TEST(EngineProfiles, TheFormatRefusesBadFiles) {
   const std::string head = R"({"id": "x", "name": "X", "versions": [{"version": "1", "date": "2025-01", "source": "s", "properties": )";
   EXPECT_THROW(parse_engine_family(head + R"({"speed": {"value": 2, "source": "s"}}}]})", "t"), InputError);
   EXPECT_THROW(parse_engine_family(head + R"({"kv_block_tokens": {"value": 16, "source": "s"}}}]})", "t"), InputError);
+  // The properties this session added take only their listed values.
+  const std::string first = R"({"platforms": {"value": ["nvidia"], "source": "s"}, "batching": {"value": "continuous", "source": "s"},
+    "kv_cache_memory": {"value": {"fraction": 0.9, "of": "device"}, "source": "s"},
+    "batch_limits": {"value": {"rule": "device_table", "rows": [{"max_num_seqs": 8}]}, "source": "s"},
+    "kv_block_tokens": {"value": 16, "source": "s"}, "chunked_prefill": {"value": true, "source": "s"},
+    "mixed_prefill_decode": {"value": true, "source": "s"}, "kv_reservation": {"value": "as_generated", "source": "s"},
+    "kv_precisions": {"value": ["fp16"], "source": "s"}, "cuda_graphs": {"value": true, "source": "s"}, )";
+  EXPECT_NO_THROW(parse_engine_family(head + first + R"("tp_allreduce": {"value": "nccl", "source": "s"}}}]})", "t"));
+  EXPECT_THROW(parse_engine_family(head + first + R"("tp_allreduce": {"value": "ring", "source": "s"}}}]})", "t"), InputError);
+  EXPECT_THROW(parse_engine_family(head + first + R"("attention_scores": {"value": "fused", "source": "s"}}}]})", "t"), InputError);
+  EXPECT_THROW(parse_engine_family(head + first + R"("prefill_ubatch_tokens": {"value": -1, "source": "s"}}}]})", "t"), InputError);
   for (const EngineFamily& f : engine_catalog()) {
     for (const EngineProfile& p : f.versions) {
       EXPECT_GT(p.kv_memory_fraction, 0) << p.label();

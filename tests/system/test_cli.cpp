@@ -235,6 +235,11 @@ TEST(CliErrors, ModelFolderAndUserGpuFile) {
       R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "architecture": "pascal", "compute_units": 56}]})");
   expect_input_error("train --model " + dir + " --tokens 1T --gpu my-accel --gpu-file " + bad_arch + " --gpus 8 --mfu 0.5 --price 1usd",
                      "architecture");
+  // A measured all-reduce curve needs increasing sizes and positive bandwidths, one per size.
+  const std::string bad_curve = temp_file("bad_curve_gpus.json",
+      R"({"gpus": [{"id": "my-accel", "memory_gib": 64, "hbm_tbps": 2, "peak_tflops": {"bf16": 500}, "architecture": "hopper", "compute_units": 132,
+        "allreduce_curve": {"gpus": 8, "bytes": [2048, 1024], "busbw_gbytes_per_s": [0.1, 0.2]}}]})");
+  expect_input_error("infer --model " + dir + " --gpu my-accel --gpu-file " + bad_curve + " --batch 1", "allreduce_curve");
 }
 
 TEST(Cli, CalibrateSavesFactorsThatTrainUses) {
