@@ -55,6 +55,18 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   const int64_t input = inf.value("input_len", int64_t{1});
   const int64_t output = inf.value("output_len", int64_t{1});
   if (inf.value("pp", 1) > 1) flags.push_back({"pp > 1 not modelled: one TP group assumed", "未对 PP > 1 建模：按单个 TP 组计"});
+  // A stated expert-parallel degree over the TP group's GPUs (vLLM
+  // --enable-expert-parallel, TensorRT-LLM moe_ep_size = tp): whole experts per
+  // GPU, reached by all-to-all, attention still split by TP. Any other EP the
+  // format's tp·pp = count cannot place.
+  if (const int ep = inf.value("ep", 1); ep > 1) {
+    if (ep == o.tp && in.model.moe && in.model.moe->routed_experts % ep == 0) {
+      o.ep = ep;
+    } else {
+      flags.push_back({fmt::format("ep {} not modelled (only ep = tp dividing a mixture-of-experts model's experts): experts split by TP", ep),
+                       fmt::format("未对 ep {} 建模（只支持 MoE 模型上 ep = tp 且整除专家数）：专家按 TP 切分", ep)});
+    }
+  }
   validate_inference(in.model, in.gpu, o);
   // The engine the case names, at its version (data/engines/); what the case
   // states of its settings replaces the engine's default.

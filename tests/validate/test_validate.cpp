@@ -22,6 +22,30 @@ const char* kCase =
 
 }  // namespace
 
+TEST(Validate, AStatedExpertParallelDegreeReachesTheServingModel) {
+  // Qwen3-30B-A3B (128 experts, top 8) decoding 64 sequences on 8 H100s: with ep 8 = tp each GPU
+  // holds 16 whole experts and the tokens reach them by all-to-all; without it the experts are split
+  // by TP. The two predictions differ, and the first names no EP flag.
+  const std::string base =
+      R"({"id": "moe_ep", "source": "test", "verification": "primary", "kind": "inference", "model": {"name": "qwen3-30b-a3b", )"
+      R"("num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 6144, )"
+      R"("vocab_size": 151936, "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 0, "num_experts_per_tok": 8, )"
+      R"("moe_intermediate_size": 768, "first_k_dense_replace": 0}, "hardware": {"gpu": "h100-sxm5-80gb", "count": 8, "gpus_per_node": 8}, )"
+      R"("infer": {"batch": 64, "input_len": 512, "output_len": 256, "tp": 8, "pp": 1, "precision": "bf16", "framework": "vllm@0.10.2")";
+  const std::string tail = R"(}, "measured": {"output_tokens_per_s": 5000}})";
+  const ValidationResult with = run_validation(parse_cases(base + R"(, "ep": 8)" + tail, "inline"));
+  const ValidationResult without = run_validation(parse_cases(base + tail, "inline"));
+  ASSERT_EQ(with.cases.size(), 1u);
+  ASSERT_EQ(without.cases.size(), 1u);
+  EXPECT_NE(with.cases[0].predicted, without.cases[0].predicted);
+  for (const auto& f : with.cases[0].flags) EXPECT_EQ(f.en.find("not modelled"), std::string::npos) << f.en;
+  // An EP the TP group cannot place is said, not silently dropped.
+  const ValidationResult odd = run_validation(parse_cases(base + R"(, "ep": 4)" + tail, "inline"));
+  bool said = false;
+  for (const auto& f : odd.cases[0].flags) said = said || f.en.find("ep 4 not modelled") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(Validate, MissingInputsAreFlaggedNotSkipped) {
   const auto cases = parse_cases(std::string(kCase) + "\n" +
                                      R"({"id": "t2", "kind": "inference", "model": {}, "hardware": {}, "measured": {"output_tokens_per_s": 5}})",
