@@ -23,6 +23,9 @@ struct EngineDeviceRule {
   long long max_num_seqs = 0;
   long long max_num_batched_tokens = 0;
   long long cuda_graph_max_bs = 0;
+  // The KV pool's share on this row (SGLang 0.4's mem_fraction_static by TP
+  // degree); 0: the profile's kv_cache_memory fraction.
+  double kv_memory_fraction = 0;
 };
 
 // What an engine's own code states as a fact: the key, its value in the

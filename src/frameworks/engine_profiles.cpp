@@ -42,13 +42,15 @@ std::vector<std::string> nonempty_strings(const json& v, const std::string& wher
 EngineDeviceRule device_rule(const json& r, const std::string& where) {
   if (!r.is_object()) bad(where + " must be an object.", where + " 须为对象。");
   static const std::vector<std::string> keys = {"memory_gib_at_least", "memory_gib_below", "name_has", "name_lacks", "tp_at_least",
-                                                "tp_below", "max_num_seqs", "max_num_batched_tokens", "cuda_graph_max_bs"};
+                                                "tp_below", "max_num_seqs", "max_num_batched_tokens", "cuda_graph_max_bs", "kv_memory_fraction"};
   EngineDeviceRule d;
   for (const auto& [k, x] : r.items()) {
     const std::string w = where + " " + k;
-    if (std::find(keys.begin(), keys.end(), k) == keys.end()) bad(fmt::format("{}: unknown key; allowed: memory_gib_at_least, memory_gib_below, name_has, name_lacks, tp_at_least, tp_below, max_num_seqs, max_num_batched_tokens, cuda_graph_max_bs.", w),
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) bad(fmt::format("{}: unknown key; allowed: memory_gib_at_least, memory_gib_below, name_has, name_lacks, tp_at_least, tp_below, max_num_seqs, max_num_batched_tokens, cuda_graph_max_bs, kv_memory_fraction.", w),
                                                                    fmt::format("{}：未知键。", w));
-    if (k == "name_has" || k == "name_lacks") {
+    if (k == "kv_memory_fraction") {
+      d.kv_memory_fraction = number(x, w, 0.01, 1);
+    } else if (k == "name_has" || k == "name_lacks") {
       if (!x.is_string()) bad(w + " must be a lower-case string.", w + " 须为小写字符串。");
       (k == "name_has" ? d.name_has : d.name_lacks) = ascii_lower(x.get<std::string>());
     } else if (k == "memory_gib_at_least") {

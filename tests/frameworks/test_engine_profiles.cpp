@@ -436,3 +436,36 @@ TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(EngineProfiles, Sglang043SetsItsPoolShareByTpDegree) {
+  // SGLang v0.4.3.post2 (server_args.py l.194-223): mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85
+  // at 4, 0.81 at 8, 0.79 from 16; chunked_prefill_size 8192 and cuda_graph_max_bs 160 from 25,000 MiB
+  // of GPU memory, below it 2048 and 8 (TP < 4) or 80.
+  const ModelSpec m = find_model("llama-3.1-8b");
+  InferenceOptions o;
+  o.weights = WeightFormat::kBf16;
+  o.kv = Precision::kBf16;
+  const EngineDefaults h1 = engine_defaults("sglang@0.4.3.post2", m, find_gpu("h100"), o, 2048, 512);
+  EXPECT_EQ(h1.profile, "sglang@0.4.3.post2");
+  EXPECT_DOUBLE_EQ(h1.kv_memory_fraction, 0.88);
+  EXPECT_EQ(h1.max_num_tokens, 8192);
+  EXPECT_FALSE(h1.mixed_prefill_decode);
+  InferenceOptions tp8 = o;
+  tp8.tp = 8;
+  EXPECT_DOUBLE_EQ(engine_defaults("sglang@0.4.3.post2", find_model("llama-3.1-70b"), find_gpu("h100"), tp8, 2048, 512).kv_memory_fraction, 0.81);
+  // An RTX 4090 (24 GiB = 24,576 MiB < 25,000): 2,048-token chunks.
+  const EngineDefaults r = engine_defaults("sglang@0.4.3.post2", m, find_gpu("rtx4090"), o, 2048, 512);
+  EXPECT_EQ(r.max_num_tokens, 2048);
+  EXPECT_DOUBLE_EQ(r.kv_memory_fraction, 0.88);
+  // The pool, sized before the runtime buffers, bounds the running requests: min(KV tokens // 2, the
+  // request pool min(max(int(tokens / 131,072 · 512), 2048), 4096)) = 2,048 for Llama-3.1-8B on an H100.
+  EXPECT_EQ(h1.max_batch_size, 2048);
+  // The latest entry keeps its own rule (reserved memory by GPU size).
+  EXPECT_EQ(engine_defaults("sglang", m, find_gpu("h100"), o, 2048, 512).profile, "sglang@0.5.8");
+}
+
+}  // namespace
+}  // namespace gpuplan

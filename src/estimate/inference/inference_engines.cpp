@@ -164,6 +164,8 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
     e.max_prefill_context_tokens = context_len > 0 ? context_len : 2048;
   }
   const EngineDeviceRule* row = p.device_rules.empty() ? nullptr : &device_row(p, g, o.tp);
+  // A row that sets the pool's share itself (SGLang 0.4: mem_fraction_static by TP degree).
+  if (row && row->kv_memory_fraction > 0) e.kv_memory_fraction = row->kv_memory_fraction;
   if (p.kv_fraction_rule == KvFractionRule::kSglangReservedMemory && row) sglang_fraction(p, g, o.tp, *row, e);
   switch (p.batch_limit_rule) {
     case BatchLimitRule::kTrtllmBenchTuning:
