@@ -129,7 +129,6 @@ const FIELDS = {
   epochs: '1', train_precision: 'bf16', fault_budget: '',
   ft_method: 'lora', ft_rank: '', ft_samples: '50k', ft_tokens: '', ft_epochs: '3', ft_precision: 'bf16', ft_gpus: '', ft_deadline: '',
 };
-// The form field a request key of each tab comes from (the rest share the key's name), so an error marks it.
 // The layout pins of the Training and Planner tabs (key → form field): empty ones are left to the planner.
 const PIN_FIELDS = { tp: 'pin_tp', pp: 'pin_pp', dp: 'pin_dp', cp: 'pin_cp', ep: 'pin_ep', vp: 'pin_vp', etp: 'pin_etp',
                      micro_batch: 'pin_micro_batch', zero: 'pin_zero', recompute: 'pin_recompute',
@@ -138,6 +137,7 @@ function addPins(b) {
   for (const [key, field] of Object.entries(PIN_FIELDS)) if (state[field]) b[key] = state[field];
   return b;
 }
+// The form field a request key of each tab comes from (the rest share the key's name), so an error marks it.
 const FIELD_OF_KEY = {
   train: { precision: 'train_precision', fleet_utilisation: 'fleet', compare_own: 'own', ...PIN_FIELDS },
   plan: { export: 'export_to', ...PIN_FIELDS },
