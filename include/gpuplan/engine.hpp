@@ -48,8 +48,10 @@ enum class KvShareOf { kDevice, kFreeAfterWeights, kDeviceTotalForPool };
 // SchedulerConfig budget and long-context chunked prefill; each rule's code is cited in
 // src/estimate/inference/inference_engines.cpp.
 enum class BatchLimitRule { kDeviceTable, kTrtllmBenchTuning, kSglangPool, kVllmV0Scheduler };
-// How a KV-pool fraction is found: fixed, or SGLang's reserve formula.
-enum class KvFractionRule { kFixed, kSglangReservedMemory };
+// How a KV-pool fraction is found: fixed, SGLang's reserve formula (0.5.x,
+// rounded to three decimals), or the device less a fixed reserve (SGLang 0.4.6
+// above 80 GiB: (gpu_mem − reserved) / gpu_mem, unrounded).
+enum class KvFractionRule { kFixed, kSglangReservedMemory, kDeviceLessReserve };
 // How a batch decodes: continuous batching over a paged KV pool, or one
 // static batch per generate() call (HF transformers, llama.cpp's CLI).
 enum class BatchingMode { kContinuous, kStatic };

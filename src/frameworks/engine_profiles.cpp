@@ -97,7 +97,7 @@ constexpr EngineProperty kEngineProperties[] = {
       p.kv_share_of = engine_pick<KvShareOf>(v["of"], w + " of", {{"device", KvShareOf::kDevice}, {"free_after_weights", KvShareOf::kFreeAfterWeights}, {"device_total_for_pool", KvShareOf::kDeviceTotalForPool}});
       p.kv_sized_before_buffers = v.contains("before_runtime_buffers") && engine_boolean(v["before_runtime_buffers"], w + " before_runtime_buffers");
       p.kv_fraction_rule = v.contains("fraction_rule")
-                               ? engine_pick<KvFractionRule>(v["fraction_rule"], w + " fraction_rule", {{"fixed", KvFractionRule::kFixed}, {"sglang_reserved_memory", KvFractionRule::kSglangReservedMemory}})
+                               ? engine_pick<KvFractionRule>(v["fraction_rule"], w + " fraction_rule", {{"fixed", KvFractionRule::kFixed}, {"sglang_reserved_memory", KvFractionRule::kSglangReservedMemory}, {"device_less_reserve", KvFractionRule::kDeviceLessReserve}})
                                : KvFractionRule::kFixed;
     }},
   {"batch_limits", nullptr,

@@ -465,6 +465,10 @@ TEST(EngineProfiles, Sglang043SetsItsPoolShareByTpDegree) {
   EXPECT_EQ(h1.max_batch_size, 2048);
   // The latest entry keeps its own rule (reserved memory by GPU size).
   EXPECT_EQ(engine_defaults("sglang", m, find_gpu("h100"), o, 2048, 512).profile, "sglang@0.5.8");
+  // v0.4.6 (server_args.py l.223-238): an 80 GiB H100 (81,920 MiB, not above it) keeps the TP table;
+  // an H20 (96 GiB = 98,304 MiB) takes (98,304 − 13,312) / 98,304 = 0.864583…, unrounded.
+  EXPECT_DOUBLE_EQ(engine_defaults("sglang@0.4.6", m, find_gpu("h100"), o, 2048, 512).kv_memory_fraction, 0.88);
+  EXPECT_NEAR(engine_defaults("sglang@0.4.6", m, find_gpu("h20"), o, 2048, 512).kv_memory_fraction, (98304.0 - 13312.0) / 98304.0, 1e-12);
 }
 
 }  // namespace
