@@ -142,11 +142,6 @@ TEST(WeightQuant, MethodAndFormatMustAgree) {
   }
 }
 
-}  // namespace
-}  // namespace gpuplan
-
-namespace gpuplan {
-namespace {
 
 // llama.cpp (data/engines/llama.cpp.json) run as llama-bench does: no flash
 // attention, prompts in 512-token passes.

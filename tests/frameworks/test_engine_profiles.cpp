@@ -24,6 +24,14 @@
 namespace gpuplan {
 namespace {
 
+// bf16 weights and a bf16 KV cache, the profiles' hand derivations' common case.
+InferenceOptions bf16_options() {
+  InferenceOptions o;
+  o.weights = WeightFormat::kBf16;
+  o.kv = Precision::kBf16;
+  return o;
+}
+
 TEST(Inference, TrtllmBenchDefaultsByHand) {
   // tensorrt_llm/bench/build/tuning.py for Llama-3.1-8B FP8 (FP8 KV) on one H100 (80 GiB):
   //   engine 8,030,261,248 params × 1 B = 7.4787 GiB; (80 − 7.4787) × 0.90 = 65.269 GiB of cache;
@@ -103,9 +111,7 @@ TEST(Inference, LmdeployTurbomindDefaultsFollowTheDevice) {
   // H100 KV pool: 0.8 · (80 GiB − 0.75 GiB context − 16,060,522,496 B) = 55,226,813,644.8 B; at 131,072 B a token
   //   and 64-token blocks (8 MiB): ⌊6,583.4⌋ = 6,583 blocks.
   const ModelSpec m = find_model("llama-3.1-8b");
-  InferenceOptions o;
-  o.weights = WeightFormat::kBf16;
-  o.kv = Precision::kBf16;
+  InferenceOptions o = bf16_options();
   const EngineDefaults h = engine_defaults("LMDeploy 0.16 (TurboMind)", m, find_gpu("h100"), o, 2048, 128);
   EXPECT_DOUBLE_EQ(h.kv_memory_fraction, 0.8);
   EXPECT_EQ(h.kv_share_of, KvShareOf::kFreeAfterWeights);
@@ -294,11 +300,6 @@ TEST(EngineProfiles, DocsPageIsTheData) {
   EXPECT_TRUE(ss.str() == engines_markdown()) << "docs/engines.md is stale: run gpuplan engines --docs > docs/engines.md";
 }
 
-}  // namespace
-}  // namespace gpuplan
-
-namespace gpuplan {
-namespace {
 
 // TensorRT-LLM before XQA decodes with the masked MHA kernel, one thread block
 // per (sequence, query head), each loading its KV head's cache
@@ -325,11 +326,6 @@ TEST(Inference, TrtllmMaskedMhaReadsTheCacheOncePerQueryHead) {
   EXPECT_GT(a.attention_s, b.attention_s);
 }
 
-}  // namespace
-}  // namespace gpuplan
-
-namespace gpuplan {
-namespace {
 
 TEST(EngineProfiles, TgiReservesWholeSequencesAndCapsConcurrency) {
   // TGI v2.0.4 (data/engines/tgi.json), Llama-3.1-8B bf16 on one H100, 2,048 in / 512 out:
@@ -340,9 +336,7 @@ TEST(EngineProfiles, TgiReservesWholeSequencesAndCapsConcurrency) {
   // plus 128 rows of fp32 logits · 128,256 = 65,667,072 B) and the runtime (0.75 GiB context +
   // 0.5 GiB graphs = 1,342,177,280 B): 0.95 · (85,899,345,920 − 17,968,047,424) = 64,525,559,398.4 B.
   const ModelSpec m = find_model("llama-3.1-8b");
-  InferenceOptions o;
-  o.weights = WeightFormat::kBf16;
-  o.kv = Precision::kBf16;
+  InferenceOptions o = bf16_options();
   const GpuSpec& h100 = find_gpu("h100");
   const EngineDefaults v2 = engine_defaults("tgi@2.0.4", m, h100, o, 2048, 512);
   EXPECT_EQ(v2.max_batch_size, 128);
@@ -380,9 +374,7 @@ TEST(EngineProfiles, TgiAllReducesThroughNccl) {
   // all-reduce is the bandwidth term plus two 6 µs hops.
   const ModelSpec m = find_model("llama-3.1-70b");
   const GpuSpec& h100 = find_gpu("h100");
-  InferenceOptions o;
-  o.weights = WeightFormat::kBf16;
-  o.kv = Precision::kBf16;
+  InferenceOptions o = bf16_options();
   o.tp = 4;
   apply_engine_host(o, engine_defaults("tgi@2.0.4", m, h100, o, 2048, 512));
   ASSERT_TRUE(o.tp_allreduce_nccl);
@@ -396,11 +388,6 @@ TEST(EngineProfiles, TgiAllReducesThroughNccl) {
   EXPECT_FALSE(engine_defaults("tensorrt-llm@1.0", m, h100, o, 2048, 512).tp_allreduce_nccl);
 }
 
-}  // namespace
-}  // namespace gpuplan
-
-namespace gpuplan {
-namespace {
 
 TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
   // MindIE 2.3.0 on a 910B (64 GiB), Qwen2.5-7B bf16, 2,048 in / 512 out (data/engines/mindie.json):
@@ -411,9 +398,7 @@ TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
   // logits · 152,064 = 121,651,200 B; runtime 0.75 + 0.5 GiB = 1,342,177,280 B.
   const ModelSpec m = find_model("qwen2.5-7b");
   const GpuSpec& npu = find_gpu("910b");
-  InferenceOptions o;
-  o.weights = WeightFormat::kBf16;
-  o.kv = Precision::kBf16;
+  InferenceOptions o = bf16_options();
   const EngineDefaults e = engine_defaults("mindie", m, npu, o, 2048, 512);
   EXPECT_EQ(e.profile, "mindie@2.3.0");
   EXPECT_EQ(e.max_batch_size, 200);
@@ -434,20 +419,13 @@ TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
   ASSERT_FALSE(h.notes.empty());
 }
 
-}  // namespace
-}  // namespace gpuplan
-
-namespace gpuplan {
-namespace {
 
 TEST(EngineProfiles, Sglang043SetsItsPoolShareByTpDegree) {
   // SGLang v0.4.3.post2 (server_args.py l.194-223): mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85
   // at 4, 0.81 at 8, 0.79 from 16; chunked_prefill_size 8192 and cuda_graph_max_bs 160 from 25,000 MiB
   // of GPU memory, below it 2048 and 8 (TP < 4) or 80.
   const ModelSpec m = find_model("llama-3.1-8b");
-  InferenceOptions o;
-  o.weights = WeightFormat::kBf16;
-  o.kv = Precision::kBf16;
+  InferenceOptions o = bf16_options();
   const EngineDefaults h1 = engine_defaults("sglang@0.4.3.post2", m, find_gpu("h100"), o, 2048, 512);
   EXPECT_EQ(h1.profile, "sglang@0.4.3.post2");
   EXPECT_DOUBLE_EQ(h1.kv_memory_fraction, 0.88);

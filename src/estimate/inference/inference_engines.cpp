@@ -164,16 +164,17 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
     e.max_prefill_context_tokens = context_len > 0 ? context_len : 2048;
   }
   const EngineDeviceRule* row = p.device_rules.empty() ? nullptr : &device_row(p, g, o.tp);
-  // A row that sets the pool's share itself (SGLang 0.4: mem_fraction_static by TP degree);
-  // else the profile's rule.
+  // The pool's share: a row's own (SGLang 0.4: mem_fraction_static by TP degree), else
+  // the profile's rule, else its fixed fraction (set above).
   if (row && row->kv_memory_fraction > 0) {
     e.kv_memory_fraction = row->kv_memory_fraction;
   } else if (p.kv_fraction_rule == KvFractionRule::kDeviceLessReserve) {
     // SGLang 0.4.6 server_args.py l.223-238: (gpu_mem − reserve) / gpu_mem, gpu_mem in MiB.
     const double gpu_mib = g.memory_bytes / (1024.0 * 1024.0);
     e.kv_memory_fraction = (gpu_mib - p.constant("reserved_mib")) / gpu_mib;
+  } else if (p.kv_fraction_rule == KvFractionRule::kSglangReservedMemory && row) {
+    sglang_fraction(p, g, o.tp, *row, e);
   }
-  if (p.kv_fraction_rule == KvFractionRule::kSglangReservedMemory && row && row->kv_memory_fraction <= 0) sglang_fraction(p, g, o.tp, *row, e);
   switch (p.batch_limit_rule) {
     case BatchLimitRule::kTrtllmBenchTuning:
       trtllm_bench_limits(p, m, g, o, std::max<int64_t>(1, input_len), std::max<int64_t>(1, output_len), e);

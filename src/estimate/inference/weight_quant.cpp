@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <string_view>
 
 #include "data/embedded_data.hpp"
 #include "gpuplan/error.hpp"
@@ -56,6 +57,10 @@ bool use_more_bits(int64_t layer, int64_t layers) {
   return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
 }
 
+// llama.cpp's ffn_down (name.find("ffn_down")): the down projection of the dense
+// MLP, of the shared experts and of the routed experts (layer_ops' "_out" matrices).
+bool is_ffn_down(std::string_view name) { return name == "mlp_out" || name == "shared_out" || name == "experts_out"; }
+
 bool promoted(const WeightQuant& q, const char* name) {
   return std::find(q.promoted.begin(), q.promoted.end(), std::string(name)) != q.promoted.end();
 }
@@ -98,17 +103,21 @@ WeightBytes weight_bytes(const ModelSpec& m, const InferenceOptions& o) {
   out.layers = q->experts_only ? 2.0 : q->bits / 8;
   if (q->promoted.empty() || q->experts_only) return out;
   // A mixed recipe: sum each layer's matrices at their own width.
+  // Called for every pass (inference.cpp machine()): the two kinds of layer's
+  // matrix lists are built once, not per layer.
   double dense_w = 0, dense_b = 0, expert_w = 0, expert_b = 0;
+  const LayerMatmuls dense_layer = layer_matmuls(m, false);
+  const LayerMatmuls moe_layer = m.moe ? layer_matmuls(m, true) : dense_layer;
   for (int64_t layer = 0; layer < m.layers; ++layer) {
     const bool more = use_more_bits(layer, m.layers);
-    for (const LayerMatmul& x : layer_matmuls(m, m.is_moe_layer(layer))) {
+    for (const LayerMatmul& x : m.is_moe_layer(layer) ? moe_layer : dense_layer) {
       const double w = x.weights();
       double bytes = w * q->bits / 8;
       if (more && x.parts == 3 && promoted(*q, "attn_v")) {
         // The fused QKV's v part (its third output width) is llama.cpp's attn_v.
         const double v = x.part[2] * x.k;
         bytes += v * (q->promoted_bits - q->bits) / 8;
-      } else if (more && promoted(*q, "mlp_out") && std::string_view(x.name).ends_with("_out") && std::string_view(x.name) != "attn_out") {
+      } else if (more && promoted(*q, "mlp_out") && is_ffn_down(x.name)) {
         // ffn_down of the dense MLP, the shared experts and the routed experts.
         bytes = w * q->promoted_bits / 8;
       }

@@ -24,7 +24,8 @@ double ring_allreduce_s(double bytes, int n, const Link& link) {
 // independent of n for a ring).
 std::optional<double> measured_allreduce_s(const GpuSpec& g, double bytes, int n) {
   const auto& c = g.allreduce_curve;
-  if (c.empty() || n <= 1 || bytes <= 0) return c.empty() ? std::nullopt : std::optional<double>(0.0);
+  if (c.empty()) return std::nullopt;
+  if (n <= 1 || bytes <= 0) return 0.0;
   const double factor = 2.0 * (n - 1) / n;
   if (bytes <= c.front().bytes) return factor * c.front().bytes / c.front().busbw_bytes_per_s;
   if (bytes >= c.back().bytes) return factor * bytes / c.back().busbw_bytes_per_s;
