@@ -37,7 +37,7 @@ inline const std::set<std::string> kAllowed = {
     // parallelism, memory and training techniques
     "MFU", "HFU", "TP", "PP", "DP", "EP", "CP", "SP", "ETP", "VPP", "ZeRO", "FSDP", "FSDP2", "HSDP", "AdamW", "Adam",
     "SGD", "LoRA", "QLoRA", "NF4", "KV", "MoE", "GQA", "MHA", "MQA", "MLA", "Transformer", "RoPE", "SwiGLU", "GeLU", "RMSNorm",
-    "LayerNorm", "FlashAttention", "GEMM", "NCCL", "HCCL", "RCCL", "CUDA", "ViT", "LLM", "AutoTP", "Ulysses", "NVSHMEM",
+    "LayerNorm", "FlashAttention", "GEMM", "NCCL", "HCCL", "RCCL", "hipBLASLt", "CUDA", "ViT", "LLM", "AutoTP", "Ulysses", "NVSHMEM",
     "DeepEP", "HybridEP", "EPLB", "PD", "TTFT", "TPOT", "ITL", "SLO", "RPS", "QPS", "PUE", "MTBF", "MAMF", "MSMF", "JSON", "YAML",
     "CSV", "API", "BF16", "FP8", "FP16", "FP32", "TF32", "INT8", "INT4", "AWQ", "GPTQ", "Daly", "Young", "MLP", "Logits",
     "logits", "logit", "softmax", "log-softmax", "dropout", "all-reduce", "all-to-all", "all-gather", "reduce-scatter", "Graph",

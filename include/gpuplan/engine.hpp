@@ -4,6 +4,7 @@
 // or docs at that version; none is a speed factor. The batching, KV-pool and
 // step-time models read the same resolved profile.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,15 @@ struct EngineProfile {
   // not a one-/two-shot custom all-reduce for the small ones (TGI, TensorRT-LLM
   // built without --use_custom_all_reduce).
   bool tp_allreduce_nccl = false;
+  // The same on AMD GPUs where the ROCm build differs (vLLM before its ROCm
+  // custom all-reduce ran RCCL at every size); unset: tp_allreduce_nccl.
+  std::optional<bool> tp_allreduce_rocm_nccl;
+  // On AMD GPUs, the most token rows a per-tensor FP8 GEMM may have for the
+  // engine to run its own skinny kernel (vLLM's wvSplitKQ at one row); more
+  // rows go to hipBLASLt (torch._scaled_mm), which streams the weights at
+  // GpuSpec::blas_fp8_decode_hbm_efficiency. -1: the engine's own kernels at
+  // every size (no BLAS statement).
+  long long rocm_skinny_fp8_tokens = -1;
   // Named constants a rule uses (trtllm-bench's caps, SGLang's reserve
   // coefficients), each cited in the data file.
   std::vector<std::pair<std::string, double>> rule_constants;

@@ -54,6 +54,13 @@ struct GpuSpec {
   // measured apart from BF16 (data field gemm_efficiency_fp8); 0 = gemm_efficiency.
   double gemm_efficiency_fp8 = 0;
   double gemm_sustained_efficiency = 0;  // the same held at the power limit (MSMF): what a long training run gets; 0 = unmeasured
+  // The fraction of HBM bandwidth at which the vendor BLAS streams the weights
+  // of a per-tensor FP8 GEMM with a few token rows (a serving decode step):
+  // hipBLASLt on MI300X reaches well under what a streaming kernel does
+  // (data field blas_fp8_decode_hbm_efficiency). An engine that sends such
+  // GEMMs to the BLAS rather than its own skinny kernel (EngineProfile::
+  // rocm_skinny_fp8_tokens) streams at this rate; 0 = unmeasured.
+  double blas_fp8_decode_hbm_efficiency = 0;
   double allreduce_busbw_bytes_per_s = 0;  // measured intra-node; 0 = unmeasured
   // nccl-tests / rccl-tests all-reduce bus bandwidth by message size on a full
   // node (data field allreduce_curve), smallest first; empty where not measured.

@@ -102,6 +102,10 @@ struct InferenceOptions {
   int64_t prefill_ubatch_tokens = 0;
   // EngineProfile::tp_allreduce_nccl: TP all-reduces at NCCL's measured cost (measured_allreduce_s).
   bool tp_allreduce_nccl = false;
+  // FP8 GEMMs with more token rows than this run the vendor BLAS, which streams
+  // the weights at GpuSpec::blas_fp8_decode_hbm_efficiency where the catalog
+  // measured it (EngineProfile::rocm_skinny_fp8_tokens); -1: none do.
+  int64_t fp8_blas_above_tokens = -1;
   // true: the KV share is taken before the activation workspace and CUDA graphs
   // exist, which then come out of the rest (SGLang sizes its pool as
   // memory_utilization of the memory free before the weights, less the weights:
@@ -263,7 +267,8 @@ struct EngineDefaults {
   bool first_token_from_decode = false;  // EngineProfile::first_token_from_decode
   bool attention_scores_materialised = false;  // EngineProfile::attention_scores_materialised
   int64_t prefill_ubatch_tokens = 0;  // EngineProfile::prefill_ubatch_tokens
-  bool tp_allreduce_nccl = false;     // EngineProfile::tp_allreduce_nccl
+  bool tp_allreduce_nccl = false;     // EngineProfile::tp_allreduce_nccl (tp_allreduce_rocm_nccl on AMD)
+  int64_t fp8_blas_above_tokens = -1;  // EngineProfile::rocm_skinny_fp8_tokens on AMD; -1 elsewhere
   std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
   std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
@@ -291,6 +296,7 @@ inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
   o.attention_scores_materialised = e.attention_scores_materialised;
   o.prefill_ubatch_tokens = e.prefill_ubatch_tokens;
   o.tp_allreduce_nccl = e.tp_allreduce_nccl;
+  o.fp8_blas_above_tokens = e.fp8_blas_above_tokens;
 }
 
 

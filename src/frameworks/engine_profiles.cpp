@@ -144,6 +144,18 @@ constexpr EngineProperty kEngineProperties[] = {
     }},
   {"tp_allreduce", "custom",
     [](EngineProfile& p, const json& v, const std::string& w) { p.tp_allreduce_nccl = engine_pick<bool>(v, w, {{"custom", false}, {"nccl", true}}); }},
+  {"tp_allreduce_rocm", "as tp_allreduce",
+    [](EngineProfile& p, const json& v, const std::string& w) { p.tp_allreduce_rocm_nccl = engine_pick<bool>(v, w, {{"custom", false}, {"nccl", true}}); }},
+  {"rocm_skinny_fp8_tokens", "all",
+    [](EngineProfile& p, const json& v, const std::string& w) {
+      if (v.is_string() && v.get<std::string>() == "all") {
+        p.rocm_skinny_fp8_tokens = -1;
+      } else if (v.is_number()) {
+        p.rocm_skinny_fp8_tokens = static_cast<long long>(number(v, w, 0, 1e6));
+      } else {
+        bad(w + " must be a token count from 0 to 1000000 or \"all\".", w + " 须为 0 到 1000000 之间的 token 数或 \"all\"。");
+      }
+    }},
   {"prefill_ubatch_tokens", "0", [](EngineProfile& p, const json& v, const std::string& w) { p.prefill_ubatch_tokens = static_cast<long long>(number(v, w, 0, 1e7)); }},
   {"rule_constants", "(none)",
     [](EngineProfile& p, const json& v, const std::string& w) {

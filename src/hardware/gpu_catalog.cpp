@@ -147,8 +147,10 @@ GpuSpec parse_gpu(const nlohmann::json& j, const std::string& origin) {
   g.gemm_efficiency = number_or(j, "gemm_efficiency", 0);
   g.gemm_sustained_efficiency = number_or(j, "gemm_sustained_efficiency", 0);
   g.gemm_efficiency_fp8 = number_or(j, "gemm_efficiency_fp8", 0);
+  g.blas_fp8_decode_hbm_efficiency = number_or(j, "blas_fp8_decode_hbm_efficiency", 0);
   for (const auto& [key, v] : {std::pair{"gemm_efficiency", g.gemm_efficiency}, std::pair{"gemm_sustained_efficiency", g.gemm_sustained_efficiency},
-                               std::pair{"gemm_efficiency_fp8", g.gemm_efficiency_fp8}}) {
+                               std::pair{"gemm_efficiency_fp8", g.gemm_efficiency_fp8},
+                               std::pair{"blas_fp8_decode_hbm_efficiency", g.blas_fp8_decode_hbm_efficiency}}) {
     if (!(v >= 0 && v <= 1)) {
       throw InputError("--gpu-file", fmt::format("{}: GPU '{}' has {} {}; it is a fraction of peak between 0 and 1 (0 or absent: unmeasured).", origin, g.id, key, v),
                        fmt::format("{}：GPU '{}' 的 {} 为 {}；它应是占峰值的比例，在 0 到 1 之间（0 或不写表示未实测）。", origin, g.id, key, v));

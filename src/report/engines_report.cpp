@@ -31,6 +31,8 @@ const std::map<std::string, std::string>& engine_property_zh() {
       {"attention_scores", "注意力分数的存放方式"},
       {"prefill_ubatch_tokens", "每次预填充前向处理的 token 数"},
       {"tp_allreduce", "张量并行 all-reduce 的实现"},
+      {"tp_allreduce_rocm", "AMD（ROCm）上张量并行 all-reduce 的实现"},
+      {"rocm_skinny_fp8_tokens", "AMD（ROCm）上由引擎自带窄矩阵 FP8 GEMM 处理的最多 token 行数（更多行交给 hipBLASLt）"},
       {"rule_constants", "规则常数"},
   };
   return m;

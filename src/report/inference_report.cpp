@@ -214,6 +214,20 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                                              t.tpot_target_s == kDefaultTpotTargetS ? "（默认值：约每用户 20 token/s，参照 DeepSeek 公布的 V3/R1 线上服务 20–22 token/s；可用 --latency-target-ms 修改）" : "")});
   }
   r.assumptions.push_back(weights_note(m, o));
+  // FP8 decode GEMMs a named engine's ROCm build hands to hipBLASLt (rocm_skinny_fp8_tokens;
+  // plan_serving applies a named engine's host side only).
+  const int64_t blas_above = t.engine.empty() ? -1 : p.engine.fp8_blas_above_tokens;
+  if (blas_above >= 0 && g.blas_fp8_decode_hbm_efficiency > 0 && o.weights == WeightFormat::kFp8 && g.has(Precision::kFp8)) {
+    const std::string rows = blas_above == 0 ? std::string("Every FP8 GEMM runs")
+                                             : "FP8 GEMMs of more than " + std::to_string(blas_above) + " token row" + (blas_above == 1 ? "" : "s") + " run";
+    const std::string rows_zh = blas_above == 0 ? std::string("所有 FP8 GEMM ") : "超过 " + std::to_string(blas_above) + " 行 token 的 FP8 GEMM ";
+    r.assumptions.push_back(Note{fmt::format("{} on hipBLASLt ({}'s ROCm build), which streams the weights at {:.1f}% of the HBM bandwidth (measured on {}); {}.",
+                                             rows, p.engine.name, 100 * g.blas_fp8_decode_hbm_efficiency, g.name,
+                                             blas_above == 0 ? "the engine has no skinny FP8 kernel in use" : "fewer rows run the engine's own skinny kernel at the streaming rate"),
+                                 fmt::format("{}由 hipBLASLt 执行（{} 的 ROCm 版本），其读取权重的速率为 HBM 带宽的 {:.1f}%（在 {} 上实测）；{}。", rows_zh, p.engine.name_zh,
+                                             100 * g.blas_fp8_decode_hbm_efficiency, g.name,
+                                             blas_above == 0 ? "该引擎未使用专用的窄矩阵 FP8 核" : "行数更少时用引擎自带的窄矩阵核，按流式读取速率计")});
+  }
   if (t.engine.empty()) {
     r.assumptions.push_back(Note{fmt::format("The engine uses {:.0f}% of device memory (vLLM's gpu_memory_utilization, --memory-utilization; name the engine with --engine for its own rule).", 100 * o.memory_utilization),
                                  fmt::format("推理引擎使用 {:.0f}% 显存（vLLM 的 gpu_memory_utilization，即 --memory-utilization；用 --engine 指定引擎则按其自身规则）。", 100 * o.memory_utilization)});

@@ -388,6 +388,40 @@ TEST(EngineProfiles, TgiAllReducesThroughNccl) {
   EXPECT_FALSE(engine_defaults("tensorrt-llm@1.0", m, h100, o, 2048, 512).tp_allreduce_nccl);
 }
 
+TEST(EngineProfiles, VllmOnRocmSendsFp8DecodeGemmsToHipblaslt) {
+  // Llama-3.1-405B FP8 at TP 8 on MI300X. Per GPU a layer holds (2 · 16,384² + 2 · 16,384 · 1,024
+  // + 3 · 16,384 · 53,248) / 8 = 398,458,880 B of FP8 weights, 126 layers 50,205,818,880 B. A decode
+  // step of 2 sequences also reads and writes 2 · (k + n) activation bytes per GEMM (0.05% more).
+  // vLLM 0.10.2 runs its skinny wvSplitKQ for one token row and hipBLASLt above
+  // (rocm_skinny_fp8_tokens 1), which streams at 0.596 of 5.3 TB/s (blas_fp8_decode_hbm_efficiency)
+  // where the skinny kernel streams at the decode model's 0.8: the step's GEMM reads take
+  // 50.21e9 · (1/0.596 − 1/0.8) / 5.3e12 = 4.053 ms longer than an all-skinny engine's.
+  const ModelSpec m = find_model("llama-3.1-405b");
+  const GpuSpec& mi = find_gpu("mi300x");
+  InferenceOptions o;
+  o.weights = WeightFormat::kFp8;
+  o.kv = Precision::kFp16;
+  o.tp = 8;
+  apply_engine_host(o, engine_defaults("vllm@0.10.2", m, mi, o, 128, 128));
+  ASSERT_EQ(o.fp8_blas_above_tokens, 1);
+  InferenceOptions skinny = o;
+  skinny.fp8_blas_above_tokens = -1;
+  const double weights = 126 * 398458880.0;
+  const double longer = weights * (1 / 0.596 - 1 / 0.8) / 5.3e12;
+  const double d2 = decode_step_time(m, mi, o, 2, 192).gemm_memory_s - decode_step_time(m, mi, skinny, 2, 192).gemm_memory_s;
+  EXPECT_NEAR(d2, longer, 1e-3 * longer);
+  // One token row: the skinny kernel, the same step as the all-skinny engine's.
+  EXPECT_DOUBLE_EQ(decode_step_time(m, mi, o, 1, 192).gemm_memory_s, decode_step_time(m, mi, skinny, 1, 192).gemm_memory_s);
+  // vLLM 0.9.1: wvSplitKQ traced away by torch.compile (PR #22281), hipBLASLt at every size.
+  EXPECT_EQ(engine_defaults("vllm@0.9.1", m, mi, o, 128, 128).fp8_blas_above_tokens, 0);
+  // The statement is about the ROCm build: on an H100 (or with BF16 weights) nothing changes.
+  EXPECT_EQ(engine_defaults("vllm@0.10.2", m, find_gpu("h100"), o, 128, 128).fp8_blas_above_tokens, -1);
+  // RCCL at every size on ROCm before the custom all-reduce came to gfx94x (PR #14125, April 2025);
+  // the CUDA build's custom all-reduce is unchanged.
+  EXPECT_TRUE(engine_defaults("vllm@0.6.3", m, mi, o, 128, 128).tp_allreduce_nccl);
+  EXPECT_FALSE(engine_defaults("vllm@0.6.3", m, find_gpu("h100"), o, 128, 128).tp_allreduce_nccl);
+  EXPECT_FALSE(engine_defaults("vllm@0.9.1", m, mi, o, 128, 128).tp_allreduce_nccl);
+}
 
 TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
   // MindIE 2.3.0 on a 910B (64 GiB), Qwen2.5-7B bf16, 2,048 in / 512 out (data/engines/mindie.json):

@@ -2,8 +2,10 @@
 // the shared validation file when it is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/step_time.hpp"
@@ -409,6 +411,15 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // −47 / −19% → −36 / −8% physics, 0.6.1's 70B TP 2 rows 1–2 points further off.
 // Inference central 10.72 / 13.88 → 10.35 / 13.74, physics 12.72 / 16.63 →
 // 11.66 / 16.26, tightened.
+// vLLM's ROCm build sends a per-tensor FP8 GEMM of more token rows than its
+// skinny kernel takes (none before 0.10.2, where torch.compile traced
+// wvSplitKQ away; one row from 0.10.2, PR #22281) to hipBLASLt, which streams
+// the weights at 0.596 of MI300X's HBM bandwidth on Llama 405B's TP 8 shapes
+// (the Hugging Face MI300 kernels blog's torch._scaled_mm timings;
+// blas_fp8_decode_hbm_efficiency): OCI's 405B rows at batch 2–64 +15…+42% →
+// +15…+23% physics, AMD's 70B rows at batch 2–4 and vLLM 0.9.1's at batch 1
+// 5–10 points closer. Inference central 10.35 / 13.74 → 8.86 / 12.35, physics
+// 11.66 / 16.26 → 9.60 / 14.37; vLLM's family median 22.5 → 13.5%.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
@@ -416,7 +427,7 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
   const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 14.8, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
-                          {"inference", 10.4, 13.75, 11.7, 16.3, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
+                          {"inference", 8.9, 12.4, 9.65, 14.4, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {
     const KindSummary* s = nullptr;
@@ -435,6 +446,41 @@ TEST(Validate, SharedCasesAccuracyRatchet) {
     if (!c.predicted_low || !c.predicted_high) continue;
     EXPECT_LE(*c.predicted_low, c.predicted) << c.id;
     EXPECT_LE(c.predicted, *c.predicted_high) << c.id;
+  }
+}
+
+// Issue 26's acceptance, per engine: the serving cases of each engine family
+// (infer.framework before '@': vllm, tensorrt-llm, lmdeploy, fastertransformer)
+// have a median |error| of at most 20%, and every serving row names the
+// engine profile that predicted it.
+TEST(Validate, SharedServingCasesEachEngineWithinTwentyPercent) {
+  const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
+  if (!std::filesystem::exists(file)) {
+    GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
+  }
+  const std::vector<ValidationCase> cases = read_cases(file.string());
+  std::map<std::string, std::string> family_of;
+  for (const ValidationCase& c : cases) {
+    if (c.kind != "inference") continue;
+    const std::string framework = c.raw["infer"].value("framework", std::string());
+    family_of[c.id] = framework.substr(0, framework.find('@'));
+  }
+  const ValidationResult r = run_validation(cases);
+  std::map<std::string, std::vector<double>> errors;
+  for (const CaseResult& c : r.cases) {
+    if (c.kind != "inference") continue;
+    errors[family_of.at(c.id)].push_back(std::abs(c.error));
+    bool named = false;
+    for (const Bilingual& f : c.flags) named = named || f.en.rfind("engine profile ", 0) == 0;
+    EXPECT_TRUE(named) << c.id << ": no 'engine profile' flag";
+  }
+  EXPECT_GE(errors.size(), 4u);
+  for (auto& [family, e] : errors) {
+    std::sort(e.begin(), e.end());
+    const size_t n = e.size();
+    const double median = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
+    std::printf("  %-18s %2zu serving cases: median |error| %.1f%% (bound 20)\n", family.c_str(), n, 100 * median);
+    EXPECT_LE(median, 0.20) << family;
   }
 }
 

@@ -54,6 +54,11 @@ struct Machine {
   double ep_bytes_per_s = 0;  // achieved per-GPU all-to-all rate (dispatch), see ep_all_to_all_s
   double ep_combine_bytes_per_s = 0;
   double ep_latency_s = 0;
+  // FP8 GEMMs with more token rows than blas_above run the vendor BLAS and
+  // stream their weights at blas_hbm (GpuSpec::blas_fp8_decode_hbm_efficiency);
+  // blas_hbm 0: every GEMM streams at hbm.
+  double blas_hbm = 0;
+  double blas_above = 0;
 };
 
 // Expert all-to-all rates, from DeepEP's published kernel measurements
@@ -124,6 +129,10 @@ Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o)
   c.ep = std::max(1, o.ep);
   c.dp = std::max(1, o.dp_attention);
   set_ep_links(c, g, so);
+  if (o.fp8_blas_above_tokens >= 0 && c.gemm_p == Precision::kFp8 && g.blas_fp8_decode_hbm_efficiency > 0) {
+    c.blas_hbm = g.hbm_bytes_per_s * g.blas_fp8_decode_hbm_efficiency;
+    c.blas_above = static_cast<double>(o.fp8_blas_above_tokens);
+  }
   return c;
 }
 
@@ -142,7 +151,10 @@ double gemm_core_s(const Machine& c, double m, double n, double k, PassTime& t, 
     t.weight_bytes += weights * (c.wbytes + 2);
     wbytes = 2;
   }
-  const GemmRoofline r = inference_gemm_roofline(c.g, c.gemm_p, m, n, k, c.ceiling, c.hbm, wbytes, c.act, groups);
+  // The engine's own skinny kernel streams at the GPU's streaming rate; the
+  // vendor BLAS, where the engine hands it the GEMM, at its measured one.
+  const double hbm = c.blas_hbm > 0 && c.gemm_p == Precision::kFp8 && m > c.blas_above ? c.blas_hbm : c.hbm;
+  const GemmRoofline r = inference_gemm_roofline(c.g, c.gemm_p, m, n, k, c.ceiling, hbm, wbytes, c.act, groups);
   t.flop += r.flop;
   t.weight_bytes += r.weight_bytes;
   t.gemm_compute_s += r.compute_s;
@@ -227,6 +239,7 @@ void layers_gemm(const ModelSpec& m, const Machine& c, double M, PassTime& t) {
         t.experts_touched = local;
         Machine ce = c;
         ce.wbytes = c.expert_wbytes;
+        ce.blas_hbm = 0;  // a fused MoE kernel (vLLM fused_moe), not the vendor BLAS
         s += gemm_core_s(ce, per_expert, routed_in, x.n, t, local) + gemm_core_s(ce, per_expert, n, k, t, local) + 2 * c.overhead;
       } else {
         s += gemm_s(c, Ma, n, k, t);

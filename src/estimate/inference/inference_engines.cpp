@@ -156,7 +156,11 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
   e.first_token_from_decode = p.first_token_from_decode;
   e.attention_scores_materialised = p.attention_scores_materialised;
   e.prefill_ubatch_tokens = p.prefill_ubatch_tokens;
-  e.tp_allreduce_nccl = p.tp_allreduce_nccl;
+  // What the ROCm build does differently (its all-reduce, its FP8 GEMM kernels)
+  // applies on AMD parts only.
+  const bool rocm = g.vendor == "amd";
+  e.tp_allreduce_nccl = rocm && p.tp_allreduce_rocm_nccl ? *p.tp_allreduce_rocm_nccl : p.tp_allreduce_nccl;
+  e.fp8_blas_above_tokens = rocm ? p.rocm_skinny_fp8_tokens : -1;
   e.static_batching = p.batching == BatchingMode::kStatic;
   if (p.prefill_context_is_session_len) {
     // session_len = the model's max length; LMDeploy's 2048 when the config names none.
