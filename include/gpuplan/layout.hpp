@@ -278,6 +278,11 @@ struct Layout {
   // nodes, at most topk_group nodes (node-limited routing, §2.1.2). False:
   // one copy per routed expert, each to its own rank.
   bool moe_dispatch_per_node = false;
+  // The kernels that carry a per-node dispatch across nodes, each at its own
+  // published rate (collectives.hpp flex_dispatch_network_rates): DeepEP's
+  // internode normal kernels (DeepSeek's stack, Megatron's flex dispatcher
+  // before HybridEP) or NVIDIA's HybridEP (moe_flex_dispatcher_backend hybridep).
+  bool moe_dispatch_hybridep = false;
   // Bytes per element of the dispatched tokens: 2 (bf16), or 1 plus one fp32
   // scale per 128 elements where the stack dispatches FP8 (DeepSeek-V3 §3.3.3,
   // fine-grained 1×128 quantisation). The combine stays bf16.

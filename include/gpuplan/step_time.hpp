@@ -164,6 +164,17 @@ double hierarchical_all_to_all_s(double bytes, int n, int local, const Link& int
 // `remote_nodes` times per token on average, and `copies` routed copies are
 // forwarded over NVLink inside the nodes; n ranks, `local` per node.
 double per_node_all_to_all_s(double token_bytes, double remote_nodes, double copies, int n, int local, const Link& intra, const Link& inter);
+// The network rate, per GPU and direction, at which a per-node dispatch's
+// remote copies move (the `inter` of per_node_all_to_all_s), from the
+// dispatch kernels' own published measurements at the EP size nearest below
+// `ep` (16, 32, 64): DeepEP's internode normal kernels, or NVIDIA's HybridEP
+// (hybridep), measured with one 400 Gb/s NIC per GPU and scaled to this
+// GPU's `nic_bytes_per_s` (collectives.cpp). 0: no measurement applies (one node).
+struct DispatchNetworkRates {
+  double dispatch_bytes_per_s = 0;
+  double combine_bytes_per_s = 0;
+};
+DispatchNetworkRates per_node_dispatch_rates(bool hybridep, int ep, int nodes, double nic_bytes_per_s);
 // Nodes other than its own that a token's k routed experts sit on, on average,
 // with experts spread evenly over `nodes` nodes: nodes·(1 − (1 − 1/nodes)^k)
 // distinct nodes, at most `node_limit` of them (0: none; DeepSeek-V3's

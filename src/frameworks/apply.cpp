@@ -312,6 +312,7 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.moe_weights_in_activation = f.moe_weights_in_activation;
   // Per-node dispatch: the profile's (DeepSeek's stack), else the recipe's flex dispatcher (DeepEP, HybridEP).
   l.moe_dispatch_per_node = f.moe_dispatch_per_node || (s.recipe && s.recipe->moe_dispatch_per_node.value_or(false));
+  l.moe_dispatch_hybridep = l.moe_dispatch_per_node && s.recipe && s.recipe->moe_dispatch_hybridep.value_or(false);
   // The SMs the recipe's dispatch kernels hold (DeepEP's 20, HybridEP's 32): the
   // computation an overlapped pair runs beside them gets the rest.
   if (s.recipe && s.recipe->comm_sms && l.moe_dispatch_per_node) l.comm_sms = std::max(l.comm_sms, *s.recipe->comm_sms);

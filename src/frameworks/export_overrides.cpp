@@ -176,13 +176,14 @@ void architecture_fields(Lines& w, const std::string& at, const ModelSpec& m, co
 }
 
 // The MoE token dispatcher the step time assumed: all-to-all, or the flex
-// dispatcher with DeepEP where the layout dispatches once per node.
+// dispatcher with its backend (DeepEP, or HybridEP where the recipe runs it)
+// where the layout dispatches once per node.
 void dispatcher_fields(Lines& w, const std::string& at, const Layout& l, bool flex_backend_field) {
   w.set(at + "moe_token_dispatcher_type", l.moe_dispatch_per_node ? "flex" : "alltoall");
   if (flex_backend_field) {
     // MC TC l.869; a DeepSeek-V3 recipe picks flex + HybridEP on Hopper and newer when
     // built (MB training/flex_dispatcher_backend.py l.64-80), so the choice is written back.
-    if (l.moe_dispatch_per_node) w.set(at + "moe_flex_dispatcher_backend", "deepep");
+    if (l.moe_dispatch_per_node) w.set(at + "moe_flex_dispatcher_backend", l.moe_dispatch_hybridep ? "hybridep" : "deepep");
     else w.set_null(at + "moe_flex_dispatcher_backend");
   } else {
     w.set_bool(at + "moe_enable_deepep", l.moe_dispatch_per_node);  // core 0.14's switch (N25's Megatron-Core)

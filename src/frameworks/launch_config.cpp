@@ -63,10 +63,11 @@ constexpr double kMegatronYarnMscaleCore010 = 0.707;  // MLATransformerConfig ms
 // all-to-all (Megatron's default is allgather), or, where the layout
 // dispatches once per node (a benchmark recipe's DeepEP), by the flex
 // dispatcher with DeepEP: --moe-enable-deepep from core 0.12,
-// --moe-flex-dispatcher-backend from 0.16 (data/exports/megatron-lm-arguments.json).
+// --moe-flex-dispatcher-backend from 0.16 (data/exports/megatron-lm-arguments.json),
+// which also names HybridEP where the recipe runs it.
 std::string megatron_dispatcher_args(const Layout& l, const LaunchReader* parser) {
   if (l.moe_dispatch_per_node && takes(parser, "--moe-flex-dispatcher-backend")) {
-    return "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend deepep\n";
+    return std::string("--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend ") + (l.moe_dispatch_hybridep ? "hybridep" : "deepep") + "\n";
   }
   if (l.moe_dispatch_per_node && takes(parser, "--moe-enable-deepep")) return "--moe-token-dispatcher-type flex\n--moe-enable-deepep\n";
   return "--moe-token-dispatcher-type alltoall\n";

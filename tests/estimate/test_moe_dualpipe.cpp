@@ -53,6 +53,39 @@ TEST(MoeAllToAll, ExpertParallel64AcrossEightNodes) {
   EXPECT_EQ(remote_nodes_per_token(1, 8, 4), 0);
 }
 
+// The per-node dispatch's remote copies at the kernels' own published rates
+// (collectives.cpp). Both tables count a rank's bytes over every destination
+// node, its own included, so the remote copies move at (nodes − 1)/nodes of
+// the figure:
+//   HybridEP, H100, EP 16 over 2 nodes (Torch API, BF16, 16 SMs): 54.47 × 1/2 =
+//   27.235 GB/s dispatch, 53.35 × 1/2 = 26.675 combine;
+//   DeepEP, H800, EP 64 over 8 nodes: 51 × 7/8 = 44.625 dispatch, 50 × 7/8 =
+//   43.75 combine; EP 24 takes the EP 16 row (the nearest measured below):
+//   43 × 2/3 = 28.667 over 3 nodes; a 200 Gb/s NIC halves them all.
+// Megatron-Bridge 26.04's Qwen3-30B-A3B H100 preset (EP 16, HybridEP): a
+// micro-batch's 4,096 tokens of hidden 2,048 in bf16 (16,777,216 B), each
+// reaching 2 × (1 − 2⁻⁸) = 1.9921875 of the 2 nodes, half of them remote
+// (0.99609375 copies): 16,711,680 B / 27.235e9 + 12 µs = 0.625610 ms
+// to dispatch, longer than the NVLink forwarding (7 × 16,777,216 / 215e9 +
+// 7 × 6 µs = 0.588235 ms), which bound it at the NIC's 45 GB/s (0.383373 ms).
+TEST(MoeAllToAll, PerNodeDispatchAtTheKernelsMeasuredRates) {
+  const DispatchNetworkRates h = per_node_dispatch_rates(true, 16, 2, 50e9);
+  EXPECT_NEAR(h.dispatch_bytes_per_s, 27.235e9, 1e3);
+  EXPECT_NEAR(h.combine_bytes_per_s, 26.675e9, 1e3);
+  const DispatchNetworkRates d = per_node_dispatch_rates(false, 64, 8, 50e9);
+  EXPECT_NEAR(d.dispatch_bytes_per_s, 44.625e9, 1e3);
+  EXPECT_NEAR(d.combine_bytes_per_s, 43.75e9, 1e3);
+  EXPECT_NEAR(per_node_dispatch_rates(false, 24, 3, 50e9).dispatch_bytes_per_s, 43e9 * 2 / 3, 1e3);
+  EXPECT_NEAR(per_node_dispatch_rates(false, 64, 8, 25e9).dispatch_bytes_per_s, 44.625e9 / 2, 1e3);
+  EXPECT_EQ(per_node_dispatch_rates(true, 8, 1, 50e9).dispatch_bytes_per_s, 0);  // one node: no network copy
+  const double remote = remote_nodes_per_token(2, 8, 0);
+  EXPECT_DOUBLE_EQ(remote, 0.99609375);
+  const double bytes = 4096.0 * 2048 * 2;
+  const Link measured{h.dispatch_bytes_per_s, 12e-6};
+  EXPECT_NEAR(per_node_all_to_all_s(bytes, remote, 8, 16, 8, kNvlink, measured), 0.625610e-3, 1e-9);
+  EXPECT_NEAR(per_node_all_to_all_s(bytes, remote, 8, 16, 8, kNvlink, kIb), 0.588235e-3, 1e-9);
+}
+
 // A rank's 4 local experts as one grouped GEMM, [m × 7,168]·[7,168 × 4,096]
 // (DeepSeek-V3's gate and up projections), bf16 on 132 SMs at a 0.80 ceiling.
 //   m = 4,096 tokens per expert: 256×128 tiles, 16 × 32 × 4 = 2,048 tiles in

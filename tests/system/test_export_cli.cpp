@@ -278,6 +278,21 @@ TEST(ExportCli, MoeExportCarriesExpertParallelism) {
   EXPECT_EQ(toml_values(t.out).at("parallelism.expert_parallel_degree"), std::to_string(p.ep));
 }
 
+// Megatron-Bridge 26.04's Qwen3-30B-A3B preset on 16 H100s dispatches with
+// HybridEP across the two nodes (moe_flex_dispatcher_backend hybridep,
+// data/frameworks/megatron-bridge.json): both exports name that backend.
+TEST(ExportCli, FlexDispatcherExportsNameTheRecipesBackend) {
+  const std::string plan = "plan --model qwen3-30b-a3b --gpu h100 --gpus 16 --tp 1 --pp 1 --dp 16 --ep 16 --micro-batch 1 "
+                           "--global-batch 1024 --seq-len 4096 --precision fp8 --framework megatron-bridge@26.04";
+  const Result m = run_stdout(plan + " --export megatron");
+  ASSERT_EQ(m.status, 0) << m.out;
+  EXPECT_TRUE(has_exact_line(m.out, "--moe-token-dispatcher-type flex")) << m.out;
+  EXPECT_TRUE(has_exact_line(m.out, "--moe-flex-dispatcher-backend hybridep")) << m.out;
+  const Result b = run_stdout(plan + " --export megatron-bridge");
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_TRUE(has_exact_line(b.out, "model.moe_flex_dispatcher_backend=hybridep")) << b.out;
+}
+
 TEST(ExportCliErrors, BadExportAndRank) {
   expect_input_error(kPlan + " --export slurm", "--export", "megatron, deepspeed, torchtitan, megatron-bridge, nemo, megatron-deepspeed or gpt-neox");
   expect_input_error(kPlan + " --export deepspeed --rank 0", "--rank");

@@ -420,13 +420,18 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // +15…+23% physics, AMD's 70B rows at batch 2–4 and vLLM 0.9.1's at batch 1
 // 5–10 points closer. Inference central 10.35 / 13.74 → 8.86 / 12.35, physics
 // 11.66 / 16.26 → 9.60 / 14.37; vLLM's family median 22.5 → 13.5%.
+// A per-node MoE dispatch moves its remote copies at the dispatch kernels'
+// own published rates (DeepEP's internode table, HybridEP's H100 table), not
+// the NIC's 0.9: Megatron-Bridge 26.04's Qwen3-30B-A3B on 16 H100s (HybridEP,
+// EP 16 over two nodes) +56.8 → +34.9% physics, +41.3 → +21.5% central;
+// train_throughput MAPE 12.14 → 12.04, physics 14.76 → 14.65.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.75, 12.15, 7.9, 14.8, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
+  const Bound bounds[] = {{"train_throughput", 7.75, 12.05, 7.9, 14.7, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
                           {"inference", 8.9, 12.4, 9.65, 14.4, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

@@ -76,6 +76,38 @@ double per_node_all_to_all_s(double token_bytes, double remote_nodes, double cop
   return std::max(network, nvlink);
 }
 
+// Both tables count a rank's bytes as tokens × destination nodes, its own
+// node included, × hidden × bytes per element ("algorithm bandwidth": DeepEP
+// tests/test_internode.py; HybridEP tests/utils.py does the same "to align
+// with DeepEP"; a DeepEP maintainer in deepseek-ai/DeepEP#285: EP 16's real IB
+// rate is about 43 × 0.5). With routing spread evenly over `nodes` nodes the
+// remote share of those copies is (nodes − 1)/nodes, so the rate at which the
+// remote copies move is the published one times that share.
+//   DeepEP normal kernels, H800 + CX7 400 Gb/s per GPU, 4,096 tokens, hidden
+//   7,168, top-4 groups · top-8, FP8 dispatch / BF16 combine (README, commit
+//   3b1045db, 2025-04-22): EP 16 43 / 43, EP 32 58 / 57, EP 64 51 / 50 GB/s.
+//   HybridEP, H100, 4,096 tokens, hidden 7,168, top-8, random uniform routing,
+//   8 local experts, Torch API (preprocessing included, as Megatron calls it),
+//   BF16 dispatch (Megatron's fused_a2a asserts no FP8 dispatch with it) and
+//   its combine, 16 SMs, the table's most (Megatron-Bridge's presets give it
+//   32): EP 16 54.47 / 53.35, EP 32 47.36 / 52.53, EP 64 41.24 / 46.57 GB/s
+//   (deepseek-ai/DeepEP docs/README_Hybrid-EP.md, H100 table, @41cad944; the
+//   table states no NIC: DGX H100's one 400 Gb/s NIC per GPU assumed).
+DispatchNetworkRates per_node_dispatch_rates(bool hybridep, int ep, int nodes, double nic_bytes_per_s) {
+  if (nodes <= 1 || nic_bytes_per_s <= 0) return {};
+  struct Row { int ep; double dispatch, combine; };
+  static constexpr Row kDeepEp[] = {{16, 43e9, 43e9}, {32, 58e9, 57e9}, {64, 51e9, 50e9}};
+  static constexpr Row kHybridEp[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
+  const Row* table = hybridep ? kHybridEp : kDeepEp;
+  const Row* row = &table[0];
+  for (int i = 0; i < 3; ++i) {
+    if (table[i].ep <= ep) row = &table[i];
+  }
+  const double remote_share = static_cast<double>(nodes - 1) / nodes;
+  const double nic_scale = nic_bytes_per_s / 50e9;  // the measured systems' 400 Gb/s per GPU
+  return {row->dispatch * remote_share * nic_scale, row->combine * remote_share * nic_scale};
+}
+
 double remote_nodes_per_token(int nodes, double k, int node_limit) {
   if (nodes <= 1 || k <= 0) return 0;
   const double nd = nodes;

@@ -509,9 +509,16 @@ void add_expert_all_to_all(const Ctx& c, LayerCost& lc, double rows, double k) {
     const int nodes = static_cast<int>((l.ep + local - 1) / local);
     const bool groups_on_nodes = e.router_groups > 0 && e.router_group_topk > 0 && e.router_groups % nodes == 0;
     const double remote = remote_nodes_per_token(nodes, k, groups_on_nodes ? static_cast<int>(e.router_group_topk) : 0);
-    for (const double width : {l.moe_dispatch_bytes, act_bytes}) {
-      t += per_node_all_to_all_s(rows * h * width, remote, k, static_cast<int>(l.ep), local, c.intra, c.inter);
+    // The remote copies move at the dispatch kernels' measured rate (DeepEP's
+    // or HybridEP's), not the NIC's: the dispatch, then the combine.
+    const DispatchNetworkRates r = per_node_dispatch_rates(l.moe_dispatch_hybridep, static_cast<int>(l.ep), nodes, c.g.scaleout_bytes_per_s);
+    Link dispatch = c.inter, combine = c.inter;
+    if (r.dispatch_bytes_per_s > 0) {
+      dispatch.bytes_per_s = r.dispatch_bytes_per_s;
+      combine.bytes_per_s = r.combine_bytes_per_s;
     }
+    t += per_node_all_to_all_s(rows * h * l.moe_dispatch_bytes, remote, k, static_cast<int>(l.ep), local, c.intra, dispatch);
+    t += per_node_all_to_all_s(rows * h * act_bytes, remote, k, static_cast<int>(l.ep), local, c.intra, combine);
   } else {
     for (const double width : {l.moe_dispatch_bytes, act_bytes}) {
       t += hierarchical_all_to_all_s(rows * k * h * width, l.ep, local, c.intra, c.inter);
