@@ -53,6 +53,8 @@ struct PerfRecipe {
   std::optional<bool> moe_a2a_overlap;        // --overlap-moe-expert-parallel-comm
   std::optional<bool> moe_dispatch_per_node;  // DeepEP / HybridEP (flex dispatcher): one network copy per node
   std::optional<bool> moe_dispatch_hybridep;  // that dispatcher's backend is HybridEP (unset or false: DeepEP)
+  std::optional<Recompute> recompute;                   // the preset's recompute granularity
+  std::optional<SelectiveRecompute> recompute_policy;  // and what its selective recompute re-runs (recompute_modules)
   std::optional<int> comm_sms;                // SMs those dispatch kernels hold while computation overlaps them
   std::string release;                        // the table's key the run resolved to ("25.09")
 };

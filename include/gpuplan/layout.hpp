@@ -101,8 +101,13 @@ enum class LossKernel { kFull, kFused, kChunked, kVocabParallel };
 //                   queries, keys and values re-run from their inputs in the
 //                   backward, nothing else (DeepSeek-V3 report, arXiv:2412.19437
 //                   §3.2.3 "Recomputation of RMSNorm and MLA Up-Projection");
+//   kMlaUpProj      `mla_up_proj`: MLA's up-projected queries, keys and values
+//                   (and their rotary) re-run from the latents, the norm outputs
+//                   kept (Megatron-Core recompute_modules ["mla_up_proj"],
+//                   output-discarding checkpointing: transformer_config.py's
+//                   recompute_modules docstring, core_v0.14–0.18);
 //   kNone           the framework offers no selective mode (parsing only).
-enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDotExceptMlp, kSaveQkvProj, kNormMlaUp, kNone };
+enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDotExceptMlp, kSaveQkvProj, kNormMlaUp, kMlaUpProj, kNone };
 
 const char* optimizer_name(Optimizer o);
 // PEFT's short name of an adapted matrix: q, k, v, o, gate, up, down.

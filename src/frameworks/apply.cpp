@@ -84,6 +84,7 @@ const char* selective_recompute_name(SelectiveRecompute k) {
     case SelectiveRecompute::kSaveDotExceptMlp: return "save_dot_except_mlp";
     case SelectiveRecompute::kSaveQkvProj: return "save_qkv_proj";
     case SelectiveRecompute::kNormMlaUp: return "norm_mla_up";
+    case SelectiveRecompute::kMlaUpProj: return "mla_up_proj";
     case SelectiveRecompute::kNone: return "none";
   }
   return "attention_core";
@@ -100,9 +101,11 @@ SelectiveRecompute parse_selective_recompute(const std::string& text, const std:
   if (t == "save_qkv_proj" || t == "save-qkv-proj") return SelectiveRecompute::kSaveQkvProj;
   // DeepSeek-V3's: norms and MLA up-projections re-run (arXiv:2412.19437 §3.2.3).
   if (t == "norm_mla_up" || t == "norm-mla-up") return SelectiveRecompute::kNormMlaUp;
+  // Megatron-Core's recompute_modules ["mla_up_proj"].
+  if (t == "mla_up_proj" || t == "mla-up-proj") return SelectiveRecompute::kMlaUpProj;
   throw InputError(field,
-                   fmt::format("{} must be attention_core, op, layer, minimal, save_dot_except_mlp, save_qkv_proj or norm_mla_up (got '{}').", field, text),
-                   fmt::format("{} 须为 attention_core、op、layer、minimal、save_dot_except_mlp、save_qkv_proj 或 norm_mla_up（输入为 '{}'）。", field, text));
+                   fmt::format("{} must be attention_core, op, layer, minimal, save_dot_except_mlp, save_qkv_proj, norm_mla_up or mla_up_proj (got '{}').", field, text),
+                   fmt::format("{} 须为 attention_core、op、layer、minimal、save_dot_except_mlp、save_qkv_proj、norm_mla_up 或 mla_up_proj（输入为 '{}'）。", field, text));
 }
 
 namespace {
@@ -331,15 +334,19 @@ void apply_framework(const FrameworkProfile& f, const RunSettings& s, Layout& l,
   l.fp32_grad_accum = f.grad_accum_dtype == GradAccumDtype::kFp32 &&
                       (l.precision == Precision::kBf16 || l.precision == Precision::kFp8) && l.finetune == FineTune::kNone &&
                       l.zero_stage <= 1;
-  // What its "selective" means: the stated policy, else the framework's.
+  // What its "selective" means: the stated policy, else the benchmark recipe's
+  // (Megatron-Bridge's presets name their recompute_modules), else the framework's.
   if (s.recompute_policy) {
     l.selective = *s.recompute_policy;
+  } else if (s.recipe && s.recipe->recompute_policy) {
+    l.selective = *s.recipe->recompute_policy;
   } else if (f.recompute_selective != SelectiveRecompute::kNone) {
     l.selective = f.recompute_selective;
   } else {
     l.selective = SelectiveRecompute::kAttentionCore;
   }
-  if (l.recompute == Recompute::kSelective && !s.recompute_policy && l.selective != SelectiveRecompute::kAttentionCore) {
+  if (l.recompute == Recompute::kSelective && !s.recompute_policy && !(s.recipe && s.recipe->recompute_policy) &&
+      l.selective != SelectiveRecompute::kAttentionCore) {
     const char* en = l.selective == SelectiveRecompute::kOp      ? "op-level"
                      : l.selective == SelectiveRecompute::kLayer ? "every-2nd-layer"
                                                                  : selective_recompute_name(l.selective);
@@ -524,6 +531,10 @@ void apply_perf_recipe(const FrameworkProfile& f, const ModelSpec& m, const std:
       if (r.moe_dispatch_per_node) {
         sw += fmt::format("{}{}", sw.empty() ? "" : ", ", *r.moe_dispatch_per_node ? "per-node dispatch (DeepEP/HybridEP)" : "all-to-all dispatch per expert");
         sw_zh += fmt::format("{}{}", sw_zh.empty() ? "" : "，", *r.moe_dispatch_per_node ? "按节点分发（DeepEP/HybridEP）" : "按专家 all-to-all 分发");
+      }
+      if (r.recompute_policy) {
+        sw += std::string(sw.empty() ? "" : ", ") + "selective recompute = " + selective_recompute_name(*r.recompute_policy);
+        sw_zh += std::string(sw_zh.empty() ? "" : "，") + "选择性重计算按 " + selective_recompute_name(*r.recompute_policy) + " 策略";
       }
       notes->push_back({fmt::format("{} ({} {} benchmark recipe for {} on {}; unless stated)", sw, f.id, r.release, m.id, gpu_id),
                         fmt::format("{}（{} {} 基准配方：{} 在 {} 上；另有说明的除外）", sw_zh, f.id, r.release, m.id, gpu_id)});

@@ -149,6 +149,7 @@ constexpr Property kProperties[] = {
                                                         {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
                                                         {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
                                                         {"norm_mla_up", SelectiveRecompute::kNormMlaUp},
+                                                        {"mla_up_proj", SelectiveRecompute::kMlaUpProj},
                                                         {"none", SelectiveRecompute::kNone}});
     }},
   {"attention", nullptr,
@@ -402,7 +403,8 @@ constexpr Property kProperties[] = {
     [](FrameworkProfile& p, const json& v, const std::string& where) {
       // {"<release>": {"<model id>": {"<GPU id>": {"moe_a2a_overlap": bool,
       // "moe_dispatch": "per_expert" | "per_node", "moe_dispatch_backend":
-      // "deepep" | "hybridep", "comm_sms": n}}}}: a release is a dated
+      // "deepep" | "hybridep", "recompute": "none" | "selective" | "full",
+      // "recompute_policy": "attention_core" | "mla_up_proj", "comm_sms": n}}}}: a release is a dated
       // version ("25.09"), a GPU one of data/gpus.json's ids.
       if (!v.is_object()) throw InputError("framework", where + " must be an object of releases.", where + " 须为以版本为键的对象。");
       p.perf_recipes.clear();
@@ -432,11 +434,15 @@ constexpr Property kProperties[] = {
                 r.moe_dispatch_per_node = pick<bool>(x, at + "." + key, {{"per_expert", false}, {"per_node", true}});
               } else if (key == "moe_dispatch_backend") {
                 r.moe_dispatch_hybridep = pick<bool>(x, at + "." + key, {{"deepep", false}, {"hybridep", true}});
+              } else if (key == "recompute") {
+                r.recompute = pick<Recompute>(x, at + "." + key, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
+              } else if (key == "recompute_policy") {
+                r.recompute_policy = pick<SelectiveRecompute>(x, at + "." + key, {{"attention_core", SelectiveRecompute::kAttentionCore}, {"mla_up_proj", SelectiveRecompute::kMlaUpProj}});
               } else if (key == "comm_sms") {
                 r.comm_sms = static_cast<int>(whole_number(x, at + "." + key, 1, 256, "a whole number of SMs", "整数个 SM"));
               } else {
-                throw InputError("framework", fmt::format("{}: unknown switch '{}'; known: moe_a2a_overlap, moe_dispatch, moe_dispatch_backend, comm_sms.", at, key),
-                                 fmt::format("{}：未知开关 '{}'；可用 moe_a2a_overlap、moe_dispatch、moe_dispatch_backend、comm_sms。", at, key));
+                throw InputError("framework", fmt::format("{}: unknown switch '{}'; known: moe_a2a_overlap, moe_dispatch, moe_dispatch_backend, recompute, recompute_policy, comm_sms.", at, key),
+                                 fmt::format("{}：未知开关 '{}'；可用 moe_a2a_overlap、moe_dispatch、moe_dispatch_backend、recompute、recompute_policy、comm_sms。", at, key));
               }
             }
             p.perf_recipes[release][normalize_name(model)][gpu] = r;

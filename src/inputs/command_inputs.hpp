@@ -57,7 +57,7 @@ struct FrameworkInputs {
   std::optional<std::string> tp_comm_overlap;  // --tp-comm-overlap on|off
   std::optional<std::string> dp_comm_overlap;  // --dp-comm-overlap on|off
   std::optional<std::string> moe_a2a_overlap;  // --moe-a2a-overlap on|off
-  std::optional<std::string> recompute_policy; // --recompute-policy attention_core|op|layer|minimal|save_dot_except_mlp|save_qkv_proj|norm_mla_up
+  std::optional<std::string> recompute_policy; // --recompute-policy attention_core|op|layer|minimal|save_dot_except_mlp|save_qkv_proj|norm_mla_up|mla_up_proj
 };
 
 // The profile named by --framework (InputError naming --framework).
@@ -87,9 +87,11 @@ void visit_framework_inputs(FrameworkInputs& in, Visit&& v) {
     in.tp_comm_overlap);
   v(InputInfo{"--recompute-policy", "",
               "What --recompute selective saves: attention_core (Megatron), op, layer (torchtitan), minimal, "
-              "save_dot_except_mlp, save_qkv_proj (MaxText remat_policy), norm_mla_up (DeepSeek-V3); default: the framework's",
+              "save_dot_except_mlp, save_qkv_proj (MaxText remat_policy), norm_mla_up (DeepSeek-V3), mla_up_proj (Megatron's "
+              "recompute_modules mla_up_proj); default: the framework's, or its benchmark recipe's",
               "选择性重计算保存什么：attention_core（Megatron）、op、layer（torchtitan）、minimal、"
-              "save_dot_except_mlp、save_qkv_proj（MaxText 的 remat_policy）、norm_mla_up（DeepSeek-V3）；默认随框架"},
+              "save_dot_except_mlp、save_qkv_proj（MaxText 的 remat_policy）、norm_mla_up（DeepSeek-V3）、mla_up_proj（Megatron 的 "
+              "recompute_modules mla_up_proj）；默认随框架或其基准配方"},
     in.recompute_policy);
   v(InputInfo{"--dp-comm-overlap", "", "Gradient reduction and parameter gathers overlapped, on|off; default: the framework's",
               "梯度归约与参数收集重叠，on|off；默认随框架"},

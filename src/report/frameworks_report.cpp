@@ -128,7 +128,7 @@ std::string value_word_zh(const std::string& key, const std::string& w) {
       {"combine", "在合并时乘到专家输出上（保存专家输出）"}, {"activation", "在专家内乘到激活输出上"},
       {"per_expert", "每个路由专家各发一份"}, {"per_node", "每个目标节点跨网只发一份，节点内经 NVLink 转发"},
       {"input_and_output", "保存输入与输出"}, {"fp8_input", "只以 FP8 保存输入，反向时重算输出"},
-      {"e5m6", "E5M6（1.5 字节）"}, {"norm_mla_up", "重算 RMSNorm 与 MLA 上投影"},
+      {"e5m6", "E5M6（1.5 字节）"}, {"norm_mla_up", "重算 RMSNorm 与 MLA 上投影"}, {"mla_up_proj", "重算 MLA 上投影与 RoPE"},
       {"activations", "激活值"}, {"optimizer", "优化器状态"}, {"parameters", "参数"}, {"gradients", "梯度"},
       {"reserved", "峰值预留显存"}, {"allocated", "峰值已分配显存"}, {"stages", "等于流水线级数"}, {"default_unless_named", "未指定时取默认"},
       {"delayed", "延迟缩放"}, {"dynamic", "动态缩放"}, {"p2p_ring", "P2P 环形传递"}, {"pytorch_allgather", "PyTorch all-gather"},

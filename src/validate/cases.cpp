@@ -290,6 +290,33 @@ void read_recipe(const ValidationCase& c, const json& t, const FrameworkProfile&
   }
 }
 
+// The recompute the case states, else its release's benchmark preset's (the
+// release it names keys the stack's per-model, per-GPU presets, whose
+// switches stand in for what the case leaves out: apply_perf_recipe, which
+// also sets in.settings' recipe and release), else the default of a stack run
+// from its shipped configs; unset: the planner's to choose.
+std::optional<Recompute> case_recompute(const json& t, const FrameworkProfile& fw, CaseInputs& in) {
+  auto flag = [&in](std::string en, std::string zh) { in.flags.push_back({std::move(en), std::move(zh)}); };
+  std::optional<Recompute> recompute;
+  if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
+  RunSettings& st = in.settings;
+  if (const auto named = stated_text(t, "framework"); named && named->find('@') != std::string::npos) st.release = named->substr(named->find('@') + 1);
+  apply_perf_recipe(fw, in.model, in.gpu.id, st, &in.flags);
+  if (!recompute && st.recipe && st.recipe->recompute) {
+    recompute = st.recipe->recompute;
+    flag(fmt::format("recompute not stated: {} ({} {} benchmark recipe)", recompute_name(*recompute), fw.id, st.recipe->release),
+         fmt::format("未给出 train.recompute：{}（{} {} 基准配方）", recompute_name_zh(*recompute), fw.id, st.recipe->release));
+  }
+  if (!recompute && fw.recompute_default_unless_named) {
+    // The stack is run from its shipped recipe configs, which set recompute
+    // (torchtune's enable_activation_checkpointing): not a per-run tunable.
+    recompute = fw.recompute_default;
+    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), fw.label()),
+         fmt::format("未给出 train.recompute：{}（{} 默认）", recompute_name_zh(*recompute), fw.label()));
+  }
+  return recompute;
+}
+
 }  // namespace
 
 CaseInputs case_inputs(const ValidationCase& c) {
@@ -352,15 +379,8 @@ CaseInputs case_inputs(const ValidationCase& c) {
     zero_value = static_cast<int>(whole(t["zero_stage"], "train.zero_stage", 0, 3));
     zero_stated = true;
   }
-  std::optional<Recompute> recompute;
-  if (const auto r = stated_text(t, "recompute")) recompute = parse_recompute(*r, "train.recompute");
-  if (!recompute && in.framework->recompute_default_unless_named) {
-    // The stack is run from its shipped recipe configs, which set recompute
-    // (torchtune's enable_activation_checkpointing): not a per-run tunable.
-    recompute = in.framework->recompute_default;
-    flag(fmt::format("recompute not stated: {} ({} default)", recompute_name(*recompute), in.framework->label()),
-         fmt::format("未给出 train.recompute：{}（{} 默认）", recompute_name_zh(*recompute), in.framework->label()));
-  }
+  const std::optional<Recompute> recompute = case_recompute(t, fw, in);
+  RunSettings& st = in.settings;
   const std::optional<bool> sp = stated_bool(t, "sequence_parallel");
 
   if (in.gpus == 0) {
@@ -376,7 +396,6 @@ CaseInputs case_inputs(const ValidationCase& c) {
   read_recipe(c, t, fw, zero_stated, zero_value, in);
 
   // Software settings the case states; the rest are the framework's defaults.
-  RunSettings& st = in.settings;
   st.compile = stated_bool(t, "compile");
   st.tp_comm_overlap = stated_bool(t, "tp_comm_overlap");
   st.dp_comm_overlap = stated_bool(t, "dp_comm_overlap");
@@ -387,9 +406,6 @@ CaseInputs case_inputs(const ValidationCase& c) {
   if (const auto a = stated_text(t, "loss")) st.loss = parse_loss_kernel(*a, "train.loss");
   if (const auto a = stated_text(t, "recompute_policy")) st.recompute_policy = parse_selective_recompute(*a, "train.recompute_policy");
   if (t.contains("shard_group")) l.shard_group = static_cast<int>(whole(t["shard_group"], "train.shard_group", 1, 1e7));
-  // The release the case names keys the stack's benchmark recipes (Megatron-Bridge's per-model, per-GPU presets).
-  if (const auto named = stated_text(t, "framework"); named && named->find('@') != std::string::npos) st.release = named->substr(named->find('@') + 1);
-  apply_perf_recipe(fw, in.model, in.gpu.id, st, &in.flags);
 
   // ---- Complete the layout: stated values pinned, the planner chooses the
   // rest among what the framework can run (the published run was a tuned

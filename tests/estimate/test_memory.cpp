@@ -627,3 +627,33 @@ TEST(Memory, TransformerEngineFp8KeepsOneByteLinearInputs) {
   EXPECT_TRUE(find_framework("megatron-bridge").fp8_saves_fp8_inputs);
   EXPECT_FALSE(find_framework("torchtitan").fp8_saves_fp8_inputs);
 }
+
+// Megatron-Core's mla_up_proj module (recompute_modules ["mla_up_proj"]) against
+// DeepSeek-V3's norm_mla_up and Megatron's attention-core default, on one
+// DeepSeek-V3 MoE layer, TP 1, one 4,096-token sequence, bf16, flash attention
+// (no scores kept under any of them). T·h = 4,096 × 7,168 = 29,360,128.
+//   mla_up_proj keeps the two norm outputs norm_mla_up re-runs: the QKV input
+//   (2 B) and the router/expert input (2 B): 4 × 29,360,128 = 117,440,512 B more.
+//   attention_core keeps the up-projected q, k (128 heads × 192) and v (128 × 128)
+//   that mla_up_proj re-runs: 2 × 4,096 × (24,576 + 24,576 + 16,384) = 536,870,912 B more.
+TEST(Memory, MegatronMlaUpProjKeepsNormOutputsDropsUpProjections) {
+  const ModelSpec m = find_model("deepseek-v3");
+  ASSERT_EQ(m.hidden, 7168);
+  ASSERT_TRUE(m.mla.has_value());
+  Layout l;
+  l.tp = 1;
+  l.seq_len = 4096;
+  l.micro_batch = 1;
+  l.attention = AttentionKernel::kFlash2;
+  l.precision = Precision::kBf16;
+  l.recompute = Recompute::kSelective;
+  Layout up = l, norm = l, core = l;
+  up.selective = SelectiveRecompute::kMlaUpProj;
+  norm.selective = SelectiveRecompute::kNormMlaUp;
+  core.selective = SelectiveRecompute::kAttentionCore;
+  const MemoryOptions o;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, up, true, o) - activation_bytes_per_layer(m, norm, true, o), 117440512.0);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, core, true, o) - activation_bytes_per_layer(m, up, true, o), 536870912.0);
+  EXPECT_EQ(parse_selective_recompute("mla_up_proj", "--recompute-policy"), SelectiveRecompute::kMlaUpProj);
+  EXPECT_STREQ(selective_recompute_name(SelectiveRecompute::kMlaUpProj), "mla_up_proj");
+}

@@ -90,6 +90,29 @@ std::string case_line(const std::string& train, const std::string& notes = "", c
          R"(}, "measured": {"tokens_per_s_per_gpu": 1000}, "notes": ")" + notes + R"("})";
 }
 
+// A release's benchmark preset stands in for what the case leaves out, its
+// recompute included: Megatron-Bridge 25.11's DeepSeek-V3 B200 preset
+// recomputes recompute_modules ["mla_up_proj"] at selective granularity
+// (data/frameworks/megatron-bridge.json perf_recipes), so a case of that
+// release that states no recompute runs it, and one that says "selective"
+// without a policy takes the preset's policy, not Megatron's attention core.
+TEST(Validate, ABenchmarkPresetsRecomputeStandsInForAnUnstatedOne) {
+  const std::string unstated = R"({"id": "p", "source": "inline", "verification": "primary", "kind": "train_throughput", )"
+                               R"("model": {"name": "DeepSeek-V3"}, "hardware": {"gpu": "b200-180gb", "count": 256, "gpus_per_node": 8}, )"
+                               R"("train": {"seq_len": 4096, "global_batch_seqs": 2048, "micro_batch": 1, "tp": 1, "pp": 16, "dp": 16, )"
+                               R"("cp": 1, "ep": 8, "vp": 1, "precision": "fp8", "framework": "megatron-bridge@25.11"}, )"
+                               R"("measured": {"tokens_per_s_per_gpu": 2000}})";
+  const ValidationResult r = run_validation(parse_cases(unstated, "inline"));
+  ASSERT_EQ(r.cases.size(), 1u);
+  auto has = [&](const std::string& s) {
+    for (const auto& f : r.cases[0].flags) if (f.en.find(s) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("recompute not stated: selective (megatron-bridge 25.11 benchmark recipe)"));
+  EXPECT_TRUE(has("selective recompute = mla_up_proj"));
+  EXPECT_FALSE(has("recompute not stated: none"));
+}
+
 // Megatron refuses --tp-comm-overlap without --sequence-parallel
 // (megatron/training/arguments.py), so a case stating the overlap and not SP
 // runs with SP on; the framework's field, not a launch flag in the notes, says so.
@@ -425,13 +448,20 @@ TEST(Validate, SharedCasesEveryTrainMemoryCasePredicted) {
 // the NIC's 0.9: Megatron-Bridge 26.04's Qwen3-30B-A3B on 16 H100s (HybridEP,
 // EP 16 over two nodes) +56.8 → +34.9% physics, +41.3 → +21.5% central;
 // train_throughput MAPE 12.14 → 12.04, physics 14.76 → 14.65.
+// Megatron-Bridge's DeepSeek-V3 B200 presets recompute recompute_modules
+// ["mla_up_proj"] (policy mla_up_proj), not Megatron's attention core: the
+// rows that say "selective" lose the attention-core re-run the model had
+// charged them (2509 +52.6 → +57.4%, 2604 +29.6 → +33.7% physics) and the
+// 25.11 row that says nothing gains the up-projections (+68.8 → +66.6%):
+// the documented recompute exposes MoE time the model still misses;
+// train_throughput MAPE 12.04 → 12.07, physics 14.65 → 14.68, relaxed to match.
 TEST(Validate, SharedCasesAccuracyRatchet) {
   const std::filesystem::path file = std::filesystem::path(GPUPLAN_SHARED_DIR) / "validation" / "cases.jsonl";
   if (!std::filesystem::exists(file)) {
     GTEST_SKIP() << "shared validation cases not found at " << file << " (../shared is absent): skipped";
   }
   struct Bound { const char* kind; double median_pct, mape_pct, physics_median_pct, physics_mape_pct; int failed; };
-  const Bound bounds[] = {{"train_throughput", 7.75, 12.05, 7.9, 14.7, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
+  const Bound bounds[] = {{"train_throughput", 7.75, 12.1, 7.9, 14.7, 0}, {"train_memory", 7.7, 11.5, 7.8, 11.0, 0},
                           {"inference", 8.9, 12.4, 9.65, 14.4, 0}, {"train_total", 8.6, 14.95, 26.4, 25.8, 0}};
   const ValidationResult r = run_validation(read_cases(file.string()));
   for (const Bound& b : bounds) {

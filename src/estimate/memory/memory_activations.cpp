@@ -110,6 +110,8 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   // re-run from what is kept (the norm inputs, the latents), so neither is saved.
   const bool norm_mla_up = l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kNormMlaUp;
   const double norm_out = norm_mla_up ? 0.0 : 1.0;
+  // Megatron's mla_up_proj module: the same up-projected q, k, v re-run, the norm outputs kept.
+  const bool mla_up = norm_mla_up || (l.recompute == Recompute::kSelective && l.selective == SelectiveRecompute::kMlaUpProj);
   // An MLP of width f over `tokens` rows, split `split` ways: mlp_internal, or
   // with the SwiGLU keeping only its FP8 input (DeepSeek-V3 §3.3.3: its output,
   // the second linear's input, re-run in the backward), 1 B over the 2·f gate
@@ -138,7 +140,7 @@ double activation_bytes_per_layer(const ModelSpec& m, const Layout& l, bool moe_
   double bytes = 0;
   bytes += 2 * T * h / rep;                    // norm input
   bytes += norm_out * lin * T * h / gathered;  // QKV input (norm output)
-  if (!(norm_mla_up && m.mla)) {
+  if (!(mla_up && m.mla)) {
     bytes += 2 * T * (q_w + k_w) / t;          // Q and K
     bytes += 2 * T * v_w / t;                  // V
   }

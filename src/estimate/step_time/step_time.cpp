@@ -94,6 +94,16 @@ RecomputeShares recompute_shares(const ModelSpec& model, const Layout& l, int64_
       }
       x.gemm = share;
       x.elem = 1;
+    } else if (l.selective == SelectiveRecompute::kMlaUpProj) {
+      // Megatron's mla_up_proj module: the same up-projections re-run; the
+      // rotary on the re-run q and k (a few per cent of the layer's
+      // element-wise bytes) is not counted, the norms are not re-run.
+      double share = norm_mla_up_gemm_share(model, false);
+      if (moe_layers > 0) {
+        const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
+        share = (1 - fm) * share + fm * norm_mla_up_gemm_share(model, true);
+      }
+      x.gemm = share;
     } else if (l.selective == SelectiveRecompute::kLayer) {
       x.gemm = x.attn = x.elem = x.comm = layer_policy_share(static_cast<int64_t>(std::ceil(static_cast<double>(L) / p)), l.selective_every);
     } else {
