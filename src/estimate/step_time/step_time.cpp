@@ -83,27 +83,20 @@ RecomputeShares recompute_shares(const ModelSpec& model, const Layout& l, int64_
       x.attn = 1;
       x.elem = 1;
       x.comm = rows;
-    } else if (l.selective == SelectiveRecompute::kNormMlaUp) {
+    } else if (l.selective == SelectiveRecompute::kNormMlaUp || l.selective == SelectiveRecompute::kMlaUpProj) {
       // DeepSeek-V3's: the MLA up-projections and the element-wise work whose
       // outputs are not kept (norms, rotary on the re-run q and k, the MoE
-      // SwiGLU) run again; attention and the other matmuls do not.
+      // SwiGLU) run again; attention and the other matmuls do not. Megatron's
+      // mla_up_proj module re-runs the same up-projections and no norm (the
+      // rotary on the re-run q and k, a few per cent of the layer's
+      // element-wise bytes, is not counted).
       double share = norm_mla_up_gemm_share(model, false);
       if (moe_layers > 0) {
         const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
         share = (1 - fm) * share + fm * norm_mla_up_gemm_share(model, true);
       }
       x.gemm = share;
-      x.elem = 1;
-    } else if (l.selective == SelectiveRecompute::kMlaUpProj) {
-      // Megatron's mla_up_proj module: the same up-projections re-run; the
-      // rotary on the re-run q and k (a few per cent of the layer's
-      // element-wise bytes) is not counted, the norms are not re-run.
-      double share = norm_mla_up_gemm_share(model, false);
-      if (moe_layers > 0) {
-        const double fm = static_cast<double>(moe_layers) / static_cast<double>(L);
-        share = (1 - fm) * share + fm * norm_mla_up_gemm_share(model, true);
-      }
-      x.gemm = share;
+      if (l.selective == SelectiveRecompute::kNormMlaUp) x.elem = 1;
     } else if (l.selective == SelectiveRecompute::kLayer) {
       x.gemm = x.attn = x.elem = x.comm = layer_policy_share(static_cast<int64_t>(std::ceil(static_cast<double>(L) / p)), l.selective_every);
     } else {
