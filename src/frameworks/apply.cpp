@@ -529,8 +529,9 @@ void apply_perf_recipe(const FrameworkProfile& f, const ModelSpec& m, const std:
         sw_zh = fmt::format("MoE all-to-all 重叠{}", *r.moe_a2a_overlap ? "开" : "关");
       }
       if (r.moe_dispatch_per_node) {
-        sw += fmt::format("{}{}", sw.empty() ? "" : ", ", *r.moe_dispatch_per_node ? "per-node dispatch (DeepEP/HybridEP)" : "all-to-all dispatch per expert");
-        sw_zh += fmt::format("{}{}", sw_zh.empty() ? "" : "，", *r.moe_dispatch_per_node ? "按节点分发（DeepEP/HybridEP）" : "按专家 all-to-all 分发");
+        const char* backend = !r.moe_dispatch_hybridep ? "DeepEP/HybridEP" : *r.moe_dispatch_hybridep ? "HybridEP" : "DeepEP";
+        sw += std::string(sw.empty() ? "" : ", ") + (*r.moe_dispatch_per_node ? std::string("per-node dispatch (") + backend + ")" : "all-to-all dispatch per expert");
+        sw_zh += std::string(sw_zh.empty() ? "" : "，") + (*r.moe_dispatch_per_node ? std::string("按节点分发（") + backend + "）" : "按专家 all-to-all 分发");
       }
       if (r.recompute_policy) {
         sw += std::string(sw.empty() ? "" : ", ") + "selective recompute = " + selective_recompute_name(*r.recompute_policy);
