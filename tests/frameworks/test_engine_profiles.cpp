@@ -414,8 +414,12 @@ TEST(EngineProfiles, VllmOnRocmSendsFp8DecodeGemmsToHipblaslt) {
   EXPECT_DOUBLE_EQ(decode_step_time(m, mi, o, 1, 192).gemm_memory_s, decode_step_time(m, mi, skinny, 1, 192).gemm_memory_s);
   // vLLM 0.9.1: wvSplitKQ traced away by torch.compile (PR #22281), hipBLASLt at every size.
   EXPECT_EQ(engine_defaults("vllm@0.9.1", m, mi, o, 128, 128).fp8_blas_above_tokens, 0);
-  // The statement is about the ROCm build: on an H100 (or with BF16 weights) nothing changes.
+  // The statement is about the ROCm build's FP8 GEMMs: on an H100, or with BF16 weights, nothing changes.
   EXPECT_EQ(engine_defaults("vllm@0.10.2", m, find_gpu("h100"), o, 128, 128).fp8_blas_above_tokens, -1);
+  InferenceOptions bf16 = o, bf16_skinny = skinny;
+  bf16.weights = bf16_skinny.weights = WeightFormat::kBf16;
+  bf16.kv = bf16_skinny.kv = Precision::kBf16;
+  EXPECT_DOUBLE_EQ(decode_step_time(m, mi, bf16, 2, 192).gemm_memory_s, decode_step_time(m, mi, bf16_skinny, 2, 192).gemm_memory_s);
   // RCCL at every size on ROCm before the custom all-reduce came to gfx94x (PR #14125, April 2025);
   // the CUDA build's custom all-reduce is unchanged.
   EXPECT_TRUE(engine_defaults("vllm@0.6.3", m, mi, o, 128, 128).tp_allreduce_nccl);
