@@ -121,6 +121,13 @@ struct InferenceOptions {
   bool int4_supported = true;           // the user can say the part lacks an int4 kernel
 };
 
+// The share of HBM bandwidth at which FP8 GEMMs of more than `above_tokens`
+// token rows stream their weights through the vendor BLAS
+// (GpuSpec::blas_fp8_decode_hbm_efficiency), where the weights are FP8, the
+// part multiplies in FP8, the catalog measured the BLAS and the engine hands
+// it such GEMMs (above_tokens ≥ 0, EngineDefaults::fp8_blas_above_tokens); 0: none do.
+double fp8_blas_hbm_efficiency(const GpuSpec& gpu, WeightFormat weights, int64_t above_tokens);
+
 // Bytes per weight of a format (including quantisation constants).
 double bytes_per_weight(WeightFormat f, int64_t group_size);
 

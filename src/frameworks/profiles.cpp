@@ -89,6 +89,24 @@ void set_zero_stage(FrameworkProfile& p, const json& v, const std::string& where
   p.*Member = v.get<int>();
 }
 
+// A recompute level and a selective-recompute policy by their words: the
+// profile's defaults and a benchmark recipe's switches read them alike.
+Recompute recompute_level(const json& v, const std::string& where) {
+  return pick<Recompute>(v, where, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
+}
+SelectiveRecompute selective_policy(const json& v, const std::string& where) {
+  return pick<SelectiveRecompute>(v, where,
+                                  {{"attention_core", SelectiveRecompute::kAttentionCore},
+                                   {"op", SelectiveRecompute::kOp},
+                                   {"layer", SelectiveRecompute::kLayer},
+                                   {"minimal", SelectiveRecompute::kSaveDots},
+                                   {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
+                                   {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
+                                   {"norm_mla_up", SelectiveRecompute::kNormMlaUp},
+                                   {"mla_up_proj", SelectiveRecompute::kMlaUpProj},
+                                   {"none", SelectiveRecompute::kNone}});
+}
+
 // Bytes per logit the loss holds at its peak: a count of 2- and 4-byte
 // tensors per logit, 2 (the bf16 logits alone) to 64.
 double loss_bytes(const json& v, const std::string& where) {
@@ -137,20 +155,11 @@ constexpr Property kProperties[] = {
   {"sequence_parallel_default", nullptr, set_bool<&FrameworkProfile::sequence_parallel_default>},
   {"recompute_default", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.recompute_default = pick<Recompute>(v, where, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
+      p.recompute_default = recompute_level(v, where);
     }},
   {"recompute_selective", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
-      p.recompute_selective = pick<SelectiveRecompute>(v, where,
-                                                       {{"attention_core", SelectiveRecompute::kAttentionCore},
-                                                        {"op", SelectiveRecompute::kOp},
-                                                        {"layer", SelectiveRecompute::kLayer},
-                                                        {"minimal", SelectiveRecompute::kSaveDots},
-                                                        {"save_dot_except_mlp", SelectiveRecompute::kSaveDotExceptMlp},
-                                                        {"save_qkv_proj", SelectiveRecompute::kSaveQkvProj},
-                                                        {"norm_mla_up", SelectiveRecompute::kNormMlaUp},
-                                                        {"mla_up_proj", SelectiveRecompute::kMlaUpProj},
-                                                        {"none", SelectiveRecompute::kNone}});
+      p.recompute_selective = selective_policy(v, where);
     }},
   {"attention", nullptr,
     [](FrameworkProfile& p, const json& v, const std::string& where) {
@@ -404,7 +413,7 @@ constexpr Property kProperties[] = {
       // {"<release>": {"<model id>": {"<GPU id>": {"moe_a2a_overlap": bool,
       // "moe_dispatch": "per_expert" | "per_node", "moe_dispatch_backend":
       // "deepep" | "hybridep", "recompute": "none" | "selective" | "full",
-      // "recompute_policy": "attention_core" | "mla_up_proj", "comm_sms": n}}}}: a release is a dated
+      // "recompute_policy": a recompute_selective word, "comm_sms": n}}}}: a release is a dated
       // version ("25.09"), a GPU one of data/gpus.json's ids.
       if (!v.is_object()) throw InputError("framework", where + " must be an object of releases.", where + " 须为以版本为键的对象。");
       p.perf_recipes.clear();
@@ -435,9 +444,9 @@ constexpr Property kProperties[] = {
               } else if (key == "moe_dispatch_backend") {
                 r.moe_dispatch_hybridep = pick<bool>(x, at + "." + key, {{"deepep", false}, {"hybridep", true}});
               } else if (key == "recompute") {
-                r.recompute = pick<Recompute>(x, at + "." + key, {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}});
+                r.recompute = recompute_level(x, at + "." + key);
               } else if (key == "recompute_policy") {
-                r.recompute_policy = pick<SelectiveRecompute>(x, at + "." + key, {{"attention_core", SelectiveRecompute::kAttentionCore}, {"mla_up_proj", SelectiveRecompute::kMlaUpProj}});
+                r.recompute_policy = selective_policy(x, at + "." + key);
               } else if (key == "comm_sms") {
                 r.comm_sms = static_cast<int>(whole_number(x, at + "." + key, 1, 256, "a whole number of SMs", "整数个 SM"));
               } else {

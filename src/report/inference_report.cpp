@@ -217,15 +217,15 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   // FP8 decode GEMMs a named engine's ROCm build hands to hipBLASLt (rocm_skinny_fp8_tokens;
   // plan_serving applies a named engine's host side only).
   const int64_t blas_above = t.engine.empty() ? -1 : p.engine.fp8_blas_above_tokens;
-  if (blas_above >= 0 && g.blas_fp8_decode_hbm_efficiency > 0 && o.weights == WeightFormat::kFp8 && g.has(Precision::kFp8)) {
+  if (const double blas = fp8_blas_hbm_efficiency(g, o.weights, blas_above); blas > 0) {
     const std::string rows = blas_above == 0 ? std::string("Every FP8 GEMM runs")
                                              : "FP8 GEMMs of more than " + std::to_string(blas_above) + " token row" + (blas_above == 1 ? "" : "s") + " run";
     const std::string rows_zh = blas_above == 0 ? std::string("所有 FP8 GEMM ") : "超过 " + std::to_string(blas_above) + " 行 token 的 FP8 GEMM ";
     r.assumptions.push_back(Note{fmt::format("{} on hipBLASLt ({}'s ROCm build), which streams the weights at {:.1f}% of the HBM bandwidth (measured on {}); {}.",
-                                             rows, p.engine.name, 100 * g.blas_fp8_decode_hbm_efficiency, g.name,
+                                             rows, p.engine.name, 100 * blas, g.name,
                                              blas_above == 0 ? "the engine has no skinny FP8 kernel in use" : "fewer rows run the engine's own skinny kernel at the streaming rate"),
                                  fmt::format("{}由 hipBLASLt 执行（{} 的 ROCm 版本），其读取权重的速率为 HBM 带宽的 {:.1f}%（在 {} 上实测）；{}。", rows_zh, p.engine.name_zh,
-                                             100 * g.blas_fp8_decode_hbm_efficiency, g.name,
+                                             100 * blas, g.name,
                                              blas_above == 0 ? "该引擎未使用专用的窄矩阵 FP8 核" : "行数更少时用引擎自带的窄矩阵核，按流式读取速率计")});
   }
   if (t.engine.empty()) {

@@ -94,6 +94,15 @@ void set_ep_links(Machine& c, const GpuSpec& g, const StepTimeOptions& so) {
   c.ep_latency_s = 2 * so.inter_latency_s;
 }
 
+}  // namespace
+
+double fp8_blas_hbm_efficiency(const GpuSpec& g, WeightFormat weights, int64_t above_tokens) {
+  const bool fp8_gemms = weights == WeightFormat::kFp8 && g.has(Precision::kFp8);
+  return above_tokens >= 0 && fp8_gemms ? g.blas_fp8_decode_hbm_efficiency : 0.0;
+}
+
+namespace {
+
 Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o) {
   const StepTimeOptions so;
   Machine c{g, Precision::kFp16, 0, 0.8, 0, 4e-6, 2, 2, 2, false, false, 2, Link{}, 1, 1, 1, 0, 0, 0};
@@ -129,8 +138,8 @@ Machine machine(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o)
   c.ep = std::max(1, o.ep);
   c.dp = std::max(1, o.dp_attention);
   set_ep_links(c, g, so);
-  if (o.fp8_blas_above_tokens >= 0 && c.gemm_p == Precision::kFp8 && g.blas_fp8_decode_hbm_efficiency > 0) {
-    c.blas_hbm = g.hbm_bytes_per_s * g.blas_fp8_decode_hbm_efficiency;
+  if (const double blas = fp8_blas_hbm_efficiency(g, o.weights, o.fp8_blas_above_tokens); blas > 0) {
+    c.blas_hbm = g.hbm_bytes_per_s * blas;
     c.blas_above = static_cast<double>(o.fp8_blas_above_tokens);
   }
   return c;

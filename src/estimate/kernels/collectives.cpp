@@ -98,10 +98,9 @@ DispatchNetworkRates per_node_dispatch_rates(bool hybridep, int ep, int nodes, d
   struct Row { int ep; double dispatch, combine; };
   static constexpr Row kDeepEp[] = {{16, 43e9, 43e9}, {32, 58e9, 57e9}, {64, 51e9, 50e9}};
   static constexpr Row kHybridEp[] = {{16, 54.47e9, 53.35e9}, {32, 47.36e9, 52.53e9}, {64, 41.24e9, 46.57e9}};
-  const Row* table = hybridep ? kHybridEp : kDeepEp;
-  const Row* row = &table[0];
-  for (int i = 0; i < 3; ++i) {
-    if (table[i].ep <= ep) row = &table[i];
+  const Row* row = hybridep ? &kHybridEp[0] : &kDeepEp[0];
+  for (const Row& r : hybridep ? kHybridEp : kDeepEp) {
+    if (r.ep <= ep) row = &r;  // the largest measured EP size at or below this one (the smallest if none)
   }
   const double remote_share = static_cast<double>(nodes - 1) / nodes;
   const double nic_scale = nic_bytes_per_s / 50e9;  // the measured systems' 400 Gb/s per GPU
