@@ -14,7 +14,7 @@ struct PriceInput {
   // The market whose listing is the default (unset: the US listing, else the
   // China one, in the listing's own currency). Its currency is the default
   // result currency; a market without a listing of the GPU falls back to the
-  // other market's listing, converted, and says so in `source`.
+  // other market's listing, converted, and says so (Price::asked_market).
   std::optional<Market> market;
   std::optional<std::string> provider;  // a named listing of that market instead of its default
   bool spot = false;
@@ -24,18 +24,37 @@ struct PriceInput {
   std::optional<double> spot_overhead;
 };
 
+// How a spot price was found.
+//   kNone      on-demand (or a typed price without a discount);
+//   kDiscount  on-demand less the user's spot_discount;
+//   kQuote     the listing's own spot quote;
+//   kAssumed   no spot quote in the catalog: 60% off on-demand (seed 004).
+enum class SpotPricing { kNone, kDiscount, kQuote, kAssumed };
+
+// A price per GPU-hour and where it came from, as values: the report words
+// its source (report/money_rows.cpp, price_source_note).
 struct Price {
   double low_per_gpu_hour = 0;
   double high_per_gpu_hour = 0;     // == low unless a range was given
   Currency currency = Currency::kUsd;
   bool spot = false;
   double spot_overhead = 0;         // fraction of GPU-hours added when spot
-  std::string source;               // where the number came from
-  std::string source_zh;            // the same in Chinese: provider, date and the listing's addresses
+  SpotPricing spot_pricing = SpotPricing::kNone;
+  double spot_discount = 0;         // with kDiscount: the fraction off on-demand
+  // A typed --price given in another currency than --currency: its own
+  // (the amounts above are converted).
+  std::optional<Currency> typed_currency;
+  // The listing used (empty for a typed price): its provider, date and
+  // citation as data/prices.json records them.
   std::string date;
   std::string provider;             // empty for a price the user typed
+  std::string provider_zh;          // a descriptive provider in Chinese; empty: the name, the same in both
+  std::string listing_source;       // the listing's source (addresses or an article)
+  std::string listing_source_zh;    // in Chinese where it is no address; empty: its addresses
   std::optional<Market> market;     // the market of the listing used (unset: the user's --price)
   bool from_other_market = false;   // the asked market has no listing; the other's was converted
+  std::optional<Market> asked_market;  // with from_other_market: the market that had none
+  std::string gpu_id;               // the GPU priced
   bool stale = false;               // the listing is undated or over 12 months old (PriceQuote::stale)
   // The default listing is the median of `median_of` listings (0: a typed
   // price or a named provider), current ones unless !median_of_current, which

@@ -90,8 +90,6 @@ struct FinetuneEstimate {
   double wall_s = 0;
   double gpu_hours = 0;
   bool fits = false;
-  std::vector<std::string> assumptions;
-  std::vector<std::string> assumptions_zh;  // the same, in Chinese, index for index
 };
 
 // QLoRA as its paper's recipe runs it (bf16 adapters, a paged optimizer), the
@@ -111,7 +109,6 @@ struct GpuChoice {
   double gpu_hours = 0;
   double cost_usd = 0;
   double price_usd_per_gpu_hour = 0;
-  std::string price_source;
 };
 // Every catalog GPU with a default price, cheapest first (those that fit with ≤ max_gpus).
 // With a market, only that market's listings compete (a GPU it does not list is left out).

@@ -121,9 +121,6 @@ const IntervalTable& shipped_interval_table();
 // Checks a --interval / --confidence value: a fraction from 0.5 to 0.99.
 double check_level(double level, const char* field);
 
-// "80% range" — and the Chinese "80% 区间" — for labels.
-std::string range_label_en(double level);
-std::string range_label_zh(double level);
 // A case kind (train_memory, train_throughput, train_total, inference) as people read it in Chinese.
 std::string case_kind_zh(const std::string& kind);
 

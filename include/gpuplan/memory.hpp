@@ -76,9 +76,32 @@ struct MemorySuggestion {
   bool fits = false;
 };
 
-struct MemoryAssumption {
-  std::string en;
-  std::string zh;
+// What a breakdown assumed, as values and switches: the report writes one
+// sentence per fact (report/memory_report.cpp, memory_notes), so the
+// estimate itself holds no text (issue 31). Filled by estimate_memory, not by
+// estimate_memory_numbers.
+struct MemoryBasis {
+  bool architecture = true;           // false: a bare parameter count (no activations or logits estimated)
+  // TransformerEngine's fp8 weight copy and its transpose, cached between
+  // micro-batches (+2 B/param); fp8_saved_inputs: the linears keep their fp8
+  // inputs (1 B) for the weight gradient (the profile's fp8_saved_input).
+  bool fp8_weight_cache = false;
+  bool fp8_saved_inputs = false;
+  // LoRA/QLoRA adapters (finetune kLora or kQlora): their rank and the matrices they adapt.
+  FineTune finetune = FineTune::kNone;
+  int64_t lora_rank = 0;
+  std::vector<LoraModule> lora_modules;
+  // What the activation model counted (Korthikanti et al. 2022 Table 2, generalised).
+  bool gated_mlp = true;
+  bool attention_scores_kept = false;  // a materialised s×s score matrix (no FlashAttention)
+  bool dropout = false;
+  bool eager = false;                  // eager mode also keeps fp32 RMSNorm inputs and activation outputs
+  double loss_bytes_per_logit = 10;    // peak bytes per token per local vocab entry of the logits and the loss
+  // torch.distributed.pipelining keeps every micro-batch's bf16 logits on the
+  // last stage until the step ends: how many (0: not this schedule).
+  int64_t kept_logits_micro_batches = 0;
+  double fragmentation = 0.05;         // allocator fragmentation, fraction of allocated bytes
+  double safety_margin = 0.15;         // fraction of capacity kept free
 };
 
 struct MemoryBreakdown {
@@ -109,15 +132,13 @@ struct MemoryBreakdown {
   double paged_optimizer_bytes = 0;   // paged 8-bit states: unified memory, evicted under pressure, not in peak
   double activations_per_layer_bytes = 0;  // one micro-batch, one layer of the worst stage
   double layers_on_stage = 0;
-  // The pipeline split used (stage_split), e.g. "15 | 16 ×6 | 15 (embedding and
-  // loss each count as a layer)"; filled by estimate_memory, not by _numbers.
-  std::string stage_split;
-  std::string stage_split_zh;     // the same in Chinese
+  // The pipeline split used (pp > 1 with an architecture); filled by
+  // estimate_memory, not by _numbers.
+  std::optional<StageSplit> stage_split;
   double inflight_micro_batches = 0;  // micro-batches whose activations the worst stage holds
   int64_t largest_micro_batch = -1;   // largest that fits (0: not even 1; -1: not computed)
   std::vector<MemorySuggestion> suggestions;  // when it does not fit
-  std::vector<MemoryAssumption> assumptions;
-  std::vector<MemoryAssumption> warnings;
+  MemoryBasis basis;
 };
 
 // Per-layer activation bytes for one micro-batch (exposed for tests and docs).

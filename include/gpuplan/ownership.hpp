@@ -87,7 +87,6 @@ struct RentOptions {
   std::string reserved_source;
   std::optional<double> spot_per_gpu_hour;       // unset: preemptions would stall the run (overhead beyond 10×)
   double spot_overhead = 0;                      // extra GPU-hours (and wall-clock) lost to preemptions
-  std::string on_demand_source, spot_source;
 };
 
 }  // namespace gpuplan

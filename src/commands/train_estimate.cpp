@@ -348,7 +348,6 @@ RentOptions rent_options(const TrainRequest& r, const GpuSpec& gpu, const PriceI
     if (!(r.price.text && r.price.spot)) {
       const Price od = resolve_price(gpu.id, on);
       rent.on_demand_per_gpu_hour = 0.5 * (od.low_per_gpu_hour + od.high_per_gpu_hour);
-      rent.on_demand_source = od.source;
       const Market m = od.market.value_or(r.price.market.value_or(Market::kUs));
       const ReservedDiscount& rd = reserved_discount(r.price.market.value_or(m));
       if (rd.fraction > 0) {
@@ -362,7 +361,6 @@ RentOptions rent_options(const TrainRequest& r, const GpuSpec& gpu, const PriceI
       const Price spp = r.price.spot ? price : resolve_price(gpu.id, sp);
       rent.spot_per_gpu_hour = 0.5 * (spp.low_per_gpu_hour + spp.high_per_gpu_hour);
       rent.spot_overhead = r.price.spot ? price.spot_overhead : spot_overhead_cmp;
-      rent.spot_source = spp.source;
     } else {
       *spot_left_out = true;
     }

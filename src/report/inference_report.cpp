@@ -1,5 +1,6 @@
 // Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
 #include "report/inference_report.hpp"
+#include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "report/engines_report.hpp"
 
@@ -307,6 +308,45 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
   return r;
 }
 
+// How QLoRA's frozen 4-bit base is read back for each matmul (the step-time
+// model times it: step_time_layer.cpp).
+static Note dequantisation_note(const FinetuneJob& job) {
+  if (*job.qlora_base == QloraBase::kGptqInt4) {
+    return {"QLoRA over a GPTQ Int4 checkpoint: AutoGPTQ rebuilds each fp16 weight with PyTorch ops in every forward (16.5 bytes of traffic per weight, 9 kernels per linear; its CUDA kernel serves fewer than 128 rows only), and autograd keeps the rebuilt weight for the backward.",
+            "基于 GPTQ Int4 权重的 QLoRA：AutoGPTQ 在每次前向中用 PyTorch 算子重建 fp16 权重（每个权重 16.5 字节访存，每个线性层 9 个 kernel；其 CUDA kernel 只处理少于 128 行的输入），反向沿用 autograd 保存的重建权重。"};
+  }
+  return {"QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.",
+          "QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。"};
+}
+
+// The adapters a LoRA/QLoRA estimate trains: rank, matrices, trainable
+// parameters (Hu et al. 2021: r·(d_in + d_out) per matrix), the precision of
+// their states and of the frozen base (Dettmers et al. 2023 for NF4; AutoGPTQ
+// for GPTQ Int4).
+static Note adapters_note(const FinetuneEstimate& e) {
+  const FinetuneJob& job = e.job;
+  std::string modules_zh;  // the MLP's matrices by their Chinese names
+  for (auto x : job.modules) {
+    if (!modules_zh.empty()) modules_zh += "、";
+    modules_zh += x == LoraModule::kGate ? "门控投影" : x == LoraModule::kUp ? "上投影" : x == LoraModule::kDown ? "下投影" : lora_module_name(x);
+  }
+  const bool qlora = job.method == FineTune::kQlora, qlora_recipe = uses_qlora_recipe(job);
+  const bool adam8 = *job.optimizer == Optimizer::kAdamW8bit || *job.optimizer == Optimizer::kPagedAdamW8bit;
+  const bool gptq = qlora && *job.qlora_base == QloraBase::kGptqInt4;
+  const std::string params = format_si(e.flops.adapter_params, "", 3);
+  return {fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
+                      lora_modules_text(job.modules, ","), params,
+                      qlora_recipe ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)"
+                      : adam8      ? "fp32 weights and gradients, 8-bit AdamW moments (10 B/param)"
+                                   : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
+                      !qlora ? "" : gptq ? ", GPTQ Int4 with an fp16 scale and 4-bit zero per 128 weights (4.16 bits)" : ", NF4 with double-quantised constants (4.127 bits)"),
+          fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank, modules_zh, params,
+                      qlora_recipe ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）"
+                      : adam8      ? "：fp32 权重与梯度，8 位 AdamW 动量（每参数 10 字节）"
+                                   : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
+                      !qlora ? "" : gptq ? "，GPTQ Int4，每 128 个权重一个 fp16 缩放与 4 位零点（4.16 位）" : "，NF4 量化，量化常数二次量化（4.127 位）")};
+}
+
 Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstimate& e, int64_t smallest,
                        const std::vector<GpuChoice>& cheapest, const Price& price) {
   Report r;
@@ -405,16 +445,13 @@ Report finetune_report(const ModelSpec& m, const GpuSpec& g, const FinetuneEstim
                                              own ? "补齐到自身长度的 8 的倍数（微批为 1）" : "补齐到微批中最长的样本，上限为 --seq-len",
                                              format_thousands(e.step_tokens_per_sequence, 0), jb.seq_len)});
   }
-  for (size_t i = 0; i < e.assumptions.size(); ++i) {
-    r.assumptions.push_back(Note{e.assumptions[i], i < e.assumptions_zh.size() ? e.assumptions_zh[i] : e.assumptions[i]});
-  }
-  for (const MemoryAssumption& a : b.assumptions) {
-    // The memory model describes q,k,v,o adapters in fp32; the estimate above
-    // rescaled them to the chosen modules and recipe, stated in its own line.
-    if (e.job.method != FineTune::kFull && a.en.rfind("LoRA:", 0) == 0) continue;
-    r.assumptions.push_back(Note{a.en, a.zh});
-  }
-  for (const MemoryAssumption& a : b.warnings) r.warnings.push_back(Note{a.en, a.zh});
+  if (e.job.method == FineTune::kQlora) r.assumptions.push_back(dequantisation_note(e.job));
+  if (e.job.method != FineTune::kFull) r.assumptions.push_back(adapters_note(e));
+  // The memory model describes q,k,v,o adapters in fp32; the estimate above
+  // rescaled them to the chosen modules and recipe, stated in its own line.
+  MemoryNotes notes = memory_notes(b, /*lora_line=*/e.job.method == FineTune::kFull);
+  for (Note& a : notes.assumptions) r.assumptions.push_back(std::move(a));
+  for (Note& w : notes.warnings) r.warnings.push_back(std::move(w));
   if (!b.fits) {
     r.warnings.push_back(Note{fmt::format("Does not fit on {} × {}; {}.", e.layout.gpus(), g.id, smallest > 0 ? fmt::format("{} GPUs fit", smallest) : "no count up to 1,024 fits"),
                               fmt::format("{} × {} 放不下；{}。", e.layout.gpus(), g.id, smallest > 0 ? fmt::format("{} 卡可放下", smallest) : "1,024 卡以内都放不下")});

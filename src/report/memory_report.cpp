@@ -47,8 +47,9 @@ Section memory_section(const MemoryBreakdown& br) {
   s.rows.push_back(Row{"params_on_gpu", "Parameters on this GPU (before ZeRO-3)", "本卡参数（ZeRO-3 前）", br.params_on_gpu, Unit::kParams, ""});
   s.rows.push_back(Row{"activations_per_layer_bytes", "Activations per layer, one micro-batch", "每层每微批激活", br.activations_per_layer_bytes, Unit::kBytes, ""});
   s.rows.push_back(Row{"inflight_micro_batches", "Micro-batches in flight", "在途微批数", br.inflight_micro_batches, Unit::kCount, ""});
-  if (!br.stage_split.empty()) {
-    s.rows.push_back(Row{"stage_layers", "Layers per pipeline stage", "各级流水线层数", 0, Unit::kText, br.stage_split, {}, Audience::kAll, br.stage_split_zh});
+  if (br.stage_split) {
+    const Note split = stage_split_note(*br.stage_split);
+    s.rows.push_back(Row{"stage_layers", "Layers per pipeline stage", "各级流水线层数", 0, Unit::kText, split.en, {}, Audience::kAll, split.zh});
   }
   if (br.host_offload_bytes > 0) {
     s.rows.push_back(Row{"host_offload_bytes", "Offloaded to host memory (not in peak)", "卸载到主机内存（不计入峰值）", br.host_offload_bytes, Unit::kBytes, ""});
@@ -107,11 +108,118 @@ Section memory_suggestions_section(const MemoryBreakdown& br) {
   return s;
 }
 
+Note stage_split_note(const StageSplit& split) {
+  Note n{fmt::format("{} ({})", split.describe(), stage_split_rule_name(split.rule)),
+         fmt::format("{}（{}）", split.describe_zh(), stage_split_rule_name_zh(split.rule))};
+  if (split.mtp_layers > 0) {
+    // The model descriptions have no MTP module (layout.hpp StageSplit::mtp_layers).
+    n.en += fmt::format("; its {} MTP layer(s) are not modelled", split.mtp_layers);
+    n.zh += fmt::format("；其中 {} 个 MTP 层未建模", split.mtp_layers);
+  }
+  return n;
+}
+
+namespace {
+
+// The LoRA line: the adapters' rank, matrices and states, and the frozen base.
+Note lora_note(const MemoryBasis& b) {
+  const bool qlora = b.finetune == FineTune::kQlora;
+  return {fmt::format("LoRA: rank {} adapters on {} with fp32 weights, gradients and AdamW states (16 B/param); base weights frozen, {}.",
+                      b.lora_rank, lora_modules_text(b.lora_modules), qlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
+          fmt::format("LoRA：{} 上秩 {} 的适配器，fp32 权重、梯度和 AdamW 状态（每参数 16 字节）；基座权重冻结，{}。",
+                      lora_modules_text(b.lora_modules, "、"), b.lora_rank, qlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16")};
+}
+
+// The activation, logits and pipeline lines (a model with an architecture).
+void add_activation_notes(const MemoryBreakdown& br, std::vector<Note>& out) {
+  const MemoryBasis& b = br.basis;
+  out.push_back({fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",
+                             b.gated_mlp ? "gated" : "2-matrix", !b.attention_scores_kept ? "FlashAttention: no s×s scores" : "s×s attention scores kept",
+                             b.dropout ? "on" : "off", b.eager ? ", eager: fp32 RMSNorm inputs and silu outputs kept too" : "",
+                             format_sig(br.inflight_micro_batches, 3), br.worst_stage),
+                 fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}{}）；第 {} 级在途 {} 个微批。",
+                             b.gated_mlp ? "门控 MLP" : "两矩阵 MLP", !b.attention_scores_kept ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数",
+                             b.dropout ? "开" : "关", b.eager ? "，逐算子执行时另存 fp32 RMSNorm 输入与激活函数输出" : "", br.worst_stage,
+                             format_sig(br.inflight_micro_batches, 3))});
+  const std::string per_logit = format_sig(b.loss_bytes_per_logit, 3);
+  if (b.loss_bytes_per_logit == 10) {
+    out.push_back({fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.", per_logit),
+                   fmt::format("Logits：token 数 × 词表/TP × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。", per_logit)});
+  } else {
+    out.push_back({fmt::format("Logits and loss: tokens × vocab/tp × {} bytes, what the LM head's output and the cross-entropy hold at "
+                               "their peak (forward or backward, the framework's loss code), last stage, one micro-batch.",
+                               per_logit),
+                   fmt::format("Logits 与损失：token 数 × 词表/TP × {} 字节，即 LM head 输出和交叉熵在前向或反向峰值时同时存活的张量"
+                               "（按框架的损失实现），仅最后一级、一个微批。",
+                               per_logit)});
+  }
+  if (b.kept_logits_micro_batches > 0) {
+    out.push_back({fmt::format("The pipeline's last stage keeps the bf16 logits of all {} micro-batches of a step until it ends "
+                               "(torch.distributed.pipelining): 2 bytes × tokens × vocab/tp each.",
+                               b.kept_logits_micro_batches),
+                   fmt::format("流水线最后一级保留一个 step 内全部 {} 个微批的 bf16 logits 直到该 step 结束"
+                               "（torch.distributed.pipelining）：每个 2 字节 × token 数 × 词表/TP。",
+                               b.kept_logits_micro_batches)});
+  }
+}
+
+}  // namespace
+
+MemoryNotes memory_notes(const MemoryBreakdown& br, bool lora_line) {
+  const MemoryBasis& b = br.basis;
+  MemoryNotes n;
+  auto add = [&n](std::string en, std::string zh) { n.assumptions.push_back({std::move(en), std::move(zh)}); };
+  const std::string weight = fmt::format("{}", br.weight_bytes_per_param), grad = fmt::format("{}", br.grad_bytes_per_param);
+  const std::string optimizer = format_sig(br.optimizer_bytes_per_param, 3);
+  add(fmt::format("Model states: {} + {} + {} bytes per parameter (weights + gradients + optimizer incl. fp32 master); "
+                  "mixed-precision AdamW holds 16 (Rajbhandari et al. 2020, ZeRO §3: 2 + 2 for bf16 weights and gradients, 12 for the fp32 "
+                  "master copy, momentum and variance), not the 14 often quoted, which omits the fp32 master copy.",
+                  weight, grad, optimizer),
+      fmt::format("模型状态：每参数 {} + {} + {} 字节（权重 + 梯度 + 优化器含 fp32 主权重）；混合精度 AdamW 为 16 字节（Rajbhandari 等 2020，ZeRO 第 3 节：bf16 权重与梯度 2 + 2 字节，"
+                  "fp32 主权重、动量与方差 12 字节），常见的 14 字节漏算了 fp32 主权重。",
+                  weight, grad, optimizer));
+  if (b.fp8_weight_cache && b.fp8_saved_inputs) {
+    add("FP8: weights stay bf16 with an fp32 master; an fp8 copy and its transpose are cached between micro-batches, as TransformerEngine does "
+        "(+2 B/param); the linear layers keep their fp8 inputs (1 B) for the weight gradient, other activations bf16.",
+        "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；"
+        "线性层为权重梯度保存 fp8 输入（1 字节），其余激活按 bf16 计。");
+  } else if (b.fp8_weight_cache) {
+    add("FP8: weights stay bf16 with an fp32 master; an fp8 copy and its transpose are cached between micro-batches, as TransformerEngine does "
+        "(+2 B/param); activations counted as bf16.",
+        "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；激活按 bf16 计。");
+  }
+  if (lora_line && (b.finetune == FineTune::kLora || b.finetune == FineTune::kQlora)) n.assumptions.push_back(lora_note(b));
+  if (b.architecture) add_activation_notes(br, n.assumptions);
+  if (br.stage_split) {
+    add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "
+                    "the last the final norm, LM head and loss.",
+                    br.stage_split->describe(), stage_split_rule_name(br.stage_split->rule)),
+        fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、输出层与损失。",
+                    br.stage_split->describe_zh(), stage_split_rule_name_zh(br.stage_split->rule)));
+  }
+  add(fmt::format("Overheads: CUDA context and workspaces {} GiB, allocator fragmentation {}% of allocated bytes, safety margin {}% of capacity kept free.",
+                  format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(b.fragmentation * 100, 3), format_sig(b.safety_margin * 100, 3)),
+      fmt::format("开销：CUDA 上下文与工作区 {} GiB，分配器碎片为已分配的 {}%，预留安全余量为容量的 {}%。",
+                  format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(b.fragmentation * 100, 3), format_sig(b.safety_margin * 100, 3)));
+  if (!b.architecture) {
+    n.warnings.push_back({"A bare parameter count has no architecture: activations and logits are not estimated (give --model).",
+                          "仅有参数量、没有结构：未估算激活和 logits（请用 --model）。"});
+  }
+  if (br.paged_optimizer_bytes > 0) {
+    n.warnings.push_back({fmt::format("{} GiB of paged 8-bit optimizer states are in unified memory: they use free GPU memory but move to host under pressure (not in the peak).",
+                                      format_sig(br.paged_optimizer_bytes / kGiB, 3)),
+                          fmt::format("{} GiB 分页 8 位优化器状态位于统一内存：显存紧张时换出到主机（未计入峰值）。",
+                                      format_sig(br.paged_optimizer_bytes / kGiB, 3))});
+  }
+  return n;
+}
+
 void add_memory_to_report(Report& report, const MemoryBreakdown& br) {
   report.sections.push_back(memory_section(br));
   if (!br.suggestions.empty()) report.sections.push_back(memory_suggestions_section(br));
-  for (const auto& a : br.assumptions) report.assumptions.push_back(Note{a.en, a.zh});
-  for (const auto& w : br.warnings) report.warnings.push_back(Note{w.en, w.zh});
+  MemoryNotes notes = memory_notes(br);
+  for (Note& a : notes.assumptions) report.assumptions.push_back(std::move(a));
+  for (Note& w : notes.warnings) report.warnings.push_back(std::move(w));
   if (!br.fits) {
     report.warnings.push_back(Note{fmt::format("Does not fit: the worst GPU needs {} GiB of {} GiB usable ({} GiB minus the safety margin).",
                                                format_sig(br.peak_bytes / kGiB, 4),

@@ -19,6 +19,17 @@ Section memory_suggestions_section(const MemoryBreakdown& br);
 // and as the `gpuplan memory`/`train` flags that make it ("--tp 8 --dp 4").
 std::string memory_change_text(const MemorySuggestion& s, Lang lang);
 std::string memory_change_flags(const MemorySuggestion& s);
+// A pipeline split in words: "15 | 16 ×6 | 15 (Megatron's even split)", and
+// the MTP layers it does not model.
+Note stage_split_note(const StageSplit& split);
+// What a breakdown assumed (MemoryBasis and its numbers), one sentence each,
+// and what to beware of. `lora_line` false leaves out the adapters' line, for
+// a report that states the adapters in its own (the fine-tuning estimate).
+struct MemoryNotes {
+  std::vector<Note> assumptions;
+  std::vector<Note> warnings;
+};
+MemoryNotes memory_notes(const MemoryBreakdown& br, bool lora_line = true);
 // Both sections plus the estimate's assumptions and warnings, appended to `report`.
 void add_memory_to_report(Report& report, const MemoryBreakdown& br);
 

@@ -1,6 +1,7 @@
 #include "money_rows.hpp"
 
 #include "gpuplan/hardware.hpp"  // price_catalog_today
+#include "units/text_match.hpp"    // cited_addresses
 
 #include <fmt/format.h>
 
@@ -21,8 +22,47 @@ Row null_row(const std::string& key, Unit unit) {
   return Row{key, key, key, std::numeric_limits<double>::quiet_NaN(), unit, "", {}, Audience::kPrograms};
 }
 
+Note price_source_note(const Price& p) {
+  Note n;
+  if (!p.market) {  // no listing: the user's --price
+    n = {"--price (yours)", "--price（你给出的价格）"};
+    if (p.typed_currency) {
+      n.en += fmt::format(", {} converted to {}", currency_code(*p.typed_currency), currency_code(p.currency));
+      n.zh += fmt::format("，由 {} 换算为 {}", currency_code(*p.typed_currency), currency_code(p.currency));
+    }
+  } else {
+    // The listing as data/prices.json cites it; in Chinese its addresses where
+    // the source is no article title.
+    const std::string provider_zh = p.provider_zh.empty() ? p.provider : p.provider_zh;
+    const std::string where_zh = !p.listing_source_zh.empty() ? p.listing_source_zh : cited_addresses(p.listing_source);
+    n = {fmt::format("{} ({}, {})", p.provider, p.date.empty() ? "undated" : p.date, p.listing_source),
+         fmt::format("{}（{}；来源：{}）", provider_zh, p.date.empty() ? "未注明日期" : p.date, where_zh.empty() ? "见 data/prices.json" : where_zh)};
+    if (p.from_other_market && p.asked_market && p.market) {
+      n.en = fmt::format("no {} listing of {}; the {} listing, converted: {}", market_code(*p.asked_market), p.gpu_id, market_code(*p.market), n.en);
+      n.zh = fmt::format("{} 市场没有 {} 的报价，按 {} 市场报价换算：{}", market_code(*p.asked_market), p.gpu_id, market_code(*p.market), n.zh);
+    }
+  }
+  switch (p.spot_pricing) {
+    case SpotPricing::kNone: break;
+    case SpotPricing::kDiscount:
+      n.en += fmt::format(", {:.0f}% spot discount", p.spot_discount * 100);
+      n.zh += fmt::format("，竞价优惠 {:.0f}%", p.spot_discount * 100);
+      break;
+    case SpotPricing::kQuote:
+      n.en += ", spot quote";
+      n.zh += "，竞价报价";
+      break;
+    case SpotPricing::kAssumed:
+      n.en += ", assumed 60% spot discount (no spot quote in the catalog)";
+      n.zh += "，按竞价优惠 60% 估算（目录中没有竞价报价）";
+      break;
+  }
+  return n;
+}
+
 Row price_source_row(const Price& p) {
-  std::string en = p.source, zh = p.source_zh;
+  const Note source = price_source_note(p);
+  std::string en = source.en, zh = source.zh;
   const char* market_en = p.market == Market::kCn ? "cn" : "us";
   const char* market_zh = p.market == Market::kCn ? "国内" : "美国";
   if (p.median_of > 1) {

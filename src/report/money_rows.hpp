@@ -19,6 +19,10 @@ Row currency_row(Currency c);
 // A row only programs read whose value is null (a key always present, e.g.
 // "per_gpu_hour_high" when the price is one number).
 Row null_row(const std::string& key, Unit unit);
+// Where a price came from, in words: the user's --price (and its conversion)
+// or the listing's provider, date and citation, the other market's listing
+// converted when the asked one had none, and how a spot price was found.
+Note price_source_note(const Price& price);
 // "Price source": where the price came from, that a default is the median of
 // the market's current listings (with their range), and that a listing over
 // 12 months old is stale (issue 30).

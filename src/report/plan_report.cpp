@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gpuplan/flops.hpp"
+#include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
@@ -249,8 +250,9 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
             number_row("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
             number_row("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
             text_zh("why", "Why it wins", "为何最优", g.why_en, g.why_zh)};
-  if (!w.memory.stage_split.empty()) {
-    b.rows.insert(b.rows.begin() + 1, text_zh("stage_layers", "Layers per pipeline stage", "各级层数", w.memory.stage_split, w.memory.stage_split_zh));
+  if (w.memory.stage_split) {
+    const Note split = stage_split_note(*w.memory.stage_split);
+    b.rows.insert(b.rows.begin() + 1, text_zh("stage_layers", "Layers per pipeline stage", "各级层数", split.en, split.zh));
   }
   const std::vector<Row> degrees = layout_rows(w.layout);
   b.rows.insert(b.rows.begin() + 1, degrees.begin(), degrees.end());

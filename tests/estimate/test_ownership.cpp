@@ -9,6 +9,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/ownership.hpp"
+#include "report/money_rows.hpp"
 #include "run_binary.hpp"
 
 namespace {
@@ -166,6 +167,48 @@ TEST(Markets, MarketChoosesTheListingAndTheCurrency) {
   lambda.market = Market::kUs;
   lambda.provider = "lambda";
   EXPECT_DOUBLE_EQ(resolve_price(find_gpu("h100").id, lambda).low_per_gpu_hour, 2.49);
+}
+
+TEST(Markets, PriceSourceIsWordedFromWhereThePriceCameFrom) {
+  // resolve_price records where a price came from as values; the report words
+  // them (report/money_rows.cpp price_source_note, issue 31).
+  // A typed 15 CNY shown in USD with a 20% spot discount: 15 / 7.0796 × 0.8.
+  PriceInput typed;
+  typed.text = "15cny";
+  typed.currency = Currency::kUsd;
+  typed.spot = true;
+  typed.spot_discount = 0.2;
+  const Price t = resolve_price("h100-sxm5-80gb", typed);
+  EXPECT_NEAR(t.low_per_gpu_hour, 15.0 / 7.0796 * 0.8, 1e-9);
+  EXPECT_EQ(t.typed_currency, Currency::kCny);
+  EXPECT_EQ(t.spot_pricing, SpotPricing::kDiscount);
+  EXPECT_EQ(price_source_note(t).en, "--price (yours), CNY converted to USD, 20% spot discount");
+  EXPECT_EQ(price_source_note(t).zh, "--price（你给出的价格），由 CNY 换算为 USD，竞价优惠 20%");
+  // H800 has no US listing: the China estimate, converted, names both markets.
+  PriceInput us;
+  us.market = Market::kUs;
+  const Price h800 = resolve_price("h800-sxm5-80gb", us);
+  EXPECT_EQ(h800.asked_market, Market::kUs);
+  EXPECT_EQ(h800.market, Market::kCn);
+  EXPECT_EQ(price_source_note(h800).en.rfind("no us listing of h800-sxm5-80gb; the cn listing, converted: ", 0), 0u) << price_source_note(h800).en;
+  // RunPod's H100 listing has a spot quote; Lambda's A100 none, so 60% off is assumed (seed 004).
+  PriceInput runpod;
+  runpod.market = Market::kUs;
+  runpod.provider = "runpod";
+  runpod.spot = true;
+  const Price q = resolve_price("h100-sxm5-80gb", runpod);
+  EXPECT_EQ(q.spot_pricing, SpotPricing::kQuote);
+  const std::string quoted = price_source_note(q).en;
+  EXPECT_EQ(quoted.substr(quoted.size() - 12), ", spot quote") << quoted;
+  PriceInput lambda;
+  lambda.market = Market::kUs;
+  lambda.provider = "lambda";
+  lambda.spot = true;
+  const Price a = resolve_price("a100-sxm4-80gb", lambda);
+  EXPECT_EQ(a.spot_pricing, SpotPricing::kAssumed);
+  EXPECT_DOUBLE_EQ(a.low_per_gpu_hour, 1.89 * 0.4);
+  EXPECT_NE(price_source_note(a).en.find("Lambda ("), std::string::npos);
+  EXPECT_NE(price_source_note(a).zh.find("按竞价优惠 60% 估算"), std::string::npos);
 }
 
 nlohmann::json json_of(const std::string& args) {

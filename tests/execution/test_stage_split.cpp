@@ -195,7 +195,9 @@ TEST(MemoryStages, Llama405BWorstStageHoldsSixteenLayers) {
   EXPECT_EQ(b.worst_stage, 1);
   EXPECT_DOUBLE_EQ(b.layers_on_stage, 16);
   EXPECT_NEAR(b.params_on_gpu, 16 * layer / 8, 1e-9 * layer);
-  EXPECT_NE(b.stage_split.find("15 | 16 ×6 | 15"), std::string::npos) << b.stage_split;
+  ASSERT_TRUE(b.stage_split.has_value());
+  EXPECT_EQ(b.stage_split->layers(1), 16);
+  EXPECT_EQ(b.stage_split->describe().rfind("15 | 16 ×6 | 15 (chunks: ", 0), 0u) << b.stage_split->describe();
   EXPECT_TRUE(b.fits);
 }
 

@@ -266,13 +266,6 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   timed.seq_len = static_cast<int64_t>(e.step_tokens_per_sequence);
   e.step = estimate_step_time(m, timed, g);
   e.step_s = e.step.step_s;
-  if (job.method == FineTune::kQlora && *job.qlora_base == QloraBase::kGptqInt4) {
-    e.assumptions.push_back("QLoRA over a GPTQ Int4 checkpoint: AutoGPTQ rebuilds each fp16 weight with PyTorch ops in every forward (16.5 bytes of traffic per weight, 9 kernels per linear; its CUDA kernel serves fewer than 128 rows only), and autograd keeps the rebuilt weight for the backward.");
-    e.assumptions_zh.push_back("基于 GPTQ Int4 权重的 QLoRA：AutoGPTQ 在每次前向中用 PyTorch 算子重建 fp16 权重（每个权重 16.5 字节访存，每个线性层 9 个 kernel；其 CUDA kernel 只处理少于 128 行的输入），反向沿用 autograd 保存的重建权重。");
-  } else if (job.method == FineTune::kQlora) {
-    e.assumptions.push_back("QLoRA: each NF4 weight is dequantised to bf16 before every matmul that reads it (bitsandbytes), 2.5 bytes of traffic per weight per use.");
-    e.assumptions_zh.push_back("QLoRA：每个 NF4 权重在每次被矩阵乘读取前先反量化为 bf16（bitsandbytes），每个权重每次使用产生 2.5 字节访存。");
-  }
   const double gbs = static_cast<double>(e.layout.effective_global_batch());
   const double mean = job.mean_sample_tokens > 0 ? job.mean_sample_tokens : static_cast<double>(job.seq_len);
   e.tokens = job.samples * mean * job.epochs;  // the dataset's own tokens, not the padding
@@ -286,30 +279,6 @@ FinetuneEstimate estimate_finetune(const ModelSpec& m, const GpuSpec& g, Finetun
   const double real_per_sequence = job.packing || job.mean_sample_tokens <= 0 ? static_cast<double>(job.seq_len) : mean;
   e.tokens_per_s = gbs * real_per_sequence / e.step_s;
   e.gpu_hours = e.wall_s * static_cast<double>(gpus) / kSecondsPerHour;
-  if (lora) {
-    const std::string modules = lora_modules_text(job.modules, ",");
-    std::string modules_zh;  // the MLP's matrices by their Chinese names
-    for (auto x : job.modules) {
-      if (!modules_zh.empty()) modules_zh += "、";
-      modules_zh += x == LoraModule::kGate ? "门控投影" : x == LoraModule::kUp ? "上投影" : x == LoraModule::kDown ? "下投影" : lora_module_name(x);
-    }
-    const bool qlora = job.method == FineTune::kQlora;
-    const bool adam8 = *job.optimizer == Optimizer::kAdamW8bit || *job.optimizer == Optimizer::kPagedAdamW8bit;
-    e.assumptions.push_back(fmt::format("LoRA rank {} on {} ({} trainable parameters, r·(d_in + d_out) per matrix); adapter states {}; base weights frozen{}.", job.lora_rank,
-                                        modules, format_si(e.flops.adapter_params, "", 3),
-                                        qlora_recipe ? "bf16 weights and gradients with a paged optimizer (QLoRA recipe)"
-                                        : adam8 ? "fp32 weights and gradients, 8-bit AdamW moments (10 B/param)"
-                                                : "fp32 weights, gradients and AdamW moments (16 B/param, PEFT default)",
-                                        !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? ", GPTQ Int4 with an fp16 scale and 4-bit zero per 128 weights (4.16 bits)"
-                                                                                               : ", NF4 with double-quantised constants (4.127 bits)"));
-    e.assumptions_zh.push_back(fmt::format("LoRA 秩 {}，作用于 {}（可训练参数 {}，每个矩阵 r·(d_in + d_out)）；适配器状态{}；基座权重冻结{}。", job.lora_rank,
-                                           modules_zh, format_si(e.flops.adapter_params, "", 3),
-                                           qlora_recipe ? "：bf16 权重与梯度，分页优化器（QLoRA 做法）"
-                                           : adam8 ? "：fp32 权重与梯度，8 位 AdamW 动量（每参数 10 字节）"
-                                                   : "：fp32 权重、梯度与 AdamW 两个动量（每参数 16 字节，PEFT 默认）",
-                                           !qlora ? "" : *job.qlora_base == QloraBase::kGptqInt4 ? "，GPTQ Int4，每 128 个权重一个 fp16 缩放与 4 位零点（4.16 位）"
-                                                                                                  : "，NF4 量化，量化常数二次量化（4.127 位）"));
-  }
   return e;
 }
 
@@ -342,7 +311,7 @@ std::vector<GpuChoice> rank_gpus_for_finetune(const ModelSpec& m, const Finetune
     pi.market = market;
     const Price p = resolve_price(g.id, pi);
     const double per_hour = convert(0.5 * (p.low_per_gpu_hour + p.high_per_gpu_hour), p.currency, Currency::kUsd);
-    out.push_back(GpuChoice{g.id, n, e.wall_s, e.gpu_hours, e.gpu_hours * per_hour, per_hour, p.source});
+    out.push_back(GpuChoice{g.id, n, e.wall_s, e.gpu_hours, e.gpu_hours * per_hour, per_hour});
   }
   std::sort(out.begin(), out.end(), [](const GpuChoice& a, const GpuChoice& b) { return a.cost_usd < b.cost_usd; });
   return out;

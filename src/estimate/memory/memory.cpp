@@ -2,7 +2,6 @@
 // overheads for every pipeline stage, reports the worst, and answers "what
 // micro-batch fits" and "what change would make it fit". Formulas and sources:
 // memory_states.cpp, memory_activations.cpp and docs/memory.md.
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -390,100 +389,28 @@ MemoryBreakdown evaluate(const ModelSpec& m, const Layout& l, const GpuSpec& gpu
   return br;
 }
 
-void add_memory_assumptions(const ModelSpec& m, const Layout& l, const MemoryOptions& o, MemoryBreakdown& br) {
-  auto add = [&br](std::string en, std::string zh) { br.assumptions.push_back({std::move(en), std::move(zh)}); };
+// What the breakdown assumed, as values (the report words them: report/memory_report.cpp).
+void describe_memory_basis(const ModelSpec& m, const Layout& l, const MemoryOptions& o, MemoryBreakdown& br) {
+  MemoryBasis& basis = br.basis;
   const StateBytes b = state_bytes(l, o);
-  add(fmt::format("Model states: {} + {} + {} bytes per parameter (weights + gradients + optimizer incl. fp32 master); "
-                  "mixed-precision AdamW holds 16 (Rajbhandari et al. 2020, ZeRO §3: 2 + 2 for bf16 weights and gradients, 12 for the fp32 "
-                  "master copy, momentum and variance), not the 14 often quoted, which omits the fp32 master copy.",
-                  b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)),
-      fmt::format("模型状态：每参数 {} + {} + {} 字节（权重 + 梯度 + 优化器含 fp32 主权重）；混合精度 AdamW 为 16 字节（Rajbhandari 等 2020，ZeRO 第 3 节：bf16 权重与梯度 2 + 2 字节，"
-                  "fp32 主权重、动量与方差 12 字节），常见的 14 字节漏算了 fp32 主权重。",
-                  b.weight + b.fp8_cache, b.grad, format_sig(b.optimizer, 3)));
-  if (b.fp8_cache > 0) {
-    // What the linears keep for the weight gradient follows the stack (profile fp8_saved_input).
-    if (l.fp8_saves_fp8_inputs) {
-      add("FP8: weights stay bf16 with an fp32 master; an fp8 copy and its transpose are cached between micro-batches, as TransformerEngine does "
-          "(+2 B/param); the linear layers keep their fp8 inputs (1 B) for the weight gradient, other activations bf16.",
-          "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；"
-          "线性层为权重梯度保存 fp8 输入（1 字节），其余激活按 bf16 计。");
-    } else {
-      add("FP8: weights stay bf16 with an fp32 master; an fp8 copy and its transpose are cached between micro-batches, as TransformerEngine does "
-          "(+2 B/param); activations counted as bf16.",
-          "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；激活按 bf16 计。");
-    }
-  }
+  basis.architecture = !m.count_only;
+  basis.fp8_weight_cache = b.fp8_cache > 0;
+  // What the linears keep for the weight gradient follows the stack (profile fp8_saved_input).
+  basis.fp8_saved_inputs = l.fp8_saves_fp8_inputs;
+  basis.finetune = l.finetune;
   if (is_lora(l)) {
-    const std::string mods = lora_modules_text(lora_modules_or_default(l)), mods_zh = lora_modules_text(lora_modules_or_default(l), "、");
-    add(fmt::format("LoRA: rank {} adapters on {} with fp32 weights, gradients and AdamW states (16 B/param); base weights frozen, {}.",
-                    lora_rank_or_default(l), mods, l.finetune == FineTune::kQlora ? "NF4 (0.52 B/param) except embeddings" : "bf16"),
-        fmt::format("LoRA：{} 上秩 {} 的适配器，fp32 权重、梯度和 AdamW 状态（每参数 16 字节）；基座权重冻结，{}。",
-                    mods_zh, lora_rank_or_default(l), l.finetune == FineTune::kQlora ? "NF4（每参数 0.52 字节，嵌入除外）" : "bf16"));
+    basis.lora_rank = lora_rank_or_default(l);
+    basis.lora_modules = lora_modules_or_default(l);
   }
-  if (!m.count_only) {
-    add(fmt::format("Activations: Korthikanti et al. 2022 Table 2 generalised (GQA, {} MLP, {}, dropout {}{}); {} micro-batch(es) in flight on stage {}.",
-                    m.mlp == MlpKind::kGated ? "gated" : "2-matrix",
-                    !keeps_attention_scores(l) ? "FlashAttention: no s×s scores" : "s×s attention scores kept",
-                    o.dropout ? "on" : "off", l.eager ? ", eager: fp32 RMSNorm inputs and silu outputs kept too" : "",
-                    format_sig(br.inflight_micro_batches, 3), br.worst_stage),
-        fmt::format("激活：Korthikanti 等 2022 表 2 的推广（GQA、{}、{}、dropout {}{}）；第 {} 级在途 {} 个微批。",
-                    m.mlp == MlpKind::kGated ? "门控 MLP" : "两矩阵 MLP",
-                    !keeps_attention_scores(l) ? "FlashAttention 不存 s×s 分数" : "保存 s×s 注意力分数", o.dropout ? "开" : "关",
-                    l.eager ? "，逐算子执行时另存 fp32 RMSNorm 输入与激活函数输出" : "",
-                    br.worst_stage, format_sig(br.inflight_micro_batches, 3)));
-    const double per_logit = loss_bytes_per_logit(l, o);
-    if (per_logit == 10) {
-      add(fmt::format("Logits: tokens × vocab/tp × {} bytes (bf16 logits + fp32 copy + fp32 log-softmax), last stage, one micro-batch.",
-                      format_sig(per_logit, 3)),
-          fmt::format("Logits：token 数 × 词表/TP × {} 字节（bf16 logits + fp32 副本 + fp32 log-softmax），仅最后一级、一个微批。",
-                      format_sig(per_logit, 3)));
-    } else {
-      add(fmt::format("Logits and loss: tokens × vocab/tp × {} bytes, what the LM head's output and the cross-entropy hold at "
-                      "their peak (forward or backward, the framework's loss code), last stage, one micro-batch.",
-                      format_sig(per_logit, 3)),
-          fmt::format("Logits 与损失：token 数 × 词表/TP × {} 字节，即 LM head 输出和交叉熵在前向或反向峰值时同时存活的张量"
-                      "（按框架的损失实现），仅最后一级、一个微批。",
-                      format_sig(per_logit, 3)));
-    }
-    if (l.pipeline_keeps_outputs && l.pp > 1) {
-      add(fmt::format("The pipeline's last stage keeps the bf16 logits of all {} micro-batches of a step until it ends "
-                      "(torch.distributed.pipelining): 2 bytes × tokens × vocab/tp each.",
-                      l.micro_batches()),
-          fmt::format("流水线最后一级保留一个 step 内全部 {} 个微批的 bf16 logits 直到该 step 结束"
-                      "（torch.distributed.pipelining）：每个 2 字节 × token 数 × 词表/TP。",
-                      l.micro_batches()));
-    }
-  }
-  if (l.pp > 1 && !m.count_only) {
-    const StageSplit split = stage_split(m, l);
-    br.stage_split = fmt::format("{} ({})", split.describe(), stage_split_rule_name(split.rule));
-    br.stage_split_zh = fmt::format("{}（{}）", split.describe_zh(), stage_split_rule_name_zh(split.rule));
-    if (split.mtp_layers > 0) {
-      // The model descriptions have no MTP module (layout.hpp StageSplit::mtp_layers).
-      br.stage_split += fmt::format("; its {} MTP layer(s) are not modelled", split.mtp_layers);
-      br.stage_split_zh += fmt::format("；其中 {} 个 MTP 层未建模", split.mtp_layers);
-    }
-    add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "
-                    "the last the final norm, LM head and loss.",
-                    split.describe(), stage_split_rule_name(split.rule)),
-        fmt::format("各流水线级的 Transformer 层数：{}（{}；按 Megatron-LM 的规则）；第一级另有嵌入层，最后一级另有最终归一化、输出层与损失。",
-                    split.describe_zh(), stage_split_rule_name_zh(split.rule)));
-  }
-  const double frag = o.fragmentation.value_or(kFragmentation);
-  add(fmt::format("Overheads: CUDA context and workspaces {} GiB, allocator fragmentation {}% of allocated bytes, safety margin {}% of capacity kept free.",
-                  format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(frag * 100, 3), format_sig(o.safety_margin * 100, 3)),
-      fmt::format("开销：CUDA 上下文与工作区 {} GiB，分配器碎片为已分配的 {}%，预留安全余量为容量的 {}%。",
-                  format_sig(br.cuda_context_bytes / kGiB, 3), format_sig(frag * 100, 3), format_sig(o.safety_margin * 100, 3)));
-  if (m.count_only) {
-    br.warnings.push_back({"A bare parameter count has no architecture: activations and logits are not estimated (give --model).",
-                           "仅有参数量、没有结构：未估算激活和 logits（请用 --model）。"});
-  }
-  if (br.paged_optimizer_bytes > 0) {
-    br.warnings.push_back({fmt::format("{} GiB of paged 8-bit optimizer states are in unified memory: they use free GPU memory but move to host under pressure (not in the peak).",
-                                       format_sig(br.paged_optimizer_bytes / kGiB, 3)),
-                           fmt::format("{} GiB 分页 8 位优化器状态位于统一内存：显存紧张时换出到主机（未计入峰值）。",
-                                       format_sig(br.paged_optimizer_bytes / kGiB, 3))});
-  }
+  basis.gated_mlp = m.mlp == MlpKind::kGated;
+  basis.attention_scores_kept = keeps_attention_scores(l);
+  basis.dropout = o.dropout;
+  basis.eager = l.eager;
+  basis.loss_bytes_per_logit = loss_bytes_per_logit(l, o);
+  basis.kept_logits_micro_batches = l.pipeline_keeps_outputs && l.pp > 1 ? l.micro_batches() : 0;
+  basis.fragmentation = o.fragmentation.value_or(kFragmentation);
+  basis.safety_margin = o.safety_margin;
+  if (l.pp > 1 && !m.count_only) br.stage_split = stage_split(m, l);
 }
 
 // The largest micro-batch that fits, keeping the number of micro-batches per step.
@@ -589,7 +516,7 @@ MemoryBreakdown estimate_memory_numbers(const ModelSpec& model, const Layout& la
 
 MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, const MemoryOptions& options) {
   MemoryBreakdown br = evaluate(model, layout, gpu, options);
-  add_memory_assumptions(model, layout, options, br);
+  describe_memory_basis(model, layout, options, br);
   if (options.suggest) {
     br.largest_micro_batch = model.count_only ? -1 : largest_micro_batch(model, layout, gpu, options);
     if (!br.fits) add_suggestions(model, layout, gpu, options, br);

@@ -64,13 +64,6 @@ void parse_price_text(const std::string& raw, const std::string& field, double* 
   }
 }
 
-// A catalog listing's source in Chinese: provider, date, addresses.
-std::string listing_source_zh(const PriceQuote& q) {
-  const std::string provider = q.provider_zh.empty() ? q.provider : q.provider_zh;
-  const std::string where = !q.source_zh.empty() ? q.source_zh : cited_addresses(q.source);
-  return fmt::format("{}（{}；来源：{}）", provider, q.date.empty() ? "未注明日期" : q.date, where.empty() ? "见 data/prices.json" : where);
-}
-
 }  // namespace
 
 bool has_default_price(const std::string& gpu_id) {
@@ -92,11 +85,9 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
     std::optional<Currency> cur;
     parse_price_text(*in.text, "--price", &p.low_per_gpu_hour, &p.high_per_gpu_hour, &cur);
     p.currency = cur.value_or(in.currency.value_or(in.market ? market_currency(*in.market) : Currency::kUsd));
-    p.source = "--price (yours)";
-    p.source_zh = "--price（你给出的价格）";
+    p.gpu_id = gpu_id;
     if (in.currency && *in.currency != p.currency) {
-      p.source += fmt::format(", {} converted to {}", currency_code(p.currency), currency_code(*in.currency));
-      p.source_zh += fmt::format("，由 {} 换算为 {}", currency_code(p.currency), currency_code(*in.currency));
+      p.typed_currency = p.currency;
       p.low_per_gpu_hour = convert(p.low_per_gpu_hour, p.currency, *in.currency);
       p.high_per_gpu_hour = convert(p.high_per_gpu_hour, p.currency, *in.currency);
       p.currency = *in.currency;
@@ -104,8 +95,8 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
     if (in.spot && in.spot_discount) {
       p.low_per_gpu_hour *= 1 - *in.spot_discount;
       p.high_per_gpu_hour *= 1 - *in.spot_discount;
-      p.source += fmt::format(", {:.0f}% spot discount", *in.spot_discount * 100);
-      p.source_zh += fmt::format("，竞价优惠 {:.0f}%", *in.spot_discount * 100);
+      p.spot_pricing = SpotPricing::kDiscount;
+      p.spot_discount = *in.spot_discount;
     }
     return p;
   }
@@ -133,8 +124,10 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   p.date = q->date;
   p.provider = q->provider;
   p.market = q->market;
-  p.source = fmt::format("{} ({}, {})", q->provider, q->date.empty() ? "undated" : q->date, q->source);
-  p.source_zh = listing_source_zh(*q);
+  p.provider_zh = q->provider_zh;
+  p.listing_source = q->source;
+  p.listing_source_zh = q->source_zh;
+  p.gpu_id = gpu_id;
   // The default is the median of the market's current listings (price_catalog.cpp);
   // the report says so, and says when the listing is stale (money_rows.cpp).
   p.stale = q->stale;
@@ -143,25 +136,20 @@ Price resolve_price(const std::string& gpu_id, const PriceInput& in) {
   p.median_low = q->median_low;
   p.median_high = q->median_high;
   p.listing_currency = currency_of(q->currency);
-  if (p.from_other_market) {
-    p.source = fmt::format("no {} listing of {}; the {} listing, converted: {}", market_code(*in.market), gpu_id, market_code(q->market), p.source);
-    p.source_zh = fmt::format("{} 市场没有 {} 的报价，按 {} 市场报价换算：{}", market_code(*in.market), gpu_id, market_code(q->market), p.source_zh);
-  }
+  if (p.from_other_market) p.asked_market = in.market;
   double per = q->on_demand_per_gpu_hour;
   if (in.spot) {
     if (in.spot_discount) {
       per *= 1 - *in.spot_discount;
-      p.source += fmt::format(", {:.0f}% spot discount", *in.spot_discount * 100);
-      p.source_zh += fmt::format("，竞价优惠 {:.0f}%", *in.spot_discount * 100);
+      p.spot_pricing = SpotPricing::kDiscount;
+      p.spot_discount = *in.spot_discount;
     } else if (q->spot_per_gpu_hour > 0) {
       per = q->spot_per_gpu_hour;
-      p.source += ", spot quote";
-      p.source_zh += "，竞价报价";
+      p.spot_pricing = SpotPricing::kQuote;
     } else {
       // Seed 004 says spot cuts cost by "60% or more"; without a quote we assume 60% off.
       per *= 0.4;
-      p.source += ", assumed 60% spot discount (no spot quote in the catalog)";
-      p.source_zh += "，按竞价优惠 60% 估算（目录中没有竞价报价）";
+      p.spot_pricing = SpotPricing::kAssumed;
     }
   }
   const Currency shown = result_currency(in, p.currency);

@@ -378,7 +378,5 @@ const IntervalTable& shipped_interval_table() {
   return table;
 }
 
-std::string range_label_en(double level) { return fmt::format("{:.0f}% range", level * 100); }
-std::string range_label_zh(double level) { return fmt::format("{:.0f}% 区间", level * 100); }
 
 }  // namespace gpuplan
