@@ -90,6 +90,27 @@ struct PlanReference {
   double vs_best = 0;                   // its score / the winner's score - 1 (0.05: 5% slower than the best)
 };
 
+// A part of a step, as the planner compares two layouts: StepTime's
+// breakdown with the pipeline's, the data-parallel and the context/expert
+// collectives each taken together.
+enum class StepPart {
+  kNone,         // no part (no runner-up, or the winner is faster in none)
+  kCompute,      // compute_s: GEMM efficiency, recompute
+  kTpComm,       // tp_comm_s
+  kPipeline,     // bubble_s + pp_comm_s
+  kDpComm,       // dp_comm_s + zero3_comm_s
+  kCpEpComm,     // cp_comm_s + ep_comm_s
+  kOptimizer,    // optimizer_s
+};
+
+// Why the winner (PlanGroup::top[0]) wins, as values; the report says it in
+// words (plan_report.cpp) with the two layouts' own numbers.
+struct PlanWhy {
+  size_t runner_up = 0;                 // index in top of the layout it is compared with; 0: none (one layout ranked)
+  StepPart saves_most = StepPart::kNone;  // the part where it is ahead of the runner-up by the most seconds
+  double saved_s = 0;                   // those seconds per step (> 0 where saves_most is set)
+};
+
 // One GPU type at one count.
 struct PlanGroup {
   std::string gpu_id;
@@ -109,8 +130,7 @@ struct PlanGroup {
   // missed the margin is not), and only while the search has work to spare.
   std::optional<PlanCandidate> over_margin;
   std::vector<PlanReference> references;  // request.references that use this many GPUs, in request order
-  std::string why_en;                   // why the winner wins
-  std::string why_zh;                   // the same in Chinese
+  PlanWhy why;                          // why the winner wins (when top is not empty)
 };
 
 struct PlanResult {

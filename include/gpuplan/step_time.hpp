@@ -38,9 +38,56 @@ struct StepTimeOptions {
   int gpus_per_node = 0;              // 0: the GPU's default node
   std::optional<double> scaleout_bytes_per_s;    // per GPU; unset: the GPU's default NIC
   std::optional<double> grad_reduce_bytes;       // bytes per gradient element reduced; unset: 4 for bf16/fp8, 2 for fp16
-  bool explain = true;                // fill StepTime::assumptions (the planner turns it off in its inner loop)
+  bool explain = true;                // fill StepTime::basis (the planner turns it off in its inner loop)
 
   bool operator==(const StepTimeOptions&) const = default;
+};
+
+// Where the large-GEMM ceiling of a step comes from (training_gemm_ceiling's
+// branches, gemm_efficiency.cpp), for the report's assumptions.
+enum class GemmCeilingBasis {
+  kGiven,               // StepTimeOptions::gemm_ceiling: calibrated or given
+  kSustainedMeasured,   // the catalog's sustained fraction at the power limit (MSMF)
+  kSustainedFromMamf,   // NVIDIA: the boost-clock MAMF × 0.848, the H200 MSMF/MAMF ratio
+  kSustainedAssumed,    // NVIDIA, nothing measured: 0.80 × 0.848
+  kMamfMeasured,        // another vendor: its measured MAMF as it is
+  kAssumed,             // another vendor, nothing measured: 0.80
+};
+
+// The measurement an attention kernel's rate comes from
+// (data/kernels/attention.json, chosen as attention_kernels.cpp does).
+struct AttentionRateSource {
+  AttentionKernel kernel = AttentionKernel::kFlash2;  // the layout's kernel; kMaterialised has no table (the fields below stay empty)
+  std::string table_kernel;           // the table's kernel ("flash2", "flash3", "cudnn")
+  std::string reference_gpu;          // the GPU the table was measured on
+  std::string source;                 // where the measurement is published
+  bool borrowed = false;              // no table for this architecture: the Hopper one, as a fraction of peak
+};
+
+// How a layout's TP collectives meet its GEMMs (Layout::tp_comm_overlap, tp_grad_comm_async).
+enum class TpCommExposure {
+  kOverlapped,          // overlapped with the GEMMs
+  kInputGradAsync,      // exposed, but the backward's input-gradient reduction (and SP re-gather) runs under the column-parallel GEMMs
+  kExposed,             // exposed, not overlapped
+};
+
+// What a step's timing assumed, as values (StepTimeOptions::explain); the
+// report says them in words (report/step_time_notes.cpp).
+struct StepTimeBasis {
+  bool explained = false;             // filled (StepTimeOptions::explain); all else is unset when false
+  double gemm_ceiling = 0;            // large-GEMM fraction of dense peak used
+  Precision gemm_precision = Precision::kBf16;  // the precision the GEMMs ran at (the peak it is a fraction of)
+  GemmCeilingBasis gemm_ceiling_basis = GemmCeilingBasis::kGiven;
+  AttentionRateSource attention;
+  double power_limit_w = 0;           // GpuSpec::power_limit_w
+  double tdp_w = 0;                   // GpuSpec::tdp_w
+  double clock_factor = 1;            // power_clock_factor: below 1 when the power limit slows the compute clock
+  double intra_busbw_bytes_per_s = 0; // all-reduce bus bandwidth inside a node used
+  double scaleout_bytes_per_s = 0;    // per GPU across nodes, after StepTimeOptions::scaleout_efficiency
+  double hbm_efficiency = 0;          // StepTimeOptions::hbm_efficiency
+  double hbm_bytes_per_s = 0;         // the GPU's nominal HBM bandwidth
+  TpCommExposure tp_comm = TpCommExposure::kExposed;
+  double overlap_efficiency = 0;      // StepTimeOptions::overlap_efficiency (DP/ZeRO traffic)
 };
 
 struct StepTime {
@@ -81,8 +128,7 @@ struct StepTime {
   double stage_bwd_s = 0;
   double gemm_efficiency_mean = 0;    // FLOP-weighted achieved fraction of peak over the GEMMs
   int dp_nodes = 1;                   // nodes one DP group spans
-  std::vector<std::string> assumptions;
-  std::vector<std::string> assumptions_zh;  // the same, in Chinese, index for index
+  StepTimeBasis basis;                // what the timing assumed (StepTimeOptions::explain)
 };
 
 StepTime estimate_step_time(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
@@ -133,9 +179,8 @@ double burst_gemm_ceiling(const GpuSpec& gpu, Precision p = Precision::kBf16);
 // The sustained SM clock under a power limit below the nominal one, as a
 // fraction of the nominal sustained clock (1 at or above tdp_w).
 double power_clock_factor(const GpuSpec& gpu);
-// Where that ceiling comes from, in words, for the report's assumptions.
-const char* training_gemm_ceiling_basis(const GpuSpec& gpu);
-const char* training_gemm_ceiling_basis_zh(const GpuSpec& gpu);
+// Which of training_gemm_ceiling's branches gives that ceiling (never kGiven).
+GemmCeilingBasis training_gemm_ceiling_basis(const GpuSpec& gpu);
 // Time of one GEMM: max(compute at that efficiency, bytes moved / achieved HBM) + one kernel overhead.
 double gemm_time_s(const GpuSpec& gpu, Precision p, double m, double n, double k, const StepTimeOptions& o, double batch = 1);
 

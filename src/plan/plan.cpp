@@ -219,48 +219,26 @@ double score(const PlanRequest& r, const StepTime& t, int64_t gpus) {
   return r.rank_by == PlanRank::kCost ? t.step_s * static_cast<double>(gpus) : t.step_s;
 }
 
-// Why the winner wins, in English and in Chinese (the same facts, in the order each language puts them).
-struct WhyText {
-  std::string en, zh;
-};
-
-WhyText why_text(const PlanCandidate& a, const PlanCandidate* b) {
-  const StepTime& x = a.time;
-  WhyText w;
-  w.en = fmt::format(
-      "Winner: tp {} pp {} dp {} cp {}{} micro-batch {} ZeRO-{} recompute {}: {:.3g} s per step, MFU {:.1f}%, "
-      "{:.0f}% of the step is exposed communication and {:.0f}% pipeline bubble; it uses {:.1f} of {:.1f} GiB.",
-      a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" ep {}", a.layout.ep) : "",
-      a.layout.micro_batch, a.layout.zero_stage, recompute_name(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
-      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
-  w.zh = fmt::format(
-      "最优：TP {} × PP {} × DP {} × CP {}{}，微批 {}，ZeRO {}，{}：每步 {:.3g} 秒，MFU {:.1f}%，"
-      "暴露的通信占一步的 {:.0f}%，流水线气泡占 {:.0f}%；每卡显存用 {:.1f} GiB（共 {:.1f} GiB）。",
-      a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" × EP {}", a.layout.ep) : "",
-      a.layout.micro_batch, a.layout.zero_stage, recompute_name_zh(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
-      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
-  if (!b) return w;
-  const StepTime& y = b->time;
-  struct Part { const char* name; const char* name_zh; double d; };
-  Part parts[] = {{"compute (GEMM efficiency, recompute)", "计算（GEMM 效率、重计算）", y.compute_s - x.compute_s},
-                  {"tensor-parallel communication", "张量并行通信", y.tp_comm_s - x.tp_comm_s},
-                  {"pipeline bubble and point-to-point", "流水线气泡与点对点通信", (y.bubble_s + y.pp_comm_s) - (x.bubble_s + x.pp_comm_s)},
-                  {"data-parallel / ZeRO communication", "数据并行 / ZeRO 通信", (y.dp_comm_s + y.zero3_comm_s) - (x.dp_comm_s + x.zero3_comm_s)},
-                  {"context/expert-parallel communication", "上下文并行 / 专家并行通信", (y.cp_comm_s + y.ep_comm_s) - (x.cp_comm_s + x.ep_comm_s)},
-                  {"optimizer step", "优化器步", y.optimizer_s - x.optimizer_s}};
+// Why the winner wins: against the runner-up (the second-ranked layout), the
+// part of the step where it is ahead by the most seconds.
+PlanWhy why_winner(const std::vector<PlanCandidate>& top) {
+  PlanWhy w;
+  if (top.size() < 2) return w;
+  w.runner_up = 1;
+  const StepTime& x = top[0].time;
+  const StepTime& y = top[w.runner_up].time;
+  struct Part { StepPart part; double d; };
+  Part parts[] = {{StepPart::kCompute, y.compute_s - x.compute_s},
+                  {StepPart::kTpComm, y.tp_comm_s - x.tp_comm_s},
+                  {StepPart::kPipeline, (y.bubble_s + y.pp_comm_s) - (x.bubble_s + x.pp_comm_s)},
+                  {StepPart::kDpComm, (y.dp_comm_s + y.zero3_comm_s) - (x.dp_comm_s + x.zero3_comm_s)},
+                  {StepPart::kCpEpComm, (y.cp_comm_s + y.ep_comm_s) - (x.cp_comm_s + x.ep_comm_s)},
+                  {StepPart::kOptimizer, y.optimizer_s - x.optimizer_s}};
   std::sort(std::begin(parts), std::end(parts), [](const Part& p, const Part& q) { return p.d > q.d; });
-  const double ahead = 100 * (y.step_s / x.step_s - 1);
-  w.en += fmt::format(" It beats the runner-up (tp {} pp {} dp {} micro-batch {} ZeRO-{} recompute {}) by {:.1f}%",
-                      b->layout.tp, b->layout.pp, b->layout.dp, b->layout.micro_batch, b->layout.zero_stage,
-                      recompute_name(b->layout.recompute), ahead);
-  w.zh += fmt::format("比第二名（TP {} × PP {} × DP {}，微批 {}，ZeRO {}，{}）快 {:.1f}%", b->layout.tp, b->layout.pp,
-                      b->layout.dp, b->layout.micro_batch, b->layout.zero_stage, recompute_name_zh(b->layout.recompute), ahead);
   if (parts[0].d > 0) {
-    w.en += fmt::format(", mostly through less {} ({:.3g} s less per step)", parts[0].name, parts[0].d);
-    w.zh += fmt::format("，主要省在{}（每步少 {:.3g} 秒）", parts[0].name_zh, parts[0].d);
+    w.saves_most = parts[0].part;
+    w.saved_s = parts[0].d;
   }
-  w.en += ".";
-  w.zh += "。";
   return w;
 }
 
@@ -551,17 +529,7 @@ PlanResult plan(const PlanRequest& r) {
         if (!fitting.empty()) pr.vs_best = s / fitting.front().first - 1;
         grp.references.push_back(std::move(pr));
       }
-      if (!grp.top.empty()) {
-        // The runner-up that differs in more than the recompute/ZeRO knobs says more.
-        const PlanCandidate* other = nullptr;
-        for (size_t j = 1; j < grp.top.size(); ++j) {
-          other = &grp.top[j];
-          break;
-        }
-        WhyText why = why_text(grp.top[0], other);
-        grp.why_en = std::move(why.en);
-        grp.why_zh = std::move(why.zh);
-      }
+      grp.why = why_winner(grp.top);
       result.groups.push_back(std::move(grp));
     }
   }

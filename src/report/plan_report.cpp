@@ -14,6 +14,7 @@
 
 #include "gpuplan/cost.hpp"
 #include "report/plan_report.hpp"
+#include "report/step_time_notes.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -39,6 +40,67 @@ Row words(const char* key, const char* en, const char* zh, std::string t) {
 }
 void append(std::vector<Row>& to, std::vector<Row> rows) {
   for (auto& r : rows) to.push_back(std::move(r));
+}
+
+// A part of the step (PlanWhy::saves_most) in the "mostly through less ..." clause.
+const char* step_part_name(StepPart p) {
+  switch (p) {
+    case StepPart::kNone: return "";
+    case StepPart::kCompute: return "compute (GEMM efficiency, recompute)";
+    case StepPart::kTpComm: return "tensor-parallel communication";
+    case StepPart::kPipeline: return "pipeline bubble and point-to-point";
+    case StepPart::kDpComm: return "data-parallel / ZeRO communication";
+    case StepPart::kCpEpComm: return "context/expert-parallel communication";
+    case StepPart::kOptimizer: return "optimizer step";
+  }
+  return "";
+}
+const char* step_part_name_zh(StepPart p) {
+  switch (p) {
+    case StepPart::kNone: return "";
+    case StepPart::kCompute: return "计算（GEMM 效率、重计算）";
+    case StepPart::kTpComm: return "张量并行通信";
+    case StepPart::kPipeline: return "流水线气泡与点对点通信";
+    case StepPart::kDpComm: return "数据并行 / ZeRO 通信";
+    case StepPart::kCpEpComm: return "上下文并行 / 专家并行通信";
+    case StepPart::kOptimizer: return "优化器步";
+  }
+  return "";
+}
+
+// Why the winner wins (PlanGroup::why), in English and in Chinese: the same
+// facts, in the order each language puts them. The group has a winner.
+Note why_text(const PlanGroup& g) {
+  const PlanCandidate& a = g.top.front();
+  const StepTime& x = a.time;
+  Note w;
+  w.en = fmt::format(
+      "Winner: tp {} pp {} dp {} cp {}{} micro-batch {} ZeRO-{} recompute {}: {:.3g} s per step, MFU {:.1f}%, "
+      "{:.0f}% of the step is exposed communication and {:.0f}% pipeline bubble; it uses {:.1f} of {:.1f} GiB.",
+      a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" ep {}", a.layout.ep) : "",
+      a.layout.micro_batch, a.layout.zero_stage, recompute_name(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
+      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
+  w.zh = fmt::format(
+      "最优：TP {} × PP {} × DP {} × CP {}{}，微批 {}，ZeRO {}，{}：每步 {:.3g} 秒，MFU {:.1f}%，"
+      "暴露的通信占一步的 {:.0f}%，流水线气泡占 {:.0f}%；每卡显存用 {:.1f} GiB（共 {:.1f} GiB）。",
+      a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" × EP {}", a.layout.ep) : "",
+      a.layout.micro_batch, a.layout.zero_stage, recompute_name_zh(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
+      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
+  if (g.why.runner_up == 0) return w;
+  const PlanCandidate& b = g.top[g.why.runner_up];
+  const double ahead = 100 * (b.time.step_s / x.step_s - 1);
+  w.en += fmt::format(" It beats the runner-up (tp {} pp {} dp {} micro-batch {} ZeRO-{} recompute {}) by {:.1f}%",
+                      b.layout.tp, b.layout.pp, b.layout.dp, b.layout.micro_batch, b.layout.zero_stage,
+                      recompute_name(b.layout.recompute), ahead);
+  w.zh += fmt::format("比第二名（TP {} × PP {} × DP {}，微批 {}，ZeRO {}，{}）快 {:.1f}%", b.layout.tp, b.layout.pp,
+                      b.layout.dp, b.layout.micro_batch, b.layout.zero_stage, recompute_name_zh(b.layout.recompute), ahead);
+  if (g.why.saves_most != StepPart::kNone) {
+    w.en += fmt::format(", mostly through less {} ({:.3g} s less per step)", step_part_name(g.why.saves_most), g.why.saved_s);
+    w.zh += fmt::format("，主要省在{}（每步少 {:.3g} 秒）", step_part_name_zh(g.why.saves_most), g.why.saved_s);
+  }
+  w.en += ".";
+  w.zh += "。";
+  return w;
 }
 
 std::string layout_text(const Layout& l) {
@@ -226,6 +288,7 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
   }
   const PlanCandidate& w = g.top.front();
   const StepTime& t = w.time;
+  Note why = why_text(g);
   Section b{"winner", fmt::format("{} × {}: where the winner's step goes", g.gpus, g.gpu_id),
             fmt::format("{} × {}：最优方案的时间分解", g.gpus, g.gpu_id), {}, {}, {}, group};
   b.rows = {words("layout", "Layout", "方案", layout_text(w.layout)),
@@ -249,7 +312,7 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
             number_row("comm_share", "Communication share (exposed)", "通信占比（暴露）", t.comm_share, Unit::kFraction),
             number_row("memory_bytes", "Peak memory per GPU", "每卡显存峰值", w.memory.peak_bytes, Unit::kBytes),
             number_row("capacity_bytes", "GPU memory", "显存容量", w.memory.capacity_bytes, Unit::kBytes),
-            text_zh("why", "Why it wins", "为何最优", g.why_en, g.why_zh)};
+            text_zh("why", "Why it wins", "为何最优", why.en, why.zh)};
   if (w.memory.stage_split) {
     const Note split = stage_split_note(*w.memory.stage_split);
     b.rows.insert(b.rows.begin() + 1, text_zh("stage_layers", "Layers per pipeline stage", "各级层数", split.en, split.zh));
@@ -261,9 +324,8 @@ void add_group_sections(Report& rep, const PlanRequest& req, const PlanGroup& g,
     b.rows.push_back(money_row("cost_per_step", "Cost per step (on-demand)", "每步成本（按需）", shown(w.cost_per_step_usd), cur));
   }
   rep.sections.push_back(std::move(b));
-  for (size_t i = 0; i < t.assumptions.size(); ++i) {
-    rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, t.assumptions[i]),
-                               fmt::format("{}：{}", g.gpu_id, i < t.assumptions_zh.size() ? t.assumptions_zh[i] : t.assumptions[i])});
+  for (const Note& n : step_time_notes(t.basis)) {
+    rep.assumptions.push_back({fmt::format("{}: {}", g.gpu_id, n.en), fmt::format("{}：{}", g.gpu_id, n.zh)});
   }
 }
 

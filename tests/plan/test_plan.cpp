@@ -2,12 +2,15 @@
 // search is exhaustive enough to place the published layout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
+#include "report/step_time_notes.hpp"
 
 namespace gpuplan {
 namespace {
@@ -227,6 +230,67 @@ TEST(Plan, WithoutGradientAccumulationAPipelineFreeStepIsOneMicroBatch) {
   l.zero_stage = 3;
   EXPECT_NE(framework_cannot_run(titan, l).find("no gradient accumulation"), std::string::npos);
   EXPECT_EQ(framework_cannot_run(titan26, l), "");
+}
+
+// Why the winner wins comes back as values (PlanGroup::why), the sentence made
+// by the report: the runner-up is the second-ranked layout, and the part named
+// is the one of the step where the runner-up is slower by the most seconds.
+TEST(Plan, WhyNamesTheSecondLayoutAndThePartItLosesMostIn) {
+  PlanRequest r;
+  r.model = find_model("llama-3.1-8b");
+  r.gpus = {find_gpu("h100-sxm5-80gb")};
+  r.gpu_counts = {8};
+  r.seq_len = 4096;
+  r.global_batch = 64;
+  const PlanGroup g = plan(r).groups.at(0);
+  ASSERT_GE(g.top.size(), 2u);
+  EXPECT_EQ(g.why.runner_up, 1u);
+  const StepTime& x = g.top[0].time;
+  const StepTime& y = g.top[1].time;
+  const std::pair<StepPart, double> parts[] = {
+      {StepPart::kCompute, y.compute_s - x.compute_s},
+      {StepPart::kTpComm, y.tp_comm_s - x.tp_comm_s},
+      {StepPart::kPipeline, (y.bubble_s + y.pp_comm_s) - (x.bubble_s + x.pp_comm_s)},
+      {StepPart::kDpComm, (y.dp_comm_s + y.zero3_comm_s) - (x.dp_comm_s + x.zero3_comm_s)},
+      {StepPart::kCpEpComm, (y.cp_comm_s + y.ep_comm_s) - (x.cp_comm_s + x.ep_comm_s)},
+      {StepPart::kOptimizer, y.optimizer_s - x.optimizer_s}};
+  const auto most = *std::max_element(std::begin(parts), std::end(parts), [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (most.second > 0) {
+    EXPECT_EQ(g.why.saves_most, most.first);
+    EXPECT_DOUBLE_EQ(g.why.saved_s, most.second);
+  } else {
+    EXPECT_EQ(g.why.saves_most, StepPart::kNone);
+  }
+  r.top_k = 1;  // one layout ranked: nothing to compare it with
+  const PlanGroup alone = plan(r).groups.at(0);
+  EXPECT_EQ(alone.why.runner_up, 0u);
+  EXPECT_EQ(alone.why.saves_most, StepPart::kNone);
+}
+
+// A power limit below the board's nominal one (a validation case's tdp_w; no
+// flag sets it) is stated with the clock it leaves. The step-time model made
+// this sentence until issue 31 moved it to the report, word for word.
+TEST(PlanReport, StepTimeNotesStateAPowerLimitAndItsClock) {
+  GpuSpec g = find_gpu("h100-sxm5-80gb");
+  g.power_limit_w = 490;
+  Layout l;
+  l.tp = 2;
+  l.dp = 4;
+  l.micro_batch = 1;
+  l.seq_len = 4096;
+  l.global_batch = 64;
+  const ModelSpec m = find_model("llama-3.1-8b");
+  const std::vector<Note> notes = step_time_notes(estimate_step_time(m, l, g).basis);
+  ASSERT_EQ(notes.size(), 7u);
+  EXPECT_EQ(notes[2].en, "power limit 490 W of 700 W: compute clock 87.5% of nominal (cube-root DVFS relation)");
+  EXPECT_EQ(notes[2].zh, "功耗上限 490 W（额定 700 W）：计算频率为标称的 87.5%（按 DVFS 立方根关系）");
+  g.power_limit_w = 0;
+  const std::vector<Note> nominal = step_time_notes(estimate_step_time(m, l, g).basis);
+  EXPECT_EQ(nominal.size(), 6u);
+  for (const Note& n : nominal) EXPECT_EQ(n.en.find("power limit"), std::string::npos) << n.en;
+  StepTimeOptions quiet;
+  quiet.explain = false;  // the planner's inner loop: nothing to say
+  EXPECT_TRUE(step_time_notes(estimate_step_time(m, l, g, quiet).basis).empty());
 }
 
 }  // namespace

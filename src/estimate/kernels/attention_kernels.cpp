@@ -10,7 +10,6 @@
 #include <map>
 #include <vector>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "data/embedded_data.hpp"
@@ -182,21 +181,17 @@ double attention_training_rate_flop_per_s(const GpuSpec& g, AttentionKernel k, A
   return attention_rate_flop_per_s(g, k, pass, causal, head_dim, key_len) * clock;
 }
 
-std::string attention_rate_basis(const GpuSpec& g, AttentionKernel k) {
-  if (k == AttentionKernel::kMaterialised) return "materialised scores: batched GEMMs and HBM streaming of the s×s matrix";
+AttentionRateSource attention_rate_source(const GpuSpec& g, AttentionKernel k) {
+  AttentionRateSource out;
+  out.kernel = k;
+  if (k == AttentionKernel::kMaterialised) return out;  // GEMMs and HBM streaming: no table
   const Choice c = choose(g, k);
   const Table* ref = find(c.kernel, c.arch, "forward", 128);
-  return fmt::format("{}{} measured on {} ({}){}", k == AttentionKernel::kNpuFusion ? "npu_fusion_attention, unmeasured: " : "", c.kernel,
-                     ref->reference_gpu, ref->source,
-                     c.borrowed ? "; no measurement for this architecture: the Hopper table as a fraction of peak" : "");
-}
-
-std::string attention_rate_basis_zh(const GpuSpec& g, AttentionKernel k) {
-  if (k == AttentionKernel::kMaterialised) return "显式计算注意力分数：批量 GEMM，s×s 矩阵经 HBM 读写";
-  const Choice c = choose(g, k);
-  const Table* ref = find(c.kernel, c.arch, "forward", 128);
-  return fmt::format("{}{} 在 {} 上的实测值{}（来源：{}）", k == AttentionKernel::kNpuFusion ? "npu_fusion_attention 无实测，借用 " : "", c.kernel, ref->reference_gpu,
-                     c.borrowed ? "；该架构没有实测，按 Hopper 表占峰值的比例换算" : "", ref->source);
+  out.table_kernel = c.kernel;
+  out.reference_gpu = ref->reference_gpu;
+  out.source = ref->source;
+  out.borrowed = c.borrowed;
+  return out;
 }
 
 }  // namespace gpuplan

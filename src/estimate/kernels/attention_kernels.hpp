@@ -7,6 +7,7 @@
 
 #include "gpuplan/hardware.hpp"
 #include "gpuplan/layout.hpp"
+#include "gpuplan/step_time.hpp"
 
 namespace gpuplan {
 
@@ -32,8 +33,7 @@ double attention_training_rate_flop_per_s(const GpuSpec& gpu, AttentionKernel ke
 double attention_table_wave_fill(const GpuSpec& gpu, AttentionKernel kernel, AttentionPass pass, double head_dim,
                                  double key_len);
 
-// The measurement behind that rate, in words, for the report's assumptions.
-std::string attention_rate_basis(const GpuSpec& gpu, AttentionKernel kernel);
-std::string attention_rate_basis_zh(const GpuSpec& gpu, AttentionKernel kernel);
+// The measurement behind that rate (the report's assumptions say it in words).
+AttentionRateSource attention_rate_source(const GpuSpec& gpu, AttentionKernel kernel);
 
 }  // namespace gpuplan

@@ -118,21 +118,10 @@ double sustained_over_burst(const GpuSpec& g) {
   return g.vendor == "nvidia" ? kSustainedOverBurst : 1.0;
 }
 
-const char* training_gemm_ceiling_basis(const GpuSpec& g) {
-  if (g.gemm_sustained_efficiency > 0) return "sustained at the power limit, measured: MSMF";
-  if (g.vendor == "nvidia") {
-    return g.gemm_efficiency > 0 ? "sustained estimate: boost-clock MAMF × 0.848, the H200 MSMF/MAMF ratio"
-                                 : "assumed: 0.80 × 0.848 sustained";
-  }
-  return g.gemm_efficiency > 0 ? "measured MAMF" : "assumed";
-}
-
-const char* training_gemm_ceiling_basis_zh(const GpuSpec& g) {
-  if (g.gemm_sustained_efficiency > 0) return "功耗上限下的持续值，实测 MSMF";
-  if (g.vendor == "nvidia") {
-    return g.gemm_efficiency > 0 ? "持续值估计：加速频率下的 MAMF × 0.848（H200 的 MSMF/MAMF 比值）" : "假定：0.80 × 0.848 持续值";
-  }
-  return g.gemm_efficiency > 0 ? "实测 MAMF" : "假定值";
+GemmCeilingBasis training_gemm_ceiling_basis(const GpuSpec& g) {
+  if (g.gemm_sustained_efficiency > 0) return GemmCeilingBasis::kSustainedMeasured;
+  if (g.vendor == "nvidia") return g.gemm_efficiency > 0 ? GemmCeilingBasis::kSustainedFromMamf : GemmCeilingBasis::kSustainedAssumed;
+  return g.gemm_efficiency > 0 ? GemmCeilingBasis::kMamfMeasured : GemmCeilingBasis::kAssumed;
 }
 
 GemmRoofline gemm_roofline(const GpuSpec& g, Precision p, double m, double n, double k, double ceiling,

@@ -20,8 +20,6 @@
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "gpuplan/flops.hpp"
 #include "model/layer_ops.hpp"
 #include "execution/recompute_policy.hpp"
@@ -136,35 +134,25 @@ LayerCost head_cost(const Ctx& c, const ModelSpec& model, const Layout& l) {
   return head;
 }
 
-// The step's assumptions in words (StepTimeOptions::explain).
-void explain_step(StepTime& r, const Ctx& c, const Layout& l, const GpuSpec& g, const StepTimeOptions& o, double intra_bw) {
-  auto note = [&r](std::string en, std::string zh) {
-    r.assumptions.push_back(std::move(en));
-    r.assumptions_zh.push_back(std::move(zh));
-  };
-  note(fmt::format("GEMM ceiling {:.1f}% of dense {} peak ({})", 100 * c.ceiling, precision_name(c.gemm_p),
-                   o.gemm_ceiling ? "calibrated or given" : training_gemm_ceiling_basis(g)),
-       fmt::format("GEMM 上限为 {} 稠密峰值的 {:.1f}%（{}）", precision_name(c.gemm_p), 100 * c.ceiling,
-                   o.gemm_ceiling ? "校准值或输入值" : training_gemm_ceiling_basis_zh(g)));
-  note("attention kernel: " + attention_rate_basis(g, l.attention), "注意力算子：" + attention_rate_basis_zh(g, l.attention));
-  if (power_clock_factor(g) < 1) {
-    note(fmt::format("power limit {:.0f} W of {:.0f} W: compute clock {:.1f}% of nominal (cube-root DVFS relation)",
-                     g.power_limit_w, g.tdp_w, 100 * power_clock_factor(g)),
-         fmt::format("功耗上限 {:.0f} W（额定 {:.0f} W）：计算频率为标称的 {:.1f}%（按 DVFS 立方根关系）",
-                     g.power_limit_w, g.tdp_w, 100 * power_clock_factor(g)));
-  }
-  note(fmt::format("intra-node bus bandwidth {:.0f} GB/s, scale-out {:.1f} GB/s per GPU", intra_bw / 1e9, c.inter.bytes_per_s / 1e9),
-       fmt::format("节点内总线带宽 {:.0f} GB/s，节点间每卡 {:.1f} GB/s", intra_bw / 1e9, c.inter.bytes_per_s / 1e9));
-  note(fmt::format("HBM streaming at {:.0f}% of {:.2f} TB/s", 100 * o.hbm_efficiency, g.hbm_bytes_per_s / 1e12),
-       fmt::format("HBM 读写按 {:.2f} TB/s 的 {:.0f}% 计", g.hbm_bytes_per_s / 1e12, 100 * o.hbm_efficiency));
-  note(l.tp_comm_overlap      ? "TP collectives overlapped with GEMMs"
-       : l.tp_grad_comm_async ? "TP collectives exposed, except the backward's input-gradient all-reduce/reduce-scatter (and SP input re-gather) run asynchronously under the column-parallel GEMMs"
-                              : "TP collectives exposed (not overlapped)",
-       l.tp_comm_overlap      ? "TP 集合通信与 GEMM 重叠"
-       : l.tp_grad_comm_async ? "TP 集合通信暴露，但反向中输入梯度的 all-reduce/reduce-scatter（以及 SP 的输入重新收集）在列并行 GEMM 下异步执行"
-                              : "TP 集合通信不重叠（暴露）");
-  note(fmt::format("DP/ZeRO traffic overlapped with compute at {:.0f}% efficiency", 100 * o.overlap_efficiency),
-       fmt::format("DP/ZeRO 通信与计算重叠，效率 {:.0f}%", 100 * o.overlap_efficiency));
+// What the step assumed, as values (StepTimeOptions::explain); the report
+// says them in words (report/step_time_notes.cpp).
+StepTimeBasis explain_step(const Ctx& c, const Layout& l, const GpuSpec& g, const StepTimeOptions& o, double intra_bw) {
+  StepTimeBasis b;
+  b.explained = true;
+  b.gemm_ceiling = c.ceiling;
+  b.gemm_precision = c.gemm_p;
+  b.gemm_ceiling_basis = o.gemm_ceiling ? GemmCeilingBasis::kGiven : training_gemm_ceiling_basis(g);
+  b.attention = attention_rate_source(g, l.attention);
+  b.power_limit_w = g.power_limit_w;
+  b.tdp_w = g.tdp_w;
+  b.clock_factor = power_clock_factor(g);
+  b.intra_busbw_bytes_per_s = intra_bw;
+  b.scaleout_bytes_per_s = c.inter.bytes_per_s;
+  b.hbm_efficiency = o.hbm_efficiency;
+  b.hbm_bytes_per_s = g.hbm_bytes_per_s;
+  b.tp_comm = l.tp_comm_overlap ? TpCommExposure::kOverlapped : l.tp_grad_comm_async ? TpCommExposure::kInputGradAsync : TpCommExposure::kExposed;
+  b.overlap_efficiency = o.overlap_efficiency;
+  return b;
 }
 
 // One layer's costs for this micro-batch shape, averaged over the dense and
@@ -424,7 +412,7 @@ StepTime estimate_step_time(const ModelSpec& model, const Layout& l, const GpuSp
   r.mfu = r.model_flop_per_step / (r.step_s * cluster_peak);
   r.hfu = r.hardware_flop_per_step / (r.step_s * cluster_peak);
 
-  if (o.explain) explain_step(r, c, l, g, o, intra_bw);
+  if (o.explain) r.basis = explain_step(c, l, g, o, intra_bw);
   return r;
 }
 
