@@ -35,6 +35,16 @@ struct OwnershipOverrides {
   std::optional<double> fleet_utilisation;       // --fleet-utilisation
 };
 
+// How a node's IT power at training load was summed when the user did not
+// give it: the GPUs at gpu_w each plus the host.
+struct NodePowerSum {
+  std::string gpu_id;
+  double gpu_w = 0;
+  bool gpu_w_is_tdp = true;     // the GPU's TDP (data/gpus.json); else gpu_w_source (data/ownership.json)
+  std::string gpu_w_source;
+  SourcedValue host_w;          // the host's draw (data/ownership.json)
+};
+
 // Every input of the model, resolved and checked, money in `currency`.
 struct OwnershipInputs {
   Market market = Market::kUs;
@@ -43,6 +53,7 @@ struct OwnershipInputs {
   SourcedValue server_price_per_node, network_per_node, life_years, resale_fraction, node_power_kw, pue,
       electricity_per_kwh, colocation_per_kw_month, staff_cost_per_engineer_year, nodes_per_engineer, financing_rate,
       fleet_utilisation;
+  std::optional<NodePowerSum> node_power_sum;  // unset: node_power_kw is the user's
   std::optional<LeadTime> lead_time;
 };
 

@@ -13,6 +13,9 @@ struct SourcedValue {
   double value = 0;
   std::string date;
   std::string source;
+  // Money the catalog states in another currency, converted at its rate
+  // (data/prices.json) into the one asked for: the catalog's currency.
+  std::optional<Currency> converted_from;
 };
 
 struct OwnershipDefaults {

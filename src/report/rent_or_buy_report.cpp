@@ -47,6 +47,18 @@ Section rent_options_section(const RentOptions& rent, double run_gpu_hours, doub
   return s;
 }
 
+// Where an ownership input came from: its catalog source, a conversion into
+// the run's currency, and for the node's power the sum it is.
+static std::string sourced_value_source(const SourcedValue& v, const OwnershipInputs& own, bool node_power) {
+  if (node_power && own.node_power_sum) {
+    const NodePowerSum& p = *own.node_power_sum;
+    const std::string gpu = p.gpu_w_is_tdp ? fmt::format("{} TDP {} W (data/gpus.json)", p.gpu_id, p.gpu_w) : p.gpu_w_source;
+    return fmt::format("{} GPUs × {} W + host {} W: {}; host: {}", own.gpus_per_node, p.gpu_w, p.host_w.value, gpu, p.host_w.source);
+  }
+  if (!v.converted_from) return v.source;
+  return v.source + fmt::format(" (converted {} → {} at the catalog rate)", currency_code(*v.converted_from), currency_code(own.currency));
+}
+
 void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions& rent, double run_gpu_hours, int64_t nodes) {
   const Currency cur = own.currency;
   const OwnedNodeCost c = owned_node_cost(own);
@@ -139,8 +151,9 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
 
   auto note = [&](const char* en, const char* zh, const SourcedValue& v, const std::string& shown, std::string shown_zh = "") {
     if (shown_zh.empty()) shown_zh = shown;
-    rep->assumptions.push_back({fmt::format("Ownership: {} {} ({}{}).", en, shown, v.source, v.date.empty() ? "" : ", " + v.date),
-                                fmt::format("自建：{} {}（{}{}）。", zh, shown_zh, source_zh(v.source, "data/ownership.json"), v.date.empty() ? "" : "，" + v.date)});
+    const std::string source = sourced_value_source(v, own, &v == &own.node_power_kw);
+    rep->assumptions.push_back({fmt::format("Ownership: {} {} ({}{}).", en, shown, source, v.date.empty() ? "" : ", " + v.date),
+                                fmt::format("自建：{} {}（{}{}）。", zh, shown_zh, source_zh(source, "data/ownership.json"), v.date.empty() ? "" : "，" + v.date)});
   };
   note("server price per node", "每节点服务器价格", own.server_price_per_node, fmt::format("{} {}", format_thousands(own.server_price_per_node.value), code));
   note("network (switches, cables) per node", "每节点网络（交换机、线缆）", own.network_per_node, fmt::format("{} {}", format_thousands(own.network_per_node.value), code));

@@ -91,6 +91,34 @@ TEST(Ownership, CatalogDefaultsPerMarketAreSourcedAndInTheMarketsCurrency) {
   EXPECT_DOUBLE_EQ(server_listing("h100-sxm5-80gb", Market::kUs)->price_per_node, 317000);
 }
 
+TEST(Ownership, ResolvedInputsRecordConversionsAndThePowerSumAsValues) {
+  // resolve_ownership states how it got a value (issue 31): a catalog figure
+  // converted into the run's currency, and a node's power summed from its
+  // parts; report/rent_or_buy_report.cpp words them.
+  const GpuSpec& h100 = find_gpu("h100");
+  const OwnershipInputs us = resolve_ownership(h100, 8, Market::kUs, Currency::kCny, {});
+  ASSERT_TRUE(us.server_price_per_node.converted_from.has_value());
+  EXPECT_EQ(*us.server_price_per_node.converted_from, Currency::kUsd);
+  EXPECT_DOUBLE_EQ(us.server_price_per_node.value, convert(317000, Currency::kUsd, Currency::kCny));
+  EXPECT_FALSE(us.life_years.converted_from.has_value());  // years are no money
+  // 8 × 700 W (H100 SXM TDP, data/gpus.json) + the market's host draw.
+  ASSERT_TRUE(us.node_power_sum.has_value());
+  EXPECT_TRUE(us.node_power_sum->gpu_w_is_tdp);
+  EXPECT_DOUBLE_EQ(us.node_power_kw.value, (8 * 700 + ownership_defaults(Market::kUs).host_power_w.value) / 1000.0);
+  // H800 publishes no TDP: the ownership catalog's 700 W, with its source.
+  const OwnershipInputs cn = resolve_ownership(find_gpu("h800"), 8, Market::kCn, Currency::kCny, {});
+  ASSERT_TRUE(cn.node_power_sum.has_value());
+  EXPECT_FALSE(cn.node_power_sum->gpu_w_is_tdp);
+  EXPECT_DOUBLE_EQ(cn.node_power_sum->gpu_w, 700);
+  EXPECT_FALSE(cn.node_power_sum->gpu_w_source.empty());
+  // A stated --own-node-kw is the user's: no sum, source "yours".
+  OwnershipOverrides o;
+  o.node_power_kw = 9;
+  const OwnershipInputs given = resolve_ownership(h100, 8, Market::kUs, Currency::kUsd, o);
+  EXPECT_FALSE(given.node_power_sum.has_value());
+  EXPECT_EQ(given.node_power_kw.source, "yours");
+}
+
 TEST(Ownership, BadInputNamesTheFlag) {
   const GpuSpec& h100 = find_gpu("h100");
   auto refuses = [&](OwnershipOverrides o, const char* field) {

@@ -16,7 +16,7 @@ SourcedValue money(const SourcedValue& v, Currency from, Currency to) {
   SourcedValue out = v;
   if (from != to) {
     out.value = convert(v.value, from, to);
-    out.source += fmt::format(" (converted {} → {} at the catalog rate)", currency_code(from), currency_code(to));
+    out.converted_from = from;
   }
   return out;
 }
@@ -62,21 +62,21 @@ OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market 
   in.life_years = d.life_years;
   in.resale_fraction = d.resale_fraction;
   // IT load at training: the GPUs at their TDP plus the host.
-  double gpu_w = gpu.tdp_w;
-  std::string gpu_w_source = fmt::format("{} TDP {} W (data/gpus.json)", gpu.id, gpu.tdp_w);
-  if (gpu_w <= 0) {
+  NodePowerSum sum{gpu.id, gpu.tdp_w, true, "", d.host_power_w};
+  if (sum.gpu_w <= 0) {
     if (auto p = ownership_gpu_power_w(gpu.id)) {
-      gpu_w = p->value;
-      gpu_w_source = p->source;
+      sum.gpu_w = p->value;
+      sum.gpu_w_is_tdp = false;
+      sum.gpu_w_source = p->source;
     }
   }
+  const double gpu_w = sum.gpu_w;
   if (gpu_w <= 0 && !o.node_power_kw) {
     throw InputError("--own-node-kw", fmt::format("--own-node-kw is required: no power draw is known for {}; give one node's kW at training load.", gpu.id),
                      fmt::format("缺少 --own-node-kw：不知道 {} 的功耗；请给出一台节点训练满载时的 kW 数。", gpu.id));
   }
-  in.node_power_kw = SourcedValue{(gpus_per_node * gpu_w + d.host_power_w.value) / 1000.0, d.host_power_w.date,
-                                  fmt::format("{} GPUs × {} W + host {} W: {}; host: {}", gpus_per_node, gpu_w, d.host_power_w.value, gpu_w_source,
-                                              d.host_power_w.source)};
+  in.node_power_kw = SourcedValue{(gpus_per_node * gpu_w + d.host_power_w.value) / 1000.0, d.host_power_w.date, ""};
+  in.node_power_sum = sum;
   in.pue = d.pue;
   in.electricity_per_kwh = money(d.electricity_per_kwh, d.currency, currency);
   in.colocation_per_kw_month = money(d.colocation_per_kw_month, d.currency, currency);
@@ -89,6 +89,7 @@ OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market 
   take(&in.life_years, o.life_years);
   take(&in.resale_fraction, o.resale_fraction);
   take(&in.node_power_kw, o.node_power_kw);
+  if (o.node_power_kw) in.node_power_sum.reset();
   take(&in.pue, o.pue);
   take(&in.electricity_per_kwh, o.electricity_per_kwh);
   take(&in.colocation_per_kw_month, o.colocation_per_kw_month);
