@@ -243,12 +243,54 @@ struct BatchingSteadyState {
 BatchingSteadyState continuous_batching_steady_state(const ModelSpec& model, const GpuSpec& gpu, const InferenceOptions& o,
                                                      double batch, int64_t input_len, int64_t output_len);
 
+// Why the defaults are another engine's (engine_defaults): the run named no
+// engine, one without a profile, or one that does not run on the GPU's vendor
+// (TurboMind off NVIDIA). The defaults read are then vLLM's
+// (EngineDefaults::profile); the sentence is the report's (engine_choice_notes
+// in src/report/inference_notes.hpp).
+enum class EngineFallback { kNone, kNotNamed, kNoProfile, kNotOnVendor };
+struct EngineFallbackReason {
+  EngineFallback reason = EngineFallback::kNone;
+  std::string asked;          // the engine as the run named it (kNoProfile, kNotOnVendor)
+  std::string asked_profile;  // kNotOnVendor: the profile that does not run there, "lmdeploy@0.16.0"
+  std::string gpu_vendor;     // kNotOnVendor: GpuSpec::vendor
+  std::string gpu_id;         // kNotOnVendor
+};
+
+// What an engine's own sizing rule chose (inference_engines.cpp), kept as the
+// rule chose it: a caller may replace a limit afterwards (validate's stated
+// max_num_seqs), and the report still says what the rule gave
+// (engine_rule_notes in src/report/inference_notes.hpp).
+// SGLang's mem_fraction_static from its reserve (KvFractionRule::kSglangReservedMemory).
+struct SglangMemFraction {
+  double fraction = 0;                 // of the device, rounded to three decimals as SGLang does
+  double reserved_mib = 0;             // reserved_mem
+  double gpu_mib = 0;                  // the device's memory
+  int tp = 1;
+  long long chunked_prefill_size = 0;  // the device row's
+  long long cuda_graph_max_bs = 0;     // the device row's
+  bool floor_above_60_gib = false;     // the device has over 60 GiB, where the reserve has a floor
+};
+// trtllm-bench's max_batch_size and max_num_tokens (BatchLimitRule::kTrtllmBenchTuning).
+struct TrtllmBenchSizing {
+  int64_t max_batch_size = 0;
+  int64_t max_num_tokens = 0;
+  int64_t input_len = 0;   // the lengths it sized for
+  int64_t output_len = 0;
+};
+// SGLang's max_running_requests from its pools (BatchLimitRule::kSglangPool).
+struct SglangRunningRequests {
+  int64_t max_running_requests = 0;
+  double kv_tokens = 0;     // the KV pool (0 where the weights do not fit)
+  int64_t context_len = 0;  // the model's context; 0: unknown
+};
+
 // An engine's scheduler and memory defaults for an offline run that leaves them
 // out (inference_engines.cpp, each value cited to the engine's code at its version).
 struct EngineDefaults {
   std::string profile;               // the engine profile read, "vllm@0.10.2" (data/engines/)
-  std::string name;                  // engine and version the defaults are read from
-  std::string name_zh;               // the same in Chinese
+  std::string engine_name;           // the engine as its profile names it, "vLLM" (EngineProfile::name)
+  std::string version;               // the profile entry's version, "0.10.2" (EngineProfile::version)
   double kv_memory_fraction = 0.90;  // vLLM gpu_memory_utilization / TensorRT-LLM free_gpu_memory_fraction
   KvShareOf kv_share_of = KvShareOf::kDevice;  // see InferenceOptions::kv_share_of
   bool kv_sized_before_buffers = false;  // see InferenceOptions::kv_sized_before_buffers
@@ -276,15 +318,19 @@ struct EngineDefaults {
   int64_t prefill_ubatch_tokens = 0;  // EngineProfile::prefill_ubatch_tokens
   bool tp_allreduce_nccl = false;     // EngineProfile::tp_allreduce_nccl (tp_allreduce_rocm_nccl on AMD)
   int64_t fp8_blas_above_tokens = -1;  // EngineProfile::rocm_skinny_fp8_tokens on AMD; -1 elsewhere
-  std::vector<Bilingual> notes;      // how the profile was chosen: a fallback, a version resolved to another entry
+  EngineFallbackReason fallback;     // why the profile is not the one named (kNone: it is)
+  std::vector<Bilingual> notes;      // the profile's own note: a version resolved to another entry (EngineProfile::note)
   std::optional<EngineDeviceRule> device_row;  // the row of the profile's device table the limits came from
   std::vector<EngineFact> facts;     // the profile's facts the run used, each with its source (gpuplan/engine.hpp)
-  std::vector<Bilingual> sources;    // one line per value: what it is, then file and version (zh: 来源：…)
+  // The limits the engine's own sizing rules set, where its profile has them.
+  std::optional<SglangMemFraction> sglang_mem_fraction;
+  std::optional<TrtllmBenchSizing> trtllm_bench_sizing;
+  std::optional<SglangRunningRequests> sglang_running_requests;
 };
 // `framework` is the run's engine as ENGINE[@VERSION] (find_engine in
 // gpuplan/engine.hpp: "vllm@0.6.3", "tensorrt-llm@1.0", "sglang", "lmdeploy").
 // Empty, or an engine without a profile, or one that does not run on the GPU's
-// vendor (TurboMind off NVIDIA): vLLM's, with a note saying so first. A KV
+// vendor (TurboMind off NVIDIA): vLLM's, with the reason in `fallback`. A KV
 // precision the engine does not offer throws InputError. Some engines size
 // their limits from the run (trtllm-bench reads the model, the lengths and the
 // GPU), hence the other arguments.
@@ -307,6 +353,38 @@ inline void apply_engine_host(InferenceOptions& o, const EngineDefaults& e) {
 }
 
 
+// Why a max-throughput run or a serving replica layout is infeasible
+// (MaxThroughputRun, ServingPlan, ServingLayoutTried): a code, and in
+// InferRefusalReason the values its sentence needs; the sentence is the
+// report's (infer_refusal_text in src/report/inference_notes.hpp).
+enum class InferRefusal {
+  kNone,                  // feasible
+  kInvalidLayout,         // validate_inference refused the layout: `error`
+  kWeightsDoNotFit,       // weights and runtime (weights_bytes per GPU) do not fit gpu_id
+  kSequenceKvDoesNotFit,  // the KV cache of one context_tokens sequence does not fit beside the weights
+  kBatchKvDoesNotFit,     // `batch` sequences of context_tokens need more than the cached_tokens that fit
+  kPromptOverStepBudget,  // an input_tokens prompt exceeds max_num_tokens, and the engine does not chunk prefills
+  kTpotOverTarget,        // even one sequence takes took_s per output token, above target_s
+  kTtftOverTarget,        // one prompt's first token takes took_s, above target_s
+};
+struct InferRefusalReason {
+  InferRefusal code = InferRefusal::kNone;
+  // The TP degree the sentence names: an offline run's (run_infer tries
+  // several); 0 for a serving layout, whose row shows its degrees.
+  int tp = 0;
+  std::string gpu_id;          // kWeightsDoNotFit
+  double weights_bytes = 0;    // kWeightsDoNotFit: weights and runtime per GPU
+  int64_t context_tokens = 0;  // kSequenceKvDoesNotFit, kBatchKvDoesNotFit: input + output tokens
+  int64_t batch = 0;           // kBatchKvDoesNotFit: the sequences asked for (ServingTarget::batch)
+  int64_t cached_tokens = 0;   // kBatchKvDoesNotFit: the tokens the KV budget holds
+  int64_t input_tokens = 0;    // kPromptOverStepBudget
+  int64_t max_num_tokens = 0;  // kPromptOverStepBudget: the engine's step budget
+  double took_s = 0;           // kTpotOverTarget, kTtftOverTarget: the latency reached
+  double target_s = 0;         // and its target
+  // kInvalidLayout: the InputError's sentence, made where it was thrown (gpuplan/error.hpp).
+  Bilingual error;
+};
+
 // A max-throughput (offline) run: every request queued at once, batched by the
 // engine as far as its KV cache, max_batch_size and max_num_tokens allow.
 struct MaxThroughputRun {
@@ -324,8 +402,7 @@ struct MaxThroughputRun {
   double output_tokens_per_s_per_gpu = 0;
   double prefill_fraction = 0;
   bool feasible = false;
-  std::string why_not;
-  std::string why_not_zh;            // the same in Chinese
+  InferRefusalReason refusal;        // why not feasible (code kNone when feasible)
   InferenceMemory memory;
   PassTime step;
   EngineDefaults engine;
@@ -376,8 +453,19 @@ struct ServingLayoutTried {
   int64_t replicas = 0;
   int64_t gpus = 0;
   bool feasible = false;
-  std::string why_not;
-  std::string why_not_zh;            // the same in Chinese
+  InferRefusalReason refusal;   // why not feasible (code kNone when feasible)
+};
+
+// plan_serving found no layout that serves: what its sentence names
+// (serving_why_not in src/report/inference_notes.hpp).
+struct NoServingLayout {
+  std::string model;                 // ModelSpec::name
+  std::string gpu;                   // GpuSpec::name
+  int64_t max_gpus_per_replica = 0;  // the largest replica the search tries
+  double tpot_target_s = 0;          // the target the batches were capped to (0: none)
+  bool tried_any = false;            // false: the search had no layout to try
+  int tp = 1, pp = 1, ep = 1;        // the last layout tried
+  InferRefusalReason why;            // why it fails (the last refusal of the search)
 };
 
 struct ServingPlan {
@@ -413,13 +501,15 @@ struct ServingPlan {
   PassTime prefill, decode;
   std::vector<ServingLayoutTried> layouts;   // every layout the search tried, in order
   bool feasible = false;
-  std::string why_not;          // when not feasible
-  std::string why_not_zh;       // the same in Chinese
-  struct Note { std::string en, zh; };  // an assumption, in both languages
-  std::vector<Note> assumptions;
+  InferRefusalReason refusal;   // this layout's refusal (code kNone when feasible)
+  // Set by plan_serving when no layout serves: its sentence replaces the
+  // layout's own (the plan's other fields are then the first layout refused).
+  std::optional<NoServingLayout> no_layout;
   EngineDefaults engine;        // the engine defaults the replicas were sized with
 };
 
+// What the plan assumes of its batching and parallelism is said from its
+// fields (serving_assumptions in src/report/inference_notes.hpp).
 ServingPlan plan_serving(const ModelSpec& model, const GpuSpec& gpu, InferenceOptions o, const ServingTarget& t);
 
 // The longest context the model was trained for (max_position_embeddings of its

@@ -14,6 +14,7 @@
 #include "gpuplan/published_mfu.hpp"
 #include "gpuplan/market.hpp"
 #include "commands/market_terms.hpp"
+#include "report/inference_notes.hpp"  // serving_why_not: the refusal's sentence, as the report says it
 
 namespace gpuplan {
 namespace {
@@ -64,7 +65,7 @@ InferRun run_infer(const InferRequest& q) {
       o.tp = tp;
       const MaxThroughputRun tried = max_throughput_run(m, g, o, engine_defaults(q.engine, m, g, o, q.target.input_len, q.target.output_len), q.target.input_len, q.target.output_len);
       const bool better = tried.feasible && (!best.feasible || tried.output_tokens_per_s_per_gpu > best.output_tokens_per_s_per_gpu);
-      if (better || (best.why_not.empty() && !best.feasible)) {
+      if (better || (best.refusal.code == InferRefusal::kNone && !best.feasible)) {
         best = tried;
         best_o = o;
       }
@@ -86,11 +87,14 @@ InferRun run_infer(const InferRequest& q) {
   p = plan_serving(m, g, o, run.target);
   if (!p.feasible) {
     // One sentence and exit status 2; the layouts tried are in --format json of a feasible request.
-    const bool ttft = t.ttft_target_s > 0 && p.why_not.find("first-token target") != std::string::npos;
-    const bool target = !ttft && t.tpot_target_s > 0 && p.why_not.find("target") != std::string::npos;
-    std::string why = p.why_not;
+    // The flag to name: the target the last layout tried missed, else the GPU.
+    const InferRefusal last = p.no_layout ? p.no_layout->why.code : p.refusal.code;
+    const bool ttft = t.ttft_target_s > 0 && last == InferRefusal::kTtftOverTarget;
+    const bool target = !ttft && t.tpot_target_s > 0 && last == InferRefusal::kTpotOverTarget;
+    const Bilingual why_not = serving_why_not(p);
+    std::string why = why_not.en;
     while (!why.empty() && why.back() == '.') why.pop_back();
-    std::string why_zh = p.why_not_zh.empty() ? why : p.why_not_zh;
+    std::string why_zh = why_not.zh.empty() ? why : why_not.zh;
     while (why_zh.size() >= 3 && why_zh.compare(why_zh.size() - 3, 3, "。") == 0) why_zh.resize(why_zh.size() - 3);
     const std::string flag = ttft ? "--ttft-target-ms" : target ? "--latency-target-ms" : "--gpu";
     const double ms = 1e3 * (ttft ? t.ttft_target_s : t.tpot_target_s);

@@ -1,5 +1,6 @@
 // Reports for serving (gpuplan infer) and fine-tuning (gpuplan finetune).
 #include "report/inference_report.hpp"
+#include "report/inference_notes.hpp"
 #include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "report/engines_report.hpp"
@@ -56,6 +57,16 @@ void pass_rows(Section& s, const std::string& prefix, const PassTime& t, const c
   if (t.experts_touched > 0) s.rows.push_back(Row{prefix + "_experts_touched", "Routed experts read per MoE layer per GPU", "每卡每 MoE 层读取的路由专家数", t.experts_touched, Unit::kCount, ""});
 }
 
+// The engine's part of the assumptions: how its profile was chosen, what its
+// sizing rules and device table set, and the facts the run used.
+void add_engine_notes(Report& r, const EngineDefaults& e, const GpuSpec& g) {
+  const std::string name = engine_display_name(e);
+  for (const Bilingual& s : engine_choice_notes(e)) r.assumptions.push_back(Note{s.en, s.zh});
+  for (const Bilingual& s : engine_rule_notes(e)) r.assumptions.push_back(Note{name + ": " + s.en, name + "：" + s.zh});
+  if (e.device_row) r.assumptions.push_back(engine_limits_note(name, g.id, *e.device_row, e.max_batch_size, e.max_num_tokens));
+  for (const EngineFact& f : e.facts) r.assumptions.push_back(engine_fact_note(name, f));
+}
+
 }  // namespace
 
 Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o, const ServingTarget& t,
@@ -74,8 +85,9 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   Section d{"deployment", "Deployment", "部署", {}, {}, {}};
   d.rows.push_back(number_row("feasible", "Feasible", "可行", p.feasible ? 1 : 0, Unit::kFlag));
   if (!p.feasible) {
-    d.rows.push_back(text_row("why_not", "Why not", "原因", p.why_not));
-    d.rows.back().text_zh = p.why_not_zh;
+    const Bilingual why = serving_why_not(p);
+    d.rows.push_back(text_row("why_not", "Why not", "原因", why.en));
+    d.rows.back().text_zh = why.zh;
   }
   d.rows.push_back(number_row("gpus", "GPUs", "GPU 数量", static_cast<double>(p.gpus), Unit::kGpus));
   // Language-neutral notation: replicas × [one replica's degrees].
@@ -181,7 +193,8 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
     const double na = std::numeric_limits<double>::quiet_NaN();
     auto val = [&](double v) { return x.feasible ? v : na; };
     // Why a layout that works was not chosen (the rule in the section's title).
-    std::string note = x.why_not, note_zh = x.why_not_zh;
+    const Bilingual refused = infer_refusal_text(x.refusal);
+    std::string note = refused.en, note_zh = refused.zh;
     const bool chosen = x.tp == p.tp && x.pp == p.pp && x.ep == p.ep && x.dp_attention == p.dp_attention;
     if (x.feasible && p.feasible && chosen) {
       note = "chosen";
@@ -207,7 +220,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
   }
   r.sections.push_back(lt);
 
-  for (const ServingPlan::Note& a : p.assumptions) r.assumptions.push_back(Note{a.en, a.zh});
+  for (const Bilingual& a : serving_assumptions(p)) r.assumptions.push_back(Note{a.en, a.zh});
   if (p.tpot_target_s > 0) {
     r.assumptions.push_back(Note{fmt::format("Time-per-output-token target {:.0f} ms{}: each replica's batch is the largest that meets it.", 1e3 * p.tpot_target_s,
                                              t.tpot_target_s == kDefaultTpotTargetS ? " (default: about 20 tokens/s per user, DeepSeek's reported 20–22 tokens/s for its own V3/R1 service; set --latency-target-ms)" : ""),
@@ -223,9 +236,9 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                                              : "FP8 GEMMs of more than " + std::to_string(blas_above) + " token row" + (blas_above == 1 ? "" : "s") + " run";
     const std::string rows_zh = blas_above == 0 ? std::string("所有 FP8 GEMM ") : "超过 " + std::to_string(blas_above) + " 行 token 的 FP8 GEMM ";
     r.assumptions.push_back(Note{fmt::format("{} on hipBLASLt ({}'s ROCm build), which streams the weights at {:.1f}% of the HBM bandwidth (measured on {}); {}.",
-                                             rows, p.engine.name, 100 * blas, g.name,
+                                             rows, engine_display_name(p.engine), 100 * blas, g.name,
                                              blas_above == 0 ? "the engine has no skinny FP8 kernel in use" : "fewer rows run the engine's own skinny kernel at the streaming rate"),
-                                 fmt::format("{}由 hipBLASLt 执行（{} 的 ROCm 版本），其读取权重的速率为 HBM 带宽的 {:.1f}%（在 {} 上实测）；{}。", rows_zh, p.engine.name_zh,
+                                 fmt::format("{}由 hipBLASLt 执行（{} 的 ROCm 版本），其读取权重的速率为 HBM 带宽的 {:.1f}%（在 {} 上实测）；{}。", rows_zh, engine_display_name(p.engine),
                                              100 * blas, g.name,
                                              blas_above == 0 ? "该引擎未使用专用的窄矩阵 FP8 核" : "行数更少时用引擎自带的窄矩阵核，按流式读取速率计")});
   }
@@ -234,10 +247,7 @@ Report inference_report(const ModelSpec& m, const GpuSpec& g, const InferenceOpt
                                  fmt::format("推理引擎使用 {:.0f}% 显存（vLLM 的 gpu_memory_utilization，即 --memory-utilization；用 --engine 指定引擎则按其自身规则）。", 100 * o.memory_utilization)});
   } else {
     // The named engine's rules sized every replica (plan_serving); --memory-utilization does not apply.
-    for (const Bilingual& s : p.engine.notes) r.assumptions.push_back(Note{s.en, s.zh});
-    for (const Bilingual& s : p.engine.sources) r.assumptions.push_back(Note{p.engine.name + ": " + s.en, p.engine.name_zh + "：" + s.zh});
-    if (p.engine.device_row) r.assumptions.push_back(engine_limits_note(p.engine.name, g.id, *p.engine.device_row, p.engine.max_batch_size, p.engine.max_num_tokens));
-    for (const EngineFact& f : p.engine.facts) r.assumptions.push_back(engine_fact_note(p.engine.name, f));
+    add_engine_notes(r, p.engine, g);
   }
   return r;
 }
@@ -253,14 +263,15 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
                            weights_label(o), precision_name(o.kv));
   r.inputs = {{"model", m.id}, {"gpu", g.id}, {"precision", weight_format_name(o.weights)}, {"kv_precision", precision_name(o.kv)},
               {"input_tokens", input_len}, {"output_tokens", output_len}, {"tp", o.tp}, {"max_throughput", true},
-              {"engine", run.engine.name}};
+              {"engine", engine_display_name(run.engine)}};
   if (!o.weight_quant.empty()) r.inputs["weight_quant"] = o.weight_quant;
 
   Section b{"batching", "Batching", "批处理", {}, {}, {}};
   b.rows.push_back(number_row("feasible", "Feasible", "可行", run.feasible ? 1 : 0, Unit::kFlag));
   if (!run.feasible) {
-    b.rows.push_back(text_row("why_not", "Why not", "原因", run.why_not));
-    b.rows.back().text_zh = run.why_not_zh;
+    const Bilingual why = infer_refusal_text(run.refusal);
+    b.rows.push_back(text_row("why_not", "Why not", "原因", why.en));
+    b.rows.back().text_zh = why.zh;
   }
   b.rows.push_back(number_row("batch", "Concurrent sequences reached", "达到的并发序列数", static_cast<double>(run.batch), Unit::kCount));
   b.rows.push_back(text_row("limited_by", "Limited by", "受限于", run.limited_by));
@@ -301,10 +312,7 @@ Report max_throughput_report(const ModelSpec& m, const GpuSpec& g, const Inferen
 
   r.assumptions.push_back(Note{"Offline max-throughput run: every request queued at once; the steady state of continuous batching (each step prefills batch/output new sequences beside the decoding ones).",
                                "离线最大吞吐：所有请求同时排队；按连续批处理稳态计算（每步在解码序列旁预填充 批量/输出长度 条新序列）。"});
-  for (const Bilingual& s : run.engine.notes) r.assumptions.push_back(Note{s.en, s.zh});
-  for (const Bilingual& s : run.engine.sources) r.assumptions.push_back(Note{run.engine.name + ": " + s.en, run.engine.name_zh + "：" + s.zh});
-  if (run.engine.device_row) r.assumptions.push_back(engine_limits_note(run.engine.name, g.id, *run.engine.device_row, run.engine.max_batch_size, run.engine.max_num_tokens));
-  for (const EngineFact& f : run.engine.facts) r.assumptions.push_back(engine_fact_note(run.engine.name, f));
+  add_engine_notes(r, run.engine, g);
   return r;
 }
 

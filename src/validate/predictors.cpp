@@ -7,6 +7,7 @@
 #include "gpuplan/inference.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
+#include "report/inference_notes.hpp"  // the engine's and a refused run's sentences, as infer's report says them
 #include "validate/validate.hpp"
 
 namespace gpuplan {
@@ -75,19 +76,20 @@ std::vector<Prediction> predict_inference(const ValidationCase& c, CaseInputs& i
   if (inf.contains("cuda_graphs")) e.cuda_graphs = inf.value("cuda_graphs", e.cuda_graphs);
   if (inf.contains("chunked_prefill")) e.chunked_prefill = inf.value("chunked_prefill", e.chunked_prefill);
   flags.push_back({fmt::format("engine profile {}", e.profile), fmt::format("推理引擎配置 {}", e.profile)});
-  flags.insert(flags.end(), e.notes.begin(), e.notes.end());  // a fallback, a version resolved to another entry
+  const std::vector<Bilingual> chosen = engine_choice_notes(e);  // a fallback, a version resolved to another entry
+  flags.insert(flags.end(), chosen.begin(), chosen.end());
   apply_engine_host(o, e);
   std::vector<Prediction> out;
   if (!inf.contains("batch")) {
     const MaxThroughputRun run = max_throughput_run(in.model, in.gpu, o, e, input, output);
     if (!run.feasible) {
-      throw InputError("infer", "max-throughput run does not fit: " + run.why_not,
-                       "最大吞吐运行放不下：" + (run.why_not_zh.empty() ? run.why_not : run.why_not_zh));
+      const Bilingual why = infer_refusal_text(run.refusal);
+      throw InputError("infer", "max-throughput run does not fit: " + why.en, "最大吞吐运行放不下：" + (why.zh.empty() ? why.en : why.zh));
     }
     flags.push_back({fmt::format("batch not stated: max-throughput run, batch {} reached ({}-limited; {} defaults)", run.batch,
-                                 run.limited_by, e.name),
+                                 run.limited_by, engine_display_name(e)),
                      fmt::format("未给出批量：按最大吞吐运行，并发达到 {} 条序列（受{}限制；{}的默认值）", run.batch,
-                                 run.limited_by == "kv_cache" ? "KV 缓存容量" : " " + run.limited_by + " ", e.name_zh)});
+                                 run.limited_by == "kv_cache" ? "KV 缓存容量" : " " + run.limited_by + " ", engine_display_name(e))});
     out.push_back(Prediction{"per_token_latency_ms", run.tpot_s * 1e3, flags});
     out.push_back(Prediction{"output_tokens_per_s", run.output_tokens_per_s, flags});
     return out;

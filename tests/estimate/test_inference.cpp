@@ -18,6 +18,7 @@
 #include "validate/validate.hpp"
 #include "report/engines_report.hpp"
 #include "report/inference_report.hpp"
+#include "report/inference_notes.hpp"
 
 namespace gpuplan {
 namespace {
@@ -81,7 +82,7 @@ TEST(Inference, ServingPlanForSeventyBOnH100Fp8) {
   InferenceOptions o;
   o.weights = WeightFormat::kFp8;
   const ServingPlan p = plan_serving(find_model("llama-3.1-70b"), find_gpu("h100"), o, t);
-  ASSERT_TRUE(p.feasible) << p.why_not;
+  ASSERT_TRUE(p.feasible) << serving_why_not(p).en;
   EXPECT_GE(p.tp, 1);
   EXPECT_EQ(p.gpus, p.replicas * p.tp * p.pp * p.dp_attention);
   EXPECT_EQ(p.gpus_per_replica, p.tp * p.pp * p.dp_attention);
@@ -91,7 +92,7 @@ TEST(Inference, ServingPlanForSeventyBOnH100Fp8) {
   // A latency target caps the batch and so needs more GPUs.
   t.tpot_target_s = 0.030;
   const ServingPlan q = plan_serving(find_model("llama-3.1-70b"), find_gpu("h100"), o, t);
-  ASSERT_TRUE(q.feasible) << q.why_not;
+  ASSERT_TRUE(q.feasible) << serving_why_not(q).en;
   EXPECT_LE(q.tpot_s, 0.030);
   EXPECT_GE(q.gpus, p.gpus);
 }
@@ -120,7 +121,7 @@ TEST(Inference, SeventyBNeedsMoreThanOneA100AtFp16) {
 // A fixed engine with round numbers, so that the concurrency can be derived by hand.
 EngineDefaults hand_engine() {
   EngineDefaults e;
-  e.name = "test engine";
+  e.engine_name = "test engine";
   e.kv_memory_fraction = 0.90;
   e.kv_share_of = KvShareOf::kDevice;   // vLLM's rule: 0.90 of the device, less weights, activations, runtime
   e.max_batch_size = 10000;     // never the limit here
@@ -145,7 +146,7 @@ TEST(Inference, MaxThroughputKvLimitedConcurrencyByHand) {
   const GpuSpec& g = find_gpu("a100-80g");
   InferenceOptions o;
   const MaxThroughputRun r = max_throughput_run(m, g, o, hand_engine(), 1024, 1024);
-  ASSERT_TRUE(r.feasible) << r.why_not;
+  ASSERT_TRUE(r.feasible) << infer_refusal_text(r.refusal).en;
   EXPECT_NEAR(r.memory.kv_budget_bytes, 60498108416.0, 1e3);
   EXPECT_DOUBLE_EQ(r.kv_blocks, 7211);
   EXPECT_EQ(r.batch_kv_limit, 56);
@@ -207,14 +208,14 @@ TEST(Inference, ServingPlanTakesTheNamedEnginesMemoryRule) {
   t.batch = 16;
   t.engine = "sglang";
   const ServingPlan s = plan_serving(m, h100, o, t);
-  ASSERT_TRUE(s.feasible) << s.why_not;
+  ASSERT_TRUE(s.feasible) << serving_why_not(s).en;
   EXPECT_NEAR(s.memory.kv_budget_bytes, 57661785833.0, 2.0);
   EXPECT_EQ(s.max_batch_memory, 53);
   EXPECT_EQ(s.engine.max_batch_size, 4096);
   t.engine.clear();
   const ServingPlan v = plan_serving(m, h100, o, t);
-  ASSERT_TRUE(v.feasible) << v.why_not;
-  EXPECT_NE(v.engine.name.find("vLLM"), std::string::npos);
+  ASSERT_TRUE(v.feasible) << serving_why_not(v).en;
+  EXPECT_EQ(engine_display_name(v.engine).rfind("vLLM ", 0), 0u);
   EXPECT_LT(v.memory.reserved_bytes - 0.1 * h100.memory_bytes, 1.0);  // 1 − 0.90 of the device left free
   EXPECT_GT(v.max_batch_memory, s.max_batch_memory);
 }
@@ -253,7 +254,7 @@ TEST(Inference, MaxThroughputNeverExceedsTheBandwidthOrComputeLimit) {
   for (auto [in, out] : {std::pair<int64_t, int64_t>{128, 128}, {128, 2048}, {2048, 128}, {2048, 2048}}) {
     const EngineDefaults e = engine_defaults("TensorRT-LLM 1.0", m, g, o, in, out);
     const MaxThroughputRun r = max_throughput_run(m, g, o, e, in, out);
-    ASSERT_TRUE(r.feasible) << r.why_not;
+    ASSERT_TRUE(r.feasible) << infer_refusal_text(r.refusal).en;
     EXPECT_LE(r.batch, e.max_batch_size);
     // Batch-capped: a step yields `batch` tokens and reads every weight once at
     // no more than the peak HBM bandwidth.
@@ -275,7 +276,7 @@ TEST(Inference, MoreMemoryNeverLowersMaxThroughput) {
   for (double gib : {40.0, 60.0, 80.0, 120.0, 160.0, 320.0}) {
     g.memory_bytes = gib * kGiB;
     const MaxThroughputRun r = max_throughput_run(m, g, o, hand_engine(), 1024, 1024);
-    ASSERT_TRUE(r.feasible) << gib << " GiB: " << r.why_not;
+    ASSERT_TRUE(r.feasible) << gib << " GiB: " << infer_refusal_text(r.refusal).en;
     EXPECT_GE(r.batch, last_batch) << gib;
     EXPECT_GE(r.output_tokens_per_s, last_tps) << gib;
     last_batch = r.batch;
@@ -389,7 +390,7 @@ TEST(Inference, TtftTargetRefusesSlowerLayouts) {
   t.output_len = 256;
   t.tpot_target_s = 0.05;
   const ServingPlan free = plan_serving(m, g, o, t);
-  ASSERT_TRUE(free.feasible) << free.why_not;
+  ASSERT_TRUE(free.feasible) << serving_why_not(free).en;
   InferenceOptions tp2 = o, tp4 = o;
   tp2.tp = 2;
   tp4.tp = 4;
@@ -397,13 +398,54 @@ TEST(Inference, TtftTargetRefusesSlowerLayouts) {
   ASSERT_GT(ttft2, ttft4);
   t.ttft_target_s = 0.5 * (ttft2 + ttft4);
   const ServingPlan held = plan_serving(m, g, o, t);
-  ASSERT_TRUE(held.feasible) << held.why_not;
+  ASSERT_TRUE(held.feasible) << serving_why_not(held).en;
   EXPECT_LE(held.ttft_s, t.ttft_target_s);
   EXPECT_EQ(held.tp * held.pp, 4);
   t.ttft_target_s = 1e-3;  // no layout prefills 8,192 tokens of a 70B model in 1 ms
   const ServingPlan none = plan_serving(m, g, o, t);
   EXPECT_FALSE(none.feasible);
-  EXPECT_NE(none.why_not.find("first-token target"), std::string::npos) << none.why_not;
+  ASSERT_TRUE(none.no_layout);
+  EXPECT_EQ(none.no_layout->why.code, InferRefusal::kTtftOverTarget);
+  EXPECT_NE(serving_why_not(none).en.find("first-token target"), std::string::npos) << serving_why_not(none).en;
+}
+
+// Issue 31: an estimator's refusal is a code and the numbers its sentence
+// needs; the words, in both languages, are the report's (inference_notes.cpp).
+TEST(Inference, RefusalsAreCodesWithTheirValues) {
+  const ModelSpec m = find_model("llama-3.1-70b");
+  InferenceOptions o;
+  ServingTarget t;
+  t.input_len = 2048;
+  t.output_len = 512;
+  t.tp = 8;
+  t.pp = 1;
+  t.batch = 100000;
+  const ServingPlan p = plan_serving(m, find_gpu("h100"), o, t);
+  ASSERT_FALSE(p.feasible);
+  ASSERT_TRUE(p.no_layout);
+  const InferRefusalReason& why = p.no_layout->why;
+  EXPECT_EQ(why.code, InferRefusal::kBatchKvDoesNotFit);
+  EXPECT_EQ(why.batch, 100000);
+  EXPECT_EQ(why.context_tokens, 2560);
+  EXPECT_EQ(why.cached_tokens, static_cast<int64_t>(p.memory.max_cached_tokens));  // the one layout tried
+  const Bilingual said = serving_why_not(p);
+  const std::string fit = std::to_string(why.cached_tokens);
+  EXPECT_EQ(said.en.rfind("no layout of up to 512 GPUs per replica serves Llama 3.1 70B on ", 0), 0u) << said.en;
+  EXPECT_NE(said.en.find("(TP 8 × PP 1 × EP 1) fails because --batch 100000 needs 256000000 cached tokens; " + fit + " fit"), std::string::npos) << said.en;
+  EXPECT_NE(said.zh.find("原因是--batch 100000 需要缓存 256000000 个 token，只放得下 " + fit + " 个"), std::string::npos) << said.zh;
+  // An offline run's refusal names the TP degree it was refused at.
+  InferenceOptions one;
+  one.tp = 1;
+  const GpuSpec& small = find_gpu("rtx4090");
+  const MaxThroughputRun r = max_throughput_run(m, small, one, engine_defaults("", m, small, one, 1024, 1024), 1024, 1024);
+  ASSERT_FALSE(r.feasible);
+  EXPECT_EQ(r.refusal.code, InferRefusal::kWeightsDoNotFit);
+  EXPECT_EQ(r.refusal.tp, 1);
+  EXPECT_EQ(r.refusal.gpu_id, small.id);
+  EXPECT_EQ(r.refusal.weights_bytes, r.memory.weights_bytes);
+  const Bilingual off = infer_refusal_text(r.refusal);
+  EXPECT_NE(off.en.find("GiB per GPU) do not fit " + small.id + " at TP 1"), std::string::npos) << off.en;
+  EXPECT_EQ(off.zh.rfind("TP 1 时权重与运行时（每卡 ", 0), 0u) << off.zh;
 }
 
 // hf-transformers and vLLM@0.6.3 for Qwen2.5-7B (28 layers) on one A100 80GB,
@@ -480,7 +522,7 @@ TEST(Inference, ConfidenceSizingChoosesTheFewestGpusAtTheMargin) {
   const InferRequest q = make_infer_request(in);
   const InferRun run = run_infer(q);
   const ServingPlan& p = run.plan;
-  ASSERT_TRUE(p.feasible) << p.why_not;
+  ASSERT_TRUE(p.feasible) << serving_why_not(p).en;
   ASSERT_GT(run.target.rate_margin, 1.0);
   // The chosen layout's replicas: ceil(50 × margin / one replica's rate).
   EXPECT_EQ(p.replicas, static_cast<int64_t>(std::ceil(50 * run.target.rate_margin / p.replica_requests_per_s - 1e-9)));

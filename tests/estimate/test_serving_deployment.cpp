@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuplan/inference.hpp"
+#include "report/inference_notes.hpp"
 #include "run_binary.hpp"
 
 namespace gpuplan {
@@ -36,7 +37,7 @@ TEST(ServingDeployment, DeepSeekV3At50RequestsPerSecondNeedsMoreThanOneNode) {
   for (const char* gpu : {"h800", "h20", "h200"}) {
     const GpuSpec& g = find_gpu(gpu);
     const ServingPlan p = plan_serving(m, g, o, rate_target(50));
-    ASSERT_TRUE(p.feasible) << gpu << ": " << p.why_not;
+    ASSERT_TRUE(p.feasible) << gpu << ": " << serving_why_not(p).en;
     EXPECT_EQ(p.gpus_per_replica, static_cast<int64_t>(p.tp) * p.pp * p.dp_attention) << gpu;
     EXPECT_EQ(p.gpus, p.replicas * p.gpus_per_replica) << gpu;
     EXPECT_LE(p.tpot_s, kDefaultTpotTargetS) << gpu;
@@ -75,7 +76,7 @@ TEST(ServingDeployment, DisaggregationAddsAPrefillPoolAndKvTransfer) {
   ServingTarget t = rate_target(20);
   t.disaggregate = true;
   const ServingPlan p = plan_serving(find_model("llama-3.1-70b"), find_gpu("h100"), o, t);
-  ASSERT_TRUE(p.feasible) << p.why_not;
+  ASSERT_TRUE(p.feasible) << serving_why_not(p).en;
   EXPECT_TRUE(p.disaggregated);
   EXPECT_GE(p.prefill_replicas, 1);
   EXPECT_EQ(p.gpus, p.replicas * p.gpus_per_replica + p.prefill_gpus);

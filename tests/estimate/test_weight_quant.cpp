@@ -6,6 +6,7 @@
 #include "gpuplan/inference.hpp"
 #include "gpuplan/units.hpp"
 #include "inputs/infer_inputs.hpp"
+#include "report/inference_notes.hpp"
 
 namespace gpuplan {
 namespace {
@@ -206,7 +207,7 @@ TEST(LlamaCpp, AStaticEngineServesOneBatchAtATime) {
   o.weights = WeightFormat::kInt4;
   o.weight_quant = "gguf-q4_k_m";
   const ServingPlan p = plan_serving(m, g, o, t);
-  ASSERT_TRUE(p.feasible) << p.why_not;
+  ASSERT_TRUE(p.feasible) << serving_why_not(p).en;
   const InferenceOptions lo = llama_cpp_options(m, g);
   const BatchRun r = static_batch_run(m, g, lo, 1, 4096, 128);
   EXPECT_NEAR(p.tpot_s, r.tpot_s, 1e-12);

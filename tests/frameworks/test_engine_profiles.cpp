@@ -20,6 +20,7 @@
 #include "validate/validate.hpp"
 #include "report/engines_report.hpp"
 #include "report/inference_report.hpp"
+#include "report/inference_notes.hpp"
 
 namespace gpuplan {
 namespace {
@@ -93,7 +94,7 @@ TEST(Inference, SglangDefaultsFollowGpuMemory) {
   // The same pool through max_throughput_run: 57,661,785,833 B at 1 token a block; 1024 + 512 tokens held
   // on average → ⌊109,981/1,536⌋ = 71 sequences, and the 8192-token prefill budget caps no decoding batch.
   const MaxThroughputRun run = max_throughput_run(m, find_gpu("h100"), o, h, 1024, 1024);
-  ASSERT_TRUE(run.feasible) << run.why_not;
+  ASSERT_TRUE(run.feasible) << infer_refusal_text(run.refusal).en;
   EXPECT_NEAR(run.memory.kv_budget_bytes, 57661785833.472, 1e3);
   EXPECT_EQ(run.batch_kv_limit, 71);
   EXPECT_EQ(run.batch_token_limit, 4096);
@@ -134,7 +135,7 @@ TEST(Inference, LmdeployTurbomindDefaultsFollowTheDevice) {
   fp8.kv = Precision::kFp8;
   EXPECT_THROW(engine_defaults("lmdeploy", m, find_gpu("h100"), fp8, 2048, 128), InputError);
   const MaxThroughputRun run = max_throughput_run(m, find_gpu("h100"), o, h, 2048, 128);
-  ASSERT_TRUE(run.feasible) << run.why_not;
+  ASSERT_TRUE(run.feasible) << infer_refusal_text(run.refusal).en;
   EXPECT_NEAR(run.memory.kv_budget_bytes, 55226813644.8, 1e3);
   EXPECT_DOUBLE_EQ(run.kv_blocks, 6583);
   // Held on average 2048 + 64 tokens = 33 blocks → ⌊6,583/33⌋ = 199 sequences; the pass budget allows
@@ -151,15 +152,19 @@ TEST(Inference, EngineNamesMatchNarrowly) {
   // Unknown names fall back to vLLM's latest profile, saying so first.
   const EngineDefaults u = engine_defaults("MyServe 2", m, g, o, 128, 128);
   EXPECT_EQ(u.profile, find_engine("vllm", "engine").label());
-  ASSERT_FALSE(u.notes.empty());
-  EXPECT_EQ(u.notes.front().en, "engine 'MyServe 2' has no profile: " + u.profile + "'s defaults assumed");
-  EXPECT_EQ(u.notes.front().zh, "推理引擎“MyServe 2”没有配置：按 " + u.profile + " 的默认值计");
+  EXPECT_EQ(u.fallback.reason, EngineFallback::kNoProfile);
+  const std::vector<Bilingual> said = engine_choice_notes(u);
+  ASSERT_FALSE(said.empty());
+  EXPECT_EQ(said.front().en, "engine 'MyServe 2' has no profile: " + u.profile + "'s defaults assumed");
+  EXPECT_EQ(said.front().zh, "推理引擎“MyServe 2”没有配置：按 " + u.profile + " 的默认值计");
   // LMDeploy's PyTorch engine, and LMDeploy off NVIDIA (TurboMind is CUDA-only), have no profile either.
   EXPECT_EQ(engine_defaults("lmdeploy pytorch", m, g, o, 128, 128).profile, u.profile);
   const EngineDefaults npu = engine_defaults("lmdeploy", m, find_gpu("ascend910b-64gb"), o, 128, 128);
   EXPECT_EQ(npu.profile, u.profile);
-  ASSERT_FALSE(npu.notes.empty());
-  EXPECT_NE(npu.notes.front().en.find("does not run on huawei GPUs"), std::string::npos) << npu.notes.front().en;
+  EXPECT_EQ(npu.fallback.reason, EngineFallback::kNotOnVendor);
+  const std::vector<Bilingual> npu_said = engine_choice_notes(npu);
+  ASSERT_FALSE(npu_said.empty());
+  EXPECT_NE(npu_said.front().en.find("does not run on huawei GPUs"), std::string::npos) << npu_said.front().en;
   EXPECT_EQ(engine_defaults("SGLang", m, g, o, 128, 128).profile, "sglang@0.5.8");
   EXPECT_EQ(engine_defaults("LMDeploy", m, g, o, 128, 128).profile, "lmdeploy@0.16.0");
   EXPECT_EQ(engine_defaults("turbomind", m, g, o, 128, 128).profile, "lmdeploy@0.16.0");
@@ -219,7 +224,7 @@ TEST(Inference, OldTurbomindKvPoolIsAShareOfTheDeviceTotal) {
   EXPECT_EQ(e.tokens_per_block, 128);
   EXPECT_EQ(e.max_batch_size, 64);
   const MaxThroughputRun run = max_throughput_run(m, g, o, e, 128, 128);
-  ASSERT_TRUE(run.feasible) << run.why_not;
+  ASSERT_TRUE(run.feasible) << infer_refusal_text(run.refusal).en;
   EXPECT_NEAR(run.memory.kv_budget_bytes, 42949672960.0, 1.0);
   EXPECT_DOUBLE_EQ(run.kv_blocks, 640);
   const EngineDefaults later = engine_defaults("lmdeploy@0.2.2", m, g, o, 128, 128);
@@ -347,7 +352,7 @@ TEST(EngineProfiles, TgiReservesWholeSequencesAndCapsConcurrency) {
   EXPECT_FALSE(v2.chunked_prefill);
   EXPECT_EQ(v2.kv_share_of, KvShareOf::kFreeAfterWeights);
   const MaxThroughputRun run = max_throughput_run(m, h100, o, v2, 2048, 512);
-  ASSERT_TRUE(run.feasible) << run.why_not;
+  ASSERT_TRUE(run.feasible) << infer_refusal_text(run.refusal).en;
   EXPECT_NEAR(run.memory.kv_budget_bytes, 64525559398.4, 1e3);
   // 2,560 tokens a sequence = 160 blocks of 131,072 · 16 B: ⌊KV / 2,097,152 / 160⌋ = 192 fit; the router's 128 bind.
   EXPECT_EQ(run.batch_kv_limit, 192);
@@ -447,14 +452,14 @@ TEST(EngineProfiles, MindieSizesItsPoolFromTheDeviceAndBatchesPrefillsApart) {
   EXPECT_FALSE(e.reserve_whole_sequence);
   EXPECT_EQ(e.kv_share_of, KvShareOf::kDevice);
   const MaxThroughputRun run = max_throughput_run(m, npu, o, e, 2048, 512);
-  ASSERT_TRUE(run.feasible) << run.why_not;
+  ASSERT_TRUE(run.feasible) << infer_refusal_text(run.refusal).en;
   EXPECT_NEAR(run.memory.activation_bytes, 1182793728.0 + 121651200.0, 1.0);
   EXPECT_NEAR(run.memory.runtime_bytes, 1342177280.0, 1.0);
   EXPECT_NEAR(run.memory.kv_budget_bytes, 0.8 * npu.memory_bytes - run.memory.weights_bytes - 1182793728.0 - 121651200.0 - 1342177280.0, 1e3);
   // On an NVIDIA part MindIE does not run: vLLM's profile, said so.
   const EngineDefaults h = engine_defaults("mindie", m, find_gpu("h100"), o, 2048, 512);
   EXPECT_EQ(h.profile.rfind("vllm@", 0), 0u);
-  ASSERT_FALSE(h.notes.empty());
+  EXPECT_EQ(h.fallback.reason, EngineFallback::kNotOnVendor);
 }
 
 

@@ -14,14 +14,11 @@
 // step is one forward pass over all of them (step_time: the weights are read
 // once, the GEMMs see M = all tokens); every running sequence gets one token
 // per step, so the step time is also the time per output token.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
-#include "gpuplan/units.hpp"
 #include "estimate/inference/inference_internal.hpp"
 
 namespace gpuplan {
@@ -63,9 +60,12 @@ MaxThroughputRun max_throughput_run(const ModelSpec& m, const GpuSpec& g, Infere
   inference_detail::apply_engine_memory_rule(o, e);
   validate_inference(m, g, o);
   r.memory = inference_memory(m, g, o);
+  // A refusal names the TP degree it was refused at (run_infer tries several).
+  r.refusal.tp = o.tp;
   if (!r.memory.weights_fit) {
-    r.why_not = fmt::format("weights and runtime ({:.1f} GiB per GPU) do not fit {} at TP {}", r.memory.weights_bytes / kGiB, g.id, o.tp);
-    r.why_not_zh = fmt::format("TP {} 时权重与运行时（每卡 {:.1f} GiB）放不进 {}", o.tp, r.memory.weights_bytes / kGiB, g.id);
+    r.refusal.code = InferRefusal::kWeightsDoNotFit;
+    r.refusal.weights_bytes = r.memory.weights_bytes;
+    r.refusal.gpu_id = g.id;
     return r;
   }
   const double I = static_cast<double>(input_len), O = static_cast<double>(output_len);
@@ -93,15 +93,16 @@ MaxThroughputRun max_throughput_run(const ModelSpec& m, const GpuSpec& g, Infere
     r.batch_token_limit = std::min(r.batch_token_limit, static_cast<int64_t>(std::floor(static_cast<double>(*e.max_prefill_context_tokens) * O / I)));
   }
   if (!e.chunked_prefill && input_len > e.max_num_tokens) {
-    r.why_not = fmt::format("a {}-token prompt exceeds max_num_tokens {} and the engine does not chunk prefills", input_len, e.max_num_tokens);
-    r.why_not_zh = fmt::format("{} token 的提示超过 max_num_tokens {}，且该引擎不分块预填充", input_len, e.max_num_tokens);
+    r.refusal.code = InferRefusal::kPromptOverStepBudget;
+    r.refusal.input_tokens = input_len;
+    r.refusal.max_num_tokens = e.max_num_tokens;
     return r;
   }
   r.batch = std::min({r.batch_kv_limit, r.batch_engine_limit, std::max<int64_t>(1, r.batch_token_limit)});
   r.limited_by = r.batch == r.batch_kv_limit ? "kv_cache" : r.batch == r.batch_engine_limit ? "max_batch_size" : "max_num_tokens";
   if (r.batch < 1) {
-    r.why_not = fmt::format("the KV cache of one {}-token sequence does not fit next to the weights at TP {}", input_len + output_len, o.tp);
-    r.why_not_zh = fmt::format("TP {} 时放下权重后，连一条 {} token 序列的 KV 缓存也放不下", o.tp, input_len + output_len);
+    r.refusal.code = InferRefusal::kSequenceKvDoesNotFit;
+    r.refusal.context_tokens = input_len + output_len;
     return r;
   }
   const BatchingSteadyState s = continuous_batching_steady_state(m, g, o, static_cast<double>(r.batch), input_len, output_len);

@@ -64,9 +64,7 @@ void trtllm_bench_limits(const EngineProfile& p, const ModelSpec& m, const GpuSp
   else e.max_num_tokens = 1024 * static_cast<int64_t>(std::ceil(raw_token / 1024));
   // Without chunked prefill get_settings raises max_num_tokens to max_isl + max_batch_size.
   if (!p.chunked_prefill) e.max_num_tokens = std::max<int64_t>(e.max_num_tokens, input_len + e.max_batch_size);
-  e.sources.push_back({fmt::format("max_batch_size {}, max_num_tokens {}: sized from the model, the lengths {}/{} and the memory", e.max_batch_size,
-                                   e.max_num_tokens, input_len, output_len),
-                       fmt::format("max_batch_size {}，max_num_tokens {}：按模型、长度 {}/{} 与显存估算", e.max_batch_size, e.max_num_tokens, input_len, output_len)});
+  e.trtllm_bench_sizing = TrtllmBenchSizing{e.max_batch_size, e.max_num_tokens, input_len, output_len};
 }
 
 // SGLang's share of the device for weights + KV pool: ServerArgs._handle_gpu_memory_settings
@@ -81,14 +79,7 @@ void sglang_fraction(const EngineProfile& p, const GpuSpec& g, int tp, const Eng
   const bool floor = gpu_mib > 60 * 1024;
   if (floor) reserved = std::max(reserved, p.constant("min_reserved_gib_above_60_gib") * 1024);
   e.kv_memory_fraction = std::nearbyint((gpu_mib - reserved) / gpu_mib * 1000) / 1000;
-  e.sources.push_back({fmt::format("mem_fraction_static {:.3f} of the device for weights + KV pool: reserved_mem {:.0f} MiB on {:.0f} GiB at TP {} "
-                                   "(chunked_prefill_size {}, cuda_graph_max_bs {}{})",
-                                   e.kv_memory_fraction, reserved, gpu_mib / 1024, tp, row.max_num_batched_tokens, row.cuda_graph_max_bs,
-                                   floor ? ", at least 10 GiB above 60 GiB" : ""),
-                       fmt::format("整卡显存的 {:.3f} 用于权重与 KV 缓存池（mem_fraction_static）：{:.0f} GiB、TP {} 时 reserved_mem {:.0f} MiB"
-                                   "（chunked_prefill_size {}，cuda_graph_max_bs {}{}）",
-                                   e.kv_memory_fraction, gpu_mib / 1024, tp, reserved, row.max_num_batched_tokens, row.cuda_graph_max_bs,
-                                   floor ? "，显存大于 60 GiB 时至少 10 GiB" : "")});
+  e.sglang_mem_fraction = SglangMemFraction{e.kv_memory_fraction, reserved, gpu_mib, tp, row.max_num_batched_tokens, row.cuda_graph_max_bs, floor};
 }
 
 // SGLang's max_running_requests: min(max_total_num_tokens // 2, the req_to_token pool of
@@ -103,10 +94,7 @@ void sglang_pool(const EngineProfile& p, const ModelSpec& m, const GpuSpec& g, c
   const int64_t pool_reqs = std::clamp<int64_t>(static_cast<int64_t>(per_context), static_cast<int64_t>(p.constant("pool_requests_min")),
                                                 static_cast<int64_t>(p.constant("pool_requests_max")));
   e.max_batch_size = std::max<int64_t>(1, std::min(static_cast<int64_t>(tokens) / 2, pool_reqs));
-  const std::string ctx = context_len > 0 ? fmt::format("{}", context_len) : std::string("unknown");
-  e.sources.push_back({fmt::format("max_running_requests {}: min(KV pool // 2, the request pool) with {:.0f} KV tokens and context_len {}", e.max_batch_size, tokens, ctx),
-                       fmt::format("最多 {} 条并发请求（max_running_requests）：min(KV 池 // 2, 请求池)，KV 池 {:.0f} 个 token，context_len {}", e.max_batch_size,
-                                   tokens, context_len > 0 ? ctx : std::string("未知"))});
+  e.sglang_running_requests = SglangRunningRequests{e.max_batch_size, tokens, context_len};
 }
 
 // vLLM V0 (vllm/engine/arg_utils.py create_engine_config @001999d2; vllm/config.py
@@ -138,8 +126,8 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
                             int64_t output_len) {
   EngineDefaults e;
   e.profile = p.label();
-  e.name = fmt::format("{} {}", p.name, p.version);
-  e.name_zh = e.name;
+  e.engine_name = p.name;
+  e.version = p.version;
   if (!p.note.empty()) e.notes.push_back({p.note, p.note_zh});
   e.kv_memory_fraction = p.kv_memory_fraction;
   e.kv_share_of = p.kv_share_of;
@@ -209,34 +197,30 @@ EngineDefaults from_profile(const EngineProfile& p, const ModelSpec& m, const Gp
 
 EngineDefaults engine_defaults(const std::string& framework, const ModelSpec& m, const GpuSpec& g, const InferenceOptions& o,
                                int64_t input_len, int64_t output_len) {
-  // Unnamed or without a profile: vLLM's defaults, saying so first (validate's cases
+  // Unnamed or without a profile: vLLM's defaults, with the reason (validate's cases
   // name engines gpuplan has no profile for; the CLI refuses an unknown --engine).
   const bool known = !framework.empty() && engine_has_profile(framework);
   EngineProfile p = find_engine(known ? framework : "vllm", "engine");
-  std::optional<Bilingual> fallback;
+  EngineFallbackReason fallback;
   if (framework.empty()) {
-    fallback = Bilingual{fmt::format("engine not named: {}'s defaults assumed", p.label()), fmt::format("未指定推理引擎：按 {} 的默认值计", p.label())};
+    fallback.reason = EngineFallback::kNotNamed;
   } else if (!known) {
-    fallback = Bilingual{fmt::format("engine '{}' has no profile: {}'s defaults assumed", framework, p.label()),
-                         fmt::format("推理引擎“{}”没有配置：按 {} 的默认值计", framework, p.label())};
+    fallback = EngineFallbackReason{EngineFallback::kNoProfile, framework, "", "", ""};
   } else if (!p.runs_on(g.vendor) && p.id != "vllm") {
     // TurboMind runs on CUDA only; elsewhere LMDeploy runs its PyTorch engine, which has no profile.
-    const std::string asked = p.label();
+    fallback = EngineFallbackReason{EngineFallback::kNotOnVendor, framework, p.label(), g.vendor, g.id};
     p = find_engine("vllm", "engine");
-    fallback = Bilingual{fmt::format("engine '{}': {} does not run on {} GPUs ({}) and the engine used there has no profile: {}'s defaults assumed",
-                                     framework, asked, g.vendor, g.id, p.label()),
-                         fmt::format("推理引擎“{}”：{} 不支持 {} GPU（{}），该平台所用引擎没有配置：按 {} 的默认值计", framework, asked, g.vendor, g.id, p.label())};
   }
   // A KV precision the engine does not offer is refused (TurboMind: "FP8 quantization is not supported").
   const std::string kv = precision_name(o.kv);
-  if (known && !fallback && std::find(p.kv_precisions.begin(), p.kv_precisions.end(), kv) == p.kv_precisions.end()) {
+  if (known && fallback.reason == EngineFallback::kNone && std::find(p.kv_precisions.begin(), p.kv_precisions.end(), kv) == p.kv_precisions.end()) {
     std::string offered;
     for (const auto& k : p.kv_precisions) offered += (offered.empty() ? "" : ", ") + k;
     throw InputError("--kv-precision", fmt::format("{} has no {} KV cache: use --kv-precision {} (data/engines/{}.json).", p.label(), kv, offered, p.id),
                      fmt::format("{} 不支持 {} KV 缓存：请用 --kv-precision {}（data/engines/{}.json）。", p.label(), kv, offered, p.id));
   }
   EngineDefaults e = from_profile(p, m, g, o, input_len, output_len);
-  if (fallback) e.notes.insert(e.notes.begin(), *fallback);
+  e.fallback = fallback;
   return e;
 }
 

@@ -21,7 +21,6 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/step_time.hpp"
-#include "gpuplan/units.hpp"
 #include "estimate/inference/inference_internal.hpp"
 
 namespace gpuplan {
@@ -59,10 +58,11 @@ std::vector<ReplicaLayout> layouts_to_try(const ModelSpec& m, const GpuSpec& g, 
   return out;
 }
 
-// A layout refused because a latency exceeds its target: "{what} 12.3 ms{unit}, above the 10.0 ms {target}".
-void refuse_over_target(ServingPlan& p, const Bilingual& what, double took_s, const char* unit_en, double target_s, const Bilingual& target) {
-  p.why_not = fmt::format("{} {:.1f} ms{}, above the {:.1f} ms {}", what.en, 1e3 * took_s, unit_en, 1e3 * target_s, target.en);
-  p.why_not_zh = fmt::format("{}{:.1f} 毫秒，超过{}{:.1f} 毫秒", what.zh, 1e3 * took_s, target.zh, 1e3 * target_s);
+// A layout refused because a latency (time per output token, or to the first token) exceeds its target.
+void refuse_over_target(ServingPlan& p, InferRefusal code, double took_s, double target_s) {
+  p.refusal.code = code;
+  p.refusal.took_s = took_s;
+  p.refusal.target_s = target_s;
 }
 
 ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptions o, const ServingTarget& t, const ReplicaLayout& l) {
@@ -86,28 +86,29 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
   try {
     validate_inference(m, g, o);
   } catch (const InputError& e) {
-    p.why_not = e.what();
-    p.why_not_zh = e.zh();
+    p.refusal.code = InferRefusal::kInvalidLayout;
+    p.refusal.error = Bilingual{e.what(), e.zh()};
     return p;
   }
   p.memory = inference_memory(m, g, o);
   const double ctx = static_cast<double>(t.input_len + t.output_len);
   if (!p.memory.weights_fit) {
-    p.why_not = fmt::format("weights and runtime ({:.1f} GiB per GPU) do not fit {}", p.memory.weights_bytes / kGiB, g.id);
-    p.why_not_zh = fmt::format("权重与运行时（每卡 {:.1f} GiB）放不进 {}", p.memory.weights_bytes / kGiB, g.id);
+    p.refusal.code = InferRefusal::kWeightsDoNotFit;
+    p.refusal.weights_bytes = p.memory.weights_bytes;
+    p.refusal.gpu_id = g.id;
     return p;
   }
   p.max_batch_memory = static_cast<int64_t>(std::floor(p.memory.max_cached_tokens / ctx));
   if (p.max_batch_memory < 1) {
-    p.why_not = fmt::format("the KV cache of one {}-token sequence does not fit next to the weights", static_cast<int64_t>(ctx));
-    p.why_not_zh = fmt::format("放下权重后，连一条 {} token 序列的 KV 缓存也放不下", static_cast<int64_t>(ctx));
+    p.refusal.code = InferRefusal::kSequenceKvDoesNotFit;
+    p.refusal.context_tokens = t.input_len + t.output_len;
     return p;
   }
   if (t.batch > p.max_batch_memory) {
-    p.why_not = fmt::format("--batch {} needs {} cached tokens; {} fit", t.batch,
-                            static_cast<int64_t>(static_cast<double>(t.batch) * ctx), static_cast<int64_t>(p.memory.max_cached_tokens));
-    p.why_not_zh = fmt::format("--batch {} 需要缓存 {} 个 token，只放得下 {} 个", t.batch,
-                               static_cast<int64_t>(static_cast<double>(t.batch) * ctx), static_cast<int64_t>(p.memory.max_cached_tokens));
+    p.refusal.code = InferRefusal::kBatchKvDoesNotFit;
+    p.refusal.batch = t.batch;
+    p.refusal.context_tokens = t.input_len + t.output_len;
+    p.refusal.cached_tokens = static_cast<int64_t>(p.memory.max_cached_tokens);
     return p;
   }
   // The engine runs at most max_num_seqs sequences per scheduler (per attention
@@ -162,8 +163,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
       else hi = mid_b - 1;
     }
     if (lo == 0) {
-      refuse_over_target(p, {"even one sequence takes", "即使只有一条序列，每输出 token 也要 "}, evaluate(1).tpot, " per output token", t.tpot_target_s,
-                         {"target", "目标 "});
+      refuse_over_target(p, InferRefusal::kTpotOverTarget, evaluate(1).tpot, t.tpot_target_s);
       return p;
     }
     B = lo;
@@ -203,7 +203,7 @@ ServingPlan plan_for_layout(const ModelSpec& m, const GpuSpec& g, InferenceOptio
     p.gpus += p.prefill_gpus;
   }
   if (t.ttft_target_s > 0 && p.ttft_s > t.ttft_target_s) {
-    refuse_over_target(p, {"one prompt's first token takes", "单个提示词的首 token 需要 "}, p.ttft_s, "", t.ttft_target_s, {"first-token target", "首 token 目标 "});
+    refuse_over_target(p, InferRefusal::kTtftOverTarget, p.ttft_s, t.ttft_target_s);
     return p;
   }
   p.output_tokens_per_s_per_gpu = p.replica_output_tokens_per_s * static_cast<double>(p.replicas) / static_cast<double>(p.gpus);
@@ -226,8 +226,7 @@ ServingLayoutTried tried_row(const ServingPlan& p) {
   r.dp_attention = p.dp_attention;
   r.gpus_per_replica = p.gpus_per_replica;
   r.feasible = p.feasible;
-  r.why_not = p.why_not;
-  r.why_not_zh = p.why_not_zh;
+  r.refusal = p.refusal;
   if (p.feasible) {
     r.batch = p.batch;
     r.tpot_s = p.tpot_s;
@@ -278,7 +277,7 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
     ServingPlan p = plan_for_layout(m, g, o, t, l);
     tried.push_back(tried_row(p));
     if (!p.feasible) {
-      if (!best.feasible && best.why_not.empty()) best = p;
+      if (!best.feasible && best.refusal.code == InferRefusal::kNone) best = p;
       continue;
     }
     // Fewest GPUs; among equals, the lower time per output token.
@@ -286,50 +285,22 @@ ServingPlan plan_serving(const ModelSpec& m, const GpuSpec& g, InferenceOptions 
   }
   best.layouts = std::move(tried);
   if (!best.feasible) {
-    // The reason of the last (largest) layout tried.
-    std::string why, why_zh;
-    for (const ServingLayoutTried& r : best.layouts) {
-      if (!r.why_not.empty()) {
-        why = r.why_not;
-        why_zh = r.why_not_zh.empty() ? r.why_not : r.why_not_zh;
-      }
+    // The search's bounds and the last (largest) layout tried, with its reason.
+    NoServingLayout n;
+    n.model = m.name;
+    n.gpu = g.name;
+    n.max_gpus_per_replica = kMaxReplicaGpus;
+    n.tpot_target_s = t.tpot_target_s;
+    n.tried_any = !best.layouts.empty();
+    if (n.tried_any) {
+      n.tp = best.layouts.back().tp;
+      n.pp = best.layouts.back().pp;
+      n.ep = best.layouts.back().ep;
     }
-    best.why_not = fmt::format("no layout of up to {} GPUs per replica serves {} on {}{}: the last layout tried ({}) fails because {}",
-                               kMaxReplicaGpus, m.name, g.name,
-                               t.tpot_target_s > 0 ? fmt::format(" within {:.0f} ms per output token", 1e3 * t.tpot_target_s) : "",
-                               best.layouts.empty() ? "none" : fmt::format("TP {} × PP {} × EP {}", best.layouts.back().tp, best.layouts.back().pp, best.layouts.back().ep),
-                               why);
-    best.why_not_zh = fmt::format("每副本最多 {} 张卡的布局都无法{}在 {} 上服务 {}：最后尝试的布局（{}）不可行，原因是{}",
-                                  kMaxReplicaGpus, t.tpot_target_s > 0 ? fmt::format("在每输出 token {:.0f} 毫秒内", 1e3 * t.tpot_target_s) : "",
-                                  g.name, m.name,
-                                  best.layouts.empty() ? "无" : fmt::format("TP {} × PP {} × EP {}", best.layouts.back().tp, best.layouts.back().pp, best.layouts.back().ep),
-                                  why_zh);
-  }
-  auto note = [&](const char* en, const char* zh) { best.assumptions.push_back(ServingPlan::Note{en, zh}); };
-  if (best.engine.static_batching) {
-    note("Static batching: a replica prefills one batch, then decodes it to the end before the next batch starts; no prefill runs between its decode steps.",
-         "静态批处理：每个副本先为一批请求预填充，再把这批解码到底，下一批才开始；解码步之间不插入预填充。");
-  } else {
-    note("Continuous batching: requests join and leave the running batch each step; each step prefills the new requests in the same forward pass as the decoding ones.",
-         "连续批处理：请求每步加入或离开运行中的批；每步在同一次前向中为新请求做预填充、为其余请求解码。");
-  }
-  note("Decode step at the mean context (input + output/2); TTFT excludes queueing.",
-       "解码步按平均上下文（输入 + 输出/2）计算；首 token 延迟不含排队。");
-  if (best.pp > 1) {
-    note("Pipeline parallelism: pp micro-batches in flight; a round gives every sequence one token and lasts one micro-batch's pass through all stages plus pp hops.",
-         "流水线并行：同时有 PP 个微批在途；每轮每条序列得到一个 token，用时为一个微批穿过所有级的时间加 PP 次级间传输。");
-  }
-  if (best.ep > 1) {
-    note("Expert parallelism: each GPU of a stage holds routed_experts/EP whole experts; per MoE layer an FP8 dispatch and a BF16 combine all-to-all at DeepEP's measured rates, not overlapped with compute.",
-         "专家并行：每级每张卡持有 routed_experts/EP 个完整专家；每个 MoE 层一次 FP8 分发和一次 BF16 合并 all-to-all，按 DeepEP 实测速率计算，不与计算重叠。");
-  }
-  if (best.dp_attention > 1) {
-    note("DP attention: each attention rank holds whole attention weights (at its TP) and the KV cache of its own share of the sequences.",
-         "注意力数据并行：每个注意力组持有完整的注意力权重（按其 TP 切分）以及自己那部分序列的 KV 缓存。");
-  }
-  if (best.disaggregated) {
-    note("Prefill/decode disaggregation: separate prefill and decode pools of the same layout; decode steps carry no prefills; each prompt's KV cache crosses the NICs once.",
-         "预填充/解码分离：预填充池与解码池分开部署、布局相同；解码步不含预填充；每个请求的 KV 缓存经网卡传输一次。");
+    for (const ServingLayoutTried& r : best.layouts) {
+      if (r.refusal.code != InferRefusal::kNone) n.why = r.refusal;
+    }
+    best.no_layout = std::move(n);
   }
   return best;
 }
