@@ -1,8 +1,10 @@
-// A sentence a result carries for people, in both interface languages.
+// A sentence in both interface languages: the one type for every such pair
+// (a report's notes, a refusal's reason, a default a validation case took).
 //
-// Estimators never see --lang: where a result explains itself in words (a
-// default a validation case took, a framework default applied), it carries
-// both, and the front end shows the one the user chose. JSON keeps `en`.
+// Estimators never see --lang: the front end shows the language the user
+// chose, and JSON keeps `en`. Results carry values and reason codes; the
+// sentences are made in src/report/ (issue 31), except an InputError's,
+// made where it is thrown (gpuplan/error.hpp).
 #pragma once
 #include <string>
 
@@ -11,6 +13,7 @@ namespace gpuplan {
 struct Bilingual {
   std::string en;
   std::string zh;
+  bool empty() const { return en.empty(); }
   bool operator==(const Bilingual&) const = default;
 };
 

@@ -18,15 +18,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpuplan/bilingual.hpp"
+
 namespace gpuplan {
 
 // Why something is refused, in both languages: what a helper returns for its
-// caller to put into an InputError's sentence ("{flag}: {why}.").
-struct Reason {
-  std::string en;
-  std::string zh;
-  bool empty() const { return en.empty(); }
-};
+// caller to put into an InputError's sentence ("{flag}: {why}."); empty: not refused.
+using Reason = Bilingual;
 
 class InputError : public std::runtime_error {
  public:

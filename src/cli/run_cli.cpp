@@ -93,9 +93,7 @@ std::string option_named_in(const std::string& message) {
 // A flag the command does not have ("--mfuu", "--seqlen=4096"): the nearest of
 // its own, as a mistyped command gets the nearest commands. Empty unless the
 // parse error is about arguments not expected.
-struct FlagHint {
-  std::string en, zh;
-};
+using FlagHint = Bilingual;
 FlagHint unknown_flag_hint(const CLI::App& app, const CLI::ParseError& e) {
   if (!dynamic_cast<const CLI::ExtrasError*>(&e)) return {};
   const auto parsed = app.get_subcommands();

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/bilingual.hpp"  // Note
 #include "gpuplan/units.hpp"  // Unit
 
 namespace gpuplan {
@@ -49,10 +50,8 @@ struct Section {
   nlohmann::json group = nullptr;
 };
 
-struct Note {
-  std::string en;
-  std::string zh;
-};
+// A report's assumption or warning, in both languages.
+using Note = Bilingual;
 
 // A prediction interval on one row (issue 15): the quantity lies in
 // [low, high], in the row's unit, with probability `level`.
