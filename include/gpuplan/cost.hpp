@@ -78,16 +78,15 @@ Currency result_currency(const PriceInput& in, Currency price_currency);
 
 double convert(double amount, Currency from, Currency to);  // via data/prices.json's rate
 
-// A phase of a run that is not solved, only priced (e.g. a debugging phase on 10 A100s for 72 h).
+// A phase of a run that is not solved, only priced (e.g. a debugging phase on
+// 10 A100s for 72 h), at its own price (no text: the GPU's catalog default).
 struct Phase {
   std::string name;
   std::string gpu_id;
   double gpus = 0;
   double hours = 0;
-  Price price;
+  PriceInput price;
   double gpu_hours() const { return gpus * hours; }
 };
-// Parses "NAME:GPU:COUNT:DURATION[:PRICE]", e.g. "debug:a100-80g:10:72h:12cny".
-Phase parse_phase(const std::string& text);
 
 }  // namespace gpuplan

@@ -22,10 +22,6 @@
 
 namespace gpuplan {
 
-// "q,k,v,o", "all" / "all-linear", or PEFT names ("q_proj,v_proj"); throws
-// InputError naming `field` for an unknown module.
-std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field);
-
 struct FinetuneJob {
   FineTune method = FineTune::kLora;
   int64_t lora_rank = 0;                 // 0: 8 for LoRA (Hu et al. 2021), 64 for QLoRA (Dettmers et al. 2023)

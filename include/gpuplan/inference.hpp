@@ -25,7 +25,6 @@ namespace gpuplan {
 //              group of `group_size` weights (+32/group bits: 0.25 bits/weight at 128).
 enum class WeightFormat { kFp16, kBf16, kFp8, kInt8, kInt4 };
 const char* weight_format_name(WeightFormat f);
-WeightFormat parse_weight_format(const std::string& text, const std::string& field);
 
 // A named weight-quantisation method (data/weight_quant.json, the
 // validation format's infer.weight_quant): its compute class and what a weight

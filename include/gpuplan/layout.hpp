@@ -114,7 +114,6 @@ const char* optimizer_name(Optimizer o);
 const char* lora_module_name(LoraModule m);
 // "q, k, v, o" (or "q、k、v、o"): the modules by their short names.
 std::string lora_modules_text(const std::vector<LoraModule>& modules, const char* separator = ", ");
-Optimizer parse_optimizer(const std::string& text, const std::string& field);
 // QLoRA's frozen weights for a model when nobody names them: AutoGPTQ's path
 // for a published GPTQ Int4 checkpoint (ModelSpec::checkpoint_quant), else
 // bitsandbytes NF4, QLoRA's own (Dettmers et al. 2023).

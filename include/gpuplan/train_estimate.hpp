@@ -49,7 +49,7 @@ struct TrainRequest {
   PriceInput price;
   // Set: add the rent-or-own comparison (--compare-own) with these overrides of the market's defaults.
   std::optional<OwnershipOverrides> own;
-  std::vector<std::string> phases;        // "NAME:GPU:COUNT:DURATION[:PRICE]"
+  std::vector<Phase> phases;              // extra priced phases (the CLI's --phase NAME:GPU:COUNT:DURATION[:PRICE])
   // Layout used for the memory verdict, the predicted MFU (when --mfu is not
   // given) and launch configs: the planner's fastest layout that fits, unless
   // `layout_search` is false (then only --mfu-based timing, no memory verdict).

@@ -382,10 +382,12 @@ TrainCost train_cost(const TrainRequest& r, const Price& price, const RunEstimat
   if (price.spot) c.spot_overhead = spot_overhead_gpu_hours * price.low_per_gpu_hour;
   c.run = run_gpu_hours * price.low_per_gpu_hour;
   double phases_low = 0, phases_high = 0;
-  for (const auto& text : r.phases) {
-    const Phase ph = parse_phase(text);
-    PhaseCost pc{ph.name, ph.gpu_id, ph.gpus, ph.hours, ph.gpu_hours(), convert(ph.gpu_hours() * ph.price.low_per_gpu_hour, ph.price.currency, c.currency),
-                 convert(ph.gpu_hours() * ph.price.high_per_gpu_hour, ph.price.currency, c.currency)};
+  for (const Phase& ph : r.phases) {
+    require_range(ph.gpus, 1, 1e7, "--phase GPU count", "a whole number of GPUs from 1 to 10,000,000", "1 到 10,000,000 之间的整数卡数");
+    require_range(ph.hours, 1e-6, 1e9, "--phase duration", "a positive duration", "正的时长");
+    const Price phase_price = resolve_price(ph.gpu_id, ph.price);
+    PhaseCost pc{ph.name, ph.gpu_id, ph.gpus, ph.hours, ph.gpu_hours(), convert(ph.gpu_hours() * phase_price.low_per_gpu_hour, phase_price.currency, c.currency),
+                 convert(ph.gpu_hours() * phase_price.high_per_gpu_hour, phase_price.currency, c.currency)};
     phases_low += pc.total;
     phases_high += pc.total_high;
     c.phases.push_back(std::move(pc));

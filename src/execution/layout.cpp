@@ -45,15 +45,6 @@ const char* optimizer_name(Optimizer o) {
   return "?";
 }
 
-Optimizer parse_optimizer(const std::string& text, const std::string& field) {
-  const std::string t = normalize_name(text);
-  if (t == "adamw" || t == "adam") return Optimizer::kAdamW;
-  if (t == "adamw8bit" || t == "adamw-8bit" || t == "adam8bit") return Optimizer::kAdamW8bit;
-  if (t == "paged-adamw8bit" || t == "paged-adamw-8bit") return Optimizer::kPagedAdamW8bit;
-  if (t == "sgd" || t == "sgd-momentum") return Optimizer::kSgdMomentum;
-  throw InputError(field, fmt::format("{} must be adamw, adamw8bit, paged_adamw8bit or sgd (got '{}').", field, text),
-                   fmt::format("{} 须为 adamw、adamw8bit、paged_adamw8bit 或 sgd（输入为 '{}'）。", field, text));
-}
 
 QloraBase default_qlora_base(const ModelSpec& m) { return m.checkpoint_quant == "gptq-int4" ? QloraBase::kGptqInt4 : QloraBase::kNf4; }
 

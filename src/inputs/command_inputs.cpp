@@ -1,5 +1,6 @@
 // The checks of train, memory and plan inputs and the building of their
 // requests, shared by the CLI and the web API (command_inputs.hpp).
+#include "inputs/choice_words.hpp"
 #include "inputs/command_inputs.hpp"
 
 #include <fmt/format.h>
@@ -218,7 +219,7 @@ TrainRequest make_train_request(const TrainInputs& in) {
   r.price.spot = in.spot;
   r.price.spot_discount = in.spot_discount;
   r.price.spot_overhead = in.spot_overhead;
-  r.phases = in.phase;
+  for (const std::string& text : in.phase) r.phases.push_back(parse_phase(text));
   if (in.gpu_mtbf_hours) r.ops.gpu_mtbf_hours = *in.gpu_mtbf_hours;
   if (in.restart_minutes) r.ops.restart_s = *in.restart_minutes * 60;
   if (in.storage_gbytes_per_s) {

@@ -1,6 +1,7 @@
 // `gpuplan finetune`'s inputs as the front ends collect them (finetune_inputs.hpp)
 // turned into a FinetuneRequest: each value parsed and checked, the InputError
 // naming its flag.
+#include "inputs/choice_words.hpp"
 #include "inputs/finetune_inputs.hpp"
 
 #include <fmt/format.h>

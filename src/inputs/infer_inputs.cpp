@@ -1,6 +1,7 @@
 // `gpuplan infer`'s inputs as the front ends collect them (infer_inputs.hpp)
 // turned into an InferRequest: each value parsed and checked, the InputError
 // naming its flag.
+#include "inputs/choice_words.hpp"
 #include "gpuplan/engine.hpp"
 #include "inputs/infer_inputs.hpp"
 

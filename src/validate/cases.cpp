@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "inputs/choice_words.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/framework.hpp"
 #include "gpuplan/plan.hpp"

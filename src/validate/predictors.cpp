@@ -3,6 +3,7 @@
 // estimators only; it holds no physics of its own.
 #include <fmt/format.h>
 
+#include "inputs/choice_words.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/inference.hpp"
 #include "gpuplan/memory.hpp"

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inputs/choice_words.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/finetune.hpp"
 #include "inputs/finetune_inputs.hpp"

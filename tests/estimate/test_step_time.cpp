@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "inputs/choice_words.hpp"
 #include "estimate/kernels/attention_kernels.hpp"
 #include "gpuplan/finetune.hpp"
 #include "gpuplan/framework.hpp"

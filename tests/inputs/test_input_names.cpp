@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "inputs/choice_words.hpp"
 #include "cli/run_cli.hpp"
 #include "gpuplan/error.hpp"
 #include "inputs/input_info.hpp"

@@ -148,7 +148,7 @@ TEST(SeedExamples, PhasesAreSummed) {
   r.mfu = 0.5;
   r.fault_budget = 0;
   r.price.text = "2usd";
-  r.phases = {"debug:a100-80g:10:72h:1usd"};
+  r.phases = {Phase{"debug", "a100-sxm4-80gb", 10, 72, PriceInput{.text = "1usd"}}};  // --phase debug:a100-80g:10:72h:1usd
   const auto j = run(r);
   // main 1,000 × $2 + debug 10 × 72 × $1 = $2,720
   EXPECT_NEAR(j["cost"]["total"].get<double>(), 2720, 1e-6);
@@ -161,6 +161,16 @@ TEST(SeedExamples, PhasesAreSummed) {
   EXPECT_EQ(j["cost"]["converted"]["currency"], "CNY");
   EXPECT_NEAR(j["cost"]["converted"]["total"].get<double>(), 2720 * j["cost"]["cny_per_usd"].get<double>(), 1e-6);
   EXPECT_TRUE(j["cost"]["total_at_price_high"].is_null());  // one price, no range
+  // A request built in C++ states its phases as values; none on no GPUs or for no time.
+  for (const Phase& bad : {Phase{"debug", "a100-sxm4-80gb", 0, 72, {}}, Phase{"debug", "a100-sxm4-80gb", 10, 0, {}}}) {
+    r.phases = {bad};
+    try {
+      run(r);
+      ADD_FAILURE() << "a phase of " << bad.gpus << " GPUs for " << bad.hours << " h was priced";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field().rfind("phase", 0), 0u) << e.field();
+    }
+  }
 }
 
 TEST(SeedExamples, DeadlineVerdictWithAllThree) {

@@ -39,14 +39,6 @@ const char* recompute_name_zh(Recompute r) {
   return "?";
 }
 
-Recompute parse_recompute(const std::string& text, const std::string& field) {
-  const std::string t = normalize_name(text);
-  if (t == "none" || t == "off" || t == "no") return Recompute::kNone;
-  if (t == "selective") return Recompute::kSelective;
-  if (t == "full" || t == "on" || t == "yes") return Recompute::kFull;
-  throw InputError(field, fmt::format("{} must be none, selective or full (got '{}').", field, text),
-                   fmt::format("{} 须为 none（不重计算）、selective（选择性）或 full（全量）（输入为 '{}'）。", field, text));
-}
 
 namespace {
 

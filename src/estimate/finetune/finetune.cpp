@@ -17,53 +17,6 @@
 
 namespace gpuplan {
 
-std::vector<LoraModule> parse_lora_modules(const std::string& text, const std::string& field) {
-  std::vector<LoraModule> out;
-  auto add = [&](LoraModule m) {
-    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
-  };
-  std::string item;
-  auto flush = [&] {
-    std::string s;
-    for (char ch : item) {
-      if (ch != ' ') s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
-    item.clear();
-    if (s.empty()) return;
-    if (s == "all" || s == "all-linear" || s == "all_linear") {
-      for (LoraModule m : {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO, LoraModule::kGate,
-                           LoraModule::kUp, LoraModule::kDown}) add(m);
-      return;
-    }
-    if (s == "attn" || s == "attention") {
-      for (LoraModule m : {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO}) add(m);
-      return;
-    }
-    if (s == "mlp") {
-      for (LoraModule m : {LoraModule::kGate, LoraModule::kUp, LoraModule::kDown}) add(m);
-      return;
-    }
-    if (s == "q" || s == "q_proj" || s == "wq") return add(LoraModule::kQ);
-    if (s == "k" || s == "k_proj" || s == "wk") return add(LoraModule::kK);
-    if (s == "v" || s == "v_proj" || s == "wv") return add(LoraModule::kV);
-    if (s == "o" || s == "o_proj" || s == "out_proj" || s == "wo") return add(LoraModule::kO);
-    if (s == "gate" || s == "gate_proj" || s == "w1") return add(LoraModule::kGate);
-    if (s == "up" || s == "up_proj" || s == "w3" || s == "fc1") return add(LoraModule::kUp);
-    if (s == "down" || s == "down_proj" || s == "w2" || s == "fc2") return add(LoraModule::kDown);
-    throw InputError(field, fmt::format("{} has an unknown module '{}'; use q, k, v, o, gate, up, down, attn, mlp or all.", field, s),
-                     fmt::format("{} 中有未知模块 '{}'；可用 q、k、v、o、gate、up、down、attn、mlp 或 all。", field, s));
-  };
-  for (char ch : text) {
-    if (ch == ',') flush();
-    else item += ch;
-  }
-  flush();
-  if (out.empty()) {
-    throw InputError(field, fmt::format("{} names no module; use q, k, v, o, gate, up, down or all.", field),
-                     fmt::format("{} 没有给出任何模块；可用 q、k、v、o、gate、up、down 或 all。", field));
-  }
-  return out;
-}
 
 namespace {
 
@@ -81,7 +34,10 @@ FinetuneJob with_defaults(const ModelSpec& m, FinetuneJob j) {
   }
   if (lora && j.modules.empty()) {
     if (fw && !fw->lora_targets_default.empty()) j.modules = fw->lora_targets_default;
-    else j.modules = j.method == FineTune::kQlora ? parse_lora_modules("all", "--modules") : parse_lora_modules("q,k,v,o", "--modules");
+    // QLoRA's recipe adapts every linear layer (Dettmers et al. 2023, qlora.py);
+    // PEFT's LoRA examples the attention's four.
+    else if (j.method == FineTune::kQlora) j.modules = {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO, LoraModule::kGate, LoraModule::kUp, LoraModule::kDown};
+    else j.modules = {LoraModule::kQ, LoraModule::kK, LoraModule::kV, LoraModule::kO};
   }
   if (!j.optimizer) {
     if (fw && fw->optimizer_default) j.optimizer = *fw->optimizer_default;

@@ -45,15 +45,6 @@ const char* weight_format_name(WeightFormat f) {
   return "?";
 }
 
-WeightFormat parse_weight_format(const std::string& text, const std::string& field) {
-  if (text == "fp16" || text == "float16" || text == "half") return WeightFormat::kFp16;
-  if (text == "bf16" || text == "bfloat16") return WeightFormat::kBf16;
-  if (text == "fp8" || text == "float8" || text == "e4m3") return WeightFormat::kFp8;
-  if (text == "int8" || text == "w8a16" || text == "w8") return WeightFormat::kInt8;
-  if (text == "int4" || text == "w4a16" || text == "w4" || text == "awq" || text == "gptq") return WeightFormat::kInt4;
-  throw InputError(field, fmt::format("{} must be one of fp16, bf16, fp8, int8, int4 (got '{}').", field, text),
-                   fmt::format("{} 须为 fp16、bf16、fp8、int8、int4 之一（输入为 '{}'）。", field, text));
-}
 
 double bytes_per_weight(WeightFormat f, int64_t group_size) {
   switch (f) {

@@ -167,33 +167,5 @@ Currency result_currency(const PriceInput& in, Currency price_currency) {
   return price_currency;
 }
 
-Phase parse_phase(const std::string& text) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : text) {
-    if (c == ':') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  parts.push_back(cur);
-  if (parts.size() < 4 || parts.size() > 5 || parts[0].empty()) {
-    throw InputError("--phase", fmt::format("--phase must look like NAME:GPU:COUNT:DURATION[:PRICE], e.g. "
-                                            "debug:a100-80g:10:72h:12cny (got '{}').", text),
-                     fmt::format("--phase 的格式应为 名称:GPU:卡数:时长[:价格]，如 debug:a100-80g:10:72h:12cny（输入为 '{}'）。", text));
-  }
-  Phase ph;
-  ph.name = parts[0];
-  ph.gpu_id = find_gpu(parts[1]).id;
-  ph.gpus = parse_count(parts[2], "--phase GPU count");
-  require_range(ph.gpus, 1, 1e7, "--phase GPU count", "a whole number of GPUs from 1 to 10,000,000", "1 到 10,000,000 之间的整数卡数");
-  ph.hours = parse_duration_s(parts[3], "--phase duration") / kSecondsPerHour;
-  PriceInput pi;
-  if (parts.size() == 5) pi.text = parts[4];
-  ph.price = resolve_price(ph.gpu_id, pi);
-  return ph;
-}
 
 }  // namespace gpuplan
