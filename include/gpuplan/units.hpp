@@ -1,4 +1,4 @@
-// Units and the parsing and formatting of quantities.
+// Units of quantities, and the range check every input passes.
 //
 // Quantities crossing module boundaries are doubles whose names end in their
 // unit (_flop, _s, _bytes, _flop_per_s, _gib); the constants here convert.
@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 
 namespace gpuplan {
+
+// Reading quantities from text and writing them for people (parse_count,
+// format_si, ...) is the front ends' business: src/units/quantity_text.hpp.
 
 // The unit of a reported quantity: how a report row (report.hpp) and an input
 // echo (typed_inputs.hpp) show and key a number.
@@ -39,29 +41,6 @@ inline constexpr double kSecondsPerDay = 86400.0;
 // rentals (包月) run for, and what "30天" and "1个月" should agree on.
 inline constexpr double kSecondsPerMonth = 30 * kSecondsPerDay;
 
-// Parses a positive count with an optional SI suffix: "7e9", "70B", "15T",
-// "1.5M", "300k", "2,048". B means billion (1e9), as parameter counts use it.
-// Chinese multipliers work too and stack: "1万亿" = 1e12, "2000亿" = 2e11.
-// Throws InputError naming `field` on anything else, NaN, inf or <= 0.
-double parse_count(std::string_view text, const std::string& field);
-// The same for an optional input: nothing when it was not given.
-std::optional<double> parse_optional_count(const std::optional<std::string>& text, const std::string& field);
-// A size in bytes as people write it: a count as parse_count reads it ("1T",
-// "5e11"), or with a byte unit, decimal "500GB", "1TB", "2PB" (1e9, 1e12,
-// 1e15 bytes) or binary "1TiB", "64GiB" (2^40, 2^30). Throws InputError naming `field`.
-double parse_bytes(std::string_view text, const std::string& field);
-
-// Parses a duration: "90d", "12h", "30min", "2w", "1month", "3600s", and in
-// Chinese "30天", "2周", "1个月", "36小时", "90分钟"; a plain number = days.
-double parse_duration_s(std::string_view text, const std::string& field);
-
-// True for digits with at most dots, commas and spaces ("2048", "0.4"): text
-// that reads the same to everyone, so a report need not echo how it was read.
-bool is_plain_number(std::string_view text);
-
-// Parses a fraction in (0, 1]; accepts "0.4" or "40%".
-double parse_fraction(std::string_view text, const std::string& field);
-
 // Checks that a number is finite and inside [lo, hi]; throws InputError otherwise,
 // saying what is allowed in English (`allowed_en`, "a fraction from 0 to 1") and
 // in Chinese (`allowed_zh`, "0 到 1 之间的比例"): "--x must be <allowed> (got 7)."
@@ -70,13 +49,5 @@ void require_range(double value, double lo, double hi, const std::string& field,
 // English only (the Chinese sentence repeats it): for sites not yet translated.
 void require_range(double value, double lo, double hi, const std::string& field,
                    const std::string& allowed);
-
-// Formatting for people: "315 ZFLOP", "93,483", "12.3 days", "1.40 M".
-std::string format_si(double value, const std::string& unit, int significant = 3);
-std::string format_thousands(double value, int decimals = 0);
-std::string format_duration(double seconds);
-// The same as a Chinese engineer writes it: "0 秒", "84.6 分钟", "4.75 小时", "61.1 天".
-std::string format_duration_zh(double seconds);
-std::string format_sig(double value, int significant = 3);
 
 }  // namespace gpuplan

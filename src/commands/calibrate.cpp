@@ -2,6 +2,7 @@
 // the memory command resolves it, the factors fitted to its measurement, and
 // the full run's request with them.
 #include "commands/calibrate.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -14,6 +14,7 @@
 #include "report/report.hpp"  // format_value: a duration in the sentences, as the report shows it
 #include "gpuplan/units.hpp"
 #include "commands/market_terms.hpp"
+#include "units/quantity_text.hpp"
 
 namespace gpuplan {
 namespace {

@@ -1,6 +1,7 @@
 // estimate_train (train_estimate.hpp): validates a training request and runs the
 // estimators on it; train_report renders the result.
 #include "gpuplan/train_estimate.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

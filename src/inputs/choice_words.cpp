@@ -1,4 +1,5 @@
 #include "inputs/choice_words.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

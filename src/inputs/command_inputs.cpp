@@ -2,6 +2,7 @@
 // requests, shared by the CLI and the web API (command_inputs.hpp).
 #include "inputs/choice_words.hpp"
 #include "inputs/command_inputs.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

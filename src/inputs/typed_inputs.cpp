@@ -1,5 +1,6 @@
 // Parsers that record how a typed input was read (gpuplan/typed_inputs.hpp).
 #include "gpuplan/typed_inputs.hpp"
+#include "units/quantity_text.hpp"
 
 #include "gpuplan/units.hpp"
 #include "inputs/echoed_parse.hpp"

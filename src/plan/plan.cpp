@@ -1,6 +1,7 @@
 // The planner: enumerate every valid layout, keep those the memory model
 // accepts, rank them by the step-time model. No physics here.
 #include "gpuplan/plan.hpp"
+#include "units/quantity_text.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,7 @@
 // gpuplan models / gpus as rows: what the built-in catalogs hold (the CLI,
 // the Python module and the web API print these reports).
 #include "report/catalog_report.hpp"
+#include "units/quantity_text.hpp"
 
 #include <map>
 #include <fmt/format.h>

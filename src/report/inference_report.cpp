@@ -4,6 +4,7 @@
 #include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "report/engines_report.hpp"
+#include "units/quantity_text.hpp"
 
 #include "gpuplan/intervals.hpp"
 #include "gpuplan/published_mfu.hpp"

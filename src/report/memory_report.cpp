@@ -1,6 +1,7 @@
 #include "report/memory_report.hpp"
 #include "report/model_notes.hpp"
 #include "layout_rows.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

@@ -8,6 +8,7 @@
 #include "report/report.hpp"
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
+#include "units/quantity_text.hpp"
 
 namespace gpuplan {
 

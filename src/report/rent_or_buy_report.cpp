@@ -1,4 +1,5 @@
 #include "report/rent_or_buy_report.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,5 @@
 #include "report/train_report.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,6 @@
 // The section echoing typed inputs as they were read (report/typed_inputs_section.hpp).
 #include "report/typed_inputs_section.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,5 @@
 #include "gpuplan/units.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

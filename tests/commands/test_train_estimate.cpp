@@ -18,6 +18,7 @@
 #include "report/memory_report.hpp"
 #include "report/train_report.hpp"
 #include "inputs/report_chains.hpp"
+#include "units/quantity_text.hpp"
 
 using namespace gpuplan;
 

@@ -12,6 +12,7 @@
 #include "report/report.hpp"
 #include "gpuplan/units.hpp"
 #include "model/hf_config.hpp"
+#include "units/quantity_text.hpp"
 
 namespace gpuplan {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "chinese_words.hpp"
+#include "units/quantity_text.hpp"
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/error.hpp"

@@ -2,6 +2,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/units.hpp"
+#include "units/quantity_text.hpp"
 
 using namespace gpuplan;
 

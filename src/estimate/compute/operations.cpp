@@ -1,4 +1,5 @@
 #include "gpuplan/operations.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

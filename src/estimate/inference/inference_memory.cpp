@@ -26,6 +26,7 @@
 #include "gpuplan/units.hpp"
 #include "estimate/inference/inference_internal.hpp"
 #include "estimate/memory/runtime_reserve.hpp"
+#include "units/quantity_text.hpp"
 
 namespace gpuplan {
 

@@ -1,4 +1,5 @@
 #include "gpuplan/reliability.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 

@@ -2,6 +2,7 @@
 // (Chowdhery et al. 2022, PaLM, appendix B), solved for whichever of the three
 // unknowns the user left out.
 #include "gpuplan/training_run.hpp"
+#include "units/quantity_text.hpp"
 
 #include <fmt/format.h>
 
