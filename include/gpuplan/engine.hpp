@@ -158,8 +158,5 @@ EngineProfile find_engine(const std::string& spec, const std::string& field);
 // Whether `spec` names an engine that has a profile (any version).
 bool engine_has_profile(const std::string& spec);
 
-// Parses one engine file (the format in data/engines/README.md); `origin`
-// names it in errors. Exposed for tests of the format.
-EngineFamily parse_engine_family(const std::string& text, const std::string& origin);
 
 }  // namespace gpuplan

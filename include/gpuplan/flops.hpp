@@ -9,8 +9,6 @@ namespace gpuplan {
 
 enum class Recompute { kNone, kSelective, kFull };
 const char* recompute_name(Recompute r);
-// The same as a Chinese engineer says it: 不重计算, 选择性重计算, 完全重计算.
-const char* recompute_name_zh(Recompute r);
 
 struct FlopOptions {
   int64_t seq_len = 2048;

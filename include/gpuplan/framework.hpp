@@ -219,8 +219,6 @@ const FrameworkProfile& find_framework(const std::string& name_at_version, const
 // as is, NeMo's "24.07" → "2024-07"; "" for anything else (a release number).
 std::string framework_version_date(const std::string& version);
 
-// Loads one profile file's text (for tests and --framework-file); throws InputError naming `origin`.
-FrameworkFamily parse_framework_family(const std::string& json_text, const std::string& origin);
 
 // What a run states about its software; unset fields take the profile's default.
 // (CLI flags, API keys and validation cases' train.* fields of the same names.)
@@ -294,10 +292,7 @@ bool dualpipe_can_run(const Layout& l);
 bool moe_a2a_overlap_can_run(const Layout& l);
 
 const char* attention_kernel_name(AttentionKernel k);
-AttentionKernel parse_attention_kernel(const std::string& text, const std::string& field);
 const char* loss_kernel_name(LossKernel k);
-LossKernel parse_loss_kernel(const std::string& text, const std::string& field);
-SelectiveRecompute parse_selective_recompute(const std::string& text, const std::string& field);
 const char* selective_recompute_name(SelectiveRecompute k);  // the profile's / cases' word for it
 
 }  // namespace gpuplan

@@ -12,7 +12,6 @@ namespace gpuplan {
 
 enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8, kInt8 };
 const char* precision_name(Precision p);
-Precision parse_precision(const std::string& text, const std::string& field);
 
 struct GpuSpec {
   std::string id;

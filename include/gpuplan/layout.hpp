@@ -112,8 +112,6 @@ enum class SelectiveRecompute { kAttentionCore, kOp, kLayer, kSaveDots, kSaveDot
 const char* optimizer_name(Optimizer o);
 // PEFT's short name of an adapted matrix: q, k, v, o, gate, up, down.
 const char* lora_module_name(LoraModule m);
-// "q, k, v, o" (or "q、k、v、o"): the modules by their short names.
-std::string lora_modules_text(const std::vector<LoraModule>& modules, const char* separator = ", ");
 // QLoRA's frozen weights for a model when nobody names them: AutoGPTQ's path
 // for a published GPTQ Int4 checkpoint (ModelSpec::checkpoint_quant), else
 // bitsandbytes NF4, QLoRA's own (Dettmers et al. 2023).
@@ -327,8 +325,6 @@ enum class StageSplitRule {
   kLoss,          // --account-for-loss-in-pipeline-split alone: (L + 1) / (pp·vp) per chunk
   kCustom,        // --pipeline-model-parallel-layout (Layout::pipeline_layout)
 };
-const char* stage_split_rule_name(StageSplitRule r);
-const char* stage_split_rule_name_zh(StageSplitRule r);
 
 struct LayerRange {
   int64_t first = 0;  // index of the chunk's first transformer layer in the model

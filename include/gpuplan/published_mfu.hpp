@@ -20,8 +20,6 @@ struct PublishedMfu {
 
 // The class of a catalog GPU id ("other" when the table does not list it).
 std::string gpu_class(const std::string& gpu_id);
-// A class as a Chinese engineer names it: "Hopper 架构", "昇腾", "TPU".
-std::string gpu_class_zh(const std::string& gpu_class);
 // The best published MFU for a GPU and precision (fp16 reads bf16); the
 // table's "any" row where the class has none.
 PublishedMfu published_mfu(const std::string& gpu_id, Precision precision);

@@ -12,6 +12,7 @@
 #include "gpuplan/launch_config.hpp"
 #include "gpuplan/plan.hpp"
 #include "report/plan_report.hpp"
+#include "hardware/hardware_words.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -8,6 +8,7 @@
 #include "report/train_report.hpp"
 #include "input_flags.hpp"
 #include "inputs/report_chains.hpp"
+#include "hardware/hardware_words.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -1,5 +1,6 @@
 // The market, provider and currency of a command (market_terms.hpp).
 #include "commands/market_terms.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include "gpuplan/market.hpp"
 

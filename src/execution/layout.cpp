@@ -1,4 +1,5 @@
 #include "gpuplan/layout.hpp"
+#include "execution/layout_words.hpp"
 
 #include <fmt/format.h>
 
@@ -79,6 +80,15 @@ const char* stage_split_rule_name(StageSplitRule r) {
     case StageSplitRule::kEmbeddingLoss: return "embedding and loss each count as a layer";
     case StageSplitRule::kLoss: return "loss counts as a layer";
     case StageSplitRule::kCustom: return "custom layout (--pipeline-model-parallel-layout)";
+  }
+  return "?";
+}
+
+const char* recompute_name_zh(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "不重计算";
+    case Recompute::kSelective: return "选择性重计算";
+    case Recompute::kFull: return "完全重计算";
   }
   return "?";
 }

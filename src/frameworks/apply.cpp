@@ -9,6 +9,8 @@
 #include "gpuplan/framework.hpp"
 #include "gpuplan/units.hpp"
 #include "units/text_match.hpp"
+#include "execution/layout_words.hpp"
+#include "frameworks/framework_words.hpp"
 
 namespace gpuplan {
 

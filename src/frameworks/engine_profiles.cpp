@@ -11,6 +11,7 @@
 #include "gpuplan/error.hpp"
 #include "profile_json.hpp"
 #include "units/text_match.hpp"
+#include "frameworks/framework_words.hpp"
 
 namespace gpuplan {
 namespace {

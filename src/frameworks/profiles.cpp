@@ -14,6 +14,7 @@
 #include "gpuplan/layout.hpp"
 #include "profile_json.hpp"
 #include "units/text_match.hpp"
+#include "frameworks/framework_words.hpp"
 
 namespace gpuplan {
 namespace {

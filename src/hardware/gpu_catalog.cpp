@@ -15,6 +15,7 @@
 #include "units/text_match.hpp"
 #include "gpuplan/units.hpp"
 #include "units/json_input.hpp"
+#include "hardware/hardware_words.hpp"
 
 namespace gpuplan {
 

@@ -1,4 +1,5 @@
 #include "gpuplan/market.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 

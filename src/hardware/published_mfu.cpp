@@ -1,5 +1,6 @@
 // GPU classes and their best published MFU (data/published_mfu.json).
 #include "gpuplan/published_mfu.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <nlohmann/json.hpp>
 

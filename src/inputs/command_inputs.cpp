@@ -3,6 +3,8 @@
 #include "inputs/choice_words.hpp"
 #include "inputs/command_inputs.hpp"
 #include "units/quantity_text.hpp"
+#include "frameworks/framework_words.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 

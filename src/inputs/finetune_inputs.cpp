@@ -3,6 +3,7 @@
 // naming its flag.
 #include "inputs/choice_words.hpp"
 #include "inputs/finetune_inputs.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 

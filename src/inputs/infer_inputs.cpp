@@ -4,6 +4,7 @@
 #include "inputs/choice_words.hpp"
 #include "gpuplan/engine.hpp"
 #include "inputs/infer_inputs.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,5 +1,6 @@
 // Inputs from a JSON object (see json_inputs.hpp).
 #include "inputs/json_inputs.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 

@@ -5,6 +5,7 @@
 #include "report/model_notes.hpp"
 #include "report/engines_report.hpp"
 #include "units/quantity_text.hpp"
+#include "execution/layout_words.hpp"
 
 #include "gpuplan/intervals.hpp"
 #include "gpuplan/published_mfu.hpp"

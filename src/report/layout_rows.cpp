@@ -1,4 +1,5 @@
 #include "layout_rows.hpp"
+#include "execution/layout_words.hpp"
 
 #include <fmt/format.h>
 

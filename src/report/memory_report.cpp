@@ -2,6 +2,7 @@
 #include "report/model_notes.hpp"
 #include "layout_rows.hpp"
 #include "units/quantity_text.hpp"
+#include "execution/layout_words.hpp"
 
 #include <fmt/format.h>
 

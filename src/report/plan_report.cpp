@@ -11,6 +11,7 @@
 #include "layout_rows.hpp"
 #include "money_rows.hpp"
 #include "row_makers.hpp"
+#include "execution/layout_words.hpp"
 
 #include "gpuplan/cost.hpp"
 #include "report/plan_report.hpp"

@@ -1,5 +1,6 @@
 // The honest-budget rows and notes of `gpuplan train` (train_confidence_rows.hpp).
 #include "report/train_confidence_rows.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 

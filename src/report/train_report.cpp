@@ -1,5 +1,6 @@
 #include "report/train_report.hpp"
 #include "units/quantity_text.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 

@@ -17,6 +17,9 @@
 #include "validate/validate.hpp"
 #include "units/json_input.hpp"
 #include "model/hf_config.hpp"
+#include "execution/layout_words.hpp"
+#include "frameworks/framework_words.hpp"
+#include "hardware/hardware_words.hpp"
 
 namespace gpuplan {
 

@@ -10,6 +10,7 @@
 #include "gpuplan/units.hpp"
 #include "report/inference_notes.hpp"  // the engine's and a refused run's sentences, as infer's report says them
 #include "validate/validate.hpp"
+#include "hardware/hardware_words.hpp"
 
 namespace gpuplan {
 

@@ -18,6 +18,7 @@
 #include "gpuplan/units.hpp"
 #include "run_binary.hpp"
 #include "inputs/report_chains.hpp"
+#include "frameworks/framework_words.hpp"
 
 using namespace gpuplan;
 

@@ -21,6 +21,7 @@
 #include "report/engines_report.hpp"
 #include "report/inference_report.hpp"
 #include "report/inference_notes.hpp"
+#include "frameworks/framework_words.hpp"
 
 namespace gpuplan {
 namespace {

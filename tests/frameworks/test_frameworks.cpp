@@ -17,6 +17,7 @@
 #include "gpuplan/model.hpp"
 #include "gpuplan/plan.hpp"
 #include "run_binary.hpp"
+#include "frameworks/framework_words.hpp"
 
 namespace gpuplan {
 namespace {

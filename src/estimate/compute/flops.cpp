@@ -30,16 +30,6 @@ const char* recompute_name(Recompute r) {
   return "?";
 }
 
-const char* recompute_name_zh(Recompute r) {
-  switch (r) {
-    case Recompute::kNone: return "不重计算";
-    case Recompute::kSelective: return "选择性重计算";
-    case Recompute::kFull: return "完全重计算";
-  }
-  return "?";
-}
-
-
 namespace {
 
 // Per-token forward FLOPs of one layer's matmuls (layer_ops.hpp): 2 per weight

@@ -1,5 +1,6 @@
 // Prediction intervals from residuals on published runs (intervals.hpp).
 #include "gpuplan/intervals.hpp"
+#include "hardware/hardware_words.hpp"
 
 #include <fmt/format.h>
 
