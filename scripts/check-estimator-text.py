@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """A ratchet on text in the estimators and the planner (issue 31).
 
-The estimators and the planner should return values and reason codes; the
-sentences, in en and zh, belong in src/report/. Today they still make many
-(fmt::format calls, and string literals naming CLI flags such as "--seq-len").
-This check fails (exit 1) when a file of src/estimate/ or src/plan/ holds more
-of either than tests/estimator_text_baseline.json records, or a new file holds
-any: text moves out, never in. A file that holds fewer is reported so its
-baseline can be lowered with --write.
+The estimators, the execution rules and the planner return values and reason
+codes; the sentences, in en and zh, are made in src/report/. What text remains
+in them (fmt::format calls, and string literals naming CLI flags such as
+"--seq-len") is the sentences of InputErrors, built where they are thrown
+(include/gpuplan/error.hpp), plus three canonical strings of values
+(StageSplit::describe, a calibration's layout record, the derived interval
+table's source line). This check fails (exit 1) when a file of src/execution/,
+src/estimate/ or src/plan/ holds more of either than
+tests/estimator_text_baseline.json records, or a new file holds any: text moves
+out, never in. A file that holds fewer is reported so its baseline can be
+lowered with --write.
 
   python3 scripts/check-estimator-text.py            # check
   python3 scripts/check-estimator-text.py --write    # record the current counts (after moving text out)
@@ -62,7 +66,7 @@ def main() -> int:
     for line in worse:
         print("more text in an estimator or the planner (make it a value or a reason code; the sentence goes in src/report/):", line)
     total = {k: sum(c[k] for c in now.values()) for k in ("fmt_format", "flag_literals")}
-    print(f"src/estimate + src/plan: {total['fmt_format']} fmt::format calls, {total['flag_literals']} CLI-flag literals")
+    print(f"src/execution + src/estimate + src/plan: {total['fmt_format']} fmt::format calls, {total['flag_literals']} CLI-flag literals")
     return 1 if worse else 0
 
 
