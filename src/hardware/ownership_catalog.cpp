@@ -59,7 +59,7 @@ const OwnershipData& data() {
         out.servers.push_back(ServerListing{json_string_or(s, "gpu"), market_of(s), currency_in(s), json_number_or(s, "price_per_node"), json_string_or(s, "date"), json_string_or(s, "source")});
       }
       for (const auto& g : doc.value("gpu_power_w", nlohmann::json::array())) {
-        out.gpu_power.emplace_back(json_string_or(g, "gpu"), SourcedValue{json_number_or(g, "value"), json_string_or(g, "date"), json_string_or(g, "source")});
+        out.gpu_power.emplace_back(json_string_or(g, "gpu"), SourcedValue{json_number_or(g, "value"), json_string_or(g, "date"), json_string_or(g, "source"), {}});
       }
       for (const auto& l : doc.value("lead_times", nlohmann::json::array())) {
         out.lead_times.emplace_back(json_string_or(l, "gpu"), LeadTime{json_number_or(l, "weeks_low"), json_number_or(l, "weeks_high"), json_string_or(l, "date"), json_string_or(l, "source")});

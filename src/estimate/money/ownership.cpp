@@ -22,7 +22,7 @@ SourcedValue money(const SourcedValue& v, Currency from, Currency to) {
 }
 
 void take(SourcedValue* v, const std::optional<double>& given) {
-  if (given) *v = SourcedValue{*given, "", "yours"};
+  if (given) *v = SourcedValue{*given, "", "yours", {}};
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market 
   in.currency = currency;
   in.gpus_per_node = gpus_per_node;
   if (const ServerListing* s = server_listing(gpu.id, market); s && gpus_per_node == gpu.gpus_per_node) {
-    in.server_price_per_node = money(SourcedValue{s->price_per_node, s->date, s->source}, s->currency, currency);
+    in.server_price_per_node = money(SourcedValue{s->price_per_node, s->date, s->source, {}}, s->currency, currency);
   } else if (!o.server_price_per_node) {
     throw InputError("--own-server-price", fmt::format("--own-server-price is required: the catalog has no published {}-GPU {} server price in the {} "
                                                        "market; give the price of one node in {}.",
@@ -75,7 +75,7 @@ OwnershipInputs resolve_ownership(const GpuSpec& gpu, int gpus_per_node, Market 
     throw InputError("--own-node-kw", fmt::format("--own-node-kw is required: no power draw is known for {}; give one node's kW at training load.", gpu.id),
                      fmt::format("缺少 --own-node-kw：不知道 {} 的功耗；请给出一台节点训练满载时的 kW 数。", gpu.id));
   }
-  in.node_power_kw = SourcedValue{(gpus_per_node * gpu_w + d.host_power_w.value) / 1000.0, d.host_power_w.date, ""};
+  in.node_power_kw = SourcedValue{(gpus_per_node * gpu_w + d.host_power_w.value) / 1000.0, d.host_power_w.date, "", {}};
   in.node_power_sum = sum;
   in.pue = d.pue;
   in.electricity_per_kwh = money(d.electricity_per_kwh, d.currency, currency);
