@@ -155,7 +155,7 @@ MemoryBreakdown estimate_memory(const ModelSpec& model, const Layout& layout, co
 double largest_margin_admitting(const MemoryBreakdown& br);
 
 // The same numbers as estimate_memory (peak, fits, every byte field), without
-// the assumption and warning texts, the largest micro-batch or the
+// the basis (MemoryBasis, the stage split), the largest micro-batch or the
 // suggestions: the planner's inner loop, where only `fits` is read.
 MemoryBreakdown estimate_memory_numbers(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu,
                                         const MemoryOptions& options = {});
