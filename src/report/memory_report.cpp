@@ -190,7 +190,7 @@ MemoryNotes memory_notes(const MemoryBreakdown& br, bool lora_line) {
         "(+2 B/param); activations counted as bf16.",
         "FP8：权重仍为 bf16 并有 fp32 主权重；fp8 权重及其转置在微批之间缓存，与 TransformerEngine 的做法相同（每参数 +2 字节）；激活按 bf16 计。");
   }
-  if (lora_line && (b.finetune == FineTune::kLora || b.finetune == FineTune::kQlora)) n.assumptions.push_back(lora_note(b));
+  if (lora_line && b.lora_rank > 0) n.assumptions.push_back(lora_note(b));  // set for LoRA and QLoRA only
   if (b.architecture) add_activation_notes(br, n.assumptions);
   if (br.stage_split) {
     add(fmt::format("Pipeline stages hold {} transformer layers ({}; Megatron-LM's rules); the first also holds the embedding, "

@@ -1,7 +1,7 @@
 #include "money_rows.hpp"
 
 #include "gpuplan/hardware.hpp"  // price_catalog_today
-#include "units/text_match.hpp"    // cited_addresses
+#include "units/text_match.hpp"    // source_zh
 
 #include <fmt/format.h>
 
@@ -31,12 +31,12 @@ Note price_source_note(const Price& p) {
       n.zh += fmt::format("，由 {} 换算为 {}", currency_code(*p.typed_currency), currency_code(p.currency));
     }
   } else {
-    // The listing as data/prices.json cites it; in Chinese its addresses where
-    // the source is no article title.
+    // The listing as data/prices.json cites it; in Chinese its own source text
+    // where it has one (an article's title), else its addresses.
     const std::string provider_zh = p.provider_zh.empty() ? p.provider : p.provider_zh;
-    const std::string where_zh = !p.listing_source_zh.empty() ? p.listing_source_zh : cited_addresses(p.listing_source);
+    const std::string cited_zh = !p.listing_source_zh.empty() ? "来源：" + p.listing_source_zh : source_zh(p.listing_source, "data/prices.json");
     n = {fmt::format("{} ({}, {})", p.provider, p.date.empty() ? "undated" : p.date, p.listing_source),
-         fmt::format("{}（{}；来源：{}）", provider_zh, p.date.empty() ? "未注明日期" : p.date, where_zh.empty() ? "见 data/prices.json" : where_zh)};
+         fmt::format("{}（{}；{}）", provider_zh, p.date.empty() ? "未注明日期" : p.date, cited_zh)};
     if (p.from_other_market && p.asked_market && p.market) {
       n.en = fmt::format("no {} listing of {}; the {} listing, converted: {}", market_code(*p.asked_market), p.gpu_id, market_code(*p.market), n.en);
       n.zh = fmt::format("{} 市场没有 {} 的报价，按 {} 市场报价换算：{}", market_code(*p.asked_market), p.gpu_id, market_code(*p.market), n.zh);

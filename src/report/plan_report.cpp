@@ -80,13 +80,13 @@ Note why_text(const PlanGroup& g) {
       "{:.0f}% of the step is exposed communication and {:.0f}% pipeline bubble; it uses {:.1f} of {:.1f} GiB.",
       a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" ep {}", a.layout.ep) : "",
       a.layout.micro_batch, a.layout.zero_stage, recompute_name(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
-      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
+      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / kGiB, a.memory.capacity_bytes / kGiB);
   w.zh = fmt::format(
       "最优：TP {} × PP {} × DP {} × CP {}{}，微批 {}，ZeRO {}，{}：每步 {:.3g} 秒，MFU {:.1f}%，"
       "暴露的通信占一步的 {:.0f}%，流水线气泡占 {:.0f}%；每卡显存用 {:.1f} GiB（共 {:.1f} GiB）。",
       a.layout.tp, a.layout.pp, a.layout.dp, a.layout.cp, a.layout.ep > 1 ? fmt::format(" × EP {}", a.layout.ep) : "",
       a.layout.micro_batch, a.layout.zero_stage, recompute_name_zh(a.layout.recompute), x.step_s, 100 * x.mfu, 100 * x.comm_share,
-      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / 1073741824.0, a.memory.capacity_bytes / 1073741824.0);
+      100 * x.bubble_s / x.step_s, a.memory.peak_bytes / kGiB, a.memory.capacity_bytes / kGiB);
   if (g.why.runner_up == 0) return w;
   const PlanCandidate& b = g.top[g.why.runner_up];
   const double ahead = 100 * (b.time.step_s / x.step_s - 1);

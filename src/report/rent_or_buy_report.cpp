@@ -48,16 +48,19 @@ Section rent_options_section(const RentOptions& rent, double run_gpu_hours, doub
   return s;
 }
 
-// Where an ownership input came from: its catalog source, a conversion into
-// the run's currency, and for the node's power the sum it is.
-static std::string sourced_value_source(const SourcedValue& v, const OwnershipInputs& own, bool node_power) {
-  if (node_power && own.node_power_sum) {
-    const NodePowerSum& p = *own.node_power_sum;
-    const std::string gpu = p.gpu_w_is_tdp ? fmt::format("{} TDP {} W (data/gpus.json)", p.gpu_id, p.gpu_w) : p.gpu_w_source;
-    return fmt::format("{} GPUs × {} W + host {} W: {}; host: {}", own.gpus_per_node, p.gpu_w, p.host_w.value, gpu, p.host_w.source);
-  }
+// Where an ownership input came from: its catalog source, and a conversion
+// into the run's currency.
+static std::string sourced_value_source(const SourcedValue& v, Currency shown) {
   if (!v.converted_from) return v.source;
-  return v.source + fmt::format(" (converted {} → {} at the catalog rate)", currency_code(*v.converted_from), currency_code(own.currency));
+  return v.source + fmt::format(" (converted {} → {} at the catalog rate)", currency_code(*v.converted_from), currency_code(shown));
+}
+
+// The node's power as the sum it is, unless the user gave it.
+static std::string node_power_source(const OwnershipInputs& own) {
+  if (!own.node_power_sum) return sourced_value_source(own.node_power_kw, own.currency);
+  const NodePowerSum& p = *own.node_power_sum;
+  const std::string gpu = p.gpu_w_is_tdp ? fmt::format("{} TDP {} W (data/gpus.json)", p.gpu_id, p.gpu_w) : p.gpu_w_source;
+  return fmt::format("{} GPUs × {} W + host {} W: {}; host: {}", own.gpus_per_node, p.gpu_w, p.host_w.value, gpu, p.host_w.source);
 }
 
 void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions& rent, double run_gpu_hours, int64_t nodes) {
@@ -150,18 +153,22 @@ void add_rent_vs_own(Report* rep, const OwnershipInputs& own, const RentOptions&
   }
   rep->sections.push_back(curve);
 
-  auto note = [&](const char* en, const char* zh, const SourcedValue& v, const std::string& shown, std::string shown_zh = "") {
+  auto note_from = [&](const char* en, const char* zh, const SourcedValue& v, const std::string& source, const std::string& shown,
+                       std::string shown_zh = "") {
     if (shown_zh.empty()) shown_zh = shown;
-    const std::string source = sourced_value_source(v, own, &v == &own.node_power_kw);
     rep->assumptions.push_back({fmt::format("Ownership: {} {} ({}{}).", en, shown, source, v.date.empty() ? "" : ", " + v.date),
                                 fmt::format("自建：{} {}（{}{}）。", zh, shown_zh, source_zh(source, "data/ownership.json"), v.date.empty() ? "" : "，" + v.date)});
+  };
+  auto note = [&](const char* en, const char* zh, const SourcedValue& v, const std::string& shown, std::string shown_zh = "") {
+    note_from(en, zh, v, sourced_value_source(v, own.currency), shown, std::move(shown_zh));
   };
   note("server price per node", "每节点服务器价格", own.server_price_per_node, fmt::format("{} {}", format_thousands(own.server_price_per_node.value), code));
   note("network (switches, cables) per node", "每节点网络（交换机、线缆）", own.network_per_node, fmt::format("{} {}", format_thousands(own.network_per_node.value), code));
   note("depreciation life", "折旧年限", own.life_years, fmt::format("{} years", format_sig(own.life_years.value, 3)),
        fmt::format("{} 年", format_sig(own.life_years.value, 3)));
   note("resale value at end of life", "期末残值", own.resale_fraction, fmt::format("{:.0f}%", own.resale_fraction.value * 100));
-  note("IT power per node at training load", "训练负载下每节点功率", own.node_power_kw, fmt::format("{} kW", format_sig(own.node_power_kw.value, 3)));
+  note_from("IT power per node at training load", "训练负载下每节点功率", own.node_power_kw, node_power_source(own),
+            fmt::format("{} kW", format_sig(own.node_power_kw.value, 3)));
   note("PUE", "PUE", own.pue, format_sig(own.pue.value, 3));
   note("electricity", "电价", own.electricity_per_kwh, fmt::format("{} {}/kWh", format_sig(own.electricity_per_kwh.value, 3), code));
   note("machine room / colocation", "机房/托管", own.colocation_per_kw_month, fmt::format("{} {} per kW per month", format_thousands(own.colocation_per_kw_month.value, 2), code),
